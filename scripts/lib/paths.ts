@@ -1,0 +1,7 @@
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository root. */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+export const SPEC_ROOT = path.join(ROOT, "spec/openapi.yaml");
+export const GENERATED = path.join(ROOT, "generated");

@@ -1,0 +1,162 @@
+// Redocly plugin: turns this project's API policy into lint errors.
+// Redocly's built-in and configurable rules cannot express these (they need the path of the operation,
+// the root's x-rate-limit-policy, or relations between an operation's parameters and its responses),
+// so they are written here, each reporting the exact location of the problem.
+
+const RATE_LIMIT_SCOPE = /^\/(v1|aria|ws)(\/|$)/;
+const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'X-RateLimit-Daily-Limit',
+  'X-RateLimit-Daily-Remaining',
+];
+const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+const ALWAYS = ['401', '403', '429', '500'];
+
+const hasHeader = (headers, name) => Object.keys(headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase());
+
+/**
+ * Visits the operations under `paths` only (not the outgoing `webhooks`), telling each visitor the URL of
+ * its Path Item, which Operation visitors do not otherwise receive.
+ */
+function withPath(visitor) {
+  let currentPath = '';
+  return {
+    Paths: {
+      PathItem: {
+        enter(_item, ctx) {
+          currentPath = String(ctx.key);
+        },
+        ...visitor(() => currentPath),
+      },
+    },
+  };
+}
+
+const isStreaming = (op) =>
+  Object.entries(op.responses ?? {}).some(
+    ([code, r]) => code === '101' || Object.keys(r?.content ?? {}).includes('text/event-stream'),
+  );
+
+/** Only the configured public paths may opt out of security; `token` only on WebSocket and SSE. */
+function securityPolicy({ public_paths: publicPaths = [] }) {
+  return withPath((path) => ({
+    Operation(op, { report, location }) {
+      const isPublic = publicPaths.includes(path());
+      const empty = Array.isArray(op.security) && op.security.length === 0;
+      if (isPublic && !empty) report({ message: `${path()} is public: declare \`security: []\`.`, location: location.child('security').key() });
+      if (!isPublic && empty) report({ message: `Only ${publicPaths.join(', ')} may have \`security: []\`; ${path()} requires credentials.`, location: location.child('security') });
+      const usesToken = (op.security ?? []).some((req) => 'TokenQuery' in req);
+      if (usesToken && !isStreaming(op)) report({ message: 'The `token` query parameter (TokenQuery) is accepted on WebSocket (101) and SSE (text/event-stream) operations only.', location: location.child('security') });
+      if (!usesToken && isStreaming(op) && !isPublic) report({ message: 'WebSocket and SSE operations accept the `token` query parameter: add `- TokenQuery: []` to security.', location: location.child('security').key() });
+    },
+  }));
+}
+
+/** 401, 403, 429 and 500 everywhere; 400/422 with input; 404 with a path id. */
+function errorResponses({ public_paths: publicPaths = [] }) {
+  return withPath((path) => ({
+    Operation(op, { report, location, parent }) {
+      if (!path() || publicPaths.includes(path())) return;
+      const codes = new Set(Object.keys(op.responses ?? {}));
+      const params = [...(parent?.parameters ?? []), ...(op.parameters ?? [])];
+      const need = [...ALWAYS];
+      if (op.requestBody || params.some((p) => p?.in === 'query')) need.push('400', '422');
+      if (params.some((p) => p?.in === 'path')) need.push('404', '422');
+      for (const code of new Set(need)) {
+        if (!codes.has(code)) report({ message: `${op.operationId ?? path()} must document a ${code} response.`, location: location.child('responses').key() });
+      }
+    },
+  }));
+}
+
+/** The five X-RateLimit-* headers on every response under /v1, /aria and /ws; Retry-After on 429. */
+function rateLimitHeaders() {
+  return withPath((path) => ({
+    Operation: {
+      Response(response, { report, location, key }) {
+        if (!RATE_LIMIT_SCOPE.test(path())) return;
+        for (const name of RATE_LIMIT_HEADERS) {
+          if (!hasHeader(response.headers, name)) report({ message: `Response ${key} of ${path()} must carry the ${name} header.`, location: location.child('headers').key() });
+        }
+        if (String(key) === '429' && !hasHeader(response.headers, 'Retry-After')) {
+          report({ message: `Response 429 of ${path()} must carry the Retry-After header.`, location: location.child('headers').key() });
+        }
+      },
+    },
+  }));
+}
+
+/** Every operation names a category that x-rate-limit-policy defines. */
+function rateLimitCategory() {
+  let names = [];
+  return {
+    Root(root, { report, location }) {
+      const policy = root['x-rate-limit-policy'];
+      if (!policy) return report({ message: 'The root must define x-rate-limit-policy.', location: location.key() });
+      names = (policy.categories ?? []).map((c) => c.name);
+    },
+    ...withPath((path) => ({
+      Operation(op, { report, location }) {
+          const cat = op['x-rate-limit-category'];
+        if (!names.includes(cat)) report({ message: `x-rate-limit-category must be one of ${names.join(', ')} (found ${JSON.stringify(cat)}).`, location: location.child('x-rate-limit-category').key() });
+      },
+    })),
+  };
+}
+
+/** Every request and response body has a named example (Prism serves them). */
+function mediaExamples() {
+  return {
+    MediaType(media, { report, location }) {
+      if (media.example === undefined && Object.keys(media.examples ?? {}).length === 0) {
+        report({ message: 'Every request and response body needs a named example.', location: location.key() });
+      }
+      if (media.example !== undefined) report({ message: 'Use named `examples` (default first), not `example`.', location: location.child('example').key() });
+    },
+  };
+}
+
+/** Properties and query parameters are snake_case, like rate_limit_rpm and retry_after. */
+function snakeCase() {
+  return {
+    Schema(schema, { report, location }) {
+      for (const name of Object.keys(schema.properties ?? {})) {
+        if (!SNAKE.test(name)) report({ message: `Property "${name}" must be snake_case.`, location: location.child(['properties', name]).key() });
+      }
+    },
+    Parameter(param, { report, location }) {
+      if (param.in === 'query' && !SNAKE.test(param.name)) report({ message: `Query parameter "${param.name}" must be snake_case.`, location: location.child('name') });
+    },
+  };
+}
+
+/** Every operation has a success response: a 2xx, or 101 for a WebSocket upgrade. */
+function successResponse() {
+  return {
+    Operation(op, { report, location }) {
+      if (!Object.keys(op.responses ?? {}).some((c) => /^(2\d\d|2XX|101)$/.test(c))) {
+        report({ message: 'Operation must have a 2xx response (or 101 for a WebSocket upgrade).', location: location.child('responses').key() });
+      }
+    },
+  };
+}
+
+export default function policyPlugin() {
+  return {
+    id: 'policy',
+    rules: {
+      oas3: {
+        'security': securityPolicy,
+        'error-responses': errorResponses,
+        'rate-limit-headers': rateLimitHeaders,
+        'rate-limit-category': rateLimitCategory,
+        'media-examples': mediaExamples,
+        'snake-case': snakeCase,
+        'success-response': successResponse,
+      },
+    },
+  };
+}
+

@@ -1,0 +1,76 @@
+// `npm run generate` and `npm run lint`: up to date, deterministic, and safe on bad input.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { generate } from "../../scripts/generate.js";
+import { lintRoot } from "../../scripts/lib/redocly.js";
+import { GENERATED, ROOT } from "../../scripts/lib/paths.js";
+
+let scratch: string;
+beforeAll(async () => {
+  scratch = await fs.mkdtemp(path.join(os.tmpdir(), "gen-test-"));
+});
+afterAll(async () => {
+  await fs.rm(scratch, { recursive: true, force: true });
+});
+
+const read = async (dir: string) =>
+  Object.fromEntries(await Promise.all((await fs.readdir(dir)).sort().map(async (f) => [f, await fs.readFile(path.join(dir, f), "utf8")])));
+
+describe("npm run generate", () => {
+  it("writes exactly what is committed in generated/, and twice the same", async () => {
+    const a = path.join(scratch, "a");
+    const b = path.join(scratch, "b");
+    const r = await generate({ outDir: a });
+    await generate({ outDir: b });
+    expect(r.files.map((f) => path.basename(f))).toEqual(["openapi.yaml", "openapi.json", "schema.d.ts"]);
+    expect(r.operations).toBeGreaterThan(90);
+    const [fa, fb] = [await read(a), await read(b)];
+    expect(fa).toEqual(fb);
+    const committed = await read(GENERATED);
+    for (const f of Object.keys(fa)) expect(committed[f] === fa[f], `generated/${f} is stale: run npm run generate`).toBe(true);
+  }, 60_000);
+
+  it("the lint of the real contract is clean: 0 errors and 0 warnings", async () => {
+    expect(await lintRoot(path.join(ROOT, "spec/openapi.yaml"))).toEqual([]);
+  }, 60_000);
+});
+
+/** Copies spec/ to a scratch folder, applies `mutate` to one file, and returns the copy's root. */
+async function brokenCopy(name: string, file: string, mutate: (text: string) => string): Promise<string> {
+  const dir = path.join(scratch, name);
+  await fs.cp(path.join(ROOT, "spec"), dir, { recursive: true });
+  const target = path.join(dir, file);
+  await fs.writeFile(target, mutate(await fs.readFile(target, "utf8")));
+  return path.join(dir, "openapi.yaml");
+}
+
+describe("bad input fails with file and line, and leaves generated/ as it was", () => {
+  const cases: Array<[string, string, (t: string) => string, RegExp]> = [
+    ["dangling-ref", "paths/v1_speakers.yaml", (t) => t.replace("schemas/SpeakerList.yaml", "schemas/SpeakerLsit.yaml"), /paths\/v1_speakers\.yaml:\d+:\d+.*SpeakerLsit/],
+    ["invalid-yaml", "paths/v1_speakers_{speaker_id}.yaml", (t) => t.replace("get:\n", "get:\n  - [unclosed\n"), /v1_speakers_\{speaker_id\}\.yaml.*\d+:\d+/],
+    ["duplicate-operation-id", "paths/v1_speakers_{speaker_id}.yaml", (t) => t.replace("operationId: getSpeaker", "operationId: listSpeakers"), /paths\/v1_speakers_\{speaker_id\}\.yaml:\d+:\d+.*operation-operationId-unique/],
+    ["invalid-example", "components/examples/Speaker.yaml", (t) => t.replace("enrollment_status: enrolled", "enrollment_status: half-enrolled"), /components\/examples\/Speaker\.yaml:\d+:\d+.*no-invalid-media-type-examples/],
+    ["missing-401", "paths/v1_speakers.yaml", (t) => t.replace("    '401':\n      $ref: ../components/responses/Unauthorized.yaml\n", ""), /paths\/v1_speakers\.yaml:\d+:\d+.*must document a 401 response.*policy\/error-responses/],
+  ];
+
+  for (const [name, file, mutate, where] of cases) {
+    it(name, async () => {
+      const root = await brokenCopy(name, file, mutate);
+      const out = path.join(scratch, `${name}-out`);
+      await fs.mkdir(out);
+      await fs.writeFile(path.join(out, "openapi.json"), "previous\n");
+      await fs.writeFile(path.join(out, "schema.d.ts"), "previous\n");
+      const before = await read(out);
+      const err = await generate({ root, outDir: out }).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(err, "generate must fail").toBeInstanceOf(Error);
+      const message = err!.message.replaceAll(path.dirname(root) + "/", "").replaceAll(path.relative(ROOT, path.dirname(root)) + "/", "");
+      expect(message).toMatch(where);
+      expect(await read(out)).toEqual(before);
+    }, 60_000);
+  }
+});
