@@ -42,6 +42,19 @@ describe("section 8: rate-limit headers", () => {
   });
 });
 
+describe("the description shows the policy", () => {
+  it("info.description carries the plan and category tables rendered from x-rate-limit-policy", () => {
+    const text: string = doc.info.description;
+    expect(text).not.toContain("<!-- x-rate-limit-policy -->");
+    for (const [plan, l] of Object.entries(policy.plans)) {
+      const q = minuteLimit(policy, plan, categoryOf(policy, "/v1/reports"));
+      expect(text).toContain(`| ${plan} | ${l.requests_per_minute.toLocaleString("en-US")} | ${l.requests_per_day.toLocaleString("en-US")} |`);
+      expect(text).toMatch(new RegExp(`\\| ${plan} \\|[^\\n]*\\| ${q} \\|\\n`));
+    }
+    for (const c of policy.categories) expect(text).toContain(`| ${c.name} | ${c.multiplier} |`);
+  });
+});
+
 describe("section 8: plan limits", () => {
   const rows = table("Plan limits");
   it("the policy's plans are exactly the specification's table", () => {
