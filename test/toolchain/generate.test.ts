@@ -15,8 +15,11 @@ afterAll(async () => {
   await fs.rm(scratch, { recursive: true, force: true });
 });
 
-const read = async (dir: string) =>
-  Object.fromEntries(await Promise.all((await fs.readdir(dir)).sort().map(async (f) => [f, await fs.readFile(path.join(dir, f), "utf8")])));
+/** The files (not folders: generated/released/ is the release baseline) of a directory, by name. */
+const read = async (dir: string) => {
+  const files = (await fs.readdir(dir, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name).sort();
+  return Object.fromEntries(await Promise.all(files.map(async (f) => [f, await fs.readFile(path.join(dir, f), "utf8")])));
+};
 
 describe("npm run generate", () => {
   it("writes exactly what is committed in generated/, and twice the same", async () => {

@@ -1,0 +1,79 @@
+// How the versioning gate shows a comparison: a terminal report, GitHub Actions annotations, and Markdown release
+// notes grouped by impact.
+import { nextVersion, rel, type Change, type Comparison, type Impact, type Location } from "./diff.js";
+
+const MARK: Record<Impact, string> = { major: "✖ major", minor: "+ minor", patch: "· patch" };
+
+const fileLine = (l: Location) => `${l.file}${l.line ? `:${l.line}:${l.col}` : ""}`;
+
+/** The logical pointer, then (when the node really lives elsewhere, e.g. a component) its own pointer and line. */
+const at = (x: Change) => {
+  const l = x.location;
+  return l ? `${x.pointer}${l.pointer !== x.pointer ? ` → ${l.pointer}` : ""} (${fileLine(l)})` : x.pointer;
+};
+
+export function counts(changes: Change[]): string {
+  const n = (i: Impact) => changes.filter((c) => c.impact === i).length;
+  return `${n("major")} major, ${n("minor")} minor, ${n("patch")} patch`;
+}
+
+/** What needs a release: the smallest next version, or why there is none. */
+export function releaseHint(c: Comparison): string {
+  if (c.impact === "major") return "no release of /v1 can carry these changes";
+  if (!c.impact) return `nothing to release since ${c.base.version}`;
+  return `the next release needs info.version ${nextVersion(c.base.version, c.impact)} or later (${c.impact})`;
+}
+
+/** The terminal report: every major and minor change with where it is; patch changes only with `all`. */
+export function textReport(c: Comparison, problems: string[], opts: { all?: boolean } = {}): string {
+  const lines = [`${rel(c.base.file)} (${c.base.version}) → ${rel(c.head.file)} (${c.head.version})`, ""];
+  const shown = c.changes.filter((x) => opts.all || x.impact !== "patch");
+  for (const x of shown) {
+    lines.push(`${MARK[x.impact]}  ${x.where}`);
+    lines.push(`      ${x.rule ? `${x.rule}: ` : ""}${x.message}`);
+    lines.push(`      at ${at(x)}`);
+  }
+  const hidden = c.changes.length - shown.length;
+  if (shown.length) lines.push("");
+  lines.push(`${counts(c.changes)}${hidden ? ` (${hidden} patch change${hidden === 1 ? "" : "s"} not listed; --all lists them)` : ""}; ${releaseHint(c)}.`);
+  for (const p of problems) lines.push(`✖ ${p}`);
+  lines.push(problems.length ? "check:breaking FAILED" : "check:breaking passed");
+  return lines.join("\n");
+}
+
+// https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#setting-an-error-message
+const escData = (s: string) => s.replace(/%/g, "%25").replace(/\r/g, "%0D").replace(/\n/g, "%0A");
+const escProp = (s: string) => escData(s).replace(/:/g, "%3A").replace(/,/g, "%2C");
+
+/** One `::error` per breaking change (placed on its line in the bundle), one `::error` per other gate problem. */
+export function githubAnnotations(c: Comparison, problems: string[]): string {
+  const out: string[] = [];
+  for (const x of c.changes.filter((y) => y.impact === "major")) {
+    const l = x.location;
+    const place = l ? `file=${escProp(l.file)}${l.line ? `,line=${l.line},col=${l.col}` : ""},` : "";
+    out.push(`::error ${place}title=${escProp(`Breaking change (${x.rule || x.kind})`)}::${escData(`${x.where}: ${x.message} [${x.pointer}]`)}`);
+  }
+  for (const p of problems) out.push(`::error title=check%3Abreaking::${escData(p)}`);
+  return out.join("\n");
+}
+
+const GROUPS: Array<[Impact, string]> = [
+  ["major", "Breaking changes"],
+  ["minor", "Additions"],
+  ["patch", "Fixes and docs"],
+];
+
+/** Release notes: one Markdown section, grouped by impact. */
+export function markdown(c: Comparison, opts: { title?: string } = {}): string {
+  const title = opts.title ?? (c.head.version === c.base.version ? `Unreleased (since ${c.base.version})` : `${c.head.version} (since ${c.base.version})`);
+  const lines = [`## ${title}`, ""];
+  if (!c.changes.length) lines.push("No changes to the contract.", "");
+  for (const [impact, heading] of GROUPS) {
+    const group = c.changes.filter((x) => x.impact === impact);
+    if (!group.length) continue;
+    lines.push(`### ${heading}`, "");
+    for (const x of group) lines.push(`- **${x.where.replace(/\*/g, "\\*")}**: ${x.message}${impact === "major" && x.rule ? ` (\`${x.rule}\`)` : ""}`);
+    lines.push("");
+  }
+  return lines.join("\n");
+}
