@@ -1,0 +1,302 @@
+// `npm start`: brings the mock gateway up on http://127.0.0.1:4010 (PORT, HOST), regenerating generated/ first
+// when spec/ has moved on. Prints where everything is, the demo keys and a curl to paste. Ctrl-C or SIGTERM
+// drains and stops it; Prism runs in-process, so nothing is left behind.
+//
+// Is generated/ stale? The only exact answer is to generate into a scratch folder and compare bytes, which takes
+// a few seconds (lint + bundle). So the answer is remembered in node_modules/.cache/avt-mock/generated.json, as
+// hashes of the inputs (spec/ and the generator's own files) and of generated/: while both hashes are unchanged,
+// later starts skip the check. generated/ is rewritten only when its bytes differ.
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs/promises";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createGateway, demoKeys, KeysFileError, loadContract, type Gateway, type KeyRecord } from "../src/mock/index.js";
+import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
+import { GENERATED, ROOT } from "./lib/paths.js";
+
+const GENERATED_FILES = ["openapi.yaml", "openapi.json", "schema.d.ts"];
+/** What generated/ is made from: the contract and the generator (its code, lint rules and pinned tools). */
+const INPUTS = ["spec", "scripts/generate.ts", "scripts/lib", "scripts/redocly", "redocly.yaml", "package-lock.json"];
+
+export type Freshness = "cached" | "fresh" | "regenerated" | "stale-kept";
+
+export interface EnsureOptions {
+  root: string;
+  generatedDir: string;
+  cacheFile: string;
+  inputs?: string[];
+  generate: (opts: { outDir: string }) => Promise<unknown>;
+  say?: (line: string) => void;
+}
+
+async function listFiles(p: string): Promise<string[]> {
+  const stat = await fs.stat(p).catch(() => null);
+  if (!stat) return [];
+  if (stat.isFile()) return [p];
+  const entries = await fs.readdir(p, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((e) => listFiles(path.join(p, e.name))));
+  return nested.flat();
+}
+
+/** Hash of the relative paths and bytes of the files under `rels` (files or folders). */
+async function hashFiles(base: string, rels: string[]): Promise<string> {
+  const h = createHash("sha256");
+  const files = (await Promise.all(rels.map((r) => listFiles(path.join(base, r))))).flat().sort();
+  for (const f of files) {
+    h.update(path.relative(base, f) + "\0");
+    h.update(await fs.readFile(f));
+    h.update("\0");
+  }
+  return h.digest("hex");
+}
+
+async function outputsHash(dir: string): Promise<string | null> {
+  for (const f of GENERATED_FILES) if (!(await fs.stat(path.join(dir, f)).catch(() => null))) return null;
+  return hashFiles(dir, GENERATED_FILES);
+}
+
+/** Makes sure generated/ is what `npm run generate` makes of spec/ now, rewriting it only if it is not. */
+export async function ensureGenerated(o: EnsureOptions): Promise<Freshness> {
+  const say = o.say ?? (() => {});
+  const inputs = await hashFiles(o.root, o.inputs ?? INPUTS);
+  const outputs = await outputsHash(o.generatedDir);
+  const cache = JSON.parse(await fs.readFile(o.cacheFile, "utf8").catch(() => "{}")) as { inputs?: string; outputs?: string };
+  if (outputs && cache.inputs === inputs && cache.outputs === outputs) return "cached";
+
+  say(
+    outputs
+      ? "Checking generated/ against spec/ (done once after install and after each change to spec/; takes a few seconds)…"
+      : "generated/ is missing: generating it from spec/…",
+  );
+  const t0 = performance.now();
+  await fs.mkdir(path.dirname(o.cacheFile), { recursive: true });
+  const scratch = await fs.mkdtemp(path.join(path.dirname(o.cacheFile), "scratch-"));
+  try {
+    try {
+      await o.generate({ outDir: scratch });
+    } catch (e) {
+      if (!outputs) throw e;
+      say(`generate failed, so the mock serves the existing generated/ (it may be stale):\n${(e as Error).message}`);
+      return "stale-kept";
+    }
+    const changed: string[] = [];
+    for (const f of GENERATED_FILES) {
+      const fresh = await fs.readFile(path.join(scratch, f));
+      const current = await fs.readFile(path.join(o.generatedDir, f)).catch(() => null);
+      if (!current || !current.equals(fresh)) changed.push(f);
+    }
+    if (changed.length) {
+      await fs.mkdir(o.generatedDir, { recursive: true });
+      // Copy next to the target, then rename: readers never see a half-written file.
+      for (const f of changed) {
+        const tmp = path.join(o.generatedDir, `.${f}.${process.pid}.tmp`);
+        await fs.copyFile(path.join(scratch, f), tmp);
+        await fs.rename(tmp, path.join(o.generatedDir, f));
+      }
+      say(`Regenerated ${changed.map((f) => "generated/" + f).join(", ")} from spec/.`);
+    }
+    await fs.writeFile(o.cacheFile, JSON.stringify({ inputs, outputs: await outputsHash(o.generatedDir) }) + "\n");
+    if (!changed.length) say(`generated/ is up to date (checked in ${((performance.now() - t0) / 1000).toFixed(1)} s).`);
+    return changed.length ? "regenerated" : "fresh";
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+const HELP = `npm start [-- options]   Start the mock gateway.
+
+  --port <n>        Port (env PORT, default 4010; 0 picks a free one)
+  --host <addr>     Address to listen on (env HOST, default 127.0.0.1)
+  --keys <file>     JSON file of extra API keys (env MOCK_KEYS_FILE); see docs/mock-keys.example.json
+  --no-generate     Do not check generated/ against spec/ (env MOCK_NO_GENERATE=1)
+  --quiet           No request log lines (env MOCK_QUIET=1)
+  -h, --help        This help
+
+Other settings (env): MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
+streamed events, default 400), MOCK_WEBHOOK_DELAY_MS (delay before a new webhook's sample deliveries, default 500).`;
+
+function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number): string {
+  const policy: RateLimitPolicy = g.contract.policy;
+  const general = policy.categories.find((c) => c.default)!;
+  const info = g.contract.doc.info ?? {};
+  const pad = (s: string, n: number) => s.padEnd(n);
+  const demo = demoKeys(policy).map((k) => {
+    const what = k.frozen
+      ? "frozen workspace: every request answers 403"
+      : `${k.plan}: ${minuteLimit(policy, k.plan, general, k.rate_limit_rpm)}/min${k.rate_limit_rpm ? ` (key's rate_limit_rpm)` : ""}, ${dailyLimit(policy, k.plan)}/day`;
+    return `    ${pad(k.key, 24)} ${what}`;
+  });
+  const lines = [
+    "",
+    `  Mock gateway for ${info.title ?? "the API"} ${info.version ?? ""} (${operations} operations) — ready in ${(ms / 1000).toFixed(1)} s`,
+    "",
+    `  API          ${url}`,
+    `  Swagger UI   ${url}/swagger.html`,
+    `  OpenAPI      ${url}/openapi.yaml`,
+    `  Health       ${url}/health`,
+    "",
+    "  Demo keys (send as X-API-Key; on SSE and WebSocket also as ?token=):",
+    ...demo,
+    ...(fileKeys.length ? [`    + ${fileKeys.length} key(s) from ${keysFile}`] : []),
+    "  Bearer JWT:  npm run -s mock:token -- --plan pro      (--help for workspace, expiry, frozen)",
+    "",
+    "  Try it:",
+    `    curl -i -H "X-API-Key: pk_test_demo_pro" ${url}/v1/analyses`,
+    `    curl -i -H "X-API-Key: pk_test_demo_pro" -H "Prefer: code=404" ${url}/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0`,
+    `    curl -N "${url}/v1/analysis/anl_01HZX4A9B7C5D3E1F2G4H6J8K0/stream?token=pk_test_demo_pro"`,
+    "",
+    "  Ctrl-C stops it; `npm start -- --help` lists the settings. One line per request follows.",
+    "",
+  ];
+  return lines.join("\n");
+}
+
+async function main(): Promise<void> {
+  // Times are since the process started (performance.now()'s origin), module loading included.
+  let args;
+  try {
+    args = parseArgs({
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        keys: { type: "string" },
+        "no-generate": { type: "boolean" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${HELP}`);
+    process.exit(2);
+  }
+  if (args.help) {
+    console.log(HELP);
+    return;
+  }
+  const env = process.env;
+  const portText = args.port ?? env.PORT ?? "4010";
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    console.error(`PORT must be a number from 0 to 65535, not "${portText}".`);
+    process.exit(2);
+  }
+  const host = args.host ?? env.HOST ?? "127.0.0.1";
+  const keysFile = args.keys ?? env.MOCK_KEYS_FILE ?? undefined;
+  const num = (v: string | undefined, d: number) => (v !== undefined && v !== "" && Number.isFinite(Number(v)) ? Number(v) : d);
+
+  if (!args["no-generate"] && env.MOCK_NO_GENERATE !== "1") {
+    const { generate } = await import("./generate.js");
+    try {
+      await ensureGenerated({
+        root: ROOT,
+        generatedDir: GENERATED,
+        cacheFile: path.join(ROOT, "node_modules/.cache/avt-mock/generated.json"),
+        generate: (o) => generate({ ...o, quiet: true }),
+        say: (l) => console.log(l),
+      });
+    } catch (e) {
+      console.error(`Cannot start: generated/ is missing and generating it failed.\n${(e as Error).message}`);
+      process.exit(1);
+    }
+  }
+
+  let gateway: Gateway;
+  let fileKeys: KeyRecord[] = [];
+  try {
+    const contract = loadContract(GENERATED);
+    gateway = await createGateway({
+      contract,
+      keysFile,
+      log: args.quiet || env.MOCK_QUIET === "1" ? null : undefined,
+      streamIntervalMs: num(env.MOCK_STREAM_INTERVAL_MS, 400),
+      webhookDelayMs: num(env.MOCK_WEBHOOK_DELAY_MS, 500),
+      warm: true,
+    });
+    fileKeys = gateway.keys.list().filter((k) => !demoKeys(contract.policy).some((d) => d.key === k.key));
+  } catch (e) {
+    const prefix = e instanceof KeysFileError ? "Bad keys file (MOCK_KEYS_FILE / --keys): " : "Cannot start: ";
+    console.error(prefix + (e as Error).message);
+    process.exit(1);
+  }
+
+  // Prism is loaded before listening, not after: loading keeps the event loop busy for seconds, and a signal
+  // arriving then would find tsx's relay unanswered, which SIGKILLs this process after 60 ms.
+  console.log("Loading the contract into Prism…");
+  let operations: number;
+  try {
+    ({ operations } = await gateway.ready);
+  } catch (e) {
+    console.error(`Prism could not load generated/openapi.json: ${(e as Error).message}`);
+    process.exit(1);
+  }
+
+  let url: string;
+  try {
+    url = await gateway.listen(port, host);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE") console.error(`Port ${port} on ${host} is already in use (another mock running?). Try: PORT=${port + 1} npm start`);
+    else if (code === "EACCES") console.error(`Not allowed to listen on ${host}:${port}. Pick a port above 1023: PORT=4010 npm start`);
+    else console.error(`Cannot listen on ${host}:${port}: ${(e as Error).message}`);
+    process.exit(1);
+  }
+  // Listening on every interface: show an address a browser on this machine can open.
+  const shown = /^http:\/\/(0\.0\.0\.0|\[::\])/.test(url) ? url.replace(/^http:\/\/[^/]+?(?=:\d+$)/, "http://localhost") : url;
+  console.log(banner(gateway, shown, operations, fileKeys, keysFile, performance.now()));
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.log(`\n${signal} again: exiting now.`);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`\n${signal}: draining and stopping…`);
+    gateway.close().then(
+      () => {
+        console.log("Stopped.");
+        process.exit(0);
+      },
+      (e: Error) => {
+        console.error(`Error while stopping: ${e.message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  watchLauncher(() => stop("SIGTERM"));
+}
+
+/**
+ * \`npm start\` runs npm → sh → tsx → this process. A SIGTERM sent to npm reaches only sh, which dies without passing
+ * it on, leaving tsx and this process orphaned. So: when the process that launched our launcher goes away, stop as
+ * if SIGTERM had arrived. (Ctrl-C in a terminal signals the whole process group and needs none of this.)
+ */
+function watchLauncher(onGone: () => void): void {
+  let grandparent: number;
+  try {
+    grandparent = Number(execFileSync("ps", ["-o", "ppid=", "-p", String(process.ppid)], { encoding: "utf8" }).trim());
+  } catch {
+    return; // no ps: nothing to watch
+  }
+  if (!Number.isInteger(grandparent) || grandparent <= 1) return;
+  const timer = setInterval(() => {
+    try {
+      process.kill(grandparent, 0);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ESRCH") {
+        clearInterval(timer);
+        onGone();
+      }
+    }
+  }, 500);
+  timer.unref();
+}
+
+// Run when executed (`tsx scripts/start.ts`), not when imported by tests.
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scripts/start.ts")) {
+  void main();
+}
+

@@ -1,0 +1,9 @@
+// The mock gateway's public surface (scripts/start.ts, tests, and the static docs site's Swagger page).
+export { createGateway, type Gateway, type GatewayOptions } from "./gateway.js";
+export { loadContract, DEFAULT_GENERATED_DIR, type Contract, type Route } from "./contract.js";
+export { demoKeys, loadKeysFile, KeyStore, KeysFileError, type KeyRecord } from "./keys.js";
+export { mintToken, jwtSecretFromEnv, DEFAULT_JWT_SECRET } from "./auth.js";
+export { RateLimiter, systemClock, type Clock, type Decision } from "./limiter.js";
+export { swaggerPage, swaggerInitJs, swaggerCsp, tryItOutOrigins, readSwaggerAsset, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR } from "./swagger.js";
+export { webhookSignature, WEBHOOK_HEADERS } from "./webhooks.js";
+export { redact } from "./log.js";

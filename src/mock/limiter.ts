@@ -1,0 +1,127 @@
+// Per-workspace rate limiting exactly as `x-rate-limit-policy` states it (read through src/policy.ts):
+// fixed minute windows per (workspace, category), a UTC-day window per workspace, category multipliers and the
+// key's `rate_limit_rpm` cap. `take()` checks and counts in one synchronous step, so concurrent requests in this
+// single-threaded process can never overshoot: N parallel requests against limit L give exactly L successes.
+import { dailyLimit, minuteLimit, type CategoryRule, type PlanName, type RateLimitPolicy } from "../policy.js";
+
+/** Milliseconds since the epoch. Injected so tests move time instead of waiting. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** Whose buckets a request is counted in. */
+export interface Subject {
+  /** Bucket owner: the workspace id (or, for unauthenticated requests, an anonymous client id). */
+  bucket: string;
+  plan: PlanName;
+  /** The key's own per-minute cap, `rate_limit_rpm`, if any. */
+  keyRpm?: number | null;
+}
+
+export interface Decision {
+  allowed: boolean;
+  /** Which limit refused the request. */
+  exceeded: "minute" | "daily" | null;
+  limit: number;
+  remaining: number;
+  /** UTC epoch seconds when the minute window resets. */
+  reset: number;
+  dailyLimit: number;
+  dailyRemaining: number;
+  /** Seconds until the exceeded window resets (429 only). */
+  retryAfter: number;
+}
+
+interface Window {
+  start: number; // window start, epoch ms
+  count: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export class RateLimiter {
+  private minute = new Map<string, Window>();
+  private daily = new Map<string, Window>();
+  private readonly windowMs: number;
+
+  constructor(
+    readonly policy: RateLimitPolicy,
+    private readonly clock: Clock = systemClock,
+  ) {
+    if (policy.minute_bucket !== "per_workspace_and_category" || policy.daily_bucket !== "per_workspace" || policy.daily_window !== "utc_day") {
+      throw new Error(
+        `x-rate-limit-policy: this gateway implements minute_bucket per_workspace_and_category, daily_bucket per_workspace and daily_window utc_day`,
+      );
+    }
+    this.windowMs = policy.minute_window_seconds * 1000;
+  }
+
+  /**
+   * Counts one request of `subject` in `category` and tells whether it may pass. A refused request counts in no
+   * bucket. When both limits are exhausted the daily one is reported, since waiting for the minute would not help.
+   */
+  take(subject: Subject, category: CategoryRule): Decision {
+    return this.decide(subject, category, true);
+  }
+
+  /** The state `take` would report, without counting anything. */
+  peek(subject: Subject, category: CategoryRule): Decision {
+    return this.decide(subject, category, false);
+  }
+
+  private decide(subject: Subject, category: CategoryRule, count: boolean): Decision {
+    const now = this.clock.now();
+    const limit = minuteLimit(this.policy, subject.plan, category, subject.keyRpm);
+    const dLimit = dailyLimit(this.policy, subject.plan);
+    const minute = current(this.minute, `${subject.bucket}\u0000${category.name}`, now, this.windowMs, count);
+    const day = current(this.daily, subject.bucket, now, DAY_MS, count);
+    const reset = Math.ceil((minute.start + this.windowMs) / 1000);
+    const secondsUntil = (end: number) => Math.max(1, Math.ceil((end - now) / 1000));
+
+    let exceeded: Decision["exceeded"] = null;
+    if (day.count >= dLimit) exceeded = "daily";
+    else if (minute.count >= limit) exceeded = "minute";
+    if (!exceeded && count) {
+      minute.count++;
+      day.count++;
+    }
+    return {
+      allowed: exceeded === null,
+      exceeded,
+      limit,
+      remaining: Math.max(0, limit - minute.count),
+      reset,
+      dailyLimit: dLimit,
+      dailyRemaining: Math.max(0, dLimit - day.count),
+      retryAfter: exceeded === "daily" ? secondsUntil(day.start + DAY_MS) : exceeded === "minute" ? secondsUntil(minute.start + this.windowMs) : 0,
+    };
+  }
+
+  /** Drops windows that have ended (called now and then, so anonymous buckets do not pile up). */
+  prune(): void {
+    const now = this.clock.now();
+    for (const [map, span] of [
+      [this.minute, this.windowMs],
+      [this.daily, DAY_MS],
+    ] as const) {
+      for (const [k, w] of map) if (w.start + span <= now) map.delete(k);
+    }
+  }
+
+  get size(): number {
+    return this.minute.size + this.daily.size;
+  }
+}
+
+/** The window of `key` that contains `now` (fixed windows aligned to the epoch, so UTC days and whole minutes). */
+function current(map: Map<string, Window>, key: string, now: number, span: number, create: boolean): Window {
+  const start = now - (now % span);
+  let w = map.get(key);
+  if (!w || w.start !== start) {
+    w = { start, count: 0 };
+    if (create) map.set(key, w);
+  }
+  return w;
+}

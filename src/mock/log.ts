@@ -1,0 +1,52 @@
+// The request log: one line per request (method, path, status, latency, workspace), with secrets taken out.
+
+export interface RequestLogEntry {
+  method: string;
+  /** Path and query as received; redacted before it is written. */
+  url: string;
+  status: number;
+  ms: number;
+  workspace: string | null;
+}
+
+export type LogSink = (line: string) => void;
+
+const SECRET_QUERY_PARAMS = new Set(["token", "api_key", "apikey", "key", "access_token", "secret"]);
+
+/**
+ * Removes credentials from a URL or free text: the values of credential query parameters (`?token=…`), API keys
+ * (`pk_live_…`, `pk_test_…`), JWTs and webhook secrets wherever they appear.
+ */
+export function redact(text: string): string {
+  let out = text;
+  const q = out.indexOf("?");
+  if (q >= 0) {
+    const params = out
+      .slice(q + 1)
+      .split("&")
+      .map((pair) => {
+        const eq = pair.indexOf("=");
+        const name = decodeSafe(eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
+        return SECRET_QUERY_PARAMS.has(name) ? `${pair.slice(0, eq < 0 ? pair.length : eq)}=[redacted]` : pair;
+      });
+    out = out.slice(0, q + 1) + params.join("&");
+  }
+  return out
+    .replace(/pk_(live|test)_[0-9A-Za-z_]+/g, "pk_$1_[redacted]")
+    .replace(/whsec_[0-9A-Za-z]+/g, "whsec_[redacted]")
+    .replace(/eyJ[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*/g, "[redacted-jwt]");
+}
+
+function decodeSafe(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+export function formatRequestLine(e: RequestLogEntry, now = new Date()): string {
+  return `${now.toISOString()} ${e.method} ${redact(e.url)} ${e.status} ${e.ms.toFixed(1)}ms ${e.workspace ?? "-"}`;
+}
+
+export const consoleSink: LogSink = (line) => process.stdout.write(line + "\n");

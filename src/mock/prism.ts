@@ -1,0 +1,164 @@
+// Prism, in-process (@stoplight/prism-http as a library), answers every operation the gateway does not own with
+// the contract's examples. It is given generated/openapi.json, never the YAML. The gateway has already routed,
+// authenticated, counted and validated the request, so Prism only picks the response (request validation and
+// security checks are off), and each operation gets a one-element resource list (no second routing pass).
+// Static answers depend only on (operation, code, example, Accept), so they are cached and serialized once.
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import type { Route } from "./contract.js";
+
+const require = createRequire(import.meta.url);
+
+// Types of the parts of Prism this module uses (its own typings pull in fp-ts and pino).
+type Either<L, R> = { _tag: "Left"; left: L } | { _tag: "Right"; right: R };
+interface PrismOperation {
+  method: string;
+  path: string;
+}
+interface PrismResponse {
+  statusCode: number;
+  headers?: Record<string, string | number>;
+  body?: unknown;
+}
+interface PrismInstance {
+  request(input: unknown, ops: PrismOperation[], config?: unknown): () => Promise<Either<Error & { status?: number; detail?: string }, { output: PrismResponse }>>;
+}
+interface PrismHttp {
+  getHttpOperationsFromSpec(spec: string): Promise<PrismOperation[]>;
+  createInstance(config: unknown, components: { logger: unknown }): PrismInstance;
+}
+
+/** What a frontend asked for with `Prefer: code=…, example=…, dynamic=…` (or Prism's `__code` query parameters). */
+export interface Preferences {
+  code?: number;
+  example?: string;
+  dynamic?: boolean;
+}
+
+export interface MockAnswer {
+  status: number;
+  contentType: string | null;
+  body: Buffer | null;
+  /** The parsed body, for handlers that adapt an example (e.g. webhook creation). */
+  value: unknown;
+}
+
+/**
+ * Parses RFC 7240 `Prefer` (`code=404, example=not_found`; `,` or `;` separated, values optionally quoted).
+ * Hand-written: a few lines, and the installed packages offer no public parser for it.
+ */
+export function parsePrefer(header: string | undefined, query?: URLSearchParams): Preferences {
+  const raw: Record<string, string> = {};
+  if (header) {
+    for (const part of header.split(/[,;]/)) {
+      const m = /^\s*([A-Za-z_-]+)\s*(?:=\s*"?([^"]*)"?)?\s*$/.exec(part);
+      if (m) raw[m[1]!.toLowerCase()] = m[2] ?? "true";
+    }
+  } else if (query) {
+    for (const k of ["code", "example", "dynamic"]) {
+      const v = query.get(`__${k}`);
+      if (v != null) raw[k] = v;
+    }
+  }
+  const out: Preferences = {};
+  if (raw.code && /^\d{3}$/.test(raw.code)) out.code = Number(raw.code);
+  if (raw.example) out.example = raw.example;
+  if (raw.dynamic === "true") out.dynamic = true;
+  return out;
+}
+
+// Prism logs through pino with a custom `success` level; the gateway writes its own request log instead.
+const noop = () => {};
+const silentLogger: Record<string, unknown> = { level: "silent" };
+for (const level of ["trace", "debug", "info", "success", "warn", "error", "fatal"]) silentLogger[level] = noop;
+silentLogger.child = () => silentLogger;
+
+const BASE_CONFIG = {
+  checkSecurity: false,
+  validateRequest: false,
+  validateResponse: false,
+  errors: false,
+  upstreamProxy: undefined,
+  isProxy: false,
+};
+
+export class PrismBackend {
+  private readonly cache = new Map<string, MockAnswer>();
+
+  private constructor(
+    private readonly prism: PrismInstance,
+    private readonly ops: Map<string, PrismOperation>,
+  ) {}
+
+  get operations(): number {
+    return this.ops.size;
+  }
+
+  private static loaded = new Map<string, Promise<PrismBackend>>();
+
+  /**
+   * Loads the JSON bundle and creates the Prism instance: once per version of the file in this process (gateways
+   * created one after another, as tests do, share it; its answers depend on nothing else).
+   */
+  static create(jsonPath: string): Promise<PrismBackend> {
+    const st = fs.statSync(jsonPath);
+    const key = `${jsonPath}\u0000${st.mtimeMs}\u0000${st.size}`;
+    let p = PrismBackend.loaded.get(key);
+    if (!p) {
+      p = PrismBackend.load(jsonPath);
+      PrismBackend.loaded.set(key, p);
+      p.catch(() => PrismBackend.loaded.delete(key));
+    }
+    return p;
+  }
+
+  private static async load(jsonPath: string): Promise<PrismBackend> {
+    await new Promise((resolve) => setImmediate(resolve)); // let the caller start listening first
+    const http = require("@stoplight/prism-http") as PrismHttp;
+    const operations = await http.getHttpOperationsFromSpec(jsonPath);
+    const ops = new Map(operations.map((o) => [`${o.method.toLowerCase()} ${o.path}`, o]));
+    return new PrismBackend(http.createInstance({ ...BASE_CONFIG, mock: { dynamic: false } }, { logger: silentLogger }), ops);
+  }
+
+  async answer(route: Route, req: { path: string; query: URLSearchParams; accept?: string }, prefer: Preferences): Promise<MockAnswer> {
+    const key = `${route.method} ${route.template}\u0000${prefer.code ?? ""}\u0000${prefer.example ?? ""}\u0000${req.accept ?? ""}`;
+    if (!prefer.dynamic) {
+      const hit = this.cache.get(key);
+      if (hit) return hit;
+    }
+    const op = this.ops.get(`${route.method} ${route.template}`);
+    if (!op) return jsonAnswer(500, { detail: `Prism has no operation ${route.method.toUpperCase()} ${route.template}.` });
+    const input = {
+      method: route.method,
+      url: { path: req.path, query: Object.fromEntries(req.query) },
+      headers: req.accept ? { accept: req.accept } : {},
+      body: undefined,
+    };
+    const config = { ...BASE_CONFIG, mock: { dynamic: prefer.dynamic ?? false, code: prefer.code, exampleKey: prefer.example } };
+    const result = await this.prism.request(input, [op], config)();
+    let answer: MockAnswer;
+    if (result._tag === "Left") {
+      const e = result.left;
+      answer = jsonAnswer(e.status ?? 500, { detail: e.detail || e.message });
+    } else {
+      const out = result.right.output;
+      const contentType = headerOf(out.headers, "content-type");
+      const body =
+        out.body === undefined || out.body === null || out.statusCode === 204
+          ? null
+          : Buffer.from(typeof out.body === "string" ? out.body : JSON.stringify(out.body));
+      answer = { status: out.statusCode, contentType: body ? contentType ?? "application/json" : null, body, value: out.body };
+    }
+    if (!prefer.dynamic && answer.status < 500) this.cache.set(key, answer);
+    return answer;
+  }
+}
+
+export function jsonAnswer(status: number, value: unknown): MockAnswer {
+  return { status, contentType: "application/json", body: Buffer.from(JSON.stringify(value)), value };
+}
+
+function headerOf(headers: Record<string, string | number> | undefined, name: string): string | null {
+  for (const [k, v] of Object.entries(headers ?? {})) if (k.toLowerCase() === name) return String(v);
+  return null;
+}

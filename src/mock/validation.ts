@@ -1,0 +1,352 @@
+// Request validation against the contract, with the contract's error bodies: 422 `{detail: [{loc, msg, type}]}`
+// listing every violation, 400 `{detail}` for a body that cannot be parsed. Validators are compiled once per
+// operation (on first use) and cached; component schemas are registered with ajv once at start-up.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import type { IncomingHttpHeaders } from "node:http";
+import type { Contract, Json, Route } from "./contract.js";
+
+// ajv-formats is CommonJS; under ESM its function sits on `default`.
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+export interface ValidationIssue {
+  loc: Array<string | number>;
+  msg: string;
+  type: string;
+}
+
+/** A request the gateway cannot even parse: 400. */
+export class BadRequest extends Error {}
+
+const SCHEMA_BASE = "https://contract.invalid/components/schemas/";
+
+/** The id under which `createContractAjv` registers component schema `name`. */
+export function componentSchemaId(name: string): string {
+  return SCHEMA_BASE + name;
+}
+
+/**
+ * An ajv (JSON Schema 2020-12, formats) holding every component schema of the contract, each compilable on its
+ * own: `#/components/schemas/X` refs are rewritten to absolute ids. `coerce` turns strings into declared types.
+ */
+export function createContractAjv(contract: Contract, coerce: boolean): Ajv2020 {
+  const schemas: Record<string, Json> = JSON.parse(
+    JSON.stringify(contract.doc.components?.schemas ?? {}).replaceAll('"#/components/schemas/', `"${SCHEMA_BASE}`),
+  );
+  const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, coerceTypes: coerce ? "array" : false, useDefaults: false });
+  addFormats(ajv);
+  for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(schema, SCHEMA_BASE + name);
+  return ajv;
+}
+
+type Location = "path" | "query" | "header";
+
+interface ParamSet {
+  validate: ValidateFunction;
+  params: Json[];
+}
+
+interface BodySpec {
+  required: boolean;
+  /** Media type → validator (null: accepted without schema validation, e.g. raw bytes). */
+  media: Map<string, { validate: ValidateFunction | null; content: Json }>;
+}
+
+export interface CompiledRoute {
+  params: Partial<Record<Location, ParamSet>>;
+  body: BodySpec | null;
+}
+
+export class RequestValidator {
+  /** Validates parsed JSON as it is. */
+  private readonly strictAjv: Ajv2020;
+  /** Validates strings from URLs, headers and forms, coercing them to the declared types. */
+  private readonly coercingAjv: Ajv2020;
+  private readonly cache = new Map<Route, CompiledRoute>();
+
+  constructor(private readonly contract: Contract) {
+    this.strictAjv = createContractAjv(contract, false);
+    this.coercingAjv = createContractAjv(contract, true);
+  }
+
+  compiled(route: Route): CompiledRoute {
+    let c = this.cache.get(route);
+    if (!c) this.cache.set(route, (c = this.compile(route)));
+    return c;
+  }
+
+  /** Compiles every operation's validators now, instead of on each operation's first request. */
+  warm(): void {
+    for (const r of this.contract.router.routes) this.compiled(r);
+  }
+
+  /** Like `warm`, one operation per turn of the event loop, so requests are served meanwhile. */
+  async warmInBackground(): Promise<void> {
+    for (const r of this.contract.router.routes) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.compiled(r);
+    }
+  }
+
+  private rewrite(schema: Json): Json {
+    return schema === undefined ? {} : JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${SCHEMA_BASE}`));
+  }
+
+  private compile(route: Route): CompiledRoute {
+    const params: CompiledRoute["params"] = {};
+    for (const where of ["path", "query", "header"] as const) {
+      const list = route.parameters.filter((p) => p.in === where);
+      if (!list.length) continue;
+      const schema = {
+        type: "object",
+        properties: Object.fromEntries(list.map((p) => [p.name, this.rewrite(p.schema)])),
+        required: list.filter((p) => p.required).map((p) => p.name),
+      };
+      params[where] = { validate: this.coercingAjv.compile(schema), params: list };
+    }
+    let body: BodySpec | null = null;
+    const rb = this.contract.deref(route.op.requestBody);
+    if (rb?.content) {
+      body = { required: rb.required === true, media: new Map() };
+      for (const [mt, content] of Object.entries<Json>(rb.content)) {
+        const structured = isJson(mt) || isForm(mt);
+        const ajv = isJson(mt) ? this.strictAjv : this.coercingAjv;
+        body.media.set(mt.toLowerCase(), { validate: structured ? ajv.compile(this.rewrite(content.schema)) : null, content });
+      }
+    }
+    return { params, body };
+  }
+
+  /**
+   * The errors of a failed validation with each discriminated `oneOf` narrowed to the variant the value names,
+   * so a 422 lists that variant's real violations instead of every variant's mismatch.
+   */
+  private narrow(ajv: Ajv2020, errors: ErrorObject[], data: unknown, depth = 0): ErrorObject[] {
+    const umbrella = errors.find((e) => e.keyword === "oneOf" && (e.parentSchema as Json)?.discriminator?.propertyName);
+    if (!umbrella || depth > 8) return errors;
+    const prop: string = (umbrella.parentSchema as Json).discriminator.propertyName;
+    const base = umbrella.instancePath;
+    const value = at(data, base);
+    if (!value || typeof value !== "object" || Array.isArray(value)) return errors.filter((e) => e !== umbrella || errors.length === 1);
+    const inside = (e: ErrorObject) => e.instancePath === base || e.instancePath.startsWith(base + "/");
+    const rest = errors.filter((e) => !inside(e));
+    const branches: Json[] = (umbrella.parentSchema as Json).oneOf ?? [];
+    const tags = branches.map((b) => this.discriminatorValue(ajv, b, prop));
+    const tag = (value as Record<string, unknown>)[prop];
+    const i = tag === undefined ? -1 : tags.indexOf(tag);
+    if (i < 0) {
+      const missing = tag === undefined;
+      const synthetic: ErrorObject = {
+        keyword: missing ? "required" : "enum",
+        instancePath: missing ? base : `${base}/${prop.replace(/~/g, "~0").replace(/\//g, "~1")}`,
+        schemaPath: umbrella.schemaPath,
+        params: missing ? { missingProperty: prop } : { allowedValues: tags.filter((t) => t !== undefined) },
+        message: missing ? `must have required property '${prop}'` : "must be equal to one of the allowed values",
+      };
+      return [...rest, synthetic];
+    }
+    const validate = this.branchValidator(ajv, branches[i]);
+    validate(value);
+    const branchErrors = (validate.errors ?? []).map((e) => ({ ...e, instancePath: base + e.instancePath }));
+    return this.narrow(ajv, [...rest, ...branchErrors], data, depth + 1);
+  }
+
+  private branchCache = new WeakMap<object, ValidateFunction>();
+
+  private branchValidator(ajv: Ajv2020, branch: Json): ValidateFunction {
+    let v = this.branchCache.get(branch);
+    if (!v) this.branchCache.set(branch, (v = typeof branch.$ref === "string" && ajv.getSchema(branch.$ref) ? ajv.getSchema(branch.$ref)! : ajv.compile(branch)));
+    return v;
+  }
+
+  private discriminatorValue(ajv: Ajv2020, branch: Json, prop: string): unknown {
+    const schema: Json = typeof branch?.$ref === "string" ? ajv.getSchema(branch.$ref)?.schema : branch;
+    const p = schema?.properties?.[prop];
+    return p?.const ?? p?.enum?.[0];
+  }
+
+  /** Violations of the path, query and header parameters. */
+  checkParams(route: Route, pathParams: Record<string, string>, query: URLSearchParams, headers: IncomingHttpHeaders): ValidationIssue[] {
+    const c = this.compiled(route);
+    const issues: ValidationIssue[] = [];
+    const run = (where: Location, values: Record<string, unknown>) => {
+      const set = c.params[where];
+      if (set && !set.validate(values)) issues.push(...toIssues(where, this.narrow(this.coercingAjv, set.validate.errors ?? [], values)));
+    };
+    if (c.params.path) run("path", { ...pathParams });
+    if (c.params.query) {
+      const values: Record<string, unknown> = {};
+      for (const p of c.params.query.params) {
+        const all = query.getAll(p.name);
+        if (!all.length) continue;
+        const array = schemaType(this.contract.deref(p.schema), this.contract) === "array";
+        values[p.name] = array ? (p.explode === false ? all.flatMap((v) => v.split(",")) : all) : all[0];
+      }
+      run("query", values);
+    }
+    if (c.params.header) {
+      const values: Record<string, unknown> = {};
+      for (const p of c.params.header.params) {
+        const v = headers[String(p.name).toLowerCase()];
+        if (v !== undefined) values[p.name] = Array.isArray(v) ? v.join(", ") : v;
+      }
+      run("header", values);
+    }
+    return issues;
+  }
+
+  /**
+   * Parses and validates a body. Throws BadRequest for unparseable input or a media type the operation does not
+   * take; returns the violations otherwise.
+   */
+  async checkBody(route: Route, contentType: string | undefined, raw: Buffer): Promise<{ issues: ValidationIssue[]; value: unknown }> {
+    const spec = this.compiled(route).body;
+    if (!spec) return { issues: [], value: undefined };
+    if (raw.length === 0) {
+      return spec.required ? { issues: [{ loc: ["body"], msg: "Request body is required.", type: "required" }], value: undefined } : { issues: [], value: undefined };
+    }
+    const mt = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+    const entry = spec.media.get(mt) ?? [...spec.media].find(([k]) => matchesMediaRange(k, mt))?.[1];
+    if (!entry) {
+      throw new BadRequest(`Content-Type ${mt || "(none)"} is not accepted here; send ${[...spec.media.keys()].join(" or ")}.`);
+    }
+    let value: unknown;
+    if (isJson(mt)) {
+      try {
+        value = JSON.parse(raw.toString("utf8"));
+      } catch (e) {
+        throw new BadRequest(`Request body is not valid JSON: ${jsonErrorWhere((e as Error).message, raw.toString("utf8"))}`);
+      }
+    } else if (mt === "application/x-www-form-urlencoded") {
+      value = formToObject(new URLSearchParams(raw.toString("utf8")), entry.content, this.contract);
+    } else if (mt === "multipart/form-data") {
+      let form: FormData;
+      try {
+        form = await new Request("http://body.invalid/", { method: "POST", headers: { "content-type": contentType! }, body: new Uint8Array(raw) }).formData();
+      } catch {
+        throw new BadRequest("Request body is not valid multipart/form-data (check the boundary).");
+      }
+      value = formToObject(form, entry.content, this.contract);
+    } else {
+      return { issues: [], value: raw };
+    }
+    if (entry.validate && !entry.validate(value)) {
+      const ajv = isJson(mt) ? this.strictAjv : this.coercingAjv;
+      return { issues: toIssues("body", this.narrow(ajv, entry.validate.errors ?? [], value)), value };
+    }
+    return { issues: [], value };
+  }
+}
+
+function isJson(mt: string): boolean {
+  return mt === "application/json" || /^application\/[\w.+-]+\+json$/.test(mt);
+}
+
+function isForm(mt: string): boolean {
+  return mt === "application/x-www-form-urlencoded" || mt === "multipart/form-data";
+}
+
+function matchesMediaRange(range: string, mt: string): boolean {
+  if (range === "*/*") return true;
+  const [type, sub] = range.split("/");
+  return sub === "*" && mt.startsWith(type + "/");
+}
+
+/** `Unexpected token … in JSON at position 12` → `… at line 1, column 13.` */
+function jsonErrorWhere(message: string, text: string): string {
+  const m = /^(.*?) in JSON at position (\d+)/.exec(message);
+  if (!m) return message.endsWith(".") ? message : message + ".";
+  const before = text.slice(0, Number(m[2])).split("\n");
+  return `${m[1]} at line ${before.length}, column ${before[before.length - 1]!.length + 1}.`;
+}
+
+/** The JSON type a schema declares, following refs and looking into one-of branches. */
+function schemaType(schema: Json, contract: Contract): string | undefined {
+  const s = contract.deref(schema);
+  if (!s || typeof s !== "object") return undefined;
+  if (typeof s.type === "string") return s.type;
+  if (Array.isArray(s.type)) return s.type.find((t: string) => t !== "null");
+  for (const k of ["oneOf", "anyOf", "allOf"]) {
+    for (const b of s[k] ?? []) {
+      const t = schemaType(b, contract);
+      if (t) return t;
+    }
+  }
+  return undefined;
+}
+
+/** The schema of property `name` of an object schema, looking into one-of branches (first that has it). */
+function propertySchema(schema: Json, name: string, contract: Contract): Json {
+  const s = contract.deref(schema);
+  if (!s || typeof s !== "object") return undefined;
+  if (s.properties?.[name]) return s.properties[name];
+  for (const k of ["oneOf", "anyOf", "allOf"]) {
+    for (const b of s[k] ?? []) {
+      const p = propertySchema(b, name, contract);
+      if (p) return p;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A form (urlencoded or multipart) as the object its schema describes: repeated fields become arrays where the
+ * property is an array, parts whose encoding is JSON are parsed, files stand for their file name.
+ */
+function formToObject(form: URLSearchParams | FormData, content: Json, contract: Contract): unknown {
+  const out: Record<string, unknown> = {};
+  const names = new Set<string>([...form.keys()]);
+  for (const name of names) {
+    const values = form.getAll(name).map((v) => (typeof v === "string" ? v : (v as File).name || "file"));
+    const prop = propertySchema(content.schema, name, contract);
+    const ct: string = content.encoding?.[name]?.contentType ?? "";
+    if (ct.includes("application/json")) {
+      try {
+        out[name] = JSON.parse(values[0]!);
+      } catch {
+        throw new BadRequest(`Form field ${name} is not valid JSON.`);
+      }
+    } else {
+      out[name] = schemaType(prop, contract) === "array" ? values : values[0];
+    }
+  }
+  return out;
+}
+
+/**
+ * ajv errors as the contract's 422 items. `loc` starts with where the value was (`body`, `query`, `path`,
+ * `header`) followed by the path to the field; `type` is the failing keyword.
+ */
+export function toIssues(where: string, errors: ErrorObject[]): ValidationIssue[] {
+  const seen = new Set<string>();
+  const out: ValidationIssue[] = [];
+  for (const e of errors) {
+    const loc: Array<string | number> = [where, ...pointer(e.instancePath)];
+    let msg = e.message ?? e.keyword;
+    if (e.keyword === "required") loc.push(e.params.missingProperty);
+    if (e.keyword === "additionalProperties") {
+      loc.push(e.params.additionalProperty);
+      msg = "unexpected property";
+    }
+    if (e.keyword === "enum") msg = `${msg}: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+    if (e.keyword === "const") msg = `must be ${JSON.stringify(e.params.allowedValue)}`;
+    const key = JSON.stringify([loc, e.keyword, msg]);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ loc, msg, type: e.keyword });
+  }
+  return out;
+}
+
+function pointer(instancePath: string): Array<string | number> {
+  if (!instancePath) return [];
+  return instancePath
+    .slice(1)
+    .split("/")
+    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+
+function at(data: unknown, instancePath: string): unknown {
+  return pointer(instancePath).reduce<unknown>((acc, k) => (acc && typeof acc === "object" ? (acc as Record<string | number, unknown>)[k] : undefined), data);
+}

@@ -1,0 +1,180 @@
+// Webhooks in the mock: `POST /v1/webhooks` registers an endpoint (loopback http allowed, as the contract says),
+// the mock then delivers one signed sample event per subscribed type, and `POST /v1/webhooks/{id}/test` sends one
+// more. Signing follows the contract: `X-Webhook-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`
+// keyed with the full `whsec_…` secret, `X-Webhook-Timestamp` in epoch seconds, `X-Webhook-Id`.
+import { createHmac, randomInt } from "node:crypto";
+import type { Contract, Json } from "./contract.js";
+import { newId } from "./events.js";
+import type { Clock } from "./limiter.js";
+
+export const WEBHOOK_HEADERS = { id: "X-Webhook-Id", timestamp: "X-Webhook-Timestamp", signature: "X-Webhook-Signature" } as const;
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+export function newWebhookSecret(): string {
+  let s = "whsec_";
+  for (let i = 0; i < 32; i++) s += BASE62[randomInt(62)];
+  return s;
+}
+
+/** `v1=` + lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the whole secret as UTF-8. */
+export function webhookSignature(secret: string, timestamp: string, rawBody: string | Buffer): string {
+  return "v1=" + createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex");
+}
+
+export interface RegisteredWebhook {
+  id: string;
+  workspace_id: string;
+  url: string;
+  event_types: string[];
+  enabled: boolean;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+  last_delivery_at: string | null;
+  last_delivery_status: number | null;
+  secret: string;
+}
+
+export interface DeliveryLog {
+  (line: { hook: string; type: string; url: string; status: number | null; ms: number; error?: string }): void;
+}
+
+export interface WebhookOptions {
+  clock: Clock;
+  /** Delay before the sample deliveries that follow a registration, ms. */
+  deliveryDelayMs: number;
+  log: DeliveryLog;
+  /** Time-out of one delivery attempt, ms (the contract: a 2xx within 10 seconds acknowledges). */
+  timeoutMs?: number;
+}
+
+export class Webhooks {
+  private readonly hooks = new Map<string, RegisteredWebhook>();
+  private readonly samples: Map<string, Json>;
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly aborter = new AbortController();
+
+  constructor(
+    contract: Contract,
+    private readonly opts: WebhookOptions,
+  ) {
+    // One sample event per webhook type, from the contract's `webhooks` examples.
+    this.samples = new Map();
+    for (const [type, item] of Object.entries<Json>(contract.doc.webhooks ?? {})) {
+      const media = contract.deref(item)?.post?.requestBody?.content?.["application/json"];
+      const ex = contract.deref(Object.values<Json>(media?.examples ?? {})[0]);
+      const value = ex?.value ?? media?.example;
+      if (value !== undefined) this.samples.set(type, value);
+    }
+  }
+
+  get eventTypes(): string[] {
+    return [...this.samples.keys()];
+  }
+
+  /** Registers a webhook from a validated `WebhookCreate` body; answers the `WebhookWithSecret` to return. */
+  register(workspaceId: string, body: { url: string; event_types: string[]; enabled?: boolean; description?: string }): RegisteredWebhook {
+    const now = new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const hook: RegisteredWebhook = {
+      id: newId("whk", this.opts.clock.now()),
+      workspace_id: workspaceId,
+      url: body.url,
+      event_types: [...body.event_types],
+      enabled: body.enabled ?? true,
+      description: body.description ?? null,
+      created_at: now,
+      updated_at: now,
+      last_delivery_at: null,
+      last_delivery_status: null,
+      secret: newWebhookSecret(),
+    };
+    this.hooks.set(hook.id, hook);
+    if (hook.enabled) {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        for (const type of hook.event_types) this.track(this.deliver(hook, type));
+      }, this.opts.deliveryDelayMs);
+      this.timers.add(t);
+    }
+    return hook;
+  }
+
+  get(id: string, workspaceId: string): RegisteredWebhook | undefined {
+    const h = this.hooks.get(id);
+    return h && h.workspace_id === workspaceId ? h : undefined;
+  }
+
+  remove(id: string, workspaceId: string): boolean {
+    return this.get(id, workspaceId) ? this.hooks.delete(id) : false;
+  }
+
+  /** Queues one test delivery of `type` (sent whatever the webhook subscribes to, enabled or not). */
+  test(hook: RegisteredWebhook, type: string): { delivery_id: string; event_type: string; status: "queued" } {
+    this.track(this.deliver(hook, type));
+    return { delivery_id: newId("dlv", this.opts.clock.now()), event_type: type, status: "queued" };
+  }
+
+  /** The JSON body of one delivery: the contract's sample with a fresh id, the time and the real workspace. */
+  event(hook: RegisteredWebhook, type: string): Json {
+    const sample = this.samples.get(type);
+    if (sample === undefined) throw new Error(`no sample event for ${type}`);
+    return {
+      ...structuredClone(sample),
+      id: newId("evt", this.opts.clock.now()),
+      type,
+      created_at: new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      workspace_id: hook.workspace_id,
+    };
+  }
+
+  private async deliver(hook: RegisteredWebhook, type: string): Promise<void> {
+    const raw = JSON.stringify(this.event(hook, type));
+    const timestamp = String(Math.floor(this.opts.clock.now() / 1000));
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | undefined;
+    try {
+      const res = await fetch(hook.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "avt-mock-gateway-webhooks/1",
+          [WEBHOOK_HEADERS.id]: hook.id,
+          [WEBHOOK_HEADERS.timestamp]: timestamp,
+          [WEBHOOK_HEADERS.signature]: webhookSignature(hook.secret, timestamp, raw),
+        },
+        body: raw,
+        redirect: "manual",
+        signal: AbortSignal.any([this.aborter.signal, AbortSignal.timeout(this.opts.timeoutMs ?? 10_000)]),
+      });
+      status = res.status;
+      await res.body?.cancel();
+    } catch (e) {
+      error = (e as Error).name === "TimeoutError" ? "timed out" : ((e as Error).cause as Error)?.message ?? (e as Error).message;
+    }
+    hook.last_delivery_at = new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+    hook.last_delivery_status = status;
+    this.opts.log({ hook: hook.id, type, url: hook.url, status, ms: performance.now() - started, ...(error ? { error } : {}) });
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  /** Cancels scheduled deliveries and aborts those in flight. */
+  async close(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.aborter.abort();
+    await Promise.allSettled([...this.pending]);
+  }
+}
+
+/** The registered webhook as the API shows it after creation: without its secret. */
+export function publicView(h: RegisteredWebhook): Omit<RegisteredWebhook, "secret"> {
+  const { secret: _secret, ...rest } = h;
+  return rest;
+}

@@ -1,0 +1,103 @@
+// The limiter on its own: limits come from x-rate-limit-policy (through src/policy.ts), windows move with the
+// injected clock, and counting is exact.
+import { describe, expect, it } from "vitest";
+import { RateLimiter } from "../../src/mock/limiter.js";
+import { categoryOf, dailyLimit, minuteLimit } from "../../src/policy.js";
+import { ManualClock, policy } from "./helpers.js";
+
+const general = policy.categories.find((c) => c.default)!;
+const plans = Object.keys(policy.plans);
+
+function drain(l: RateLimiter, bucket: string, plan: string, category = general, keyRpm?: number) {
+  let allowed = 0;
+  for (;;) {
+    const d = l.take({ bucket, plan, keyRpm }, category);
+    if (!d.allowed) return { allowed, refusal: d };
+    allowed++;
+  }
+}
+
+describe("RateLimiter", () => {
+  it.each(plans)("allows exactly the %s plan's per-minute limit in each category, then refuses with rate_limit_exceeded", (plan) => {
+    for (const category of policy.categories) {
+      const l = new RateLimiter(policy, new ManualClock());
+      const { allowed, refusal } = drain(l, "ws_A", plan, category);
+      expect(allowed).toBe(Math.floor(policy.plans[plan]!.requests_per_minute * category.multiplier));
+      expect(refusal).toMatchObject({ exceeded: "minute", remaining: 0, limit: allowed });
+    }
+  });
+
+  it("gives Pro 150 per minute in general and 75 on the reports paths (the issue's worked example)", () => {
+    const reports = categoryOf(policy, "/v1/reports");
+    expect(minuteLimit(policy, "pro", general)).toBe(150);
+    expect(minuteLimit(policy, "pro", reports)).toBe(75);
+    expect(drain(new RateLimiter(policy, new ManualClock()), "ws_A", "pro", reports).allowed).toBe(75);
+  });
+
+  it("keeps minute buckets per (workspace, category) and the daily bucket per workspace", () => {
+    const l = new RateLimiter(policy, new ManualClock());
+    const query = policy.categories.find((c) => c.name === "query")!;
+    const a = drain(l, "ws_A", "free", general);
+    const b = drain(l, "ws_A", "free", query); // another category of the same workspace: its own minute bucket
+    const c = drain(l, "ws_B", "free", general); // another workspace: its own buckets
+    expect([a.allowed, b.allowed, c.allowed]).toEqual([30, 15, 30]);
+    expect(b.refusal.dailyRemaining).toBe(dailyLimit(policy, "free") - 45);
+    expect(c.refusal.dailyRemaining).toBe(dailyLimit(policy, "free") - 30);
+  });
+
+  it("caps a key at its rate_limit_rpm, the minimum of key and plan limits", () => {
+    const l = new RateLimiter(policy, new ManualClock());
+    expect(drain(l, "ws_A", "pro", general, 10).allowed).toBe(10);
+    expect(drain(l, "ws_B", "free", general, 1000).allowed).toBe(30);
+  });
+
+  it("resets the minute window at X-RateLimit-Reset, and not a millisecond before", () => {
+    const clock = new ManualClock();
+    const l = new RateLimiter(policy, clock);
+    const { refusal } = drain(l, "ws_A", "free");
+    expect(refusal.reset * 1000).toBe(Date.UTC(2026, 10, 21, 12, 1, 0));
+    expect(refusal.retryAfter).toBe(30);
+    clock.set(refusal.reset * 1000 - 1);
+    expect(l.take({ bucket: "ws_A", plan: "free" }, general).allowed).toBe(false);
+    clock.set(refusal.reset * 1000);
+    const d = l.take({ bucket: "ws_A", plan: "free" }, general);
+    expect(d).toMatchObject({ allowed: true, remaining: 29, reset: refusal.reset + 60 });
+  });
+
+  it("refuses with daily_limit_exceeded after the daily limit, until the UTC day ends", () => {
+    const clock = new ManualClock();
+    const l = new RateLimiter(policy, clock);
+    let allowed = 0;
+    for (let minute = 0; ; minute++) {
+      const { allowed: n, refusal } = drain(l, "ws_A", "free");
+      allowed += n;
+      if (refusal.exceeded === "daily") {
+        expect(refusal).toMatchObject({ dailyRemaining: 0, dailyLimit: 500 });
+        // 12:00:30 + minutes; the day ends at 24:00:00.
+        expect(refusal.retryAfter).toBe(Math.ceil((Date.UTC(2026, 10, 22) - clock.now()) / 1000));
+        break;
+      }
+      clock.advance(60_000);
+    }
+    expect(allowed).toBe(dailyLimit(policy, "free"));
+    clock.set(Date.UTC(2026, 10, 22, 0, 0, 0));
+    expect(l.take({ bucket: "ws_A", plan: "free" }, general)).toMatchObject({ allowed: true, dailyRemaining: 499 });
+  });
+
+  it("does not count refused requests, and peek counts nothing", () => {
+    const l = new RateLimiter(policy, new ManualClock());
+    drain(l, "ws_A", "free");
+    for (let i = 0; i < 10; i++) l.take({ bucket: "ws_A", plan: "free" }, general);
+    expect(l.peek({ bucket: "ws_A", plan: "free" }, general).dailyRemaining).toBe(500 - 30);
+  });
+
+  it("forgets ended windows when pruned", () => {
+    const clock = new ManualClock();
+    const l = new RateLimiter(policy, clock);
+    l.take({ bucket: "anonymous:1", plan: "free" }, general);
+    expect(l.size).toBe(2);
+    clock.advance(86_400_000);
+    l.prune();
+    expect(l.size).toBe(0);
+  });
+});

@@ -1,0 +1,213 @@
+// `npm start`: the freshness check of generated/ (with a stand-in generator, in a scratch folder), and the real
+// script as a child process: it comes up on a free port, prints what a newcomer needs, and stops cleanly on
+// SIGTERM, leaving no process behind, also when the SIGTERM goes to npm.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../src/mock/contract.js";
+import { ensureGenerated } from "../../scripts/start.js";
+import { ManualClock, startGateway } from "./helpers.js";
+
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "mock-start-"));
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+describe("ensureGenerated", () => {
+  const root = path.join(scratch, "repo");
+  const generatedDir = path.join(root, "generated");
+  const cacheFile = path.join(root, "node_modules/.cache/avt-mock/generated.json");
+  let calls = 0;
+  let fail = false;
+  // Stands in for scripts/generate.ts: derives the three files from spec/.
+  const generate = async ({ outDir }: { outDir: string }) => {
+    calls++;
+    if (fail) throw new Error("spec/openapi.yaml:3:1 error broken");
+    const spec = fs.readFileSync(path.join(root, "spec/openapi.yaml"), "utf8");
+    for (const f of ["openapi.yaml", "openapi.json", "schema.d.ts"]) fs.writeFileSync(path.join(outDir, f), `${f}\n${spec}`);
+  };
+  const run = () => ensureGenerated({ root, generatedDir, cacheFile, inputs: ["spec"], generate });
+  const write = (text: string) => {
+    fs.mkdirSync(path.join(root, "spec"), { recursive: true });
+    fs.writeFileSync(path.join(root, "spec/openapi.yaml"), text);
+  };
+
+  it("generates a missing generated/, then trusts its cache while nothing changes", async () => {
+    write("v1");
+    expect(await run()).toBe("regenerated");
+    expect(fs.readFileSync(path.join(generatedDir, "openapi.json"), "utf8")).toBe("openapi.json\nv1");
+    expect(await run()).toBe("cached");
+    expect(calls).toBe(1);
+  });
+
+  it("regenerates when spec/ changed and leaves an up-to-date generated/ untouched", async () => {
+    write("v2");
+    expect(await run()).toBe("regenerated");
+    expect(fs.readFileSync(path.join(generatedDir, "openapi.yaml"), "utf8")).toBe("openapi.yaml\nv2");
+    fs.rmSync(cacheFile); // e.g. after `npm ci`: checked again, found up to date, not rewritten
+    const before = fs.statSync(path.join(generatedDir, "openapi.json")).mtimeMs;
+    const callsBefore = calls;
+    expect(await run()).toBe("fresh");
+    expect(calls).toBe(callsBefore + 1);
+    expect(fs.statSync(path.join(generatedDir, "openapi.json")).mtimeMs).toBe(before);
+  });
+
+  it("notices a hand-edited generated/ and restores it", async () => {
+    fs.writeFileSync(path.join(generatedDir, "schema.d.ts"), "edited");
+    expect(await run()).toBe("regenerated");
+    expect(fs.readFileSync(path.join(generatedDir, "schema.d.ts"), "utf8")).toBe("schema.d.ts\nv2");
+  });
+
+  it("keeps serving the existing generated/ when generating fails, and fails when there is none", async () => {
+    write("v3");
+    fail = true;
+    const said: string[] = [];
+    expect(await ensureGenerated({ root, generatedDir, cacheFile, inputs: ["spec"], generate, say: (l) => said.push(l) })).toBe("stale-kept");
+    expect(said.join("\n")).toContain("spec/openapi.yaml:3:1 error broken");
+    fs.rmSync(generatedDir, { recursive: true });
+    await expect(run()).rejects.toThrow("broken");
+    fail = false;
+  });
+});
+
+/** Pids of all descendants of `pid` (Linux /proc). */
+function descendants(pid: number): number[] {
+  const parent = new Map<number, number>();
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      parent.set(Number(name), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const [child, pp] of parent) if (pp === p) out.push(child), walk(child);
+  };
+  walk(pid);
+  return out;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The processes of `pids` still running after up to `ms` (with their command lines, to say what they are).
+ * A process tree does not vanish in one instant: tsx's esbuild helper, for one, exits when its pipe closes.
+ */
+async function survivors(pids: number[], ms = 5000): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return pids.filter(alive).map((p) => {
+    try {
+      return `${p} ${fs.readFileSync(`/proc/${p}/cmdline`, "utf8").replace(/\0/g, " ")}`;
+    } catch {
+      return String(p);
+    }
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/** Spawns a command that runs scripts/start.ts and waits for the banner's API line. */
+async function launch(cmd: string, args: string[], env: Record<string, string> = {}): Promise<Started> {
+  const child = spawn(cmd, args, { cwd: REPO_ROOT, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", MOCK_QUIET: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c));
+  child.stderr!.on("data", (c: Buffer) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const m = /API\s+(http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    };
+    child.stdout!.on("data", check);
+    void exited.then((code) => reject(new Error(`exited with ${code} before listening:\n${out}`)));
+  });
+  return { child, output: () => out, url, exited };
+}
+
+const linux = process.platform === "linux";
+
+describe.runIf(linux)("scripts/start.ts as a process", () => {
+  it("comes up on a free port, prints URLs, demo keys and a curl, serves /health, and on SIGTERM exits 0 leaving no process", async () => {
+    const s = await launch(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts", "--no-generate"]);
+    const health = await fetch(`${s.url}/health`);
+    expect(health.status).toBe(200);
+    const banner = s.output();
+    for (const text of [`${s.url}/swagger.html`, `${s.url}/openapi.yaml`, `${s.url}/health`, "pk_test_demo_pro", "pk_test_demo_frozen", `curl -i -H "X-API-Key: pk_test_demo_pro" ${s.url}/v1/analyses`]) {
+      expect(banner).toContain(text);
+    }
+    const tree = descendants(s.child.pid!);
+    expect(tree.length).toBeGreaterThan(0); // tsx runs the script in a child node process
+    s.child.kill("SIGTERM");
+    expect(await s.exited).toBe(0);
+    expect(s.output()).toContain("Stopped.");
+    expect(await survivors([s.child.pid!, ...tree])).toEqual([]);
+  });
+
+  it("stops too when the SIGTERM goes to `npm start` (which does not pass it through its shell)", async () => {
+    const s = await launch("npm", ["start", "--silent", "--", "--no-generate"]);
+    expect((await fetch(`${s.url}/health`)).status).toBe(200);
+    const tree = descendants(s.child.pid!);
+    s.child.kill("SIGTERM");
+    await s.exited;
+    // The server process notices its launcher is gone within a second, drains and exits.
+    expect(await survivors(tree, 10_000)).toEqual([]);
+  });
+
+  it("refuses a malformed keys file with its path and position", async () => {
+    const bad = path.join(scratch, "keys.json");
+    fs.writeFileSync(bad, '{"keys": [\n  {"key": "pk_test_abcd",}\n]}');
+    const s = launch(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts", "--no-generate"], { MOCK_KEYS_FILE: bad });
+    await expect(s).rejects.toThrow(`${bad}:2:26: invalid JSON`);
+  });
+});
+
+describe("scripts/mock-token.ts (npm run mock:token)", () => {
+  const mint = (...args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/mock-token.ts", ...args], { cwd: REPO_ROOT });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => (out += c));
+      child.stderr.on("data", (c: Buffer) => (err += c));
+      child.on("exit", (code) => resolve({ code, out, err }));
+    });
+
+  it("mints tokens the gateway accepts (plan, workspace) or refuses (--expired: 401, --frozen: 403); bad options exit 2", async () => {
+    const g = await startGateway({ clock: new ManualClock(Date.now()) }); // the script signs with the real time
+    try {
+      const call = async (token: string) => {
+        const res = await fetch(`${g.url}/v1/analyses`, { headers: { Authorization: `Bearer ${token}` } });
+        await res.body?.cancel();
+        return { status: res.status, limit: res.headers.get("x-ratelimit-limit") };
+      };
+      const free = await mint("--plan", "free", "--workspace", "ws_MintedFree01");
+      expect(free.code).toBe(0);
+      expect(free.out.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/); // only the token on stdout
+      expect(await call(free.out.trim())).toEqual({ status: 200, limit: "30" });
+      expect((await call((await mint("--expired")).out.trim())).status).toBe(401);
+      expect((await call((await mint("--frozen")).out.trim())).status).toBe(403);
+      const bad = await mint("--plan", "gold");
+      expect(bad.code).toBe(2);
+      expect(bad.err).toContain("--plan must be one of");
+    } finally {
+      await g.close();
+    }
+  });
+});
+
