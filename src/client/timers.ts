@@ -1,0 +1,36 @@
+// The clock the client waits on. Retries, timeouts and stream reconnects all go through one `Timers` object,
+// so tests inject a fake one and never sleep for real.
+
+export interface Timers {
+  /** Milliseconds since some fixed point; only differences are used. */
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemTimers: Timers = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
+};
+
+/** The reason a signal was aborted with, as something throwable. */
+export function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
+}
+
+/** Waits `ms`; rejects with the signal's reason at once if `signal` aborts first (or already has). */
+export function sleep(timers: Timers, ms: number, signal?: AbortSignal | null): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      timers.clearTimeout(handle);
+      reject(abortReason(signal!));
+    };
+    const handle = timers.setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

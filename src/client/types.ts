@@ -1,0 +1,82 @@
+// Types derived from the generated contract types (generated/schema.d.ts): the typed call methods, the list
+// operations `paginate` accepts, and the WebSocket operations.
+import type { Client, ClientPathsWithMethod, FetchResponse, MaybeOptionalInit } from "openapi-fetch";
+import type { components, paths } from "../../generated/schema.js";
+import type { CallOptions } from "./transport.js";
+
+export type { paths, components };
+
+export type HttpMethod = "get" | "put" | "post" | "delete" | "options" | "head" | "patch" | "trace";
+type MediaType = `${string}/${string}`;
+
+type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
+
+/** The init argument of a call: optional when nothing in it is required; always accepts `CallOptions`. */
+export type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & CallOptions)?] : [Init & CallOptions];
+
+/** Paths that have an operation for `M`. */
+export type PathsWith<M extends HttpMethod> = ClientPathsWithMethod<Client<paths>, M>;
+
+type Operation<X> = X extends Record<string | number, any> ? X : never; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** One typed call method (`GET`, `POST`, ...): openapi-fetch's, plus the per-call `timeoutMs` and `retry`. */
+export type ClientMethod<M extends HttpMethod> = <P extends PathsWith<M>, Init extends MaybeOptionalInit<paths[P], M>>(
+  url: P,
+  ...init: InitParam<Init>
+) => Promise<FetchResponse<Operation<paths[P][M]>, Init, MediaType>>;
+
+// ---- list operations -------------------------------------------------------------------------------------
+
+/** The list envelope the contract uses for every list: `{data, next_cursor, has_more}`. */
+export interface ListEnvelope<T = unknown> {
+  data: T[];
+  next_cursor: string | null;
+  has_more: boolean;
+}
+
+type JsonOf<R> = R extends { content: { "application/json": infer B } } ? B : never;
+type OkJson<Op> = Op extends { responses: { 200: infer R } } ? JsonOf<R> : never;
+type TakesCursor<Op> = Op extends { parameters: { query?: { cursor?: unknown } } } ? true : false;
+
+/** Paths whose GET takes `cursor` and answers the list envelope. */
+export type ListPath = {
+  [P in keyof paths]: paths[P] extends { get: infer Op }
+    ? [OkJson<Op>] extends [never]
+      ? never
+      : OkJson<Op> extends ListEnvelope
+        ? TakesCursor<Op> extends true
+          ? P
+          : never
+        : never
+    : never;
+}[keyof paths];
+
+/** The page type of a list path (e.g. `AnalysisList`). */
+export type ListPage<P extends ListPath> = OkJson<paths[P]["get"]>;
+/** The item type of a list path (e.g. `Analysis` for `/v1/analyses`). */
+export type ListItem<P extends ListPath> = ListPage<P> extends { data: Array<infer T> } ? T : never;
+/** The init argument of `paginate`/`pages`: the list's GET init (the `cursor` query parameter picks the first page). */
+export type ListInit<P extends ListPath> = InitParam<MaybeOptionalInit<paths[P], "get">>;
+
+// ---- WebSocket operations --------------------------------------------------------------------------------
+
+/** Paths whose GET upgrades to a WebSocket (answers 101). */
+export type WebSocketPath = {
+  [P in keyof paths]: paths[P] extends { get: { responses: { 101: unknown } } } ? P : never;
+}[keyof paths];
+
+export type WebSocketParams<P extends WebSocketPath> = Omit<paths[P]["get"]["parameters"], "header" | "cookie">;
+
+export interface WebSocketOptions<P extends WebSocketPath> {
+  params: WebSocketParams<P>;
+  /** WebSocket subprotocols. */
+  protocols?: string | string[];
+  /** Aborting closes the socket. */
+  signal?: AbortSignal;
+}
+
+/** `openWebSocket`'s options argument: required only when the path has required parameters. */
+export type WebSocketInit<P extends WebSocketPath> =
+  RequiredKeysOf<WebSocketParams<P>> extends never
+    ? [(Omit<WebSocketOptions<P>, "params"> & { params?: WebSocketParams<P> })?]
+    : [WebSocketOptions<P>];

@@ -1,0 +1,2 @@
+// Package root: the typed client.
+export * from "./client/index.js";

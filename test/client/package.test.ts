@@ -1,0 +1,107 @@
+// Packaging: `npm pack` (its prepack builds dist/), install the tarball into a new project outside the
+// repository, type-check a consumer there with this repository's tsc (no @types/node, no skipLibCheck), and run
+// it with node against a fake fetch. Needs the tarball's dependencies from the npm cache or registry.
+import { execFile } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const TSC = path.join(ROOT, "node_modules/typescript/bin/tsc");
+const NPM_ENV = { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
+
+const CONSUMER = `
+import { ApiError, createClient, readRateLimit, signWebhookPayload, unwrap, verifyWebhookSignature, type components } from "@avt/api-contract";
+
+const RATE = { "X-RateLimit-Limit": "150", "X-RateLimit-Remaining": "149", "X-RateLimit-Reset": "1763737260", "X-RateLimit-Daily-Limit": "10000", "X-RateLimit-Daily-Remaining": "9874" };
+const seen: string[] = [];
+async function fakeFetch(input: Request, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const url = new URL(request.url);
+  seen.push(\`\${request.method} \${url.pathname}\${url.search} \${request.headers.get("X-API-Key") === "pk_test_consumer" ? "key" : "no-key"}\`);
+  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...RATE } });
+  if (url.pathname === "/v1/analyses/anl_missing") return json(404, { detail: "Resource not found." });
+  return url.searchParams.get("cursor")
+    ? json(200, { data: [{ id: "anl_2" }], next_cursor: null, has_more: false })
+    : json(200, { data: [{ id: "anl_1" }], next_cursor: "c2", has_more: true });
+}
+
+const client = createClient({ baseUrl: "https://api.example.test", apiKey: "pk_test_consumer", fetch: fakeFetch });
+const ids: Array<components["schemas"]["Analysis"]["id"]> = [];
+for await (const analysis of client.paginate("/v1/analyses", { params: { query: { limit: 1 } } })) ids.push(analysis.id);
+const { response } = await client.GET("/v1/analyses", { timeoutMs: 5000 });
+let notFound = "";
+try {
+  await unwrap(client.GET("/v1/analyses/{analysis_id}", { params: { path: { analysis_id: "anl_missing" } } }));
+} catch (e) {
+  if (e instanceof ApiError) notFound = \`\${e.status} \${e.kind} \${e.detail}\`;
+}
+const signed = await signWebhookPayload({ payload: "{}", secret: "whsec_consumer", timestamp: 1795093200 });
+await verifyWebhookSignature({ payload: "{}", headers: signed.headers, secret: "whsec_consumer", now: 1795093200_000 });
+
+export function typesTravelWithThePackage() {
+  // @ts-expect-error: no such path in the contract
+  void client.GET("/v1/no-such-path", {});
+  // @ts-expect-error: limit is an integer
+  void client.GET("/v1/analyses", { params: { query: { limit: "ten" } } });
+}
+console.log(JSON.stringify({ ids, rate: readRateLimit(response), notFound, seen }));
+`;
+
+describe("package", () => {
+  it("packs, installs into a fresh project, type-checks and runs there", { timeout: 120_000 }, async () => {
+    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "client-package-"));
+    try {
+      const packed = await run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: ROOT, env: NPM_ENV, maxBuffer: 1 << 24 });
+      const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+      const files = info!.files.map((f) => f.path);
+      expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/client/client.js", "generated/schema.d.ts", "package.json"]));
+      expect(files.filter((f) => !/^(dist\/index\.|dist\/client\/|generated\/schema\.d\.ts$|package\.json$|README)/.test(f))).toEqual([]);
+      expect(files.some((f) => f.endsWith(".d.ts") && f.startsWith("dist/client/"))).toBe(true);
+
+      const project = path.join(tmp, "consumer");
+      await fs.mkdir(project);
+      await fs.writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+      await fs.writeFile(
+        path.join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: {
+            target: "ES2022",
+            module: "NodeNext",
+            moduleResolution: "NodeNext",
+            strict: true,
+            lib: ["ES2022", "DOM", "DOM.Iterable"],
+            types: [],
+            outDir: "out",
+          },
+          files: ["consumer.ts"],
+        }),
+      );
+      await fs.writeFile(path.join(project, "consumer.ts"), CONSUMER);
+      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", path.join(tmp, info!.filename)], {
+        cwd: project,
+        env: NPM_ENV,
+      });
+
+      await run(process.execPath, [TSC, "-p", project]); // throws with tsc's output on any type error
+      const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
+      expect(JSON.parse(stdout)).toEqual({
+        ids: ["anl_1", "anl_2"],
+        rate: { limit: 150, remaining: 149, reset: 1763737260, daily_limit: 10000, daily_remaining: 9874 },
+        notFound: "404 not_found Resource not found.",
+        seen: [
+          "GET /v1/analyses?limit=1 key",
+          "GET /v1/analyses?limit=1&cursor=c2 key",
+          "GET /v1/analyses key",
+          "GET /v1/analyses/anl_missing key",
+        ],
+      });
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
+  });
+});
