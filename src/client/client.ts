@@ -60,7 +60,7 @@ export interface ClientOptions {
   apiKey?: string;
   /** A JWT sent as `Authorization: Bearer`, or a function returning one. For browsers and mobile apps. */
   token?: TokenSource;
-  /** Time to wait for each attempt's response headers. Default 30 000 ms; 0 waits forever. */
+  /** Time to wait for each attempt's response headers, then for each chunk of its body (not of event streams). Default 30 000 ms; 0 waits forever. */
   timeoutMs?: number;
   /** Retry policy; `false` sends every request once. */
   retry?: RetryOptions | false;

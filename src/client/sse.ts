@@ -37,6 +37,15 @@ export async function* readEventStream(
   const parser = createParser({ onEvent: (m) => void queue.push(m), onRetry });
   const reader = body.getReader();
   const decoder = new TextDecoder();
+  // SSE lines may end in CR, LF or CRLF. eventsource-parser holds a CR that ends a chunk until the next byte shows
+  // whether an LF follows, so an event ended by a lone CR would wait for more data (forever, if the server then
+  // stays quiet or closes). Line endings are made LF here, remembering a chunk-final CR to drop the LF after it.
+  let pendingCr = false;
+  const lf = (text: string) => {
+    if (pendingCr && text.startsWith("\n")) text = text.slice(1);
+    if (text) pendingCr = text.endsWith("\r");
+    return text.replace(/\r\n?/g, "\n");
+  };
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
   try {
@@ -49,9 +58,9 @@ export async function* readEventStream(
         throw e;
       }
       if (chunk.done) {
-        parser.feed(decoder.decode());
+        parser.feed(lf(decoder.decode()));
       } else {
-        parser.feed(decoder.decode(chunk.value, { stream: true }));
+        parser.feed(lf(decoder.decode(chunk.value, { stream: true })));
       }
       for (let i = 0; i < queue.length; i++) {
         if (signal?.aborted) return;

@@ -45,7 +45,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** Options a single call may override: `client.GET(path, { ..., timeoutMs: 5000, retry: false })`. */
 export interface CallOptions {
-  /** Time to wait for the response headers of each attempt; 0 or Infinity waits forever. */
+  /** Time to wait for each attempt's response headers, then for each chunk of its body; 0 or Infinity waits forever. */
   timeoutMs?: number;
   /** Retry policy of this call; `false` sends once. Merged over the client's policy. */
   retry?: RetryOptions | false;
@@ -100,6 +100,46 @@ function discard(response: Response): void {
   response.body?.cancel().catch(() => {});
 }
 
+const EVENT_STREAM = /^\s*text\/event-stream/i;
+
+/**
+ * An attempt's response with its body still under the attempt's timeout: each chunk must arrive within the
+ * timeout of the one before (an idle timeout, so long downloads that keep flowing are fine), else the attempt is
+ * aborted and reading the body fails with TimeoutError. Without it, a body that stalls after the headers is
+ * awaited forever. Event streams are exempt: they are quiet for long by design, and streamAnalysisEvents has
+ * its own reconnects.
+ */
+function bodyUnderTimeout(response: Response, t: { rearm(): void; clear(): void; failure(e: unknown): unknown }): Response {
+  if (!response.body || EVENT_STREAM.test(response.headers.get("content-type") ?? "")) {
+    t.clear();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (e) {
+        t.clear();
+        throw t.failure(e);
+      }
+      if (chunk.done) {
+        t.clear();
+        controller.close();
+      } else {
+        t.rearm();
+        controller.enqueue(chunk.value);
+      }
+    },
+    cancel(reason) {
+      t.clear();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 export function createTransport(o: TransportOptions) {
   const { timers } = o;
 
@@ -114,19 +154,27 @@ export function createTransport(o: TransportOptions) {
     // Stays after the response: aborting later still cancels the body download (e.g. an event stream).
     outer.addEventListener("abort", () => ctrl.abort(outer.reason));
     let timedOut = false;
-    const timer = timers.setTimeout(() => {
+    const timeoutError = () => new TimeoutError(request.method, urlPath(request.url), timeoutMs);
+    const onTimeout = () => {
       timedOut = true;
-      ctrl.abort(new TimeoutError(request.method, urlPath(request.url), timeoutMs));
-    }, timeoutMs);
+      ctrl.abort(timeoutError());
+    };
+    let timer = timers.setTimeout(onTimeout, timeoutMs);
+    const clear = () => timers.clearTimeout(timer);
     const init: RequestInit = { ...ext, signal: ctrl.signal };
     if (body) init.body = body;
+    let response: Response;
     try {
-      return await o.fetch(request, init);
+      response = await o.fetch(request, init);
     } catch (e) {
-      throw timedOut ? new TimeoutError(request.method, urlPath(request.url), timeoutMs) : e;
-    } finally {
-      timers.clearTimeout(timer);
+      clear();
+      throw timedOut ? timeoutError() : e;
     }
+    const rearm = () => {
+      clear();
+      timer = timers.setTimeout(onTimeout, timeoutMs);
+    };
+    return bodyUnderTimeout(response, { rearm, clear, failure: (e) => (timedOut ? timeoutError() : e) });
   }
 
   return async function transport(request: Request, ext?: Record<string, unknown>): Promise<Response> {

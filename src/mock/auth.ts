@@ -77,7 +77,7 @@ export class Authenticator {
   }
 
   private checkKey(key: string): AuthResult {
-    if (!KEY_PREFIXES.some((p) => key.startsWith(p))) return { ok: false, detail: MESSAGES.keyPrefix };
+    if (!hasKeyPrefix(key)) return { ok: false, detail: MESSAGES.keyPrefix };
     const rec = this.opts.keys.get(key);
     if (!rec) return { ok: false, detail: MESSAGES.keyUnknown };
     return {
@@ -112,6 +112,12 @@ export class Authenticator {
       principal: { workspaceId: ws, plan, keyRpm: null, frozen: payload.frozen === true || this.opts.keys.isFrozen(ws), via: "bearer" },
     };
   }
+}
+
+/** A loop, not `.some(closure)`: this runs on every request (see limiter.ts on closures under tsx). */
+function hasKeyPrefix(key: string): boolean {
+  for (const p of KEY_PREFIXES) if (key.startsWith(p)) return true;
+  return false;
 }
 
 export interface MintOptions {

@@ -44,6 +44,13 @@ export interface GatewayOptions {
   wsIdleTimeoutMs?: number;
   /** Compile every operation's validators in the background once Prism is loaded (else each on first use). */
   warm?: boolean;
+  /** Largest JSON, form or multipart body read into memory (default DEFAULT_MAX_BODY_BYTES); a larger one answers 400. */
+  maxBodyBytes?: number;
+  /**
+   * Time a client has to send a whole request, headers and body (default 300 000 ms, node:http's); the headers
+   * alone get at most 60 000 ms. A request not received in time answers 408 and its connection is closed.
+   */
+  requestTimeoutMs?: number;
 }
 
 export interface Gateway {
@@ -79,13 +86,31 @@ interface Reply {
 
 type Admission = { ok: true; a: Admitted } | { ok: false; reply: Reply };
 
-const BODY_LIMIT = 64 * 1024 * 1024;
+/** Largest JSON, form or multipart body the gateway reads into memory: a larger one answers 400 (E2: no 413). */
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** Largest raw upload (application/octet-stream), counted as it streams but never kept: the contract's 2 GiB. */
+export const MAX_UPLOAD_BYTES = 2 * 1024 ** 3;
+
+/** node:http's own defaults, made explicit: a whole request within 5 minutes, its headers within 1 minute. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
+
+/** A body over its limit: answered with 400 and the connection closed, so the rest is never buffered. */
+class BodyTooLarge extends BadRequest {}
+
+/**
+ * How long a connection whose body was refused is still read (and the bytes dropped) before it is closed. Closing
+ * at once, with the client's bytes unread, makes the kernel send a reset that clients report instead of the 400
+ * (a "lingering close", as nginx and Apache do).
+ */
+const LINGER_MS = 1000;
 
 const CORS_ALLOW_HEADERS = ["X-API-Key", "Authorization", "Content-Type", "Accept", "Prefer", "Last-Event-ID"];
 const CORS_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS";
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const contract = opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR);
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const policy = contract.policy;
   const clock = opts.clock ?? systemClock;
   const sink = opts.log === undefined ? consoleSink : opts.log;
@@ -99,6 +124,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   // gateway already listens; requests that need it wait for it.
   const prismReady = PrismBackend.create(contract.jsonPath);
   prismReady.catch(() => {}); // reported through `ready` and to the requests that wait for it
+  /** Prism once loaded: a request with a cached answer then needs no turn of the event loop. */
+  let prismLoaded: PrismBackend | null = null;
+  void prismReady.then((p) => (prismLoaded = p), () => {});
   const ready = prismReady.then((p) => {
     if (opts.warm) void validator.warmInBackground();
     return { operations: p.operations };
@@ -129,7 +157,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     for (const [k, v] of Object.entries(upgradeHeaders.get(req) ?? {})) headers.push(`${k}: ${v}`);
   });
 
-  const isLimitedPath = (p: string) => contract.rateLimitedPrefixes.some((prefix) => p === prefix || p.startsWith(prefix + "/"));
+  const limitedPrefixes = contract.rateLimitedPrefixes.map((prefix) => [prefix, prefix + "/"] as const);
+  /** Loops rather than `.some(closure)`: on every request (see limiter.ts on closures under tsx). */
+  function isLimitedPath(p: string): boolean {
+    for (const [prefix, under] of limitedPrefixes) if (p === prefix || p.startsWith(under)) return true;
+    return false;
+  }
   const log = (method: string, url: string, status: number, t0: number, workspace: string | null) =>
     sink?.(formatRequestLine({ method, url, status, ms: performance.now() - t0, workspace }, new Date(clock.now())));
 
@@ -183,9 +216,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     const rate = rateHeaders(d);
     if (!d.allowed) return { ok: false, reply: tooMany(d) };
     if (principal.frozen) return { ok: false, reply: json(403, { detail: MESSAGES.frozen }, rate) };
-    if (match.kind === "none") return { ok: false, reply: json(404, { detail: `No operation matches ${method} ${pathname}.` }, rate) };
+    if (match.kind === "none") return { ok: false, reply: json(404, { detail: `No operation matches ${method} ${redact(pathname)}.` }, rate) };
     if (match.kind === "method") {
-      return { ok: false, reply: json(405, { detail: `${method} is not allowed on ${pathname}; use ${match.allow.join(", ")}.` }, { ...rate, Allow: match.allow.join(", ") }) };
+      return { ok: false, reply: json(405, { detail: `${method} is not allowed on ${redact(pathname)}; use ${match.allow.join(", ")}.` }, { ...rate, Allow: match.allow.join(", ") }) };
     }
     const issues = validator.checkParams(match.route, match.params, query, req.headers);
     if (issues.length) return { ok: false, reply: json(422, { detail: issues }, rate) };
@@ -199,7 +232,11 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   function send(res: http.ServerResponse, r: Reply): void {
     if (draining) r.headers.Connection = "close";
     if (r.body) r.headers["Content-Length"] = String(r.body.length);
-    res.writeHead(r.status, r.headers);
+    // The CORS headers and the answer's own, as one flat list: the fastest form writeHead takes (merging objects
+    // with a spread, or res.setHeader before writeHead, costs more than the rest of the answer).
+    const head = [...corsHead];
+    for (const name in r.headers) head.push(name, r.headers[name]!);
+    res.writeHead(r.status, head);
     res.end(r.body ?? undefined);
   }
 
@@ -251,11 +288,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     return assetCache.get(name);
   }
 
-  const exposeHeaders = Object.values(policy.headers).join(", ");
-  function cors(res: http.ServerResponse): void {
-    res.setHeader("Access-Control-Allow-Origin", "*");
-    res.setHeader("Access-Control-Expose-Headers", exposeHeaders);
-  }
+  // On every answer, with the answer's own headers (see send).
+  const corsHeaders = { "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": Object.values(policy.headers).join(", ") };
+  const corsHead = Object.entries(corsHeaders).flat();
 
   function preflight(req: http.IncomingMessage): Reply {
     const requested = String(req.headers["access-control-request-headers"] ?? "")
@@ -271,17 +306,48 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     };
   }
 
-  async function readBody(req: http.IncomingMessage, keep: boolean): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (keep) {
-        if (size > BODY_LIMIT) throw new BadRequest(`Request body is larger than the mock accepts (${BODY_LIMIT / 1024 / 1024} MiB).`);
-        chunks.push(chunk as Buffer);
-      }
-    }
-    return keep ? Buffer.concat(chunks) : Buffer.alloc(size > 0 ? 1 : 0);
+  /**
+   * Reads a request body, keeping the bytes only when `keep` (bodies the gateway parses). A body over `limit` is
+   * refused by its Content-Length before anything is read, or as soon as the bytes counted pass it; reading then
+   * stops (the 400 closes the connection), so no more than `limit` bytes are ever held.
+   */
+  function readBody(req: http.IncomingMessage, keep: boolean, limit: number): Promise<Buffer> {
+    const tooLarge = () =>
+      new BodyTooLarge(`Request body is larger than the mock accepts (${limit % 1024 ** 2 === 0 ? `${limit / 1024 ** 2} MiB` : `${limit} bytes`}).`);
+    if (Number(req.headers["content-length"]) > limit) return Promise.reject(tooLarge());
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const done = () => {
+        req.off("data", onData).off("end", onEnd).off("error", reject);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > limit) {
+          done();
+          req.pause();
+          return reject(tooLarge());
+        }
+        if (keep) chunks.push(chunk);
+      };
+      const onEnd = () => {
+        done();
+        resolve(keep ? Buffer.concat(chunks) : Buffer.alloc(size > 0 ? 1 : 0));
+      };
+      req.on("data", onData).on("end", onEnd).on("error", reject);
+    });
+  }
+
+  /** Sends `r` (a `Connection: close` answer to a request whose body is still arriving), then closes lingering. */
+  function refuseAndClose(req: http.IncomingMessage, res: http.ServerResponse, r: Reply): void {
+    const socket = req.socket;
+    // node:http calls destroySoon() once the answer is written; end our side, drop what still comes, close later.
+    socket.destroySoon = () => {
+      socket.end();
+      setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    };
+    req.on("error", () => {}).resume();
+    send(res, r);
   }
 
   function hasBody(req: http.IncomingMessage): boolean {
@@ -295,16 +361,19 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     const qi = rawUrl.indexOf("?");
     const pathname = qi < 0 ? rawUrl : rawUrl.slice(0, qi);
     const ctx = { workspace: null as string | null };
-    res.on("close", () => log(method, rawUrl, res.statusCode, t0, ctx.workspace));
-    cors(res);
+    // 499 (as nginx logs it): the client closed the connection before an answer was sent.
+    if (sink) res.on("close", () => log(method, rawUrl, res.headersSent ? res.statusCode : 499, t0, ctx.workspace));
 
+    if (req.httpVersion === "1.1" && req.headers.host === undefined) {
+      return send(res, json(400, { detail: "Malformed HTTP request: an HTTP/1.1 request needs a Host header." }, { Connection: "close" }));
+    }
     if (method === "OPTIONS" && req.headers["access-control-request-method"]) return send(res, preflight(req));
     const own = ownPath(method, pathname);
     if (own) {
       if (method === "HEAD") own.body = null;
       return send(res, own);
     }
-    if (!isLimitedPath(pathname)) return send(res, json(404, { detail: `Not found: ${pathname}. The API lives under ${contract.rateLimitedPrefixes.join(", ")}; see /swagger.html.` }));
+    if (!isLimitedPath(pathname)) return send(res, json(404, { detail: `Not found: ${redact(pathname)}. The API lives under ${contract.rateLimitedPrefixes.join(", ")}; see /swagger.html.` }));
 
     const query = new URLSearchParams(qi < 0 ? "" : rawUrl.slice(qi + 1));
     const adm = await admit(req, pathname, query, ctx);
@@ -323,11 +392,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       const ct = req.headers["content-type"];
       const structured = /json|x-www-form-urlencoded|multipart\/form-data/i.test(ct ?? "");
       try {
-        const raw = hasBody(req) ? await readBody(req, structured) : Buffer.alloc(0);
+        const raw = hasBody(req) ? await readBody(req, structured, structured ? maxBodyBytes : MAX_UPLOAD_BYTES) : Buffer.alloc(0);
         const checked = await validator.checkBody(route, ct, raw);
         if (checked.issues.length) return send(res, json(422, { detail: checked.issues }, rate));
         value = checked.value;
       } catch (e) {
+        if (e instanceof BodyTooLarge) return refuseAndClose(req, res, json(400, { detail: e.message }, { ...rate, Connection: "close" }));
         if (e instanceof BadRequest) return send(res, json(400, { detail: e.message }, rate));
         throw e;
       }
@@ -336,8 +406,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     const webhookReply = gatewayAnswers ? webhookHandler(route, adm.a, value) : null;
     if (webhookReply) return send(res, webhookReply);
 
-    const prism = await prismReady;
-    const answer = await prism.answer(route, { path: pathname, query, accept: req.headers.accept }, prefer);
+    const prism = prismLoaded ?? (await prismReady);
+    const request = { path: pathname, query, accept: req.headers.accept };
+    const answer = prism.cached(route, request, prefer) ?? (await prism.answer(route, request, prefer));
     return send(res, fromAnswer(answer, rate));
   }
 
@@ -371,10 +442,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     const lastEventId = req.headers["last-event-id"];
     const events = resumeAfter(scripts.analysisEvents(analysisId, a.principal.workspaceId), typeof lastEventId === "string" ? lastEventId : null);
     res.writeHead(200, {
+      ...corsHeaders,
       ...a.rate,
       "Content-Type": "text/event-stream; charset=utf-8",
       "Cache-Control": "no-cache, no-transform",
-      Connection: "keep-alive",
+      // No Connection header: node:http manages it. A forced `keep-alive` contradicted a client's `Connection:
+      // close`, whose response is then delimited by closing the connection, and the client reused the socket.
       "X-Accel-Buffering": "no",
     });
     res.flushHeaders();
@@ -402,7 +475,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       log("GET", rawUrl, r.status, t0, ctx.workspace);
     };
     if (draining) return reject(json(503, { detail: "The gateway is shutting down." }));
-    if (!isLimitedPath(pathname)) return reject(json(404, { detail: `Not found: ${pathname}.` }));
+    if (!isLimitedPath(pathname)) return reject(json(404, { detail: `Not found: ${redact(pathname)}.` }));
     const adm = await admit(req, pathname, query, ctx);
     if (!adm.ok) return reject(adm.reply);
     const { route, rate, principal, params } = adm.a;
@@ -430,12 +503,47 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     });
   }
 
-  const server = http.createServer((req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     handle(req, res).catch((e: Error) => {
+      // A client that went away mid-request is no internal error: its request line (499) records it.
+      if (req.destroyed && !req.complete) return;
       sink?.(`${new Date(clock.now()).toISOString()} internal error on ${req.method} ${redact(req.url ?? "")}: ${redact(e.stack ?? e.message)}`);
       if (!res.headersSent) send(res, json(500, { detail: "Internal server error. Retry with exponential backoff." }));
       else res.destroy();
     });
+  };
+  // requireHostHeader off: a request without Host gets its 400 from `handle`, with the contract's error body.
+  const requestTimeout = opts.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const server = http.createServer(
+    {
+      requireHostHeader: false,
+      requestTimeout,
+      headersTimeout: Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout),
+      // How often node:http looks for requests over their time (its default, 30 s, is coarser than a short limit).
+      connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(requestTimeout / 4))),
+    },
+    onRequest,
+  );
+  // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1 allows it) rather than answered with
+  // node:http's bare 417, which the contract does not declare.
+  server.on("checkExpectation", onRequest);
+  // What node:http cannot parse (bad request line, header names or lengths, headers over 16 KiB) never reaches
+  // `handle`; it is refused here, still with the contract's error body, and the connection is closed.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    const responding = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent;
+    if (err.code === "ECONNRESET" || !socket.writable || responding) return void socket.destroy();
+    const detail =
+      err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? "The request was not received in time."
+        : err.code === "HPE_HEADER_OVERFLOW"
+          ? "The request headers are larger than the gateway accepts (16 KiB)."
+          : "Malformed HTTP request.";
+    writeRaw(socket, json(err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400, { detail }));
+  });
+  // CONNECT would otherwise get its connection closed without an answer: the gateway is no proxy.
+  server.on("connect", (req: http.IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => socket.destroy());
+    writeRaw(socket, json(405, { detail: `${req.method} is not allowed: the gateway is not a proxy.` }));
   });
   server.on("upgrade", (req, socket, head) => {
     socket.on("error", () => socket.destroy());

@@ -1,5 +1,5 @@
 // The mock gateway's public surface (scripts/start.ts, tests, and the static docs site's Swagger page).
-export { createGateway, type Gateway, type GatewayOptions } from "./gateway.js";
+export { createGateway, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, MAX_UPLOAD_BYTES, type Gateway, type GatewayOptions } from "./gateway.js";
 export { loadContract, DEFAULT_GENERATED_DIR, type Contract, type Route } from "./contract.js";
 export { demoKeys, loadKeysFile, KeyStore, KeysFileError, type KeyRecord } from "./keys.js";
 export { mintToken, jwtSecretFromEnv, DEFAULT_JWT_SECRET } from "./auth.js";

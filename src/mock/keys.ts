@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import { LineCounter, parseDocument, type Node } from "yaml";
 import type { PlanName, RateLimitPolicy } from "../policy.js";
+import { withoutExcerpt } from "./log.js";
 
 export const KEY_PREFIXES = ["pk_live_", "pk_test_"] as const;
 
@@ -58,7 +59,7 @@ export function parseKeysFile(text: string, file: string, policy: RateLimitPolic
   try {
     data = JSON.parse(text);
   } catch (e) {
-    const msg = (e as Error).message;
+    const msg = withoutExcerpt((e as Error).message);
     const pos = /at position (\d+)/.exec(msg);
     const { line, col } = lineCol(text, pos ? Number(pos[1]) : text.length);
     throw new KeysFileError(`${file}:${line}:${col}: invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, "")}`);

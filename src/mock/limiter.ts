@@ -78,7 +78,6 @@ export class RateLimiter {
     const minute = current(this.minute, `${subject.bucket}\u0000${category.name}`, now, this.windowMs, count);
     const day = current(this.daily, subject.bucket, now, DAY_MS, count);
     const reset = Math.ceil((minute.start + this.windowMs) / 1000);
-    const secondsUntil = (end: number) => Math.max(1, Math.ceil((end - now) / 1000));
 
     let exceeded: Decision["exceeded"] = null;
     if (day.count >= dLimit) exceeded = "daily";
@@ -95,7 +94,7 @@ export class RateLimiter {
       reset,
       dailyLimit: dLimit,
       dailyRemaining: Math.max(0, dLimit - day.count),
-      retryAfter: exceeded === "daily" ? secondsUntil(day.start + DAY_MS) : exceeded === "minute" ? secondsUntil(minute.start + this.windowMs) : 0,
+      retryAfter: exceeded === "daily" ? secondsUntil(day.start + DAY_MS, now) : exceeded === "minute" ? secondsUntil(minute.start + this.windowMs, now) : 0,
     };
   }
 
@@ -113,6 +112,12 @@ export class RateLimiter {
   get size(): number {
     return this.minute.size + this.daily.size;
   }
+}
+
+// Module-level helpers rather than closures made per request: under tsx (`npm start`) every function expression
+// also costs an Object.defineProperty for its name, on the hot path of each request.
+function secondsUntil(end: number, now: number): number {
+  return Math.max(1, Math.ceil((end - now) / 1000));
 }
 
 /** The window of `key` that contains `now` (fixed windows aligned to the epoch, so UTC days and whole minutes). */

@@ -37,6 +37,14 @@ export function redact(text: string): string {
     .replace(/eyJ[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*/g, "[redacted-jwt]");
 }
 
+/**
+ * A JSON.parse error message without the excerpt of the input that V8 quotes (`Unexpected token 'p', "pk_test_ab"...
+ * is not valid JSON`): the input may hold a secret, and the excerpt would carry part of it into an error body.
+ */
+export function withoutExcerpt(message: string): string {
+  return message.replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, "");
+}
+
 function decodeSafe(s: string): string {
   try {
     return decodeURIComponent(s);

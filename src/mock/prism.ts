@@ -120,8 +120,13 @@ export class PrismBackend {
     return new PrismBackend(http.createInstance({ ...BASE_CONFIG, mock: { dynamic: false } }, { logger: silentLogger }), ops);
   }
 
+  /** The cached answer, if there is one: without a turn of the event loop. */
+  cached(route: Route, req: { accept?: string }, prefer: Preferences): MockAnswer | undefined {
+    return prefer.dynamic ? undefined : this.cache.get(cacheKey(route, req, prefer));
+  }
+
   async answer(route: Route, req: { path: string; query: URLSearchParams; accept?: string }, prefer: Preferences): Promise<MockAnswer> {
-    const key = `${route.method} ${route.template}\u0000${prefer.code ?? ""}\u0000${prefer.example ?? ""}\u0000${req.accept ?? ""}`;
+    const key = cacheKey(route, req, prefer);
     if (!prefer.dynamic) {
       const hit = this.cache.get(key);
       if (hit) return hit;
@@ -135,7 +140,15 @@ export class PrismBackend {
       body: undefined,
     };
     const config = { ...BASE_CONFIG, mock: { dynamic: prefer.dynamic ?? false, code: prefer.code, exampleKey: prefer.example } };
-    const result = await this.prism.request(input, [op], config)();
+    const result = await this.prism.request(input, [op], config)().catch((e: unknown) => {
+      if (!req.accept) throw e;
+      return notAcceptable(); // Prism's negotiator throws on an Accept header it cannot parse
+    });
+    if (req.accept && result._tag === "Left" && result.left.status === 406) {
+      // An Accept no documented response satisfies: answer the documented representation (RFC 9110 §12.5.1 lets a
+      // server ignore Accept) instead of a 406 or 500 the contract never declares.
+      return this.answer(route, { ...req, accept: undefined }, prefer);
+    }
     let answer: MockAnswer;
     if (result._tag === "Left") {
       const e = result.left;
@@ -152,6 +165,14 @@ export class PrismBackend {
     if (!prefer.dynamic && answer.status < 500) this.cache.set(key, answer);
     return answer;
   }
+}
+
+function notAcceptable(): Either<Error & { status?: number; detail?: string }, never> {
+  return { _tag: "Left", left: Object.assign(new Error("Accept header cannot be parsed"), { status: 406 }) };
+}
+
+function cacheKey(route: Route, req: { accept?: string }, prefer: Preferences): string {
+  return `${route.method} ${route.template}\u0000${prefer.code ?? ""}\u0000${prefer.example ?? ""}\u0000${req.accept ?? ""}`;
 }
 
 export function jsonAnswer(status: number, value: unknown): MockAnswer {

@@ -5,6 +5,7 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.
 import addFormatsModule from "ajv-formats";
 import type { IncomingHttpHeaders } from "node:http";
 import type { Contract, Json, Route } from "./contract.js";
+import { withoutExcerpt } from "./log.js";
 
 // ajv-formats is CommonJS; under ESM its function sits on `default`.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -169,11 +170,7 @@ export class RequestValidator {
   checkParams(route: Route, pathParams: Record<string, string>, query: URLSearchParams, headers: IncomingHttpHeaders): ValidationIssue[] {
     const c = this.compiled(route);
     const issues: ValidationIssue[] = [];
-    const run = (where: Location, values: Record<string, unknown>) => {
-      const set = c.params[where];
-      if (set && !set.validate(values)) issues.push(...toIssues(where, this.narrow(this.coercingAjv, set.validate.errors ?? [], values)));
-    };
-    if (c.params.path) run("path", { ...pathParams });
+    if (c.params.path) this.checkSet(c, "path", { ...pathParams }, issues);
     if (c.params.query) {
       const values: Record<string, unknown> = {};
       for (const p of c.params.query.params) {
@@ -182,7 +179,7 @@ export class RequestValidator {
         const array = schemaType(this.contract.deref(p.schema), this.contract) === "array";
         values[p.name] = array ? (p.explode === false ? all.flatMap((v) => v.split(",")) : all) : all[0];
       }
-      run("query", values);
+      this.checkSet(c, "query", values, issues);
     }
     if (c.params.header) {
       const values: Record<string, unknown> = {};
@@ -190,9 +187,15 @@ export class RequestValidator {
         const v = headers[String(p.name).toLowerCase()];
         if (v !== undefined) values[p.name] = Array.isArray(v) ? v.join(", ") : v;
       }
-      run("header", values);
+      this.checkSet(c, "header", values, issues);
     }
     return issues;
+  }
+
+  /** Validates one location's values, adding its violations to `issues` (a method: no closure per request). */
+  private checkSet(c: CompiledRoute, where: Location, values: Record<string, unknown>, issues: ValidationIssue[]): void {
+    const set = c.params[where];
+    if (set && !set.validate(values)) issues.push(...toIssues(where, this.narrow(this.coercingAjv, set.validate.errors ?? [], values)));
   }
 
   /**
@@ -215,7 +218,7 @@ export class RequestValidator {
       try {
         value = JSON.parse(raw.toString("utf8"));
       } catch (e) {
-        throw new BadRequest(`Request body is not valid JSON: ${jsonErrorWhere((e as Error).message, raw.toString("utf8"))}`);
+        throw new BadRequest(`Request body is not valid JSON: ${jsonErrorWhere(withoutExcerpt((e as Error).message), raw.toString("utf8"))}`);
       }
     } else if (mt === "application/x-www-form-urlencoded") {
       value = formToObject(new URLSearchParams(raw.toString("utf8")), entry.content, this.contract);

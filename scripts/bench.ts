@@ -1,0 +1,227 @@
+// `npm run bench`: what the toolchain costs, every figure a ratio taken side by side in one run (median of
+// several rounds, the things compared alternating within each round). Prints a table, writes bench/results.json
+// (the machine, the date, every raw run). bench/README.md explains each figure.
+//
+//   npm run bench                        everything (under 5 minutes on 2 cores)
+//   npm run bench -- --only=client,size  some sections: client, mock, toolchain, size, cold (results.json untouched)
+//   npm run bench -- --rounds=5          more rounds for every section
+//
+// Nothing here is a test: timings never fail a build. The run fails only when a figure cannot be trusted
+// (a non-2xx answer counted as mock throughput) or a command it times fails.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { ROOT } from "./lib/paths.js";
+import { coldStart, type ColdStart } from "./bench/cold-start.js";
+import { median, medianRatio, stopAllOnExit, timed, TSX } from "./bench/lib.js";
+import { mockThroughput, type MockThroughput } from "./bench/mock-throughput.js";
+import { clientSize, type ClientSize } from "./bench/size.js";
+import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain.js";
+
+const SECTIONS = ["client", "mock", "toolchain", "size", "cold"] as const;
+type Section = (typeof SECTIONS)[number];
+
+type ClientVariant = "ours" | "oursPlain" | "oursNoTimeout" | "bare" | "raw";
+
+interface ClientOverhead {
+  requestsPerSample: number;
+  rounds: number;
+  samples: Record<ClientVariant, Array<{ rps: number; cpuRps: number }>>;
+  median: Record<ClientVariant, number>;
+  ratios: { oursOverBare: number; oursOverRaw: number; oursPlainOverBare: number; oursNoTimeoutOverBare: number; oursOverBareCpu: number };
+}
+
+interface Results {
+  date: string;
+  machine: { cpus: number; cpuModel: string; memoryGiB: number; node: string; os: string; loadAverageStart: number[]; loadAverageEnd?: number[] };
+  command: string;
+  totalSeconds?: number;
+  client?: ClientOverhead;
+  mock?: MockThroughput;
+  toolchain?: Toolchain;
+  size?: ClientSize;
+  coldStart?: ColdStart;
+}
+
+const CLIENT_TARGET = 0.9;
+
+function machine(): Results["machine"] {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? "unknown",
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadAverageStart: os.loadavg().map((l) => Math.round(l * 100) / 100),
+  };
+}
+
+async function clientOverhead(rounds: number, n: number): Promise<ClientOverhead> {
+  const r = await timed(TSX, ["scripts/bench/client-overhead.ts", String(rounds), String(n)]);
+  const raw = JSON.parse(r.stdout.trim().split("\n").pop()!) as Omit<ClientOverhead, "median" | "ratios">;
+  const rps = (k: ClientVariant) => raw.samples[k].map((s) => s.rps);
+  const cpu = (k: ClientVariant) => raw.samples[k].map((s) => s.cpuRps);
+  const variants = Object.keys(raw.samples) as ClientVariant[];
+  return {
+    ...raw,
+    median: Object.fromEntries(variants.map((k) => [k, median(rps(k))])) as Record<ClientVariant, number>,
+    ratios: {
+      oursOverBare: medianRatio(rps("ours"), rps("bare")),
+      oursOverRaw: medianRatio(rps("ours"), rps("raw")),
+      oursPlainOverBare: medianRatio(rps("oursPlain"), rps("bare")),
+      oursNoTimeoutOverBare: medianRatio(rps("oursNoTimeout"), rps("bare")),
+      oursOverBareCpu: medianRatio(cpu("ours"), cpu("bare")),
+    },
+  };
+}
+
+// ---- the table --------------------------------------------------------------------------------------------
+
+const int = (x: number) => Math.round(x).toLocaleString("en-US");
+const x2 = (x: number) => `${x.toFixed(2)}×`;
+const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const kb = (b: number) => `${(b / 1024).toFixed(1)} KiB`;
+const check = (ok: boolean) => (ok ? "✓" : "✗");
+
+export function table(r: Results): string {
+  const rows: string[][] = [];
+  if (r.client) {
+    const c = r.client;
+    rows.push([
+      "Client req/s, fetch stubbed (ours: auth + retry + rate-limit middleware)",
+      `ours ${int(c.median.ours)} · without middleware ${int(c.median.oursPlain)} · without timeout ${int(c.median.oursNoTimeout)} · openapi-fetch ${int(c.median.bare)} · raw fetch ${int(c.median.raw)}`,
+      `ours÷openapi-fetch ${x2(c.ratios.oursOverBare)} (CPU time ${x2(c.ratios.oursOverBareCpu)}; without middleware ${x2(c.ratios.oursPlainOverBare)}; without timeout ${x2(c.ratios.oursNoTimeoutOverBare)}) · ours÷raw ${x2(c.ratios.oursOverRaw)}`,
+      `within 10% of openapi-fetch (≥ ${CLIENT_TARGET}×): ${check(c.ratios.oursOverBare >= CLIENT_TARGET)}`,
+    ]);
+  }
+  if (r.mock) {
+    const m = r.mock;
+    const t = (k: keyof MockThroughput["median"]) => {
+      const cpu = m.median[k].cpuUsPerRequest;
+      return `${int(m.median[k].rps)} req/s, p50 ${m.median[k].p50.toFixed(2)} ms, p99 ${m.median[k].p99.toFixed(2)} ms${cpu === null ? "" : `, CPU ${int(cpu)} µs/req`}`;
+    };
+    rows.push([`Mock GET /v1/analyses, ${m.connections} connections, ${m.durationSeconds} s × ${m.rounds}`, `gateway ${t("gateway")}`, `gateway÷Prism ${x2(m.ratios.gatewayOverPrism)}`, `gateway ≥ Prism: ${check(m.ratios.gatewayOverPrism >= 1)}`]);
+    rows.push(["", `bare Prism ${t("prism")}`, `gateway÷ceiling ${x2(m.ratios.gatewayOverCeiling)}`, `non-2xx: ${m.non2xx} ${check(m.non2xx === 0)}`]);
+    rows.push(["", `ceiling (node:http) ${t("ceiling")}`, `Prism÷ceiling ${x2(m.ratios.prismOverCeiling)}${m.ratios.gatewayCpuOverCeiling === null ? "" : ` · CPU/req gateway÷ceiling ${x2(m.ratios.gatewayCpuOverCeiling)}`}`, ""]);
+  }
+  if (r.toolchain) {
+    const tc = r.toolchain;
+    const base = tc.scales[0]!;
+    const measures: Array<[string, (run: Toolchain["scales"][number]["runs"][number]) => number]> = [
+      ["npm run generate", (x) => x.generateMs],
+      ["npm run lint", (x) => x.lintMs],
+      ["tsc --noEmit, consumer of 10 operations", (x) => x.tsc.ms],
+    ];
+    for (const [name, pick] of measures) {
+      const b = scaleMedian(base, pick);
+      const values = tc.scales.map((s) => `×${s.factor} (${s.operations} ops) ${sec(scaleMedian(s, pick))}`).join(" · ");
+      const growth = tc.scales.slice(1).map((s) => ({ s, ratio: scaleMedian(s, pick) / b, ops: s.operations / base.operations }));
+      rows.push([
+        `Toolchain: ${name}`,
+        values,
+        growth.map((g) => `×${g.s.factor}÷×1 ${x2(g.ratio)}`).join(" · "),
+        `no worse than linear: ${check(growth.every((g) => g.ratio <= g.ops))}`,
+      ]);
+    }
+    const inst = (s: Toolchain["scales"][number], bare = false) => scaleMedian(s, (x) => (bare ? x.tscBare?.instantiations : x.tsc.instantiations));
+    const checkS = (s: Toolchain["scales"][number], bare = false) => scaleMedian(s, (x) => (bare ? x.tscBare?.checkSeconds : x.tsc.checkSeconds));
+    const paired = base.runs.filter((x) => x.tscBare);
+    rows.push([
+      "Type cost: consumer of 10 operations (tsc --extendedDiagnostics)",
+      `ours ${int(inst(base))} instantiations, check ${checkS(base).toFixed(2)} s · openapi-fetch ${int(inst(base, true))}, ${checkS(base, true).toFixed(2)} s`,
+      `ours÷openapi-fetch: instantiations ${x2(medianRatio(paired.map((x) => x.tsc.instantiations), paired.map((x) => x.tscBare!.instantiations)))}, check time ${x2(medianRatio(paired.map((x) => x.tsc.checkSeconds), paired.map((x) => x.tscBare!.checkSeconds)))}`,
+      tc.scales
+        .slice(1)
+        .map((s) => `×${s.factor}: ours ${int(inst(s))}, ${checkS(s).toFixed(2)} s · openapi-fetch ${int(inst(s, true))}`)
+        .join(" · "),
+    ]);
+  }
+  if (r.size) {
+    const s = r.size;
+    rows.push([
+      "Client size (esbuild, browser, minified, gzip -9, ws external)",
+      `ours ${kb(s.ours.gzipped)} (${kb(s.ours.minified)} min) · openapi-fetch ${kb(s.openapiFetch.gzipped)} (${kb(s.openapiFetch.minified)} min)`,
+      `ours÷openapi-fetch ${x2(s.ratio)}`,
+      "",
+    ]);
+  }
+  if (r.coldStart) {
+    const c = r.coldStart;
+    rows.push([
+      `Cold start: npm start -- ${c.args.join(" ")} → first 200`,
+      `/health ${int(c.median.gatewayHealthMs)} ms · GET /v1/analyses ${int(c.median.gatewayApiMs)} ms · bare prism mock ${int(c.median.prismApiMs)} ms`,
+      `npm start÷prism mock ${x2(c.ratio)}`,
+      r.toolchain && !r.toolchain.generatedFresh ? "generated/ is STALE: run npm run generate" : "",
+    ]);
+  }
+  const head = ["figure", "median", "ratio", "check"];
+  return [head, head.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { only: { type: "string" }, rounds: { type: "string" } } });
+  const only = values.only ? (values.only.split(",").map((s) => s.trim()) as Section[]) : [...SECTIONS];
+  const unknown = only.filter((s) => !SECTIONS.includes(s));
+  if (unknown.length) {
+    console.error(`unknown section(s) ${unknown.join(", ")}; sections: ${SECTIONS.join(", ")}`);
+    process.exit(2);
+  }
+  const roundsOverride = values.rounds ? Number(values.rounds) : undefined;
+  const rounds = (d: number) => roundsOverride ?? d;
+  const has = (s: Section) => only.includes(s);
+  stopAllOnExit();
+
+  const t0 = performance.now();
+  const say = (s: string) => console.log(s);
+  const results: Results = { date: new Date().toISOString(), machine: machine(), command: ["npm run bench", ...process.argv.slice(2)].join(" ") };
+  say(`bench: ${results.machine.cpus} CPUs (${results.machine.cpuModel}), ${results.machine.memoryGiB} GiB, Node ${results.machine.node}, load ${results.machine.loadAverageStart.join(" ")}`);
+
+  if (has("size")) {
+    say("\n[size] bundling the client and openapi-fetch with esbuild…");
+    results.size = await clientSize();
+  }
+  if (has("client")) {
+    say("\n[client] requests through ours (all on, without middleware, without timeout), openapi-fetch and raw fetch (fetch stubbed)…");
+    results.client = await clientOverhead(rounds(7), 2500);
+  }
+  if (has("mock")) {
+    say("\n[mock] autocannon against the gateway, bare Prism and a node:http ceiling…");
+    results.mock = await mockThroughput({ rounds: rounds(3), seconds: 3, connections: 10, say });
+  }
+  if (has("toolchain")) {
+    say("\n[toolchain] generate, lint and tsc at ×1, ×5 and ×20 operations…");
+    results.toolchain = await toolchain({ factors: [1, 5, 20], rounds: rounds(3), scaledRounds: rounds(2), say });
+    if (!results.toolchain.generatedFresh) say("  note: generated/ differs from what generate makes of spec/ now (run npm run generate)");
+  }
+  if (has("cold")) {
+    say("\n[cold] npm start and bare prism mock, from spawn to first 200…");
+    results.coldStart = await coldStart({ rounds: rounds(3), say });
+  }
+  results.machine.loadAverageEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  results.totalSeconds = Math.round((performance.now() - t0) / 100) / 10;
+
+  say(`\n${table(results)}\n`);
+  say(`${results.date.slice(0, 10)} · ${results.machine.cpus} CPUs · ${results.machine.memoryGiB} GiB · Node ${results.machine.node} · ${results.machine.os} · load ${results.machine.loadAverageStart.join("/")} → ${results.machine.loadAverageEnd.join("/")} · ${results.totalSeconds} s`);
+
+  if (only.length === SECTIONS.length) {
+    const out = path.join(ROOT, "bench/results.json");
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    fs.writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
+    say(`wrote ${path.relative(process.cwd(), out)}`);
+  } else {
+    say("partial run (--only): bench/results.json left as it was");
+  }
+  if (results.mock && results.mock.non2xx !== 0) {
+    console.error(`mock: ${results.mock.non2xx} non-2xx answers or errors were counted: the throughput figures are not valid`);
+    process.exit(1);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scripts/bench.ts")) {
+  main().catch((e: Error) => {
+    console.error(`bench failed: ${e.stack ?? e.message}`);
+    process.exit(1);
+  });
+}

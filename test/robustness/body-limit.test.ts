@@ -1,0 +1,131 @@
+// The body size limits (DEFAULT_MAX_BODY_BYTES for bodies the gateway parses, MAX_UPLOAD_BYTES for raw uploads):
+// a body over the limit answers 400 with the contract's error body, at once when its Content-Length says so and
+// as soon as the limit is passed when it is streamed, and the connection is closed so the rest is never read or
+// buffered. Exactly the limit is still accepted.
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "../../src/mock/index.js";
+import { freshKey, schemaErrors, startGateway, type TestGateway } from "../mock/helpers.js";
+import { header, rawRequest, type RawResponse } from "./lib/http.js";
+import { ContractOracle } from "./lib/oracle.js";
+
+const key = freshKey("business");
+let g: TestGateway;
+let small: TestGateway;
+let oracle: ContractOracle;
+const SMALL = 1024;
+
+beforeAll(async () => {
+  g = await startGateway({ extraKeys: [key] });
+  small = await startGateway({ extraKeys: [key], maxBodyBytes: SMALL });
+  oracle = new ContractOracle(g.gateway.contract);
+  await g.gateway.ready;
+});
+afterAll(async () => {
+  await g.close();
+  await small.close();
+});
+
+const auth: Array<[string, string]> = [["X-API-Key", key.key]];
+const jsonHeaders: Array<[string, string]> = [...auth, ["Content-Type", "application/json"]];
+
+/**
+ * Streams `total` bytes of `chunk` (chunked) and records how much had been written when the answer came and
+ * whether the server then closed the connection.
+ */
+function streamUntilAnswered(base: string, path: string, headers: Array<[string, string]>, total: number): Promise<{ res: RawResponse; sentBeforeAnswer: number; closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(base);
+    const req = http.request({ host: url.hostname, port: url.port, method: "POST", path, headers: Object.fromEntries([...headers, ["Transfer-Encoding", "chunked"]]) });
+    const chunk = Buffer.alloc(1 << 20, "a");
+    let sent = 0;
+    let sentBeforeAnswer = -1;
+    let answered = false;
+    const pump = () => {
+      while (!answered && sent < total) {
+        sent += chunk.length;
+        if (!req.write(chunk)) return void req.once("drain", pump);
+      }
+      if (!answered) req.end();
+    };
+    req.on("error", () => {}); // EPIPE/ECONNRESET once the server has closed: expected
+    req.on("response", (res) => {
+      answered = true;
+      sentBeforeAnswer = sent;
+      const body: Buffer[] = [];
+      res.on("data", (c: Buffer) => body.push(c));
+      res.on("end", () => {
+        const headersOut: Array<[string, string]> = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2) headersOut.push([res.rawHeaders[i]!.toLowerCase(), res.rawHeaders[i + 1]!]);
+        const out = { status: res.statusCode!, headers: headersOut, body: Buffer.concat(body), closed: true };
+        // The server must close the connection itself (it stops reading); `close` comes without our destroying it.
+        const timer = setTimeout(() => resolve({ res: out, sentBeforeAnswer, closed: false }), 2000);
+        req.socket?.once("close", () => {
+          clearTimeout(timer);
+          resolve({ res: out, sentBeforeAnswer, closed: true });
+        });
+        if (req.socket?.destroyed) {
+          clearTimeout(timer);
+          resolve({ res: out, sentBeforeAnswer, closed: true });
+        }
+      });
+    });
+    req.setTimeout(30_000, () => reject(new Error("no answer while streaming")));
+    pump();
+  });
+}
+
+function expectTooLarge(res: RawResponse, method: string, path: string, limitText: string) {
+  expect(res.status).toBe(400);
+  const body = JSON.parse(res.body.toString());
+  expect(schemaErrors("Error", body)).toEqual([]);
+  expect(body.detail).toBe(`Request body is larger than the mock accepts (${limitText}).`);
+  expect(header(res, "connection")).toBe("close");
+  expect(oracle.check(method, path, res)).toEqual([]); // declared status, rate-limit headers
+}
+
+describe("body size limits", () => {
+  it("documents 64 MiB for parsed bodies and the contract's 2 GiB for raw uploads", () => {
+    expect(DEFAULT_MAX_BODY_BYTES).toBe(64 * 1024 * 1024);
+    expect(MAX_UPLOAD_BYTES).toBe(2 * 1024 ** 3);
+  });
+
+  it("refuses a declared Content-Length over 64 MiB at once, without waiting for the body", async () => {
+    // Only 10 bytes of the declared 64 MiB + 1 are sent; rawRequest waits for the answer without sending more.
+    const res = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/speakers", headers: jsonHeaders, body: Buffer.from('{"name":"x'), declaredLength: DEFAULT_MAX_BODY_BYTES + 1, timeoutMs: 5000 });
+    expectTooLarge(res, "POST", "/v1/speakers", "64 MiB");
+  });
+
+  it("refuses a streamed (chunked) body as soon as it passes 64 MiB, then closes instead of reading on", async () => {
+    const total = 1024 * 1024 * 1024; // the client would send 1 GiB if the gateway kept reading
+    const { res, sentBeforeAnswer, closed } = await streamUntilAnswered(g.url, "/v1/speakers", jsonHeaders, total);
+    expectTooLarge(res, "POST", "/v1/speakers", "64 MiB");
+    expect(sentBeforeAnswer).toBeGreaterThan(DEFAULT_MAX_BODY_BYTES);
+    expect(sentBeforeAnswer).toBeLessThan(DEFAULT_MAX_BODY_BYTES + 32 * 1024 * 1024); // socket buffers, not the whole GiB
+    expect(closed).toBe(true);
+  }, 60_000);
+
+  it("refuses a raw upload declared over 2 GiB at once", async () => {
+    const path = "/v1/analysis/stream-upload?media_type=audio";
+    const res = await rawRequest(new URL(g.url), { method: "POST", path, headers: [...auth, ["Content-Type", "application/octet-stream"]], body: Buffer.from("RIFF"), declaredLength: MAX_UPLOAD_BYTES + 1, timeoutMs: 5000 });
+    expectTooLarge(res, "POST", path, "2048 MiB");
+  });
+
+  it("takes exactly the limit and refuses one byte more, declared or streamed (configured limit of 1 KiB)", async () => {
+    const base = new URL(small.url);
+    const exactly = Buffer.from(JSON.stringify({ name: "x".repeat(SMALL - 11) }));
+    expect(exactly.length).toBe(SMALL);
+    const over = Buffer.concat([exactly, Buffer.from(" ")]);
+    for (const chunked of [false, true]) {
+      const ok = await rawRequest(base, { method: "POST", path: "/v1/speakers", headers: jsonHeaders, body: exactly, chunked });
+      expect(ok.status, `exactly ${SMALL} bytes${chunked ? ", chunked" : ""}`).toBe(422); // read and validated: the name is too long
+      const refused = await rawRequest(base, { method: "POST", path: "/v1/speakers", headers: jsonHeaders, body: over, chunked });
+      expectTooLarge(refused, "POST", "/v1/speakers", `${SMALL} bytes`);
+    }
+  });
+
+  it("keeps serving on the same gateway afterwards", async () => {
+    const res = await rawRequest(new URL(g.url), { method: "GET", path: "/v1/analyses", headers: auth });
+    expect(res.status).toBe(200);
+  });
+});
