@@ -11,6 +11,7 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { CategoryRule } from "../policy.js";
+import type { components } from "../../generated/schema.js";
 import { Authenticator, jwtSecretFromEnv, MESSAGES, type Principal } from "./auth.js";
 import { DEFAULT_GENERATED_DIR, loadContract, type Contract, type Json, type Route } from "./contract.js";
 import { EventScripts, newId, sseMessage, play, resumeAfter } from "./events.js";
@@ -417,7 +418,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     const ws = a.principal.workspaceId;
     switch (route.operationId) {
       case "createWebhook": {
-        const hook = webhooks.register(ws, body as { url: string; event_types: string[] });
+        // The body has passed the contract's validation of WebhookCreate by now.
+        const hook = webhooks.register(ws, body as components["schemas"]["WebhookCreate"]);
         return json(route.successCode, hook, a.rate);
       }
       case "testWebhook": {

@@ -3,6 +3,7 @@
 // more. Signing follows the contract: `X-Webhook-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`
 // keyed with the full `whsec_…` secret, `X-Webhook-Timestamp` in epoch seconds, `X-Webhook-Id`.
 import { createHmac, randomInt } from "node:crypto";
+import type { components } from "../../generated/schema.js";
 import type { Contract, Json } from "./contract.js";
 import { newId } from "./events.js";
 import type { Clock } from "./limiter.js";
@@ -22,19 +23,8 @@ export function webhookSignature(secret: string, timestamp: string, rawBody: str
   return "v1=" + createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex");
 }
 
-export interface RegisteredWebhook {
-  id: string;
-  workspace_id: string;
-  url: string;
-  event_types: string[];
-  enabled: boolean;
-  description: string | null;
-  created_at: string;
-  updated_at: string;
-  last_delivery_at: string | null;
-  last_delivery_status: number | null;
-  secret: string;
-}
+/** A registered webhook as the contract returns it from `POST /v1/webhooks` (secret included). */
+export type RegisteredWebhook = components["schemas"]["WebhookWithSecret"];
 
 export interface DeliveryLog {
   (line: { hook: string; type: string; url: string; status: number | null; ms: number; error?: string }): void;
@@ -75,7 +65,7 @@ export class Webhooks {
   }
 
   /** Registers a webhook from a validated `WebhookCreate` body; answers the `WebhookWithSecret` to return. */
-  register(workspaceId: string, body: { url: string; event_types: string[]; enabled?: boolean; description?: string }): RegisteredWebhook {
+  register(workspaceId: string, body: components["schemas"]["WebhookCreate"]): RegisteredWebhook {
     const now = new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
     const hook: RegisteredWebhook = {
       id: newId("whk", this.opts.clock.now()),
