@@ -122,7 +122,8 @@ function mergeParameters(pathLevel: Json[], opLevel: Json[]): Json[] {
   return [...out.values()];
 }
 
-function makeDeref(doc: Json) {
+/** A resolver of local `#/...` references of a bundled document (also used by the conformance tests). */
+export function makeDeref(doc: Json) {
   return function deref<T = Json>(node: Json): T {
     let n = node;
     for (let i = 0; n && typeof n === "object" && typeof n.$ref === "string" && n.$ref.startsWith("#/") && i < 20; i++) {

@@ -1,5 +1,6 @@
 // Loads the committed bundle once per test file and offers small walkers over it.
 import { loadGenerated, type Json } from "../../scripts/lib/contract.js";
+import { makeDeref } from "../../src/mock/contract.js";
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
 
@@ -13,17 +14,7 @@ export interface Op {
 export const doc: Json = await loadGenerated();
 
 /** Resolves a local `$ref` (`#/components/...`) of the bundle; other values pass through. */
-export function deref<T = Json>(node: Json): T {
-  let n = node;
-  for (let i = 0; n && typeof n === "object" && typeof n.$ref === "string" && i < 20; i++) {
-    n = n.$ref
-      .slice(2)
-      .split("/")
-      .map((s: string) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
-      .reduce((acc: Json, key: string) => acc?.[key], doc);
-  }
-  return n as T;
-}
+export const deref: <T = Json>(node: Json) => T = makeDeref(doc);
 
 export function operations(kind: "paths" | "webhooks" = "paths"): Op[] {
   const out: Op[] = [];
