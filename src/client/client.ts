@@ -21,6 +21,7 @@ import createFetchClient, {
 import type { paths } from "../../generated/schema.js";
 import { CredentialsError, StreamError, toApiError, type FetchResult } from "./errors.js";
 import { isFinalEvent, readEventStream, toAnalysisStreamEvent, type AnalysisStreamEvent } from "./sse.js";
+import type { RateLimit } from "./rate-limit.js";
 import { sleep, systemTimers, type Timers } from "./timers.js";
 import {
   backoffMs,
@@ -60,7 +61,11 @@ export interface ClientOptions {
   apiKey?: string;
   /** A JWT sent as `Authorization: Bearer`, or a function returning one. For browsers and mobile apps. */
   token?: TokenSource;
-  /** Time to wait for each attempt's response headers, then for each chunk of its body (not of event streams). Default 30 000 ms; 0 waits forever. */
+  /**
+   * Per attempt: time to wait for the response headers, then again for the body (a body read whole, as JSON or
+   * text, must arrive within it; a body read as a stream, `parseAs: "stream"`, within it of each previous chunk;
+   * event streams are not timed once open). Default 30 000 ms; 0 waits forever.
+   */
   timeoutMs?: number;
   /** Retry policy; `false` sends every request once. */
   retry?: RetryOptions | false;
@@ -73,6 +78,13 @@ export interface ClientOptions {
   querySerializer?: QuerySerializer<unknown> | QuerySerializerOptions;
   /** Serializer of JSON bodies. Streams, Blobs, byte arrays and FormData are always sent as they are. */
   bodySerializer?: BodySerializer<unknown>;
+  /**
+   * Told the `X-RateLimit-*` headers (and `Retry-After`) of every response that carries them, parsed by
+   * `readRateLimit`, including the 429s and 5xxs that are retried: e.g. to show the remaining quota or to slow
+   * down before a 429. Responses whose headers are absent or malformed are not reported. Cheaper than an
+   * openapi-fetch middleware doing the same (npm run bench).
+   */
+  onRateLimit?: (rateLimit: RateLimit, response: Response) => void;
   /** openapi-fetch middleware, registered in this order. It runs above the retries: once per call. */
   middleware?: Middleware[];
   /** The WebSocket class for `openWebSocket`; default the platform's, else the `ws` package (Node). */
@@ -198,12 +210,23 @@ export function createClient(options: ClientOptions): ApiClient {
   const send: FetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const streamedBodies = new WeakSet<object>();
   const serializeJson = options.bodySerializer ?? defaultBodySerializer;
+  if (options.onRateLimit !== undefined && typeof options.onRateLimit !== "function") {
+    throw new TypeError("onRateLimit must be a function (rateLimit, response) => void");
+  }
 
   const fetchClient = createFetchClient<paths>({
     baseUrl: options.baseUrl,
     headers: options.headers,
     querySerializer: options.querySerializer,
-    fetch: createTransport({ fetch: send, timers, timeoutMs, retry, authenticate: creds.authenticate, streamedBodies }),
+    fetch: createTransport({
+      fetch: send,
+      timers,
+      timeoutMs,
+      retry,
+      authenticate: creds.authenticate,
+      streamedBodies,
+      onRateLimit: options.onRateLimit,
+    }),
     bodySerializer(body: unknown, headers?: Headers | Record<string, string>) {
       if (isStream(body)) {
         streamedBodies.add(body);

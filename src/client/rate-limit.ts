@@ -52,13 +52,31 @@ export function retryAfterSeconds(headers: Headers): number | undefined {
  */
 export function readRateLimit(source: Response | Headers | { headers: Headers }): RateLimit | undefined {
   const headers = source instanceof Headers ? source : source.headers;
-  const values = FIVE.map((k) => integer(headers, RATE_LIMIT_HEADERS[k]));
-  if (values.every((v) => v === undefined)) return undefined;
-  const missing = FIVE.filter((_, i) => values[i] === undefined).map((k) => RATE_LIMIT_HEADERS[k]);
-  if (missing.length) throw new TypeError(`rate-limit headers missing: ${missing.join(", ")}`);
-  const [limit, remaining, reset, daily_limit, daily_remaining] = values as number[];
-  const info: RateLimit = { limit: limit!, remaining: remaining!, reset: reset!, daily_limit: daily_limit!, daily_remaining: daily_remaining! };
+  // A loop, not map/filter: the client's onRateLimit calls this for every response.
+  const info = {} as RateLimit;
+  let found = 0;
+  for (const k of FIVE) {
+    const v = integer(headers, RATE_LIMIT_HEADERS[k]);
+    if (v !== undefined) {
+      info[k] = v;
+      found++;
+    }
+  }
+  if (found === 0) return undefined;
+  if (found < FIVE.length) {
+    const missing = FIVE.filter((k) => info[k] === undefined).map((k) => RATE_LIMIT_HEADERS[k]);
+    throw new TypeError(`rate-limit headers missing: ${missing.join(", ")}`);
+  }
   const retryAfter = retryAfterSeconds(headers);
   if (retryAfter !== undefined) info.retry_after = retryAfter;
   return info;
+}
+
+/** Reads the rate-limit headers of a response for `onRateLimit`: undefined when they are absent or malformed. */
+export function rateLimitOf(response: Response): RateLimit | undefined {
+  try {
+    return readRateLimit(response);
+  } catch {
+    return undefined; // a malformed header must not fail a call whose answer is otherwise fine
+  }
 }

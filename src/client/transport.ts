@@ -6,7 +6,7 @@
 // It is on every request's path, so the common case (GET, no body) allocates only an AbortController, the
 // init object and a timer.
 import { rememberRequest, TimeoutError, urlPath } from "./errors.js";
-import { retryAfterSeconds } from "./rate-limit.js";
+import { rateLimitOf, retryAfterSeconds, type RateLimit } from "./rate-limit.js";
 import { abortReason, sleep, type Timers } from "./timers.js";
 
 export interface RetryOptions {
@@ -45,7 +45,7 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** Options a single call may override: `client.GET(path, { ..., timeoutMs: 5000, retry: false })`. */
 export interface CallOptions {
-  /** Time to wait for each attempt's response headers, then for each chunk of its body; 0 or Infinity waits forever. */
+  /** Per attempt: time to wait for the response headers, then again for the body (see `ClientOptions.timeoutMs`); 0 or Infinity waits forever. */
   timeoutMs?: number;
   /** Retry policy of this call; `false` sends once. Merged over the client's policy. */
   retry?: RetryOptions | false;
@@ -91,31 +91,138 @@ export interface TransportOptions {
   authenticate: (headers: Headers) => void | Promise<void>;
   /** Request bodies that are caller-supplied streams: sent once, never buffered or retried. */
   streamedBodies: WeakSet<object>;
+  /** Told the rate-limit headers of every response that has them, retried attempts included. */
+  onRateLimit?: ((rateLimit: RateLimit, response: Response) => void) | undefined;
 }
 
 type CallRequest = Request & CallOptions;
 
-/** Drains a response we will not hand out, so its connection can be reused. */
-function discard(response: Response): void {
-  response.body?.cancel().catch(() => {});
-}
-
 const EVENT_STREAM = /^\s*text\/event-stream/i;
 
 /**
- * An attempt's response with its body still under the attempt's timeout: each chunk must arrive within the
- * timeout of the one before (an idle timeout, so long downloads that keep flowing are fine), else the attempt is
- * aborted and reading the body fails with TimeoutError. Without it, a body that stalls after the headers is
- * awaited forever. Event streams are exempt: they are quiet for long by design, and streamAnalysisEvents has
- * its own reconnects.
+ * The timeout of one attempt: an abort controller for its fetch and one timer, first on the response headers,
+ * then on the body. Moving the deadline (headers in, a chunk in) only writes a number; the timer, when it fires
+ * early, re-arms itself for what is left. A class, not closures: it is on every request's path.
  */
-function bodyUnderTimeout(response: Response, t: { rearm(): void; clear(): void; failure(e: unknown): unknown }): Response {
-  if (!response.body || EVENT_STREAM.test(response.headers.get("content-type") ?? "")) {
-    t.clear();
-    return response;
+class AttemptTimeout {
+  readonly ctrl = new AbortController();
+  timedOut = false;
+  private deadline: number;
+  private timer: unknown;
+  private readonly fire = () => {
+    const left = this.deadline - this.timers.now();
+    if (left > 0) return this.arm(left);
+    this.timedOut = true;
+    this.ctrl.abort(this.error());
+  };
+
+  constructor(
+    private readonly timers: Timers,
+    private readonly ms: number,
+    private readonly method: string,
+    private readonly url: string,
+  ) {
+    this.deadline = timers.now() + ms;
+    this.arm(ms);
   }
-  const reader = response.body.getReader();
-  const body = new ReadableStream<Uint8Array>({
+
+  private arm(ms: number): void {
+    this.timer = this.timers.setTimeout(this.fire, ms);
+    // A timeout never keeps a process alive by itself: the I/O it watches does, while it is pending.
+    (this.timer as { unref?: () => void } | null)?.unref?.();
+  }
+
+  /** The attempt is over: no more waiting. */
+  clear(): void {
+    this.timers.clearTimeout(this.timer);
+  }
+
+  /** Something arrived: the next thing has `ms` from now. */
+  extend(): void {
+    this.deadline = this.timers.now() + this.ms;
+  }
+
+  error(): TimeoutError {
+    return new TimeoutError(this.method, urlPath(this.url), this.ms);
+  }
+
+  /** What to throw for a failure of the attempt: the TimeoutError if the timer fired, else the failure itself. */
+  failure(e: unknown): unknown {
+    return this.timedOut ? this.error() : e;
+  }
+}
+
+/*
+ * A response's body under its attempt's timeout. Without it, a body that stalls after the headers is awaited
+ * forever. The response object is kept (a new Response around a wrapping stream costs more than all the rest of a
+ * call) and given a prototype whose body readers watch the timeout:
+ *  - a body read whole (`json`, `text`, `arrayBuffer`, `blob`, `formData`, `bytes`; what openapi-fetch does) must
+ *    arrive within the timeout of its headers; the timer is cleared once it has;
+ *  - a body read as a stream (`response.body`, i.e. `parseAs: "stream"`) is wrapped on first access, and each
+ *    chunk must arrive within the timeout of the one before: long downloads that keep flowing never time out.
+ * Event streams are exempt (quiet for long by design; streamAnalysisEvents has its own reconnects), and so are
+ * responses without a body.
+ */
+const TIMEOUT = Symbol("attempt timeout");
+const STREAM = Symbol("body under timeout");
+type Timed = Response & { [TIMEOUT]: AttemptTimeout; [STREAM]?: ReadableStream<Uint8Array> | null };
+const READERS = ["json", "text", "arrayBuffer", "blob", "formData", "bytes"] as const;
+
+/** The prototype of a response with its body under the timeout, one per response class (fetch polyfills have their own). */
+const timedPrototypes = new WeakMap<object, object>();
+
+/** The getter of `name` on `proto` or the first prototype above it that has one. */
+function inheritedGetter(proto: object | null, name: string): (() => unknown) | undefined {
+  for (; proto; proto = Object.getPrototypeOf(proto) as object | null) {
+    const d = Object.getOwnPropertyDescriptor(proto, name);
+    if (d) return d.get;
+  }
+  return undefined;
+}
+
+function timedPrototype(base: object): object {
+  let proto = timedPrototypes.get(base);
+  if (proto) return proto;
+  const rawBody = inheritedGetter(base, "body");
+  if (!rawBody) throw new TypeError("the fetch's Response has no body getter");
+  proto = Object.create(base, {
+    body: {
+      configurable: true,
+      get(this: Timed) {
+        if (this[STREAM] === undefined) {
+          const raw = rawBody.call(this) as ReadableStream<Uint8Array> | null;
+          this[STREAM] = raw && chunksUnderTimeout(raw, this[TIMEOUT]);
+        }
+        return this[STREAM];
+      },
+    },
+  }) as object;
+  for (const name of READERS) {
+    const read = (base as Record<string, unknown>)[name];
+    if (typeof read !== "function") continue;
+    Object.defineProperty(proto, name, {
+      configurable: true,
+      writable: true,
+      async value(this: Timed) {
+        const t = this[TIMEOUT];
+        try {
+          return await read.call(this);
+        } catch (e) {
+          throw t.failure(e);
+        } finally {
+          t.clear();
+        }
+      },
+    });
+  }
+  timedPrototypes.set(base, proto);
+  return proto;
+}
+
+/** `raw`, with each chunk awaited under the timeout (extended for the next chunk). */
+function chunksUnderTimeout(raw: ReadableStream<Uint8Array>, t: AttemptTimeout): ReadableStream<Uint8Array> {
+  const reader = raw.getReader();
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
       try {
@@ -128,7 +235,7 @@ function bodyUnderTimeout(response: Response, t: { rearm(): void; clear(): void;
         t.clear();
         controller.close();
       } else {
-        t.rearm();
+        t.extend();
         controller.enqueue(chunk.value);
       }
     },
@@ -137,7 +244,27 @@ function bodyUnderTimeout(response: Response, t: { rearm(): void; clear(): void;
       return reader.cancel(reason);
     },
   });
-  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+function underTimeout(request: Request, response: Response, t: AttemptTimeout): Response {
+  if (
+    !response.body ||
+    response.status === 204 ||
+    request.method === "HEAD" ||
+    EVENT_STREAM.test(response.headers.get("content-type") ?? "")
+  ) {
+    t.clear();
+    return response;
+  }
+  t.extend();
+  (response as Timed)[TIMEOUT] = t;
+  Object.setPrototypeOf(response, timedPrototype(Object.getPrototypeOf(response) as object));
+  return response;
+}
+
+/** Drains a response we will not hand out, so its connection can be reused (and stops its timer, if any). */
+function discard(response: Response): void {
+  response.body?.cancel().catch(() => {});
 }
 
 export function createTransport(o: TransportOptions) {
@@ -145,36 +272,24 @@ export function createTransport(o: TransportOptions) {
 
   /**
    * One attempt. With a timeout, the attempt gets its own signal, aborted by the timer or by the caller's
-   * signal; without one, the request goes with its own signal (the caller's) and costs nothing extra.
+   * signal; without one (see `transport`), the request goes with its own signal (the caller's) and costs nothing
+   * extra.
    */
-  async function attempt(request: Request, body: ArrayBuffer | undefined, ext: object | undefined, timeoutMs: number) {
-    if (!(timeoutMs > 0 && timeoutMs !== Infinity)) return o.fetch(request, body ? { ...ext, body } : ext);
+  async function timedAttempt(request: Request, body: ArrayBuffer | undefined, ext: object | undefined, timeoutMs: number) {
+    const t = new AttemptTimeout(timers, timeoutMs, request.method, request.url);
     const outer = request.signal;
-    const ctrl = new AbortController();
     // Stays after the response: aborting later still cancels the body download (e.g. an event stream).
-    outer.addEventListener("abort", () => ctrl.abort(outer.reason));
-    let timedOut = false;
-    const timeoutError = () => new TimeoutError(request.method, urlPath(request.url), timeoutMs);
-    const onTimeout = () => {
-      timedOut = true;
-      ctrl.abort(timeoutError());
-    };
-    let timer = timers.setTimeout(onTimeout, timeoutMs);
-    const clear = () => timers.clearTimeout(timer);
-    const init: RequestInit = { ...ext, signal: ctrl.signal };
+    outer.addEventListener("abort", () => t.ctrl.abort(outer.reason));
+    const init: RequestInit = { ...ext, signal: t.ctrl.signal };
     if (body) init.body = body;
     let response: Response;
     try {
       response = await o.fetch(request, init);
     } catch (e) {
-      clear();
-      throw timedOut ? timeoutError() : e;
+      t.clear();
+      throw t.failure(e);
     }
-    const rearm = () => {
-      clear();
-      timer = timers.setTimeout(onTimeout, timeoutMs);
-    };
-    return bodyUnderTimeout(response, { rearm, clear, failure: (e) => (timedOut ? timeoutError() : e) });
+    return underTimeout(request, response, t);
   }
 
   return async function transport(request: Request, ext?: Record<string, unknown>): Promise<Response> {
@@ -182,6 +297,7 @@ export function createTransport(o: TransportOptions) {
     const timeoutMs = call.timeoutMs === undefined ? o.timeoutMs : checkTimeout("timeoutMs", call.timeoutMs);
     let retry = call.retry === undefined ? o.retry : resolveRetry(call.retry, o.retry);
     const outer = request.signal;
+    const timed = timeoutMs > 0 && timeoutMs !== Infinity;
 
     // Keep the body for re-sending only when a retry may happen and the body is not a caller's stream.
     let body: ArrayBuffer | undefined;
@@ -199,7 +315,7 @@ export function createTransport(o: TransportOptions) {
       let response: Response | undefined;
       let failure: unknown;
       try {
-        response = await attempt(request, body, ext, timeoutMs);
+        response = await (timed ? timedAttempt(request, body, ext, timeoutMs) : o.fetch(request, body ? { ...ext, body } : ext));
       } catch (e) {
         failure = e;
       }
@@ -207,6 +323,10 @@ export function createTransport(o: TransportOptions) {
       // What to do next: hand out, or wait `wait` ms and try again.
       let wait: number | undefined;
       if (response) {
+        if (o.onRateLimit) {
+          const rateLimit = rateLimitOf(response);
+          if (rateLimit) o.onRateLimit(rateLimit, response);
+        }
         if (response.ok) return response;
         if (retry && n < retry.maxAttempts) {
           if (response.status === 429 && retry.retryRateLimited) {

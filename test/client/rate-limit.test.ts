@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { readRateLimit, RATE_LIMIT_HEADERS, type RateLimit } from "../../src/client/index.js";
-import { doc } from "./helpers.js";
+import { createClient, readRateLimit, RATE_LIMIT_HEADERS, type RateLimit } from "../../src/client/index.js";
+import { BASE, doc, errorExamples, json, replies, testClient } from "./helpers.js";
 
 const headers = {
   "X-RateLimit-Limit": "150",
@@ -35,5 +35,47 @@ describe("readRateLimit", () => {
 
   it("uses the header names of the contract's x-rate-limit-policy", () => {
     expect(RATE_LIMIT_HEADERS).toEqual(doc["x-rate-limit-policy"].headers);
+  });
+});
+
+describe("onRateLimit", () => {
+  const page = { data: [], next_cursor: null, has_more: false };
+  const limited = errorExamples().find((e) => e.status === 429 && e.name === "rate_limit_exceeded")!.body;
+
+  it("is told the rate limits of every response, the retried 429 included, in order", async () => {
+    const told: Array<[RateLimit, number]> = [];
+    const { client, clock } = testClient(
+      replies(
+        () => json(429, limited, { ...headers, "X-RateLimit-Remaining": "0", "Retry-After": "0" }),
+        () => json(200, page, { ...headers, "X-RateLimit-Remaining": "148" }),
+      ),
+      { timeoutMs: 0, retry: { random: () => 0 }, onRateLimit: (r, response) => void told.push([r, response.status]) },
+    );
+    const pending = client.GET("/v1/analyses");
+    await clock.advance(await clock.untilTimer()); // the wait after the 429
+    const { response } = await pending;
+    expect(response.status).toBe(200);
+    expect(told).toEqual([
+      [{ limit: 150, remaining: 0, reset: 1763737260, daily_limit: 10000, daily_remaining: 9874, retry_after: 0 }, 429],
+      [{ limit: 150, remaining: 148, reset: 1763737260, daily_limit: 10000, daily_remaining: 9874 }, 200],
+    ]);
+  });
+
+  it("is not told about responses without the headers or with malformed ones, and the call still succeeds", async () => {
+    const told: RateLimit[] = [];
+    const { client } = testClient(
+      replies(
+        () => json(200, page),
+        () => json(200, page, { ...headers, "X-RateLimit-Reset": "soon" }),
+      ),
+      { timeoutMs: 0, onRateLimit: (r) => void told.push(r) },
+    );
+    expect((await client.GET("/v1/analyses")).data).toEqual(page);
+    expect((await client.GET("/v1/analyses")).data).toEqual(page);
+    expect(told).toEqual([]);
+  });
+
+  it("must be a function", () => {
+    expect(() => createClient({ baseUrl: BASE, apiKey: "pk_test_k", onRateLimit: 42 as never })).toThrow("onRateLimit must be a function");
   });
 });

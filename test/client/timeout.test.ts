@@ -1,6 +1,27 @@
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_TIMEOUT_MS, TimeoutError } from "../../src/client/index.js";
-import { hang, json, replies, testClient } from "./helpers.js";
+import { ROOT } from "../../scripts/lib/paths.js";
+import { hang, json, replies, testClient, type Call } from "./helpers.js";
+
+const page = () => json(200, { data: [], next_cursor: null, has_more: false });
+
+/**
+ * A response whose body the test feeds chunk by chunk, erroring with the abort reason when the attempt's signal
+ * aborts, as a real fetch's body does.
+ */
+function fedResponse(call: Call, headers: Record<string, string> = { "Content-Type": "application/json" }) {
+  let feed!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (feed = c) });
+  const signal = call.request.signal;
+  signal.addEventListener("abort", () => feed.error(signal.reason));
+  return {
+    response: new Response(body, { status: 200, headers }),
+    push: (text: string) => feed.enqueue(new TextEncoder().encode(text)),
+    end: () => feed.close(),
+  };
+}
 
 describe("timeouts", () => {
   it("gives up on an attempt after 30 s by default", async () => {
@@ -51,10 +72,94 @@ describe("timeouts", () => {
     expect(clock.pending).toEqual([]);
   });
 
-  it("clears its timer once the response headers arrive", async () => {
-    const { client, clock } = testClient(() => json(200, { data: [], next_cursor: null, has_more: false }));
-    await client.GET("/v1/analyses");
+  it("clears its timer once the body has been read", async () => {
+    const { client, clock } = testClient(page);
+    const { data } = await client.GET("/v1/analyses");
+    expect(data).toEqual({ data: [], next_cursor: null, has_more: false });
     expect(clock.pending).toEqual([]);
+  });
+
+  it("gives a body read whole (JSON) the timeout again from its headers, then fails with TimeoutError", async () => {
+    let fed!: ReturnType<typeof fedResponse>;
+    const { client, clock } = testClient((call) => (fed = fedResponse(call)).response, { timeoutMs: 1000, retry: false });
+    const settled = client.GET("/v1/analyses").catch((e: unknown) => e);
+    await clock.untilTimer();
+    await clock.advance(600); // the headers come late, but in time
+    await clock.settle();
+    fed.push('{"data": [');
+    await clock.advance(999); // 1599 ms into the attempt, 999 ms after the headers: still waiting
+    expect(clock.pending).toEqual([1]);
+    await clock.advance(1);
+    expect(await settled).toMatchObject({ name: "TimeoutError", timeoutMs: 1000, message: "GET /v1/analyses got no response within 1000 ms" });
+  });
+
+  it("lets a streamed body (parseAs: stream) flow for longer than the timeout, chunk by chunk, and times out a stalled one", async () => {
+    let fed!: ReturnType<typeof fedResponse>;
+    const { client, clock } = testClient((call) => (fed = fedResponse(call, { "Content-Type": "application/octet-stream" })).response, {
+      timeoutMs: 1000,
+      retry: false,
+    });
+    const { data } = await client.GET("/v1/analyses", { parseAs: "stream" });
+    const reader = (data as ReadableStream<Uint8Array>).getReader();
+    for (let i = 0; i < 5; i++) {
+      await clock.advance(900); // 4.5 s in all, never 1 s without a chunk
+      fed.push(`chunk ${i};`);
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe(`chunk ${i};`);
+    }
+    const stalled = reader.read().catch((e: unknown) => e);
+    await clock.advance(999);
+    expect(clock.pending).toEqual([1]);
+    await clock.advance(1);
+    expect(await stalled).toBeInstanceOf(TimeoutError);
+  });
+
+  it("clears its timer when a streamed body ends, is cancelled, or is an event stream", async () => {
+    let fed!: ReturnType<typeof fedResponse>;
+    const { client, clock } = testClient((call) => (fed = fedResponse(call, { "Content-Type": "application/octet-stream" })).response, { retry: false });
+    const read = await client.GET("/v1/analyses", { parseAs: "stream" });
+    fed.push("all of it");
+    fed.end();
+    expect(await new Response(read.data as ReadableStream).text()).toBe("all of it");
+    expect(clock.pending).toEqual([]);
+
+    const cancelled = await client.GET("/v1/analyses", { parseAs: "stream" });
+    expect(clock.pending).toEqual([DEFAULT_TIMEOUT_MS]);
+    await (cancelled.data as ReadableStream).cancel();
+    expect(clock.pending).toEqual([]);
+
+    const sse = testClient((call) => fedResponse(call, { "Content-Type": "text/event-stream" }).response, { retry: false });
+    await sse.client.GET("/v1/analysis/{id}/stream", { params: { path: { id: "anl_1" } }, parseAs: "stream" });
+    expect(sse.clock.pending).toEqual([]); // quiet for long by design: not timed once open
+  });
+
+  it("keeps the response a Response that middleware can clone and read beside the client", async () => {
+    const { client, clock } = testClient(() => json(200, { data: [], next_cursor: null, has_more: false }, { "X-Trace": "t1" }));
+    const seen: unknown[] = [];
+    client.use({
+      async onResponse({ response }) {
+        expect(response).toBeInstanceOf(Response);
+        seen.push(response.headers.get("X-Trace"), await response.clone().json());
+      },
+    });
+    const { data } = await client.GET("/v1/analyses");
+    expect(data).toEqual({ data: [], next_cursor: null, has_more: false });
+    expect(seen).toEqual(["t1", { data: [], next_cursor: null, has_more: false }]);
+    expect(clock.pending).toEqual([]);
+  });
+
+  it("never keeps a process alive by itself (an unread body's timer is unref'd)", () => {
+    const script = `
+      import { createClient } from "./src/client/index.ts";
+      const fetch = async () => new Response('{"data":[]}', { headers: { "Content-Type": "application/json" } });
+      const client = createClient({ baseUrl: "https://api.example.test", apiKey: "pk_test_k", fetch, timeoutMs: 60000 });
+      await client.GET("/v1/analyses", { parseAs: "stream" }); // the body is never read
+      console.log("called");
+    `;
+    const started = Date.now();
+    const r = spawnSync(path.join(ROOT, "node_modules/.bin/tsx"), ["--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8", timeout: 30_000 });
+    expect(r.stdout.trim()).toBe("called");
+    expect(r.status).toBe(0);
+    expect(Date.now() - started).toBeLessThan(30_000); // it did not wait for the 60 s timer
   });
 
   it("can be turned off with 0 and rejects nonsense", async () => {
