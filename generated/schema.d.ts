@@ -5972,6 +5972,10 @@ export interface components {
          * @description `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>`,
          *     keyed with the webhook's secret (the full `whsec_...` string as UTF-8 bytes).
          *     Receivers recompute it over the raw body and compare in constant time.
+         *
+         *     Test vector: the example value is the signature of the `analysis.completed` example body, sent as compact JSON
+         *     (no whitespace, keys in the example's order), at the example `X-Webhook-Timestamp` (`1795093200`), keyed with the
+         *     example secret of `WebhookWithSecret` (`whsec_Mz7Qp2Vn9Rk4Ts1Wb8Yc3Xd6Fh0Jg5La`).
          */
         WebhookSignatureHeader: string;
         /** @description UTC epoch seconds at which this delivery attempt was signed; every retry is signed anew. Receivers reject a timestamp more than 300 seconds away from their clock. */
@@ -9725,6 +9729,10 @@ export interface operations {
                  * @description `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>`,
                  *     keyed with the webhook's secret (the full `whsec_...` string as UTF-8 bytes).
                  *     Receivers recompute it over the raw body and compare in constant time.
+                 *
+                 *     Test vector: the example value is the signature of the `analysis.completed` example body, sent as compact JSON
+                 *     (no whitespace, keys in the example's order), at the example `X-Webhook-Timestamp` (`1795093200`), keyed with the
+                 *     example secret of `WebhookWithSecret` (`whsec_Mz7Qp2Vn9Rk4Ts1Wb8Yc3Xd6Fh0Jg5La`).
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
             };
@@ -9758,6 +9766,10 @@ export interface operations {
                  * @description `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>`,
                  *     keyed with the webhook's secret (the full `whsec_...` string as UTF-8 bytes).
                  *     Receivers recompute it over the raw body and compare in constant time.
+                 *
+                 *     Test vector: the example value is the signature of the `analysis.completed` example body, sent as compact JSON
+                 *     (no whitespace, keys in the example's order), at the example `X-Webhook-Timestamp` (`1795093200`), keyed with the
+                 *     example secret of `WebhookWithSecret` (`whsec_Mz7Qp2Vn9Rk4Ts1Wb8Yc3Xd6Fh0Jg5La`).
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
             };
@@ -9791,6 +9803,10 @@ export interface operations {
                  * @description `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>`,
                  *     keyed with the webhook's secret (the full `whsec_...` string as UTF-8 bytes).
                  *     Receivers recompute it over the raw body and compare in constant time.
+                 *
+                 *     Test vector: the example value is the signature of the `analysis.completed` example body, sent as compact JSON
+                 *     (no whitespace, keys in the example's order), at the example `X-Webhook-Timestamp` (`1795093200`), keyed with the
+                 *     example secret of `WebhookWithSecret` (`whsec_Mz7Qp2Vn9Rk4Ts1Wb8Yc3Xd6Fh0Jg5La`).
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
             };
@@ -9824,6 +9840,10 @@ export interface operations {
                  * @description `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>`,
                  *     keyed with the webhook's secret (the full `whsec_...` string as UTF-8 bytes).
                  *     Receivers recompute it over the raw body and compare in constant time.
+                 *
+                 *     Test vector: the example value is the signature of the `analysis.completed` example body, sent as compact JSON
+                 *     (no whitespace, keys in the example's order), at the example `X-Webhook-Timestamp` (`1795093200`), keyed with the
+                 *     example secret of `WebhookWithSecret` (`whsec_Mz7Qp2Vn9Rk4Ts1Wb8Yc3Xd6Fh0Jg5La`).
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
             };
@@ -9857,6 +9877,10 @@ export interface operations {
                  * @description `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>`,
                  *     keyed with the webhook's secret (the full `whsec_...` string as UTF-8 bytes).
                  *     Receivers recompute it over the raw body and compare in constant time.
+                 *
+                 *     Test vector: the example value is the signature of the `analysis.completed` example body, sent as compact JSON
+                 *     (no whitespace, keys in the example's order), at the example `X-Webhook-Timestamp` (`1795093200`), keyed with the
+                 *     example secret of `WebhookWithSecret` (`whsec_Mz7Qp2Vn9Rk4Ts1Wb8Yc3Xd6Fh0Jg5La`).
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
             };
@@ -9890,6 +9914,10 @@ export interface operations {
                  * @description `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>`,
                  *     keyed with the webhook's secret (the full `whsec_...` string as UTF-8 bytes).
                  *     Receivers recompute it over the raw body and compare in constant time.
+                 *
+                 *     Test vector: the example value is the signature of the `analysis.completed` example body, sent as compact JSON
+                 *     (no whitespace, keys in the example's order), at the example `X-Webhook-Timestamp` (`1795093200`), keyed with the
+                 *     example secret of `WebhookWithSecret` (`whsec_Mz7Qp2Vn9Rk4Ts1Wb8Yc3Xd6Fh0Jg5La`).
                  */
                 "X-Webhook-Signature": components["parameters"]["WebhookSignatureHeader"];
             };

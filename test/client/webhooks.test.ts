@@ -34,6 +34,12 @@ describe("webhook signatures", () => {
     expect(await signWebhookPayload({ payload: Buffer.from(BODY), secret: SECRET, now: NOW })).toMatchObject({ signature: EXPECTED, timestamp: TIMESTAMP });
   });
 
+  it("verifies and reproduces the contract's documented test vector (the X-Webhook-Signature example)", async () => {
+    const documented: string = doc.components.parameters.WebhookSignatureHeader.schema.examples[0];
+    await verifyWebhookSignature({ payload: BODY, signature: documented, timestamp: TIMESTAMP, secret: SECRET, now: NOW });
+    expect((await signWebhookPayload({ payload: BODY, secret: SECRET, timestamp: TIMESTAMP })).signature).toBe(documented);
+  });
+
   it("signs the bytes exactly: a non-ASCII body as UTF-8", async () => {
     const body = '{"detail":"Größe ✓ 成田"}';
     const expected = "v1=" + createHmac("sha256", SECRET).update(`${TIMESTAMP}.`).update(Buffer.from(body, "utf8")).digest("hex");

@@ -1,4 +1,5 @@
 // The contract's own design rules, where the specification says "not shown" (docs/decisions.md).
+import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createAjv } from "../../scripts/lib/contract.js";
 import { deref, doc, inlineRefs, operations, parametersOf } from "../helpers/contract.js";
@@ -119,6 +120,17 @@ describe("design: webhooks", () => {
       const body = deref(op.requestBody).content["application/json"].schema;
       expect(deref(body).properties.type.const, e).toBe(e);
     }
+  });
+  it("the signature's example is a real test vector: the analysis.completed example, signed at the example timestamp with the example secret", () => {
+    const op = doc.webhooks["analysis.completed"].post;
+    const param = (name: string) => op.parameters.map((p: unknown) => deref(p)).find((p: { name: string }) => p.name === name);
+    const timestamp = param("X-Webhook-Timestamp").schema.examples[0];
+    const documented = param("X-Webhook-Signature").schema.examples[0];
+    const secret = deref(doc.components.examples.WebhookWithSecret).value.secret;
+    const body = JSON.stringify(deref(deref(op.requestBody).content["application/json"].examples.default).value);
+    expect(documented).toBe("v1=" + createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex"));
+    expect(param("X-Webhook-Signature").description).toContain(timestamp);
+    expect(param("X-Webhook-Signature").description).toContain(secret);
   });
   it("the webhook event union covers every event type", () => {
     const types = schemas.WebhookEvent.oneOf.map((v: unknown) => deref(v).properties.type.const).sort();
