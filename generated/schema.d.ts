@@ -5920,6 +5920,27 @@ export interface components {
                 "application/json": components["schemas"]["ValidationError"];
             };
         };
+        /**
+         * @description Upgrade Required: a WebSocket operation was called without a WebSocket upgrade (a plain HTTP `GET`, or one
+         *     missing `Connection: Upgrade`/`Upgrade: websocket`). Connect with a WebSocket client (`wss://`). Credentials,
+         *     permission and rate limit are checked first, so this answer counts against the `streaming` category like an
+         *     opened session.
+         */
+        UpgradeRequired: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
+                "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
+                /** @description Always `websocket`, the protocol to upgrade to (RFC 9110, section 15.5.22). */
+                Upgrade: "websocket";
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /** @description Identifier of the agent. */
@@ -6524,6 +6545,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             422: components["responses"]["UnprocessableEntity"];
+            426: components["responses"]["UpgradeRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };
@@ -6566,6 +6588,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             422: components["responses"]["UnprocessableEntity"];
+            426: components["responses"]["UpgradeRequired"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
         };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/auth.js";
 import { REPO_ROOT } from "../../src/mock/contract.js";
+import { doc } from "../helpers/contract.js";
 import { ANALYSIS_ID, apiKey, freshKey, getJson, rateHeaders, readSse, schemaErrors, startGateway, wsSession, type TestGateway } from "./helpers.js";
 
 let g: TestGateway;
@@ -175,10 +176,20 @@ describe("WebSocket refusals happen before the upgrade, as JSON errors with rate
     expect(results).toEqual([101, 101, 429]);
   });
 
-  it("a plain GET of a WebSocket endpoint answers 426 Upgrade Required", async () => {
-    const r = await getJson(`${g.url}/v1/stream`, { headers: pro });
-    expect(r.status).toBe(426);
-    expect(r.headers.get("upgrade")).toBe("websocket");
+  it("a plain GET of a WebSocket endpoint answers the 426 Upgrade Required the contract declares", async () => {
+    const declared = doc.paths["/v1/stream"].get.responses["426"];
+    expect(declared?.$ref).toBe("#/components/responses/UpgradeRequired");
+    expect(doc.paths["/ws/analyses/{analysis_id}"].get.responses["426"]?.$ref).toBe("#/components/responses/UpgradeRequired");
+    const response = doc.components.responses.UpgradeRequired;
+    for (const url of ["/v1/stream", `/ws/analyses/${ANALYSIS_ID}`]) {
+      const r = await getJson(`${g.url}${url}`, { headers: pro });
+      expect(r.status, url).toBe(426);
+      expect(schemaErrors("Error", r.body), url).toEqual([]);
+      for (const [name, header] of Object.entries<{ required?: boolean; schema?: { const?: string } }>(response.headers)) {
+        if (header.schema?.const) expect(r.headers.get(name), `${url} ${name}`).toBe(header.schema.const);
+        else expect(r.headers.get(name), `${url} ${name}`).toMatch(/^\d+$/);
+      }
+    }
   });
 
   it("an upgrade on a REST path is refused with 400", async () => {
