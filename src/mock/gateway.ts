@@ -18,7 +18,7 @@ import { EventScripts, newId, sseMessage, play, resumeAfter } from "./events.js"
 import { demoKeys, KeyStore, loadKeysFile, type KeyRecord } from "./keys.js";
 import { RateLimiter, systemClock, type Clock, type Decision, type Subject } from "./limiter.js";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
-import { parsePrefer, PrismBackend, type MockAnswer, type Preferences } from "./prism.js";
+import { parsePrefer, preferProblem, PrismBackend, type MockAnswer, type Preferences } from "./prism.js";
 import { runAnalysisEvents, runLiveSession } from "./sessions.js";
 import { readSwaggerAsset, swaggerCsp, swaggerInitJs, swaggerPage, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE } from "./swagger.js";
 import { BadRequest, RequestValidator } from "./validation.js";
@@ -380,6 +380,10 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     const adm = await admit(req, pathname, query, ctx);
     if (!adm.ok) return send(res, adm.reply);
     const { route, rate, prefer } = adm.a;
+    if (prefer.code !== undefined || prefer.example !== undefined || prefer.badCode !== undefined) {
+      const problem = preferProblem(route, prefer, contract.deref);
+      if (problem) return send(res, json(400, { detail: problem }, rate));
+    }
     const gatewayAnswers = prefer.code === undefined || prefer.code === route.successCode;
 
     if (route.successCode === 101 && gatewayAnswers) {

@@ -33,6 +33,8 @@ export interface Preferences {
   code?: number;
   example?: string;
   dynamic?: boolean;
+  /** A `code` that is not a 3-digit status, as written (reported by `preferProblem`). */
+  badCode?: string;
 }
 
 export interface MockAnswer {
@@ -62,9 +64,30 @@ export function parsePrefer(header: string | undefined, query?: URLSearchParams)
   }
   const out: Preferences = {};
   if (raw.code && /^\d{3}$/.test(raw.code)) out.code = Number(raw.code);
+  else if (raw.code) out.badCode = raw.code;
   if (raw.example) out.example = raw.example;
   if (raw.dynamic === "true") out.dynamic = true;
   return out;
+}
+
+/**
+ * Why a `Prefer` cannot be honoured for this operation, or undefined when it can: an undocumented status, or an
+ * example name the chosen response does not have. The message lists what the operation does document, so a
+ * frontend developer can correct the header at once (Prism itself would answer a bare 404, which reads like the
+ * operation's own "not found").
+ */
+export function preferProblem(route: Route, prefer: Preferences, deref: (v: unknown) => any): string | undefined {
+  const op = `${route.method.toUpperCase()} ${route.template}`;
+  const responses: Record<string, unknown> = route.op.responses ?? {};
+  const codes = Object.keys(responses).join(", ");
+  if (prefer.badCode !== undefined) return `Prefer code=${prefer.badCode} is not a status code; ${op} documents ${codes}.`;
+  if (prefer.code !== undefined && !(String(prefer.code) in responses)) return `Prefer code=${prefer.code}: ${op} documents ${codes}.`;
+  if (prefer.example === undefined) return undefined;
+  const status = String(prefer.code ?? route.successCode);
+  const content: Record<string, { examples?: Record<string, unknown> }> = deref(responses[status])?.content ?? {};
+  const names = [...new Set(Object.values(content).flatMap((m) => Object.keys(m.examples ?? {})))];
+  if (names.includes(prefer.example)) return undefined;
+  return `Prefer example=${prefer.example}: the ${status} response of ${op} has ${names.length ? `the examples ${names.join(", ")}` : "no named examples"}.`;
 }
 
 // Prism logs through pino with a custom `success` level; the gateway writes its own request log instead.

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_GENERATED_DIR } from "../../src/mock/contract.js";
 import { SWAGGER_ASSETS, SWAGGER_INIT_FILE } from "../../src/mock/swagger.js";
-import { ANALYSIS_ID, apiKey, contract, getJson, policy, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { ANALYSIS_ID, apiKey, contract, getJson, policy, rateHeaders, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
 
 let g: TestGateway;
 beforeAll(async () => {
@@ -156,10 +156,18 @@ describe("Prefer passthrough", () => {
     expect((await getJson(`${g.url}/v1/analyses`, { headers: { Prefer: "code=200" } })).status).toBe(401);
   });
 
-  it("an undocumented code answers 404 with a detail saying so", async () => {
-    const r = await getJson(`${g.url}/v1/analyses`, { headers: { ...pro, Prefer: "code=418" } });
-    expect(r.status).toBe(404);
-    expect(r.body.detail).toMatch(/418/);
+  it("an undocumented code or example, or a code that is no status, answers 400 listing what the operation documents", async () => {
+    const ask = async (url: string, prefer: string) => {
+      const r = await getJson(`${g.url}${url}`, { headers: { ...pro, Prefer: prefer } });
+      expect(r.status, prefer).toBe(400);
+      expect(schemaErrors("Error", r.body)).toEqual([]);
+      expect(rateHeaders(r.headers).limit).toBeGreaterThan(0); // counted like any request
+      return r.body.detail as string;
+    };
+    expect(await ask("/v1/analyses", "code=418")).toBe("Prefer code=418: GET /v1/analyses documents 200, 400, 401, 403, 422, 429, 500.");
+    expect(await ask("/v1/analyses", "code=teapot")).toBe("Prefer code=teapot is not a status code; GET /v1/analyses documents 200, 400, 401, 403, 422, 429, 500.");
+    expect(await ask(`/v1/analyses/${ANALYSIS_ID}`, "example=nope")).toMatch(/^Prefer example=nope: the 200 response of GET \/v1\/analyses\/\{analysis_id\} has the examples .*failed/);
+    expect(await ask("/v1/analyses", "code=429, example=nope")).toMatch(/^Prefer example=nope: the 429 response of GET \/v1\/analyses has the examples .*daily_limit_exceeded/);
   });
 });
 

@@ -37,10 +37,12 @@ export type RouteMatch = { kind: "op"; spec: OpSpec } | { kind: "method"; allow:
 
 /** Deviations the gateway makes on purpose and the contract does not declare, listed here so they stay visible. */
 export const UNDECLARED_BUT_KNOWN = {
-  /** A plain GET of a WebSocket operation: 426 Upgrade Required (test/mock/streaming.test.ts pins it). */
-  webSocketWithoutUpgrade: 426,
-  /** A `Prefer` header asking for a response the contract does not have (a mock-only feature): 404 saying so. */
-  unknownPreference: 404,
+  /**
+   * A `Prefer` header asking for a response the operation does not have (a mock-only feature): 400, its detail
+   * listing what the operation documents (test/mock/gateway.test.ts pins it). Operations without query parameters
+   * or a body do not declare 400.
+   */
+  unknownPreference: 400,
 } as const;
 
 export class ContractOracle {
@@ -133,8 +135,7 @@ export class ContractOracle {
     let declared: ResponseSpec | undefined;
     if (m.kind === "op") {
       declared = m.spec.responses.get(res.status);
-      const known =
-        (m.spec.webSocket && res.status === UNDECLARED_BUT_KNOWN.webSocketWithoutUpgrade) || (o.prefer && res.status === UNDECLARED_BUT_KNOWN.unknownPreference);
+      const known = o.prefer && res.status === UNDECLARED_BUT_KNOWN.unknownPreference;
       if (!declared && !known) {
         problems.push(`status ${res.status} is not declared for ${m.spec.method.toUpperCase()} ${m.spec.template} (declared: ${[...m.spec.responses.keys()].join(", ")})`);
       }
