@@ -246,13 +246,9 @@ function chunksUnderTimeout(raw: ReadableStream<Uint8Array>, t: AttemptTimeout):
   });
 }
 
-function underTimeout(request: Request, response: Response, t: AttemptTimeout): Response {
-  if (
-    !response.body ||
-    response.status === 204 ||
-    request.method === "HEAD" ||
-    EVENT_STREAM.test(response.headers.get("content-type") ?? "")
-  ) {
+function underTimeout(response: Response, t: AttemptTimeout): Response {
+  // No body (a 204, an answer to HEAD: fetch gives them a null body) or an event stream: nothing more to time.
+  if (!response.body || EVENT_STREAM.test(response.headers.get("content-type") ?? "")) {
     t.clear();
     return response;
   }
@@ -289,7 +285,7 @@ export function createTransport(o: TransportOptions) {
       t.clear();
       throw t.failure(e);
     }
-    return underTimeout(request, response, t);
+    return underTimeout(response, t);
   }
 
   return async function transport(request: Request, ext?: Record<string, unknown>): Promise<Response> {

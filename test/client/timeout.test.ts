@@ -113,7 +113,7 @@ describe("timeouts", () => {
     expect(await stalled).toBeInstanceOf(TimeoutError);
   });
 
-  it("clears its timer when a streamed body ends, is cancelled, or is an event stream", async () => {
+  it("clears its timer when a streamed body ends or is cancelled, and at once without a body or for an event stream", async () => {
     let fed!: ReturnType<typeof fedResponse>;
     const { client, clock } = testClient((call) => (fed = fedResponse(call, { "Content-Type": "application/octet-stream" })).response, { retry: false });
     const read = await client.GET("/v1/analyses", { parseAs: "stream" });
@@ -126,6 +126,10 @@ describe("timeouts", () => {
     expect(clock.pending).toEqual([DEFAULT_TIMEOUT_MS]);
     await (cancelled.data as ReadableStream).cancel();
     expect(clock.pending).toEqual([]);
+
+    const gone = testClient(() => new Response(null, { status: 204 }), { retry: false });
+    expect((await gone.client.DELETE("/v1/speakers/{speaker_id}", { params: { path: { speaker_id: "spk_01HZX1C4S8E2K6M0P3R7T9V5W1" } } })).response.status).toBe(204);
+    expect(gone.clock.pending).toEqual([]); // no body: nothing more to wait for
 
     const sse = testClient((call) => fedResponse(call, { "Content-Type": "text/event-stream" }).response, { retry: false });
     await sse.client.GET("/v1/analysis/{id}/stream", { params: { path: { id: "anl_1" } }, parseAs: "stream" });
