@@ -81,8 +81,8 @@ export interface ClientOptions {
   /**
    * Told the `X-RateLimit-*` headers (and `Retry-After`) of every response that carries them, parsed by
    * `readRateLimit`, including the 429s and 5xxs that are retried: e.g. to show the remaining quota or to slow
-   * down before a 429. Responses whose headers are absent or malformed are not reported. Cheaper than an
-   * openapi-fetch middleware doing the same (npm run bench).
+   * down before a 429. Responses whose headers are absent or malformed are not reported. Unlike a middleware,
+   * it also sees the attempts that are retried.
    */
   onRateLimit?: (rateLimit: RateLimit, response: Response) => void;
   /** openapi-fetch middleware, registered in this order. It runs above the retries: once per call. */

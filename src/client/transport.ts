@@ -3,8 +3,8 @@
 //
 // Written by hand because openapi-fetch has no retry or timeout of its own, and a generic retry library would
 // not know this contract's rules (Retry-After on 429, backoff on 500, the streamed-body exception).
-// It is on every request's path, so the common case (GET, no body) allocates only an AbortController, the
-// init object and a timer.
+// It is on every request's path, so the common case (GET, no body) allocates only the attempt's timeout (an
+// AbortController and one timer) and the init object.
 import { rememberRequest, TimeoutError, urlPath } from "./errors.js";
 import { rateLimitOf, retryAfterSeconds, type RateLimit } from "./rate-limit.js";
 import { abortReason, sleep, type Timers } from "./timers.js";
