@@ -131,9 +131,11 @@ export function checkLifecycle(raw: unknown, facts: LifecycleFacts): Problem[] {
     return c.problems;
   }
   raw.transitions.forEach((t: Raw, i: number) => checkTransition(c, t, ["transitions", i], raw, states, facts, state));
-  if (c.problems.length) return c.problems; // the graph checks below need well-formed transitions
-  checkDeterminism(c, raw);
-  checkGraph(c, raw, states);
+  // The graph checks need well-formed states and transitions.
+  if (!c.problems.length) {
+    checkDeterminism(c, raw);
+    checkGraph(c, raw, states);
+  }
   checkRequires(c, raw, states, facts, state);
   checkSet(c, raw, states, facts);
   checkEmits(c, raw, facts, state);

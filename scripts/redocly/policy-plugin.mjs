@@ -203,7 +203,7 @@ function lifecycle() {
         for (const [file, s] of schemas) {
           const facts = { schema: s.name, description: s.node.description ?? '', properties: props.get(file), operations, webhooks, machines, validate };
           for (const p of checkLifecycle(s.node[LIFECYCLE_KEY], facts)) {
-            s.report({ message: `${s.name}: ${p.message}`, location: s.location.child([LIFECYCLE_KEY, ...p.path]) });
+            s.report({ message: p.message, location: s.location.child([LIFECYCLE_KEY, ...p.path]) });
           }
         }
       },
