@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import fs from "node:fs";
 import { createAjv } from "../../scripts/lib/contract.js";
-import { renderLifecycleTable } from "../../scripts/lib/lifecycle-table.js";
+import { renderLifecycles, renderLifecycleTable } from "../../scripts/lib/lifecycle-table.js";
 import { edges, LIFECYCLE_MARKER, NOW, readLifecycles, type Machine } from "../../src/lifecycle.js";
 import { deref, doc, operations } from "../helpers/contract.js";
 import { DECISIONS_PATH, section } from "../helpers/spec-doc.js";
@@ -107,6 +107,28 @@ describe("lifecycles: the docs show them", () => {
       for (const [a, b] of edges(m)) expect(description).toMatch(new RegExp(`\\| [^\\n]*\`${a}\`[^\\n]*\\| \`${b}\` \\|`));
     });
   }
+});
+
+describe("lifecycles: the state table", () => {
+  it("reads as the machine says: creation, triggers in words, webhooks, and the 409s", () => {
+    const table = renderLifecycleTable(machines.Approval!);
+    expect(table.split("\n")).toEqual(
+      expect.arrayContaining([
+        "**Lifecycle of `status`**: starts `pending`; `approved`, `rejected` and `expired` are final.",
+        "| — | `pending` | created | `approval.requested` |",
+        "| `pending` | `approved` | `approveApproval` |  |",
+        "| `pending` | `expired` | 72 hours pass (at `expires_at`) |  |",
+        "| `pending` | `expired` | the Run in `run_id` becomes `canceled` |  |",
+        "- `rejectApproval` answers 409 unless `status` is `pending`.",
+      ]),
+    );
+    expect(renderLifecycleTable(machines.Run!)).toContain("| `running` | `failed` | the service's processing (outcome `fail`) | `run.finished` |");
+    expect(renderLifecycleTable(machines.Agent!)).toContain("| `active`, `paused` | `archived` | `updateAgent` sets `status` |  |");
+  });
+  it("a marker on a schema without a lifecycle stops generate", () => {
+    const copy = { components: { schemas: { Board: { description: `Boards.\n\n${LIFECYCLE_MARKER}` } } } };
+    expect(() => renderLifecycles(copy, machines)).toThrow(/Board holds <!-- x-lifecycle --> but Board has no x-lifecycle/);
+  });
 });
 
 /** Every lifecycle resource inside a value, found by walking it with its schema (oneOf variants by their consts). */
