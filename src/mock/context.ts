@@ -5,11 +5,15 @@ import type http from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthResult, Principal } from "./auth.js";
 import type { Route, RouteMatch } from "./contract.js";
+import { json, type Reply } from "./http/reply.js";
 import type { Preferences } from "./prism.js";
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({});
+const NO_HEADERS: readonly string[] = Object.freeze([]);
 const NO_PREFERENCES: Readonly<Preferences> = Object.freeze({});
 const NO_MATCH: RouteMatch = Object.freeze({ kind: "none" });
+/** The query of every request without one (most): shared, so never changed by anyone. */
+const NO_QUERY = new URLSearchParams();
 
 export class RequestContext {
   readonly t0 = performance.now();
@@ -25,8 +29,8 @@ export class RequestContext {
   /** The credentials' verdict (`authenticate`), and the principal when they are valid. */
   auth: AuthResult | null = null;
   principal: Principal | null = null;
-  /** The five X-RateLimit-* headers of the bucket the request was counted in (`rateLimit`). */
-  rate: Record<string, string> = NONE;
+  /** The five X-RateLimit-* headers of the bucket the request was counted in, as [name, value, …] (`rateLimit`). */
+  rate: readonly string[] = NO_HEADERS;
   /** The matched operation and its path parameters (`route`; set for every stage after it). */
   route!: Route;
   params: Record<string, string> = NONE;
@@ -51,7 +55,12 @@ export class RequestContext {
 
   /** The query string, parsed on first use (read it; do not change it). */
   get query(): URLSearchParams {
-    return (this.q ??= new URLSearchParams(this.qi < 0 ? "" : this.url.slice(this.qi + 1)));
+    return (this.q ??= this.qi < 0 ? NO_QUERY : new URLSearchParams(this.url.slice(this.qi + 1)));
+  }
+
+  /** A JSON answer carrying the request's rate-limit headers (none before it is counted). */
+  json(status: number, value: unknown, headers?: Record<string, string>): Reply {
+    return json(status, value, headers, this.rate);
   }
 
   /** The workspace the request is made in, once its credentials are known (for the request log). */

@@ -4,17 +4,19 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import type { Reply } from "./reply.js";
 
+const NONE: readonly string[] = [];
+
 /**
  * Sends `r` after `head`, the headers every answer carries (a flat [name, value, …] list). `close` adds
  * `Connection: close` (the gateway is draining).
  */
 export function send(res: http.ServerResponse, r: Reply, head: readonly string[], close: boolean): void {
   if (close) r.headers.Connection = "close";
-  if (r.body) r.headers["Content-Length"] = String(r.body.length);
   // One flat list: the fastest form writeHead takes (merging objects with a spread, or res.setHeader before
   // writeHead, costs more than the rest of the answer).
-  const flat = head.slice();
+  const flat = head.concat(r.rate ?? NONE);
   for (const name in r.headers) flat.push(name, r.headers[name]!);
+  if (r.body) flat.push("Content-Length", String(r.body.length));
   res.writeHead(r.status, flat);
   res.end(r.body ?? undefined);
 }
@@ -24,6 +26,8 @@ export function writeRaw(socket: Duplex, r: Reply): void {
   if (socket.destroyed) return;
   const body = r.body ?? Buffer.alloc(0);
   const lines = [`HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status] ?? ""}`];
+  const rate = r.rate ?? NONE;
+  for (let i = 0; i < rate.length; i += 2) lines.push(`${rate[i]}: ${rate[i + 1]}`);
   for (const [k, v] of Object.entries({ ...r.headers, "Content-Length": String(body.length), Connection: "close" })) lines.push(`${k}: ${v}`);
   socket.end(Buffer.concat([Buffer.from(lines.join("\r\n") + "\r\n\r\n"), body]));
 }

@@ -22,13 +22,12 @@ async function answer(s: Services, ctx: RequestContext, loaded: PrismBackend | n
   return toReply(await prism.answer(ctx.route, request, ctx.prefer), ctx.rate, s.policy.headers.retry_after);
 }
 
-function toReply(a: MockAnswer, rate: Record<string, string>, retryAfterHeader: string): Reply {
-  const headers: Record<string, string> = { ...rate };
-  if (a.contentType) headers["Content-Type"] = a.contentType;
+function toReply(a: MockAnswer, rate: readonly string[], retryAfterHeader: string): Reply {
+  const headers: Record<string, string> = a.contentType ? { "Content-Type": a.contentType } : {};
   if (a.status === 429) {
     // A 429 asked for with Prefer: its Retry-After agrees with the example's retry_after.
     const retry = (a.value as { retry_after?: unknown } | null)?.retry_after;
     headers[retryAfterHeader] = String(typeof retry === "number" ? retry : 60);
   }
-  return { status: a.status, headers, body: a.body };
+  return { status: a.status, headers, body: a.body, rate };
 }

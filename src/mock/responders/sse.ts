@@ -32,9 +32,7 @@ function stream(s: Services, ctx: RequestContext): void {
   const analysisId = Object.values(ctx.params)[0] ?? newId("anl");
   const lastEventId = ctx.req.headers["last-event-id"];
   const events = resumeAfter(s.scripts.analysisEvents(analysisId, ctx.principal!.workspaceId), typeof lastEventId === "string" ? lastEventId : null);
-  const head = [...s.head];
-  for (const name in ctx.rate) head.push(name, ctx.rate[name]!);
-  res.writeHead(200, [...head, ...SSE_HEAD]);
+  res.writeHead(200, [...s.head, ...ctx.rate, ...SSE_HEAD]);
   res.flushHeaders();
   const ac = new AbortController();
   s.live.streams.add(ac);

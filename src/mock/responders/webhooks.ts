@@ -2,7 +2,7 @@
 // deliveries), a test delivery, reading and deleting a registered webhook (webhooks.ts). An id the mock never
 // issued is left to the contract's examples.
 import type { components } from "../../../generated/schema.js";
-import { json, type Reply } from "../http/reply.js";
+import type { Reply } from "../http/reply.js";
 import type { RequestContext } from "../context.js";
 import type { StageFactory } from "../stage.js";
 import { publicView, type Webhooks } from "../webhooks.js";
@@ -19,17 +19,17 @@ function answer(hooks: Webhooks, ctx: RequestContext): Reply | undefined {
   switch (ctx.route.operationId) {
     case "createWebhook":
       // The body has passed the contract's validation of WebhookCreate by now.
-      return json(ok, hooks.register(ws, ctx.body as components["schemas"]["WebhookCreate"]), ctx.rate);
+      return ctx.json(ok, hooks.register(ws, ctx.body as components["schemas"]["WebhookCreate"]));
     case "testWebhook": {
       const hook = hooks.get(id, ws);
-      return hook ? json(ok, hooks.test(hook, (ctx.body as { event_type: string }).event_type), ctx.rate) : undefined;
+      return hook ? ctx.json(ok, hooks.test(hook, (ctx.body as { event_type: string }).event_type)) : undefined;
     }
     case "getWebhook": {
       const hook = hooks.get(id, ws);
-      return hook ? json(ok, publicView(hook), ctx.rate) : undefined;
+      return hook ? ctx.json(ok, publicView(hook)) : undefined;
     }
     case "deleteWebhook":
-      return hooks.remove(id, ws) ? { status: ok, headers: { ...ctx.rate }, body: null } : undefined;
+      return hooks.remove(id, ws) ? { status: ok, headers: {}, body: null, rate: ctx.rate } : undefined;
   }
   return undefined;
 }

@@ -10,9 +10,10 @@ import { TAKEN, type StageFactory } from "../stage.js";
 
 export const webSocket: StageFactory = (s) => {
   // The rate-limit headers of each upgrade, added to its 101 by ws's `headers` event.
-  const extra = new WeakMap<http.IncomingMessage, Record<string, string>>();
+  const extra = new WeakMap<http.IncomingMessage, readonly string[]>();
   s.wss.on("headers", (headers, req) => {
-    for (const [k, v] of Object.entries(extra.get(req) ?? {})) headers.push(`${k}: ${v}`);
+    const rate = extra.get(req) ?? [];
+    for (let i = 0; i < rate.length; i += 2) headers.push(`${rate[i]}: ${rate[i + 1]}`);
   });
   return function webSocket(ctx) {
     extra.set(ctx.req, ctx.rate);

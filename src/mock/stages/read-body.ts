@@ -2,7 +2,6 @@
 // up to `maxBodyBytes` (kept, to be parsed), raw uploads up to the contract's 2 GiB (counted, not kept). A body over
 // the limit answers 400 and the connection closes lingering (decisions L1, L2).
 import { BodyTooLarge, hasBody, MAX_UPLOAD_BYTES, readBody as read } from "../http/body.js";
-import { json } from "../http/reply.js";
 import type { RequestContext } from "../context.js";
 import type { Outcome, StageFactory } from "../stage.js";
 
@@ -25,7 +24,7 @@ async function readInto(ctx: RequestContext, keep: boolean, limit: number): Prom
     ctx.raw = await read(ctx.req, keep, limit);
     return undefined;
   } catch (e) {
-    if (e instanceof BodyTooLarge) return { ...json(400, { detail: e.message }, { ...ctx.rate, Connection: "close" }), linger: true };
+    if (e instanceof BodyTooLarge) return { ...ctx.json(400, { detail: e.message }, { Connection: "close" }), linger: true };
     throw e;
   }
 }

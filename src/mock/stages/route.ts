@@ -2,7 +2,6 @@
 // the path has operations but not this method; otherwise the operation and its path parameters are set for the
 // stages after it.
 import { redact } from "../log.js";
-import { json } from "../http/reply.js";
 import type { StageFactory } from "../stage.js";
 
 export const route: StageFactory = () =>
@@ -14,10 +13,10 @@ export const route: StageFactory = () =>
         ctx.params = m.params;
         return undefined;
       case "none":
-        return json(404, { detail: `No operation matches ${ctx.method} ${redact(ctx.pathname)}.` }, ctx.rate);
+        return ctx.json(404, { detail: `No operation matches ${ctx.method} ${redact(ctx.pathname)}.` });
       case "method": {
         const allow = m.allow.join(", ");
-        return json(405, { detail: `${ctx.method} is not allowed on ${redact(ctx.pathname)}; use ${allow}.` }, { ...ctx.rate, Allow: allow });
+        return ctx.json(405, { detail: `${ctx.method} is not allowed on ${redact(ctx.pathname)}; use ${allow}.` }, { Allow: allow });
       }
     }
   };
