@@ -1,0 +1,78 @@
+// The state of one request as it travels the pipeline (pipeline.ts): what the request is, and what each stage
+// has found out about it so far. One object per request, filled in by the stages in order; a stage reads only
+// what an earlier stage has set (the comments say which).
+import type http from "node:http";
+import type { Duplex } from "node:stream";
+import type { AuthResult, Principal } from "./auth.js";
+import type { Route, RouteMatch } from "./contract.js";
+import { json, type Reply } from "./http/reply.js";
+import type { Preferences } from "./prism.js";
+
+const NONE: Readonly<Record<string, string>> = Object.freeze({});
+const NO_HEADERS: readonly string[] = Object.freeze([]);
+const NO_PREFERENCES: Readonly<Preferences> = Object.freeze({});
+const NO_MATCH: RouteMatch = Object.freeze({ kind: "none" });
+/** The query of every request without one (most): shared, so never changed by anyone. */
+const NO_QUERY = new URLSearchParams();
+
+export class RequestContext {
+  readonly t0 = performance.now();
+  readonly method: string;
+  /** The request target as sent, query included. */
+  readonly url: string;
+  readonly pathname: string;
+  private readonly qi: number;
+  private q: URLSearchParams | null = null;
+
+  /** The operation the method and path name, or why none does (`matchRoute`). */
+  match: RouteMatch = NO_MATCH;
+  /** The credentials' verdict (`authenticate`), and the principal when they are valid. */
+  auth: AuthResult | null = null;
+  principal: Principal | null = null;
+  /** The five X-RateLimit-* headers of the bucket the request was counted in, as [name, value, …] (`rateLimit`). */
+  rate: readonly string[] = NO_HEADERS;
+  /** The matched operation and its path parameters (`route`; set for every stage after it). */
+  route!: Route;
+  params: Record<string, string> = NONE;
+  /** `Prefer: code=…, example=…, dynamic=…` (`prefer`). */
+  prefer: Preferences = NO_PREFERENCES;
+  /** The request body's bytes (`readBody`) and its parsed, validated value (`validateBody`). */
+  raw: Buffer | null = null;
+  body: unknown = undefined;
+
+  constructor(
+    readonly req: http.IncomingMessage,
+    /** The response of a plain HTTP request; null on an upgrade. */
+    readonly res: http.ServerResponse | null,
+    /** The socket and first bytes of a WebSocket upgrade; null on a plain request. */
+    readonly upgrade: { socket: Duplex; head: Buffer } | null = null,
+  ) {
+    this.method = req.method ?? "GET";
+    this.url = req.url ?? "/";
+    this.qi = this.url.indexOf("?");
+    this.pathname = this.qi < 0 ? this.url : this.url.slice(0, this.qi);
+  }
+
+  /** The query string, parsed on first use (read it; do not change it). */
+  get query(): URLSearchParams {
+    return (this.q ??= this.qi < 0 ? NO_QUERY : new URLSearchParams(this.url.slice(this.qi + 1)));
+  }
+
+  /** A JSON answer carrying the request's rate-limit headers (none before it is counted). */
+  json(status: number, value: unknown, headers?: Record<string, string>): Reply {
+    return json(status, value, headers, this.rate);
+  }
+
+  /** The workspace the request is made in, once its credentials are known (for the request log). */
+  get workspace(): string | null {
+    return this.principal?.workspaceId ?? null;
+  }
+
+  /**
+   * Whether the operation's own success is wanted: no `Prefer: code`, or the success code itself. Otherwise the
+   * frontend asked for another documented response, which only the contract's examples give.
+   */
+  wantsSuccess(): boolean {
+    return this.prefer.code === undefined || this.prefer.code === this.route.successCode;
+  }
+}

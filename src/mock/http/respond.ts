@@ -1,0 +1,33 @@
+// Writing a Reply: on a node:http response (`send`), or as raw HTTP/1.1 on a socket that asked for an upgrade or
+// that node:http could not parse (`writeRaw`).
+import http from "node:http";
+import type { Duplex } from "node:stream";
+import type { Reply } from "./reply.js";
+
+const NONE: readonly string[] = [];
+
+/**
+ * Sends `r` after `head`, the headers every answer carries (a flat [name, value, …] list). `close` adds
+ * `Connection: close` (the gateway is draining).
+ */
+export function send(res: http.ServerResponse, r: Reply, head: readonly string[], close: boolean): void {
+  if (close) r.headers.Connection = "close";
+  // One flat list: the fastest form writeHead takes (merging objects with a spread, or res.setHeader before
+  // writeHead, costs more than the rest of the answer).
+  const flat = head.concat(r.rate ?? NONE);
+  for (const name in r.headers) flat.push(name, r.headers[name]!);
+  if (r.body) flat.push("Content-Length", String(r.body.length));
+  res.writeHead(r.status, flat);
+  res.end(r.body ?? undefined);
+}
+
+/** Answers on a bare socket (a refused upgrade, an unparseable request) with a plain HTTP response, then closes it. */
+export function writeRaw(socket: Duplex, r: Reply): void {
+  if (socket.destroyed) return;
+  const body = r.body ?? Buffer.alloc(0);
+  const lines = [`HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status] ?? ""}`];
+  const rate = r.rate ?? NONE;
+  for (let i = 0; i < rate.length; i += 2) lines.push(`${rate[i]}: ${rate[i + 1]}`);
+  for (const [k, v] of Object.entries({ ...r.headers, "Content-Length": String(body.length), Connection: "close" })) lines.push(`${k}: ${v}`);
+  socket.end(Buffer.concat([Buffer.from(lines.join("\r\n") + "\r\n\r\n"), body]));
+}

@@ -1,0 +1,74 @@
+// The node:http server under the gateway: its time limits, and the answers for what never reaches the request
+// pipeline (requests node:http cannot parse, requests not received in time, CONNECT), each still with the
+// contract's error body.
+import http from "node:http";
+import type { Duplex } from "node:stream";
+import { writeRaw } from "./respond.js";
+import { json } from "./reply.js";
+
+/** node:http's own defaults, made explicit: a whole request within 5 minutes, its headers within 1 minute. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
+export const DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
+
+export interface ServerHandlers {
+  request(req: http.IncomingMessage, res: http.ServerResponse): void;
+  upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
+  /** Time a client has to send a whole request (headers alone: at most DEFAULT_HEADERS_TIMEOUT_MS). */
+  requestTimeoutMs?: number;
+}
+
+export function createHttpServer(h: ServerHandlers): http.Server {
+  const requestTimeout = h.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // requireHostHeader off: a request without Host gets its 400 from the pipeline (`malformed`), with the
+  // contract's error body.
+  const server = http.createServer(
+    {
+      requireHostHeader: false,
+      requestTimeout,
+      headersTimeout: Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout),
+      // How often node:http looks for requests over their time (its default, 30 s, is coarser than a short limit).
+      connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(requestTimeout / 4))),
+    },
+    h.request,
+  );
+  // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1 allows it) rather than answered with
+  // node:http's bare 417, which the contract does not declare.
+  server.on("checkExpectation", h.request);
+  // What node:http cannot parse (bad request line, header names or lengths, headers over 16 KiB) never reaches
+  // the pipeline; it is refused here and the connection is closed.
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    const responding = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent;
+    if (err.code === "ECONNRESET" || !socket.writable || responding) return void socket.destroy();
+    const detail =
+      err.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? "The request was not received in time."
+        : err.code === "HPE_HEADER_OVERFLOW"
+          ? "The request headers are larger than the gateway accepts (16 KiB)."
+          : "Malformed HTTP request.";
+    writeRaw(socket, json(err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400, { detail }));
+  });
+  // CONNECT would otherwise get its connection closed without an answer: the gateway is no proxy.
+  server.on("connect", (req: http.IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => socket.destroy());
+    writeRaw(socket, json(405, { detail: `${req.method} is not allowed: the gateway is not a proxy.` }));
+  });
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => socket.destroy());
+    h.upgrade(req, socket, head).catch(() => writeRaw(socket, json(500, { detail: "Internal server error." })));
+  });
+  return server;
+}
+
+/** Listens; resolves with the base URL (an IPv6 address in brackets). */
+export function listen(server: http.Server, port: number, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      const addr = server.address();
+      const h = typeof addr === "object" && addr ? addr.address : host;
+      const p = typeof addr === "object" && addr ? addr.port : port;
+      resolve(`http://${h.includes(":") ? `[${h}]` : h}:${p}`);
+    });
+  });
+}

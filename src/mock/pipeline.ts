@@ -1,0 +1,70 @@
+// How a request travels the mock gateway: the one place that says it. Each stage is one small function in
+// stages/ or responders/ (the contract they keep: stage.ts); a request goes down the list until one answers.
+//
+// Plain HTTP requests:                                        answers
+//   edge       malformed           HTTP/1.1 without Host       400, closes
+//              cors                CORS preflight, any path    204
+//              ownPaths            /health, /healthz, /openapi.yaml, /swagger.html, /swagger-ui/*, /
+//              apiPrefix           outside /v1, /aria, /ws     404
+//   admission  matchRoute          looks the operation up      -
+//              authenticate        checks the credentials      -
+//              rateLimit           counts the request          429 (sets the X-RateLimit-* headers)
+//              requireCredentials  no valid credentials        401
+//              frozen              frozen workspace            403
+//              route               no such operation           404, 405
+//              validateParams      path, query, headers        422
+//   request    prefer              Prefer it cannot honour     400
+//              readBody            body over its limit         400, closes
+//              validateBody        body against its schema     400, 422
+//   responders upgradeRequired     WebSocket op, no upgrade    426
+//              sse                 event streams               200 text/event-stream
+//              webhooks            webhook registration, test, read, delete
+//              examples            the contract's examples     always answers
+//
+// WebSocket upgrades: shuttingDown (503) → apiPrefix → the same admission → webSocketOnly (400) → webSocket (101).
+import type { Services } from "./services.js";
+import type { Stage } from "./stage.js";
+import { examples } from "./responders/examples.js";
+import { sse } from "./responders/sse.js";
+import { upgradeRequired } from "./responders/upgrade-required.js";
+import { webhooks } from "./responders/webhooks.js";
+import { webSocket } from "./responders/websocket.js";
+import { apiPrefix } from "./stages/api-prefix.js";
+import { authenticate } from "./stages/authenticate.js";
+import { cors } from "./stages/cors.js";
+import { frozen } from "./stages/frozen.js";
+import { malformed } from "./stages/malformed.js";
+import { matchRoute } from "./stages/match-route.js";
+import { ownPaths } from "./stages/own-paths.js";
+import { prefer } from "./stages/prefer.js";
+import { rateLimit } from "./stages/rate-limit.js";
+import { readBody } from "./stages/read-body.js";
+import { requireCredentials } from "./stages/require-credentials.js";
+import { route } from "./stages/route.js";
+import { shuttingDown } from "./stages/shutting-down.js";
+import { validateBody } from "./stages/validate-body.js";
+import { validateParams } from "./stages/validate-params.js";
+import { webSocketOnly } from "./stages/websocket-only.js";
+
+/** Who asks, whether they may, and whether they name an operation correctly (decision M3). */
+function admission(s: Services): Stage[] {
+  return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), frozen(s), route(s), validateParams(s)];
+}
+
+/** The answers to an admitted request: the first responder that answers wins. */
+function responders(s: Services): Stage[] {
+  return [upgradeRequired(s), sse(s), webhooks(s), examples(s)];
+}
+
+export function httpPipeline(s: Services): Stage[] {
+  return [
+    ...[malformed(s), cors(s), ownPaths(s), apiPrefix(s)],
+    ...admission(s),
+    ...[prefer(s), readBody(s), validateBody(s)],
+    ...responders(s),
+  ];
+}
+
+export function upgradePipeline(s: Services): Stage[] {
+  return [shuttingDown(s), apiPrefix(s), ...admission(s), webSocketOnly(s), webSocket(s)];
+}

@@ -1,0 +1,62 @@
+// The node:http handlers that run a pipeline (pipeline.ts) for each request and send what it answers: a Reply
+// after the headers every answer carries, or nothing when a stage has answered by itself (TAKEN). A stage that
+// throws answers 500, and the request log gets the stack.
+import type http from "node:http";
+import type { Duplex } from "node:stream";
+import { RequestContext } from "./context.js";
+import { lingerAfterAnswer } from "./http/body.js";
+import { json } from "./http/reply.js";
+import { send, writeRaw } from "./http/respond.js";
+import { redact } from "./log.js";
+import type { Services } from "./services.js";
+import { runStages, TAKEN, type Outcome, type Stage } from "./stage.js";
+
+export function serveRequests(s: Services, stages: readonly Stage[]): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  return function onRequest(req, res) {
+    const ctx = new RequestContext(req, res);
+    // 499 (as nginx logs it): the client closed the connection before an answer was sent.
+    if (s.sink) res.on("close", () => s.logRequest(ctx, res.headersSent ? res.statusCode : 499));
+    try {
+      const out = runStages(stages, ctx);
+      if (out instanceof Promise) void settle(s, ctx, out);
+      else answer(s, ctx, out);
+    } catch (e) {
+      failed(s, ctx, e as Error);
+    }
+  };
+}
+
+async function settle(s: Services, ctx: RequestContext, pending: Promise<Outcome>): Promise<void> {
+  try {
+    answer(s, ctx, await pending);
+  } catch (e) {
+    failed(s, ctx, e as Error);
+  }
+}
+
+function answer(s: Services, ctx: RequestContext, out: Outcome): void {
+  if (out === TAKEN) return;
+  if (out === undefined) throw new Error(`no stage answered ${ctx.method} ${ctx.pathname}`);
+  if (out.linger) lingerAfterAnswer(ctx.req);
+  send(ctx.res!, out, s.head, s.live.draining);
+}
+
+function failed(s: Services, ctx: RequestContext, e: Error): void {
+  const { req, res } = ctx;
+  // A client that went away mid-request is no internal error: its request line (499) records it.
+  if (req.destroyed && !req.complete) return;
+  s.sink?.(`${new Date(s.clock.now()).toISOString()} internal error on ${req.method} ${redact(req.url ?? "")}: ${redact(e.stack ?? e.message)}`);
+  if (!res!.headersSent) send(res!, json(500, { detail: "Internal server error. Retry with exponential backoff." }), s.head, s.live.draining);
+  else res!.destroy();
+}
+
+/** A refused upgrade is answered on the raw socket, which then closes; an accepted one is the last stage's. */
+export function serveUpgrades(s: Services, stages: readonly Stage[]): (req: http.IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> {
+  return async function onUpgrade(req, socket, head) {
+    const ctx = new RequestContext(req, null, { socket, head });
+    const out = await runStages(stages, ctx);
+    if (out === TAKEN || out === undefined) return;
+    writeRaw(socket, out);
+    s.logRequest(ctx, out.status);
+  };
+}

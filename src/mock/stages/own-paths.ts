@@ -1,0 +1,59 @@
+// Stage `ownPaths`: what the gateway answers itself, without credentials and outside the rate limits (GET and
+// HEAD only): /health and /healthz (the gateway's health, 503 while draining), /openapi.yaml (the bytes of
+// generated/openapi.yaml), /swagger.html and its assets under /swagger-ui/, and / (a redirect to the viewer).
+import { json, type Reply } from "../http/reply.js";
+import type { Services } from "../services.js";
+import type { StageFactory } from "../stage.js";
+import { readSwaggerAsset, swaggerCsp, swaggerInitJs, swaggerPage, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE } from "../swagger.js";
+
+export const ownPaths: StageFactory = (s) => {
+  const doc = s.contract.doc;
+  const fixed = new Map<string, Reply>([
+    ["/openapi.yaml", { status: 200, headers: { "Content-Type": "application/yaml; charset=utf-8", "Cache-Control": "no-cache" }, body: s.contract.yamlBytes }],
+    [
+      "/swagger.html",
+      {
+        status: 200,
+        headers: { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": swaggerCsp(doc, { header: true }) },
+        body: Buffer.from(swaggerPage(doc)),
+      },
+    ],
+    ["/", { status: 302, headers: { Location: "/swagger.html" }, body: null }],
+  ]);
+  const assets = swaggerAssets();
+  return function ownPaths(ctx) {
+    if (ctx.method !== "GET" && ctx.method !== "HEAD") return undefined;
+    const p = ctx.pathname;
+    const r = p === "/health" || p === "/healthz" ? health(s) : (fixed.get(p) ?? assets(p));
+    if (!r) return undefined;
+    // A fresh copy: the server adds its own headers to the answer it sends.
+    return { status: r.status, headers: { ...r.headers }, body: ctx.method === "HEAD" ? null : r.body };
+  };
+};
+
+function health(s: Services): Reply {
+  const now = s.clock.now();
+  const draining = s.live.draining;
+  const body = {
+    status: draining ? "down" : "ok",
+    service: "gateway",
+    uptime_seconds: Math.max(0, Math.floor((now - s.live.startedAt) / 1000)),
+    checked_at: new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"),
+  };
+  return json(draining ? 503 : 200, body, { "Cache-Control": "no-store" });
+}
+
+/** The viewer's files under /swagger-ui/: the init script ("Try it out" calls this mock) and swagger-ui-dist's. */
+function swaggerAssets(): (pathname: string) => Reply | undefined {
+  const prefix = `/${SWAGGER_ASSETS_DIR}/`;
+  const init = Buffer.from(swaggerInitJs());
+  const cache = new Map<string, ReturnType<typeof readSwaggerAsset>>();
+  return (pathname): Reply | undefined => {
+    if (!pathname.startsWith(prefix)) return undefined;
+    const name = pathname.slice(prefix.length);
+    if (name === SWAGGER_INIT_FILE) return { status: 200, headers: { "Content-Type": "text/javascript; charset=utf-8" }, body: init };
+    if (!cache.has(name)) cache.set(name, readSwaggerAsset(name));
+    const asset = cache.get(name);
+    return asset ? { status: 200, headers: { "Content-Type": asset.contentType, "Cache-Control": "public, max-age=3600" }, body: asset.body } : undefined;
+  };
+}

@@ -1,0 +1,60 @@
+// Stage `rateLimit`: counts the request in its workspace's buckets (limiter.ts), in the category of the matched
+// operation (the policy's default category when none matches), and answers 429 when a limit is exhausted. Every
+// later answer carries the five X-RateLimit-* headers set here. A request without valid credentials has no
+// workspace: it is counted per client address on the policy's smallest plan (decision M2).
+import type { RateLimitPolicy } from "../../policy.js";
+import { json, type Reply } from "../http/reply.js";
+import type { Decision, Subject } from "../limiter.js";
+import type { StageFactory } from "../stage.js";
+
+export const rateLimit: StageFactory = (s) => {
+  const policy = s.policy;
+  const defaultCategory = policy.categories.find((c) => c.default)!;
+  const anonymousPlan = Object.entries(policy.plans).sort(([, a], [, b]) => a.requests_per_minute - b.requests_per_minute)[0]![0];
+  return function rateLimit(ctx) {
+    const m = ctx.match;
+    const p = ctx.principal;
+    const subject: Subject = p
+      ? { bucket: p.workspaceId, plan: p.plan, keyRpm: p.keyRpm }
+      : { bucket: `anonymous:${ctx.req.socket.remoteAddress ?? "?"}`, plan: anonymousPlan };
+    const d = s.limiter.take(subject, m.kind === "ok" ? m.route.category : defaultCategory);
+    ctx.rate = rateHeaders(policy, d);
+    return d.allowed ? undefined : tooMany(policy, d, ctx.rate);
+  };
+};
+
+/** A flat list rather than an object: its names come from the policy, and an object with computed names is slow to make. */
+function rateHeaders(policy: RateLimitPolicy, d: Decision): string[] {
+  const h = policy.headers;
+  return [
+    h.limit,
+    String(d.limit),
+    h.remaining,
+    String(d.remaining),
+    h.reset,
+    String(d.reset),
+    h.daily_limit,
+    String(d.dailyLimit),
+    h.daily_remaining,
+    String(d.dailyRemaining),
+  ];
+}
+
+/** The 429 of the limit that refused the request: the daily one when both are exhausted. */
+function tooMany(policy: RateLimitPolicy, d: Decision, rate: readonly string[]): Reply {
+  const daily = d.exceeded === "daily";
+  const e = daily ? policy.errors.daily : policy.errors.minute;
+  const limit = daily ? d.dailyLimit : d.limit;
+  return json(
+    429,
+    {
+      detail: daily ? `Daily limit of ${limit} requests exceeded.` : `Rate limit of ${limit} requests per minute exceeded.`,
+      error: e.error,
+      limit,
+      window: e.window,
+      retry_after: d.retryAfter,
+    },
+    { [policy.headers.retry_after]: String(d.retryAfter) },
+    rate,
+  );
+}
