@@ -205,18 +205,18 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     const match = contract.router.match(method, pathname);
     const route = match.kind === "ok" ? match.route : null;
     const category: CategoryRule = route?.category ?? defaultCategory;
-    const result = await auth.authenticate(req.headers, query, route?.tokenQuery ?? null);
+    const result = await auth.authenticate(req.headersDistinct, query, route?.tokenQuery ?? null);
     if (!result.ok) {
       const anon: Subject = { bucket: `anonymous:${req.socket.remoteAddress ?? "?"}`, plan: anonymousPlan };
       const d = limiter.take(anon, category);
-      return { ok: false, reply: d.allowed ? json(401, { detail: result.detail }, rateHeaders(d)) : tooMany(d) };
+      return { ok: false, reply: d.allowed ? json(401, { detail: result.detail, error: result.error }, { ...rateHeaders(d), "WWW-Authenticate": result.challenge }) : tooMany(d) };
     }
     const principal = result.principal;
     ctx.workspace = principal.workspaceId;
     const d = limiter.take({ bucket: principal.workspaceId, plan: principal.plan, keyRpm: principal.keyRpm }, category);
     const rate = rateHeaders(d);
     if (!d.allowed) return { ok: false, reply: tooMany(d) };
-    if (principal.frozen) return { ok: false, reply: json(403, { detail: MESSAGES.frozen }, rate) };
+    if (principal.frozen) return { ok: false, reply: json(403, { detail: MESSAGES.frozen, error: "workspace_frozen" }, rate) };
     if (match.kind === "none") return { ok: false, reply: json(404, { detail: `No operation matches ${method} ${redact(pathname)}.` }, rate) };
     if (match.kind === "method") {
       return { ok: false, reply: json(405, { detail: `${method} is not allowed on ${redact(pathname)}; use ${match.allow.join(", ")}.` }, { ...rate, Allow: match.allow.join(", ") }) };

@@ -282,7 +282,7 @@ function schemaType(schema: Json, contract: Contract): string | undefined {
 function propertySchema(schema: Json, name: string, contract: Contract): Json {
   const s = contract.deref(schema);
   if (!s || typeof s !== "object") return undefined;
-  if (s.properties?.[name]) return s.properties[name];
+  if (s.properties && Object.hasOwn(s.properties, name)) return s.properties[name];
   for (const k of ["oneOf", "anyOf", "allOf"]) {
     for (const b of s[k] ?? []) {
       const p = propertySchema(b, name, contract);
@@ -302,16 +302,20 @@ function formToObject(form: URLSearchParams | FormData, content: Json, contract:
   for (const name of names) {
     const values = form.getAll(name).map((v) => (typeof v === "string" ? v : (v as File).name || "file"));
     const prop = propertySchema(content.schema, name, contract);
-    const ct: string = content.encoding?.[name]?.contentType ?? "";
+    const encoding = content.encoding && Object.hasOwn(content.encoding, name) ? content.encoding[name] : undefined;
+    const ct: string = encoding?.contentType ?? "";
+    let value: unknown;
     if (ct.includes("application/json")) {
       try {
-        out[name] = JSON.parse(values[0]!);
+        value = JSON.parse(values[0]!);
       } catch {
         throw new BadRequest(`Form field ${name} is not valid JSON.`);
       }
     } else {
-      out[name] = schemaType(prop, contract) === "array" ? values : values[0];
+      value = schemaType(prop, contract) === "array" ? values : values[0];
     }
+    // An own property even for `__proto__` (as JSON.parse makes it), so validation sees every field sent.
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

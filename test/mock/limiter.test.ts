@@ -45,6 +45,13 @@ describe("RateLimiter", () => {
     expect(c.refusal.dailyRemaining).toBe(dailyLimit(policy, "free") - 30);
   });
 
+  it("knows only the policy's own plans: a name inherited from Object.prototype is no plan", () => {
+    for (const plan of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      expect(() => minuteLimit(policy, plan, general), plan).toThrow(`unknown plan ${plan}`);
+      expect(() => dailyLimit(policy, plan), plan).toThrow(`unknown plan ${plan}`);
+    }
+  });
+
   it("caps a key at its rate_limit_rpm, the minimum of key and plan limits", () => {
     const l = new RateLimiter(policy, new ManualClock());
     expect(drain(l, "ws_A", "pro", general, 10).allowed).toBe(10);
