@@ -17,10 +17,11 @@ export function jwtSecretFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 export interface Principal {
   workspaceId: string;
   plan: PlanName;
-  /** The key's own per-minute limit (`rate_limit_rpm`), counted in a bucket of the key's own; null for none. */
-  keyRpm: number | null;
-  /** Names the key's own bucket (never the key itself); null for bearer tokens and keys without a limit. */
-  keyBucket: string | null;
+  /**
+   * The key's own per-minute limit (`rate_limit_rpm`) and the name of the bucket it is counted in (never the key
+   * itself); null for bearer tokens and keys without a limit.
+   */
+  key: { bucket: string; rpm: number } | null;
   frozen: boolean;
   via: "api_key" | "bearer";
 }
@@ -131,14 +132,13 @@ export class Authenticator {
     if (!hasKeyPrefix(key)) return fail("invalid_credentials", MESSAGES.keyPrefix, CHALLENGES.invalidKey);
     const rec = this.opts.keys.get(key);
     if (!rec) return fail("invalid_credentials", MESSAGES.keyUnknown, CHALLENGES.invalidKey);
-    const keyRpm = rec.rate_limit_rpm ?? null;
+    const rpm = rec.rate_limit_rpm;
     return {
       ok: true,
       principal: {
         workspaceId: rec.workspace_id,
         plan: rec.plan,
-        keyRpm,
-        keyBucket: keyRpm === null ? null : (this.opts.keys.bucketOf(key) ?? null),
+        key: rpm == null ? null : { bucket: this.opts.keys.bucketOf(key)!, rpm },
         frozen: this.opts.keys.isFrozen(rec.workspace_id),
         via: "api_key",
       },
@@ -177,7 +177,7 @@ export class Authenticator {
     if (typeof plan !== "string" || !Object.hasOwn(this.opts.policy.plans, plan)) return badToken(MESSAGES.tokenClaims);
     return {
       ok: true,
-      principal: { workspaceId: ws, plan, keyRpm: null, keyBucket: null, frozen: payload.frozen === true || this.opts.keys.isFrozen(ws), via: "bearer" },
+      principal: { workspaceId: ws, plan, key: null, frozen: payload.frozen === true || this.opts.keys.isFrozen(ws), via: "bearer" },
     };
   }
 }

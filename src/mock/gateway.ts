@@ -213,7 +213,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     }
     const principal = result.principal;
     ctx.workspace = principal.workspaceId;
-    const d = limiter.take({ bucket: principal.workspaceId, plan: principal.plan, keyRpm: principal.keyRpm }, category);
+    const d = limiter.take({ bucket: principal.workspaceId, plan: principal.plan, key: principal.key }, category);
     const rate = rateHeaders(d);
     if (!d.allowed) return { ok: false, reply: tooMany(d) };
     if (principal.frozen) return { ok: false, reply: json(403, { detail: MESSAGES.frozen, error: "workspace_frozen" }, rate) };
