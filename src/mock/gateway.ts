@@ -424,12 +424,12 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       case "createWebhook": {
         // The body has passed the contract's validation of WebhookCreate by now.
         const hook = webhooks.register(ws, body as components["schemas"]["WebhookCreate"]);
-        return json(route.successCode, hook, a.rate);
+        return json(route.successCode, hook, { ...a.rate, ...webhooks.notice(hook) });
       }
       case "testWebhook": {
         const hook = webhooks.get(a.params.webhook_id ?? "", ws);
         if (!hook) return null; // an id the mock never issued: the contract's example answers
-        return json(route.successCode, webhooks.test(hook, (body as { event_type: string }).event_type), a.rate);
+        return json(route.successCode, webhooks.test(hook, (body as { event_type: string }).event_type), { ...a.rate, ...webhooks.notice(hook) });
       }
       case "getWebhook": {
         const hook = webhooks.get(a.params.webhook_id ?? "", ws);
