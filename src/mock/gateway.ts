@@ -21,7 +21,7 @@ import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { parsePrefer, preferProblem, PrismBackend, type MockAnswer, type Preferences } from "./prism.js";
 import { runAnalysisEvents, runLiveSession } from "./sessions.js";
 import { readSwaggerAsset, swaggerCsp, swaggerInitJs, swaggerPage, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE } from "./swagger.js";
-import { BadRequest, RequestValidator } from "./validation.js";
+import { BadRequest, isJsonMediaType, RequestValidator } from "./validation.js";
 import { publicView, Webhooks } from "./webhooks.js";
 
 export interface GatewayOptions {
@@ -396,8 +396,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     if (validator.compiled(route).body) {
       const ct = req.headers["content-type"];
       const structured = /json|x-www-form-urlencoded|multipart\/form-data/i.test(ct ?? "");
+      const limit = !structured ? MAX_UPLOAD_BYTES : isJsonMediaType(ct) ? Math.min(maxBodyBytes, validator.maxJsonBodyBytes) : maxBodyBytes;
       try {
-        const raw = hasBody(req) ? await readBody(req, structured, structured ? maxBodyBytes : MAX_UPLOAD_BYTES) : Buffer.alloc(0);
+        const raw = hasBody(req) ? await readBody(req, structured, limit) : Buffer.alloc(0);
         const checked = await validator.checkBody(route, ct, raw);
         if (checked.issues.length) return send(res, json(422, { detail: checked.issues }, rate));
         value = checked.value;
