@@ -1,7 +1,7 @@
 // Per-workspace rate limiting exactly as `x-rate-limit-policy` states it (read through src/policy.ts):
 // fixed minute windows per (workspace, category) with the category multipliers, a UTC-day window per workspace,
 // and for a key with `rate_limit_rpm` a minute window of that key's own, shared by all its categories (decision
-// G7). A request must pass every bucket it belongs to and is then counted in all of them; the minute headers
+// G6). A request must pass every bucket it belongs to and is then counted in all of them; the minute headers
 // report the bucket with the fewest requests left. `take()` checks and counts in one synchronous step, so
 // concurrent requests in this single-threaded process can never overshoot: N parallel requests against limit L
 // give exactly L successes.
