@@ -42,7 +42,11 @@ export class CaseBuilder {
     private readonly gen: ValueGenerator,
   ) {}
 
-  async build(op: Operation, generated: number): Promise<RequestCase[]> {
+  /**
+   * Every case of one operation. When its writes will not be sent (`sendsWrites` false), the generated cases are
+   * listed (to be reported as skipped) without generating their values, which is the costly part.
+   */
+  async build(op: Operation, generated: number, sendsWrites = true): Promise<RequestCase[]> {
     const read = op.method === "get" || op.method === "head";
     const examples = this.examples(op);
     const make = async (kind: CaseKind, label: string, parts: Parts, over: Partial<RequestCase> = {}): Promise<RequestCase> => ({
@@ -58,7 +62,7 @@ export class CaseBuilder {
     const cases: RequestCase[] = [];
     for (const parts of examples) cases.push(await make("example", `example ${parts.name}`, parts));
     for (let n = 1; n <= generated; n++) {
-      const parts = this.generatedParts(op, n);
+      const parts = read || sendsWrites ? this.generatedParts(op, n) : examples[0]!;
       if (parts) cases.push(await make("generated", `generated ${n}`, parts));
     }
     if (op.public) return cases;

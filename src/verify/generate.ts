@@ -10,6 +10,11 @@ import type { Json } from "../mock/contract.js";
 import type { ContractView } from "./contract-view.js";
 
 const ATTEMPTS = 6;
+/**
+ * Values already generated, by seed, request number and schema: json-schema-faker needs up to half a second for a
+ * schema with `dependentSchemas` (AnalysisCreate), and a process that verifies twice (tests) asks the same again.
+ */
+const memo = new Map<string, unknown>();
 export const RESERVED_DOMAIN = "verify.invalid";
 
 export class ValueGenerator {
@@ -27,6 +32,12 @@ export class ValueGenerator {
    * attempt validates (the caller then keeps to the examples).
    */
   value(schema: Json, n: number): unknown {
+    const key = `${this.seed}:${n}:${JSON.stringify(schema)}`;
+    if (!memo.has(key)) memo.set(key, this.fresh(schema, n));
+    return structuredClone(memo.get(key));
+  }
+
+  private fresh(schema: Json, n: number): unknown {
     const validate = this.view.bodyValidator(schema ?? {});
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const seed = this.seed * 7919 + n * 131 + attempt;

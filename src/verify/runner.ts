@@ -75,7 +75,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
 
   const jobs: Job[] = [];
   for (const op of operations) {
-    for (const c of await builder.build(op, o.generated ?? DEFAULTS.generated)) {
+    for (const c of await builder.build(op, o.generated ?? DEFAULTS.generated, o.allowWrites === true)) {
       const why = refusal(c, o.allowWrites === true, queryTokensAllowed(target));
       if (why) report.skip(op, c.label, why);
       else jobs.push({ bucket: bucket(c), run: () => session.exchange(c), skip: (reason) => report.skip(op, c.label, reason) });
