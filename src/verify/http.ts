@@ -10,6 +10,8 @@ export interface SendOptions {
   streamWindowMs: number;
   /** Bytes of a body kept; the rest is read and dropped. */
   maxBodyBytes: number;
+  /** The fetch to send with (tests inject one, as openapi-fetch's do). */
+  fetch?: typeof fetch;
 }
 
 export const DEFAULT_SEND_OPTIONS: SendOptions = { timeoutMs: 30_000, streamWindowMs: 2_000, maxBodyBytes: 8 * 1024 * 1024 };
@@ -22,7 +24,7 @@ export async function send(req: ExchangeRequest, o: SendOptions = DEFAULT_SEND_O
   try {
     let res: Response;
     try {
-      res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body ? new Uint8Array(req.body) : undefined, redirect: "manual", signal: ac.signal });
+      res = await (o.fetch ?? fetch)(req.url, { method: req.method, headers: req.headers, body: req.body ? new Uint8Array(req.body) : undefined, redirect: "manual", signal: ac.signal });
     } catch (e) {
       throw new TransportError(describe(e));
     }
