@@ -49,11 +49,12 @@ export class Scheduler {
         p.job.skip(r.reason);
       } else if (r.retryAfterMs === null) {
         pending.splice(i, 1);
-      } else if (++p.attempts >= MAX_ATTEMPTS || r.retryAfterMs > this.maxWaitMs - this.waitedMs) {
+      } else if (++p.attempts >= MAX_ATTEMPTS) {
         // Hopeless for this bucket: skip the job and every other one waiting on the same limit.
-        const reason = p.attempts >= MAX_ATTEMPTS ? `still rate limited (429) after ${MAX_ATTEMPTS} attempts` : this.overBudget(r.retryAfterMs);
+        const reason = `still rate limited (429) after ${MAX_ATTEMPTS} attempts`;
         for (let j = pending.length - 1; j >= 0; j--) if (pending[j]!.job.bucket === p.job.bucket) pending.splice(j, 1)[0]!.job.skip(reason);
       } else {
+        // A wait past the budget (a daily limit) is found out when nothing else is left to send: see above.
         this.blockedUntil.set(p.job.bucket, this.clock.now() + r.retryAfterMs);
       }
     }

@@ -208,5 +208,10 @@ describe("targets, selection, generated values", () => {
       expect(new URL(v.url).hostname.endsWith(".invalid")).toBe(true);
     }
     expect(toReservedHosts({ a: ["https://media.example.com/x.mp3", "ops@example.com", "plain"] })).toEqual({ a: ["https://host.verify.invalid/x.mp3", "ops@verify.invalid", "plain"] });
+    // A URL made from a pattern rather than a format is moved too; if that breaks the pattern, no value is better.
+    for (let n = 1; n <= 3; n++) {
+      const v = gen.value({ type: "string", pattern: "^https://[a-z]{3,8}\\.(com|net)/[a-z]{1,5}$" }, n);
+      expect(v === undefined || new URL(String(v)).hostname.endsWith(".invalid"), String(v)).toBe(true);
+    }
   });
 });
