@@ -15,7 +15,16 @@ export interface DeclaredResponse {
   content: Record<string, Json>;
 }
 
+const views = new WeakMap<Contract, ContractView>();
+
 export class ContractView {
+  /** The view of a contract, made once per process: its compiled validators serve every run (it holds no run state). */
+  static of(contract: Contract): ContractView {
+    let v = views.get(contract);
+    if (!v) views.set(contract, (v = new ContractView(contract)));
+    return v;
+  }
+
   readonly operations: Operation[];
   readonly policy: RateLimitPolicy;
   /** The five per-minute and daily headers, named as the policy names them. */

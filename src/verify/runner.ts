@@ -50,7 +50,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const target = parseTarget(o.target);
   if (o.stateful && !o.allowWrites) throw new VerifyUsageError("--stateful creates, updates and deletes resources: it needs --allow-writes");
   const contract = o.contract ?? loadContract();
-  const view = new ContractView(contract);
+  const view = ContractView.of(contract);
   const credential = credentialOf(o, view.apiKeyHeader);
   const operations = selectOperations(view.operations, o.operations);
   const checks = createChecks(view);

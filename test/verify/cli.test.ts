@@ -80,9 +80,9 @@ describe("npm run verify", () => {
   });
 
   it("exits 2 with a clear message for a usage error", async () => {
-    const r = await npmVerify(["--target", "ftp://example.invalid", "--api-key", "k"]);
+    const r = await inProcess(["--target", "ftp://example.invalid", "--api-key", "k"]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("verify: --target must be an http:// or https:// URL, not ftp://");
+    expect(r.err).toBe("verify: --target must be an http:// or https:// URL, not ftp://…\nRun npm run verify -- --help for the options.\n");
   });
 
   const closedPort = async () => {
