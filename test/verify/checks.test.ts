@@ -114,8 +114,8 @@ describe("request checks: what the request itself shows", () => {
     const bad = { operationId: "listAnalyses", url: "/v1/analyses?limit=abc" };
     const items = { detail: [{ loc: ["query", "limit"], msg: "must be integer", type: "type" }] };
     expect(await judge({ ...bad, status: 422, response: items })).toEqual({});
-    expect((await judge({ ...bad, status: 200, response: LIST }))["invalid-input-rejected"]).toEqual(["answered 200 to invalid input (query.limit must be integer); expected 422"]);
-    expect((await judge({ ...bad, status: 400, response: { detail: "bad" } }))["invalid-input-rejected"]).toEqual(["answered 400 to invalid input (query.limit must be integer); expected 422"]);
+    expect((await judge({ ...bad, status: 200, response: LIST }))["invalid-input-rejected"]).toEqual(["answered 200 to invalid input (query.limit must be an integer); expected 422"]);
+    expect((await judge({ ...bad, status: 400, response: { detail: "bad" } }))["invalid-input-rejected"]).toEqual(["answered 400 to invalid input (query.limit must be an integer); expected 422"]);
     expect(await judge({ ...bad, status: 403, response: { detail: "frozen" } })).toEqual({});
     const path = { operationId: "getAnalysis", url: "/v1/analyses/not-an-id" };
     expect(await judge({ ...path, status: 404, response: { detail: "Analysis not found." } })).toEqual({});

@@ -36,7 +36,7 @@ describe("verify against the mock gateway", () => {
   });
 
   it("with a bearer JWT instead of an API key", async () => {
-    const token = await mintToken({ secret: DEFAULT_JWT_SECRET, workspaceId: "ws_VerifyJwt0001", plan: "pro", expiresInSeconds: 7 * 86_400, now: mock.clock.now() });
+    const token = await mintToken({ secret: DEFAULT_JWT_SECRET, workspaceId: "ws_VerifyJwt0001", plan: "pro", expiresInSeconds: 3_600, now: mock.clock.now() });
     const report = await mock.run(mock.g.url, { apiKey: undefined, token, operations: "/v1/analyses*,/v1/reports*", allowWrites: true });
     expect(report.violations, listed(report)).toEqual([]);
     expect(report.checks.find((c) => c.rule === "rate-limit-semantics")!.run).toBeGreaterThan(0);
