@@ -390,7 +390,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a speaker */
+        /**
+         * Get a speaker
+         * @description Returns one enrolled speaker profile: its name, your `external_id`, its enrollment status and how many voice samples it was enrolled from. Transcript segments name this profile in `speaker_id` when their speaker label matches it.
+         */
         get: operations["getSpeaker"];
         put?: never;
         post?: never;
@@ -401,7 +404,10 @@ export interface paths {
         delete: operations["deleteSpeaker"];
         options?: never;
         head?: never;
-        /** Update a speaker */
+        /**
+         * Update a speaker
+         * @description Renames the profile or changes its `external_id` or metadata; omitted fields keep their values. Another speaker with the same `external_id` answers 409. The voice samples cannot be changed here: delete the profile and enroll it again.
+         */
         patch: operations["updateSpeaker"];
         trace?: never;
     };
@@ -439,7 +445,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a use case */
+        /**
+         * Get a use case
+         * @description Returns one use case: the features, skills, language and alert rules that analyses and agents referring to its `use_case_id` run with.
+         */
         get: operations["getUseCase"];
         put?: never;
         post?: never;
@@ -617,7 +626,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get an agent */
+        /**
+         * Get an agent
+         * @description Returns one agent: its instructions, the skills and use case it acts with, its trigger (`manual`, `schedule` with a UTC cron, or `event`), whether its actions need approval, and its status (`active`, `paused` or `archived`). Its health is under `/v1/agent-monitoring/agents/{agent_id}`.
+         */
         get: operations["getAgent"];
         put?: never;
         post?: never;
@@ -669,7 +681,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a run */
+        /**
+         * Get a run
+         * @description Returns one run of an agent. Its status moves `queued` → `running` (⇄ `awaiting_approval`) → `succeeded` or `failed`, or to `canceled` from any unfinished state; `output` is set when it succeeded, `error` when it failed, and `approval_id` names the approval it waits for.
+         */
         get: operations["getRun"];
         put?: never;
         post?: never;
@@ -732,7 +747,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get an approval */
+        /**
+         * Get an approval
+         * @description Returns one approval: the action a run proposes and its status, `pending` until someone approves or rejects it, or until it expires at `expires_at` (72 hours after the request). Decide it with `approveApproval` or `rejectApproval`; a decision is final.
+         */
         get: operations["getApproval"];
         put?: never;
         post?: never;
@@ -826,7 +844,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a board */
+        /**
+         * Get a board
+         * @description Returns one board with its widgets, each with its type, its position on the 12-column grid and its configuration, and whether the board is shared with the workspace.
+         */
         get: operations["getBoard"];
         put?: never;
         post?: never;
@@ -878,7 +899,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a workspace */
+        /**
+         * Get a workspace
+         * @description Returns one workspace the caller is a member of: its name, slug, plan, status, primary owner and member count. Rate limits are counted per workspace, at the limits of its plan.
+         */
         get: operations["getWorkspace"];
         put?: never;
         post?: never;
@@ -1250,7 +1274,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the privacy policy */
+        /**
+         * Get the privacy policy
+         * @description Returns the privacy policy in force: its version, the date it took effect, its full text in Markdown and the address of the published page. Like every endpoint it needs credentials.
+         */
         get: operations["getPrivacyPolicy"];
         put?: never;
         post?: never;
@@ -1296,7 +1323,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get an API key */
+        /**
+         * Get an API key
+         * @description Returns one API key without its secret: name, environment, `prefix` and `last_four`, its own `rate_limit_rpm`, when it was last used, and when it expires or was revoked. The secret is shown only once, in the response that created the key.
+         */
         get: operations["getApiKey"];
         put?: never;
         post?: never;
@@ -1524,7 +1554,10 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Get a webhook */
+        /**
+         * Get a webhook
+         * @description Returns one webhook without its secret: the URL, the event types it receives, whether it is enabled, and the time and status of its last delivery attempt. The signing secret is shown only once, when the webhook is created.
+         */
         get: operations["getWebhook"];
         put?: never;
         post?: never;
@@ -2510,6 +2543,14 @@ export interface components {
             id: string;
             data: components["schemas"]["Analysis"];
         };
+        /** @description Payload of an `error` event of the analysis stream (its SSE `data:` field) - what went wrong. */
+        AnalysisStreamErrorData: {
+            /**
+             * @description Human-readable message. For a failed analysis it is the analysis's `error.message`.
+             * @example The media URL answered 403 Forbidden.
+             */
+            detail: string;
+        };
         /** @description The analysis failed (sent after the `status` event with `failed`), or the stream itself failed. Last event of the stream. */
         AnalysisStreamErrorEvent: {
             /**
@@ -2523,13 +2564,7 @@ export interface components {
              */
             id: string;
             /** @description What went wrong. */
-            data: {
-                /**
-                 * @description Human-readable message. For a failed analysis it is the analysis's `error.message`.
-                 * @example The media URL answered 403 Forbidden.
-                 */
-                detail: string;
-            };
+            data: components["schemas"]["AnalysisStreamErrorData"];
         };
         /**
          * @description One real-time event of an analysis, delivered on the SSE stream
@@ -2538,6 +2573,47 @@ export interface components {
          *     `id:` fields and `data` is the JSON of the `data:` field.
          */
         AnalysisStreamEvent: components["schemas"]["AnalysisStreamStatusEvent"] | components["schemas"]["AnalysisStreamTranscriptSegmentEvent"] | components["schemas"]["AnalysisStreamSignalEvent"] | components["schemas"]["AnalysisStreamAlertEvent"] | components["schemas"]["AnalysisStreamCompletedEvent"] | components["schemas"]["AnalysisStreamErrorEvent"];
+        /**
+         * @description One event of the `text/event-stream` of `GET /v1/analysis/{id}/stream`, in
+         *     the shape OpenAPI 3.2's `itemSchema` gives a Server-Sent Event: `event`,
+         *     `id` and `data` are the SSE fields, and `data` is a string of JSON whose
+         *     schema is its `contentSchema`. A generic SSE client yields that JSON, the
+         *     payload; `AnalysisStreamEvent` is the same event with `data` already
+         *     parsed, as this project's typed client returns it. The contract is
+         *     OpenAPI 3.1, so the operation refers to this schema with the
+         *     `x-itemSchema` extension (see `docs/decisions.md`).
+         */
+        AnalysisStreamItem: {
+            /** @constant */
+            event: "status";
+            id: string;
+            data: string;
+        } | {
+            /** @constant */
+            event: "transcript.segment";
+            id: string;
+            data: string;
+        } | {
+            /** @constant */
+            event: "signal";
+            id: string;
+            data: string;
+        } | {
+            /** @constant */
+            event: "alert";
+            id: string;
+            data: string;
+        } | {
+            /** @constant */
+            event: "completed";
+            id: string;
+            data: string;
+        } | {
+            /** @constant */
+            event: "error";
+            id: string;
+            data: string;
+        };
         /** @description A skill produced a signal. */
         AnalysisStreamSignalEvent: {
             /**
@@ -2552,6 +2628,17 @@ export interface components {
             id: string;
             data: components["schemas"]["Signal"];
         };
+        /** @description Payload of a `status` event of the analysis stream (its SSE `data:` field) - the current status and progress. */
+        AnalysisStreamStatusData: {
+            /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
+            analysis_id: string;
+            status: components["schemas"]["AnalysisStatus"];
+            /**
+             * @description Percentage of processing done.
+             * @example 42
+             */
+            progress: number;
+        };
         /** @description The analysis changed status, or made progress (at most one progress event per second). */
         AnalysisStreamStatusEvent: {
             /**
@@ -2565,16 +2652,7 @@ export interface components {
              */
             id: string;
             /** @description Current status and progress. */
-            data: {
-                /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
-                analysis_id: string;
-                status: components["schemas"]["AnalysisStatus"];
-                /**
-                 * @description Percentage of processing done.
-                 * @example 42
-                 */
-                progress: number;
-            };
+            data: components["schemas"]["AnalysisStreamStatusData"];
         };
         /** @description A final transcript segment was produced. Segments arrive in order of `start`. */
         AnalysisStreamTranscriptSegmentEvent: {
@@ -5605,6 +5683,8 @@ export interface components {
              * @constant
              */
             status: "queued";
+            /** @description The sample event being delivered, exactly the JSON body the endpoint receives, to compare with what the receiver logged. Its signature headers are computed when the attempt is made. */
+            event?: components["schemas"]["WebhookEvent"];
         };
         /** @description Fields to change; omitted fields keep their values. The secret cannot be changed. */
         WebhookUpdate: {
