@@ -3351,7 +3351,7 @@ export interface components {
         /** @description Error body of every non-2xx response except 422 and 429. `detail` is for people; `error`, where present, tells a program what happened. */
         Error: {
             /**
-             * @description Human-readable message.
+             * @description Human-readable message. It may quote the request's path, which the gateway's 16 KiB limit on the request line and headers bounds.
              * @example Analysis not found.
              */
             detail: string;
