@@ -10,6 +10,9 @@ import type { Json } from "../mock/contract.js";
 import type { ContractView } from "./contract-view.js";
 
 const ATTEMPTS = 6;
+/** Longest string and array the generator proposes (a contract bound may allow 2 GiB; the sample stays small). */
+const SAMPLE_MAX_LENGTH = 40;
+const SAMPLE_MAX_ITEMS = 3;
 /**
  * Values already generated, by seed, request number and schema: json-schema-faker needs up to half a second for a
  * schema with `dependentSchemas` (AnalysisCreate), and a process that verifies twice (tests) asks the same again.
@@ -19,6 +22,8 @@ export const RESERVED_DOMAIN = "verify.invalid";
 
 export class ValueGenerator {
   private readonly schemas: Record<string, Json>;
+
+  private readonly small = new Map<string, JsonSchema>();
 
   constructor(
     private readonly view: ContractView,
@@ -43,11 +48,11 @@ export class ValueGenerator {
       const seed = this.seed * 7919 + n * 131 + attempt;
       let value: unknown;
       try {
-        value = generateSync(schema as JsonSchema, {
+        value = generateSync(small(schema) as JsonSchema, {
           seed,
           refResolver: (ref) => this.resolve(ref),
-          maxItems: 3,
-          maxLength: 40,
+          maxItems: SAMPLE_MAX_ITEMS,
+          maxLength: SAMPLE_MAX_LENGTH,
           optionalsProbability: 0.5,
           formats: {
             uri: (r) => `https://host-${r.int(1, 9999)}.${RESERVED_DOMAIN}/media/${r.int(1, 99999)}`,
@@ -68,8 +73,25 @@ export class ValueGenerator {
     const name = /^#\/components\/schemas\/(.+)$/.exec(ref)?.[1];
     const schema = name ? this.schemas[name] : undefined;
     if (schema === undefined) throw new Error(`cannot resolve ${ref}`);
-    return schema as JsonSchema;
+    if (!this.small.has(name!)) this.small.set(name!, small(schema) as JsonSchema);
+    return this.small.get(name!)!;
   }
+}
+
+/**
+ * A copy of `schema` whose `maxLength` and `maxItems` are lowered to the sample sizes (never below the schema's own
+ * minimum). json-schema-faker's `maxLength`/`maxItems` options do not cap a bound the schema states itself, so a
+ * contract bound of 2 GiB (raw uploads) made it build a 2 GiB string. The value is still checked against the
+ * unchanged schema by ajv.
+ */
+function small(schema: Json): Json {
+  if (Array.isArray(schema)) return schema.map(small);
+  if (!schema || typeof schema !== "object") return schema;
+  const out: Json = {};
+  for (const [k, v] of Object.entries<Json>(schema)) out[k] = k === "enum" || k === "const" || k === "examples" || k === "default" ? v : small(v);
+  if (typeof out.maxLength === "number") out.maxLength = Math.max(out.minLength ?? 0, Math.min(out.maxLength, SAMPLE_MAX_LENGTH));
+  if (typeof out.maxItems === "number") out.maxItems = Math.max(out.minItems ?? 0, Math.min(out.maxItems, SAMPLE_MAX_ITEMS));
+  return out;
 }
 
 /** Every absolute http(s) URL and e-mail address in a value, moved to the reserved domain. */

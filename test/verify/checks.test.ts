@@ -9,7 +9,7 @@ import { contract, policy } from "../mock/helpers.js";
 
 const view = new ContractView(contract);
 const op = (id: string): Operation => view.operations.find((o) => o.operationId === id)!;
-const RATE = { "x-ratelimit-limit": "300", "x-ratelimit-remaining": "299", "x-ratelimit-reset": "1790000040", "x-ratelimit-daily-limit": "50000", "x-ratelimit-daily-remaining": "49000" };
+const RATE = { "access-control-allow-origin": "*", "x-ratelimit-limit": "300", "x-ratelimit-remaining": "299", "x-ratelimit-reset": "1790000040", "x-ratelimit-daily-limit": "50000", "x-ratelimit-daily-remaining": "49000" };
 const LIST = { data: [], next_cursor: null, has_more: false };
 
 interface Pair {
@@ -64,7 +64,7 @@ describe("response checks on one exchange", () => {
     const { results } = await checkExchange(view, createChecks(view), {
       operation: op("getGatewayHealth"),
       request: { method: "GET", url: "http://127.0.0.1:1/health", headers: {}, body: null },
-      response: { status: 200, headers: new Headers({ "content-type": "application/json" }), body: Buffer.from(JSON.stringify(health)) },
+      response: { status: 200, headers: new Headers({ "content-type": "application/json", "access-control-allow-origin": "*" }), body: Buffer.from(JSON.stringify(health)) },
     });
     expect(results.map((r) => r.rule)).not.toContain("rate-limit-headers");
     expect(results.every((r) => r.violations.length === 0)).toBe(true);
@@ -213,5 +213,16 @@ describe("targets, selection, generated values", () => {
       const v = gen.value({ type: "string", pattern: "^https://[a-z]{3,8}\\.(com|net)/[a-z]{1,5}$" }, n);
       expect(v === undefined || new URL(String(v)).hostname.endsWith(".invalid"), String(v)).toBe(true);
     }
+  });
+
+  it("generated values stay sample-sized whatever bound the contract states (a raw upload may be 2 GiB)", () => {
+    const gen = new ValueGenerator(view, 7);
+    const upload = gen.value({ type: "string", contentMediaType: "application/octet-stream", maxLength: 2 ** 31 }, 1);
+    expect(String(upload).length).toBeLessThanOrEqual(40);
+    const list = gen.value({ type: "array", minItems: 2, maxItems: 100_000, items: { type: "string", minLength: 5, maxLength: 500_000 } }, 1) as string[];
+    expect(list.length).toBeGreaterThanOrEqual(2);
+    expect(list.length).toBeLessThanOrEqual(3);
+    for (const item of list) expect(item.length).toBeGreaterThanOrEqual(5);
+    for (const item of list) expect(item.length).toBeLessThanOrEqual(40);
   });
 });
