@@ -190,6 +190,22 @@ export class PrismBackend {
   }
 }
 
+/**
+ * Prism, loaded on first need rather than at start-up: loading takes a second or two and blocks the event loop,
+ * and most answers need no Prism (examples.ts).
+ */
+export class PrismOnDemand {
+  private pending: Promise<PrismBackend> | null = null;
+  /** Set once loaded: a request with a cached answer then needs no turn of the event loop. */
+  loaded: PrismBackend | null = null;
+
+  constructor(private readonly jsonPath: string) {}
+
+  get(): Promise<PrismBackend> {
+    return (this.pending ??= PrismBackend.create(this.jsonPath).then((p) => (this.loaded = p)));
+  }
+}
+
 function notAcceptable(): Either<Error & { status?: number; detail?: string }, never> {
   return { _tag: "Left", left: Object.assign(new Error("Accept header cannot be parsed"), { status: 406 }) };
 }
