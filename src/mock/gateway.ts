@@ -84,7 +84,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     keys: s.keys,
     limiter: s.limiter,
     get ready() {
-      return (ready ??= s.prism.get().then((p) => ({ operations: p.operations })));
+      return (ready ??= s.prism.get("gateway.ready").then((p) => ({ operations: p.operations })));
     },
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {

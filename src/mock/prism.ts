@@ -199,10 +199,24 @@ export class PrismOnDemand {
   /** Set once loaded: a request with a cached answer then needs no turn of the event loop. */
   loaded: PrismBackend | null = null;
 
-  constructor(private readonly jsonPath: string) {}
+  /** `loading(why)` is told when loading starts (the request log says why a request waits). */
+  constructor(
+    private readonly jsonPath: string,
+    private readonly loading: (why: string) => void = () => {},
+  ) {}
 
-  get(): Promise<PrismBackend> {
-    return (this.pending ??= PrismBackend.create(this.jsonPath).then((p) => (this.loaded = p)));
+  /** Prism, loading it if nothing has yet; a failure to load is every caller's (a 500 for a request). */
+  get(why: string): Promise<PrismBackend> {
+    if (!this.pending) {
+      this.loading(why);
+      try {
+        this.pending = PrismBackend.create(this.jsonPath);
+      } catch (e) {
+        this.pending = Promise.reject(e as Error);
+      }
+      this.pending.then((p) => (this.loaded = p), () => {});
+    }
+    return this.pending;
   }
 }
 

@@ -65,7 +65,7 @@ export function buildServices(opts: GatewayOptions): Services {
     limiter: new RateLimiter(policy, clock),
     validator: new RequestValidator(contract),
     examples: new ContractExamples(contract),
-    prism: new PrismOnDemand(contract.jsonPath),
+    prism: new PrismOnDemand(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
     webhooks,
     scripts: new EventScripts(contract),
     wss: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }),

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildContract, type Contract, type Route } from "../../src/mock/contract.js";
 import { ContractExamples } from "../../src/mock/examples.js";
 import { PrismBackend, type MockAnswer, type Preferences } from "../../src/mock/prism.js";
-import { contract } from "./helpers.js";
+import { apiKey, contract, getJson, startGateway } from "./helpers.js";
 
 /** Responses whose examples exercise each rule of examples.ts. */
 const TINY_PATHS = {
@@ -148,3 +148,33 @@ describe("answers from the contract's examples", () => {
     for (const route of contract.router.routes) expect(examplesOf(contract).answer(route, { dynamic: true }, undefined)).toBeUndefined();
   });
 });
+
+describe("the gateway loads Prism only when a request needs it", () => {
+  it("answers plain requests and documented Prefers without Prism; dynamic=true needs it", async () => {
+    // A contract whose JSON file Prism cannot load: every answer that needed Prism would be a 500.
+    const g = await startGateway({ contract: { ...contract, jsonPath: path.join(scratch, "missing.json") } });
+    try {
+      const ask = (p: string, prefer?: string) => getJson(g.url + p, { headers: { ...apiKey("pk_test_demo_pro"), ...(prefer ? { Prefer: prefer } : {}) } });
+      expect((await ask("/v1/analyses")).status).toBe(200);
+      expect((await ask("/v1/analyses", "code=429, example=daily_limit_exceeded")).status).toBe(429);
+      expect(g.logs.filter((l) => l.includes("loading Prism"))).toEqual([]);
+      expect((await ask("/v1/analyses", "dynamic=true")).status).toBe(500);
+      expect(g.logs.filter((l) => l.includes("loading Prism"))).toEqual([expect.stringMatching(/ loading Prism for GET \/v1\/analyses \(once; it takes a second or two\)$/)]);
+      await expect(g.gateway.ready).rejects.toThrow();
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("answers dynamic=true through Prism, and `ready` settles once Prism is loaded", async () => {
+    const g = await startGateway();
+    try {
+      const r = await getJson(`${g.url}/v1/analyses`, { headers: { ...apiKey("pk_test_demo_pro"), Prefer: "dynamic=true" } });
+      expect([r.status, r.headers.get("content-type")]).toEqual([200, "application/json"]);
+      expect(await g.gateway.ready).toEqual({ operations: contract.router.routes.length });
+    } finally {
+      await g.close();
+    }
+  }, 60_000);
+});
+

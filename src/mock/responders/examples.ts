@@ -3,6 +3,7 @@
 // that does not settle (`Prefer: dynamic=true`, an Accept no documented media type satisfies, …) goes to Prism,
 // which is loaded then, on first need. Always answers.
 import type { RequestContext } from "../context.js";
+import { redact } from "../log.js";
 import type { Reply } from "../http/reply.js";
 import type { MockAnswer } from "../prism.js";
 import type { Services } from "../services.js";
@@ -21,7 +22,7 @@ export const examples: StageFactory = (s) => {
 };
 
 async function fromPrism(s: Services, ctx: RequestContext, request: { path: string; query: URLSearchParams; accept: string | undefined }): Promise<Reply> {
-  const prism = await s.prism.get();
+  const prism = await s.prism.get(`${ctx.method} ${redact(ctx.pathname)}`);
   return toReply(await prism.answer(ctx.route, request, ctx.prefer), ctx.rate, s.policy.headers.retry_after);
 }
 
