@@ -1827,7 +1827,20 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        /** @description An automated agent that acts on analysis results. Each execution of an agent is a run; actions of an agent with `requires_approval` wait for a human approval before they are carried out. */
+        /**
+         * @description An automated agent that acts on analysis results. Each execution of an agent is a run; actions of an agent with `requires_approval` wait for a human approval before they are carried out.
+         *
+         *     **Lifecycle of `status`**: starts `active`; `archived` is final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `active` | created |  |
+         *     | `active` | `paused` | `updateAgent` sets `status` |  |
+         *     | `paused` | `active` | `updateAgent` sets `status` |  |
+         *     | `active`, `paused` | `archived` | `updateAgent` sets `status` |  |
+         *
+         *     - `updateAgent` answers 409 unless `status` is `active` or `paused`.
+         */
         Agent: {
             /** @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R */
             id: string;
@@ -2138,8 +2151,15 @@ export interface components {
         /**
          * @description A notice raised when a signal of an analysis meets an alert rule of the
          *     analysis's use case. Alerts are raised while the analysis is `processing`.
-         *     Status transitions: `open` → `acknowledged` → `resolved`, or `open` →
-         *     `resolved`; `resolved` is terminal.
+         *     Workspace members acknowledge and resolve alerts in the dashboard.
+         *
+         *     **Lifecycle of `status`**: starts `open`; `resolved` is final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `open` | created | `alert.triggered` |
+         *     | `open` | `acknowledged` | outside the API (dashboard) |  |
+         *     | `open`, `acknowledged` | `resolved` | outside the API (dashboard) |  |
          */
         Alert: {
             /** @example alr_01HZX7A3B5C7D9E1F3G5H7J9K1 */
@@ -2206,13 +2226,23 @@ export interface components {
          *     Creating an analysis answers `202` with the analysis `queued`; processing
          *     runs asynchronously and reports progress in `status` and `progress`.
          *
-         *     Status transitions: `queued` → `processing` → `completed` or `failed`;
-         *     `queued` or `processing` → `canceled` (the analysis was deleted while
-         *     running, or its live stream session was canceled). `completed`, `failed`
-         *     and `canceled` are terminal. Follow them with `GET /v1/analyses/{analysis_id}`,
-         *     the event stream `GET /v1/analysis/{id}/stream`, the WebSocket
-         *     `/ws/analyses/{analysis_id}`, or the `analysis.completed` and
-         *     `analysis.failed` webhooks.
+         *     Follow the status with `GET /v1/analyses/{analysis_id}`, the event stream
+         *     `GET /v1/analysis/{id}/stream`, the WebSocket `/ws/analyses/{analysis_id}`,
+         *     or the `analysis.completed` and `analysis.failed` webhooks: all of them show
+         *     the same transitions. A `queued` or `processing` analysis is also `canceled`
+         *     when its live stream session is canceled.
+         *
+         *     **Lifecycle of `status`**: starts `queued`; `completed`, `failed` and `canceled` are final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `queued` | created |  |
+         *     | `queued` | `processing` | the service's processing |  |
+         *     | `processing` | `completed` | the service's processing | `analysis.completed` |
+         *     | `processing` | `failed` | the service's processing (outcome `fail`) | `analysis.failed` |
+         *     | `queued`, `processing` | `canceled` | `deleteAnalysis` |  |
+         *
+         *     - `getAnalysisTranscript` answers 409 unless `status` is `completed`.
          */
         Analysis: {
             /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
@@ -2807,7 +2837,22 @@ export interface components {
              */
             secret: string;
         };
-        /** @description A human decision on one action proposed by a run of an agent that requires approval. While it is `pending`, the run waits in `awaiting_approval`. */
+        /**
+         * @description A human decision on one action proposed by a run of an agent that requires approval. While it is `pending`, the run waits in `awaiting_approval`.
+         *
+         *     **Lifecycle of `status`**: starts `pending`; `approved`, `rejected` and `expired` are final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `pending` | created | `approval.requested` |
+         *     | `pending` | `approved` | `approveApproval` |  |
+         *     | `pending` | `rejected` | `rejectApproval` |  |
+         *     | `pending` | `expired` | 72 hours pass (at `expires_at`) |  |
+         *     | `pending` | `expired` | the Run in `run_id` becomes `canceled` |  |
+         *
+         *     - `approveApproval` answers 409 unless `status` is `pending`.
+         *     - `rejectApproval` answers 409 unless `status` is `pending`.
+         */
         Approval: {
             /** @example apr_01HZXF8H0J2K4M6N8P0Q2R4S6T */
             id: string;
@@ -3585,6 +3630,15 @@ export interface components {
          *     `processing` while data is erased, and ends at `completed` (`items_deleted` is set) or `failed`
          *     (`failure_reason` is set; items erased before the failure stay erased). Terminal states do not change.
          *     Erasure cannot be undone.
+         *
+         *     **Lifecycle of `status`**: starts `pending`; `completed` and `failed` are final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `pending` | created |  |
+         *     | `pending` | `processing` | the service's processing |  |
+         *     | `processing` | `completed` | the service's processing |  |
+         *     | `processing` | `failed` | the service's processing (outcome `fail`) |  |
          */
         PrivacyDeletion: {
             /** @example del_01J0E3H5K7M9P1R3T5V7X9Z1B3 */
@@ -3657,6 +3711,15 @@ export interface components {
          * @description A data-subject access request: an export of all data the workspace holds about one person.
          *     `status` starts at `pending`, moves to `processing` while the data is collected, and ends at `completed`
          *     (`download_url` is set until `expires_at`) or `failed` (`failure_reason` is set). Terminal states do not change.
+         *
+         *     **Lifecycle of `status`**: starts `pending`; `completed` and `failed` are final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `pending` | created |  |
+         *     | `pending` | `processing` | the service's processing |  |
+         *     | `processing` | `completed` | the service's processing |  |
+         *     | `processing` | `failed` | the service's processing (outcome `fail`) |  |
          */
         PrivacyExport: {
             /** @example exp_01J0D2E4G6J8L0N2Q4S6U8W0Y2 */
@@ -3946,10 +4009,18 @@ export interface components {
             retry_after: number;
         };
         /**
-         * @description A document generated from one or more analyses. Generation is asynchronous. `status` moves
-         *     `queued` → `generating` → `ready`, or to `failed` from `queued` or `generating`; `ready` and `failed` are final.
-         *     A `report.ready` webhook is sent when a report becomes `ready`. `download_url`, `download_expires_at` and `summary`
-         *     are set only when `ready`; `error` and `completed_at` are set when the report reaches a final status.
+         * @description A document generated from one or more analyses. Generation is asynchronous. A `report.ready` webhook is sent
+         *     when a report becomes `ready`. `download_url`, `download_expires_at` and `summary` are set only when `ready`;
+         *     `error` and `completed_at` are set when the report reaches a final status.
+         *
+         *     **Lifecycle of `status`**: starts `queued`; `ready` and `failed` are final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `queued` | created |  |
+         *     | `queued` | `generating` | the service's processing |  |
+         *     | `generating` | `ready` | the service's processing | `report.ready` |
+         *     | `queued`, `generating` | `failed` | the service's processing (outcome `fail`) |  |
          */
         Report: {
             /**
@@ -4125,7 +4196,23 @@ export interface components {
              */
             conversation_id?: string;
         };
-        /** @description One execution of an agent. */
+        /**
+         * @description One execution of an agent. Follow it with `GET /v1/runs/{run_id}` or the `run.finished` webhook.
+         *
+         *     **Lifecycle of `status`**: starts `queued`; `succeeded`, `failed` and `canceled` are final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `queued` | created |  |
+         *     | `queued` | `running` | the service's processing |  |
+         *     | `running` | `succeeded` | the service's processing | `run.finished` |
+         *     | `running` | `failed` | the service's processing (outcome `fail`) | `run.finished` |
+         *     | `running` | `awaiting_approval` | the service's processing (outcome `approval`); creates an Approval (`approval_id`) |  |
+         *     | `awaiting_approval` | `running` | the Approval in `approval_id` becomes `approved`, `rejected` or `expired` |  |
+         *     | `queued`, `running`, `awaiting_approval` | `canceled` | `cancelRun` | `run.finished` |
+         *
+         *     - `cancelRun` answers 409 unless `status` is `queued`, `running` or `awaiting_approval`.
+         */
         Run: {
             /** @example run_01HZXC5E7G9J1K3M5N7P9Q1R3S */
             id: string;
@@ -4573,7 +4660,18 @@ export interface components {
             /** @description What each signal of the skill carries; replaces the previous output whole. */
             output?: components["schemas"]["SkillOutputCreate"];
         };
-        /** @description An enrolled speaker profile. Transcripts name a speaker label after the profile whose voice it matches. */
+        /**
+         * @description An enrolled speaker profile. Transcripts name a speaker label after the profile whose voice it matches.
+         *     Enrollment from the voice samples runs asynchronously.
+         *
+         *     **Lifecycle of `enrollment_status`**: starts `pending`; `enrolled` and `failed` are final.
+         *
+         *     | From | To | When | Webhooks |
+         *     |---|---|---|---|
+         *     | — | `pending` | created |  |
+         *     | `pending` | `enrolled` | the service's processing |  |
+         *     | `pending` | `failed` | the service's processing (outcome `fail`) |  |
+         */
         Speaker: {
             /** @example spk_01HZX3T6Q2M8V4R1K7P9N5C3B2 */
             id: string;

@@ -1,7 +1,9 @@
 // `npm run mock:token`: mints a bearer JWT the mock gateway accepts (HS256 with MOCK_JWT_SECRET or the dev
-// default). Prints only the token on stdout, so `TOKEN=$(npm run -s mock:token -- --plan free)` works.
+// default), with the `iss` and `aud` the gateway requires and a lifetime of at most 24 hours (see auth.ts).
+// Prints only the token on stdout, so `TOKEN=$(npm run -s mock:token -- --plan free)` works.
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { JWT_AUDIENCE, JWT_ISSUER, JWT_MAX_LIFETIME_SECONDS } from "../src/mock/auth.js";
 import { demoKeys, jwtSecretFromEnv, loadContract, mintToken } from "../src/mock/index.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 
@@ -9,11 +11,13 @@ const HELP = `npm run -s mock:token -- [options]   Mint a bearer JWT for the moc
 
   -w, --workspace <ws_id>   Workspace the token acts in (default: the demo workspace of --plan)
   -p, --plan <plan>         Plan of that workspace: ${"<plans>"} (default pro)
-  -e, --expires-in <span>   Validity: 90s, 15m, 2h, 7d or seconds (default 1h)
+  -e, --expires-in <span>   Validity: 90s, 15m, 2h, 1d or seconds, at most 24h (default 1h)
       --expired             Mint a token that expired a minute ago (to see the 401)
       --frozen              The workspace is frozen (every request answers 403)
       --sub <usr_id>        Subject, the signed-in user (default usr_01MockUser000000000000000)
   -h, --help                This help
+
+The token carries iss "<iss>" and aud "<aud>", which the mock requires.
 
 Use it as:  curl -H "Authorization: Bearer $(npm run -s mock:token)" http://127.0.0.1:4010/v1/analyses`;
 
@@ -27,7 +31,7 @@ export function parseSpan(text: string): number {
 async function main(): Promise<void> {
   const policy = loadContract(GENERATED).policy;
   const plans = Object.keys(policy.plans);
-  const help = HELP.replace("<plans>", plans.join(", "));
+  const help = HELP.replace("<plans>", plans.join(", ")).replace("<iss>", JWT_ISSUER).replace("<aud>", JWT_AUDIENCE);
   let values;
   try {
     values = parseArgs({
@@ -62,6 +66,8 @@ async function main(): Promise<void> {
   let seconds: number;
   try {
     seconds = values.expired ? -60 : parseSpan(values["expires-in"] ?? "1h");
+    if (seconds > JWT_MAX_LIFETIME_SECONDS) throw new Error(`--expires-in may be at most 24h (${JWT_MAX_LIFETIME_SECONDS} seconds): the mock refuses longer-lived tokens.`);
+    if (seconds === 0) throw new Error("--expires-in must be at least 1 second (use --expired for an expired token).");
   } catch (e) {
     console.error((e as Error).message);
     process.exit(2);

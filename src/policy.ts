@@ -72,15 +72,18 @@ export function categoryOf(policy: RateLimitPolicy, path: string): CategoryRule 
 
 /** The per-minute limit of one request's bucket: min(key cap, floor(plan rpm × category multiplier)). */
 export function minuteLimit(policy: RateLimitPolicy, plan: PlanName, category: CategoryRule, keyRpm?: number | null): number {
-  const limits = policy.plans[plan];
-  if (!limits) throw new Error(`unknown plan ${plan}`);
+  const limits = planLimits(policy, plan);
   const planLimit = Math.max(1, Math.floor(limits.requests_per_minute * category.multiplier));
   return keyRpm == null ? planLimit : Math.min(keyRpm, planLimit);
 }
 
 /** The daily limit of a workspace: shared by all categories. */
 export function dailyLimit(policy: RateLimitPolicy, plan: PlanName): number {
-  const limits = policy.plans[plan];
-  if (!limits) throw new Error(`unknown plan ${plan}`);
-  return limits.requests_per_day;
+  return planLimits(policy, plan).requests_per_day;
+}
+
+/** The limits of one of the policy's own plans: `constructor` or `__proto__` (from Object.prototype) is no plan. */
+export function planLimits(policy: RateLimitPolicy, plan: PlanName): PlanLimits {
+  if (!Object.hasOwn(policy.plans, plan)) throw new Error(`unknown plan ${plan}`);
+  return policy.plans[plan]!;
 }

@@ -36,7 +36,7 @@ export function createAjv(): Ajv2020 {
   // strict mode stays on so a misspelt keyword in the contract is an error, not silently ignored.
   const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: true });
   addFormats(ajv);
-  for (const kw of ["discriminator", "xml", "externalDocs", "example"]) ajv.addKeyword(kw);
+  for (const kw of ["discriminator", "xml", "externalDocs", "example", "x-lifecycle"]) ajv.addKeyword(kw);
   return ajv;
 }
 

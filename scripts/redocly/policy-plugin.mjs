@@ -2,6 +2,14 @@
 // Redocly's built-in and configurable rules cannot express these (they need the path of the operation,
 // the root's x-rate-limit-policy, or relations between an operation's parameters and its responses),
 // so they are written here, each reporting the exact location of the problem.
+import path from 'node:path';
+import { tsImport } from 'tsx/esm/api';
+import ajvModule from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+// The checks of x-lifecycle live once, in src/lifecycle-check.ts, shared with the runtime reader (readLifecycles):
+// loaded through tsx, the TypeScript runner the npm scripts already use.
+const { checkLifecycle, statesOf, LIFECYCLE_KEY } = await tsImport('../../src/lifecycle-check.ts', import.meta.url);
 
 const RATE_LIMIT_SCOPE = /^\/(v1|aria|ws)(\/|$)/;
 const RATE_LIMIT_HEADERS = [
@@ -143,6 +151,93 @@ function successResponse() {
   };
 }
 
+/** A copy of a schema with its `$ref`s inlined, each resolved from the file it was written in. */
+function inlineRefs(node, from, resolve, depth = 0) {
+  if (depth > 50 || !node || typeof node !== 'object') return node;
+  if (Array.isArray(node)) return node.map((n) => inlineRefs(n, from, resolve, depth + 1));
+  if (typeof node.$ref === 'string') {
+    const r = resolve(node, from);
+    return r.node === undefined ? {} : inlineRefs(r.node, r.location.source.absoluteRef, resolve, depth + 1);
+  }
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, inlineRefs(v, from, resolve, depth + 1)]));
+}
+
+/** A validator for `set` values: ajv on the inlined property schema (OpenAPI keywords tolerated). */
+function makeValidate() {
+  const Ajv2020 = ajvModule.default ?? ajvModule.Ajv2020 ?? ajvModule;
+  const addFormats = addFormatsModule.default ?? addFormatsModule;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  return (schema, value) => {
+    const check = ajv.compile(schema);
+    return check(value) ? undefined : ajv.errorsText(check.errors, { dataVar: 'value' });
+  };
+}
+
+/**
+ * x-lifecycle on a resource schema is well-formed and agrees with the contract (src/lifecycle-check.ts has the
+ * grammar and the checks). Facts are gathered while walking (operations, webhooks, every lifecycle schema) and the
+ * checks run when the walk leaves the root, since one lifecycle may name another.
+ */
+function lifecycle() {
+  const schemas = new Map(); // file → { name, node, location, report, resolve, from }
+  const operations = {};
+  let webhooks = [];
+  let currentPath = '';
+  const lastParamPattern = (params, resolve) => {
+    const last = [...currentPath.matchAll(/\{([^}]+)\}/g)].pop()?.[1];
+    const param = params.map((p) => resolve(p)).find((r) => r.node?.in === 'path' && r.node.name === last);
+    return param ? resolve(param.node.schema ?? {}, param.location.source.absoluteRef).node?.pattern : undefined;
+  };
+  return {
+    Root: {
+      enter(root) {
+        webhooks = Object.keys(root.webhooks ?? {});
+      },
+      leave() {
+        const props = new Map([...schemas].map(([file, s]) => [file, inlineRefs(s.node.properties ?? {}, s.from, s.resolve)]));
+        const machines = Object.fromEntries(
+          [...schemas].map(([file, s]) => [s.name, { states: statesOf(s.node[LIFECYCLE_KEY], props.get(file)) ?? [], properties: Object.keys(props.get(file)) }]),
+        );
+        const validate = makeValidate();
+        for (const [file, s] of schemas) {
+          const facts = { schema: s.name, description: s.node.description ?? '', properties: props.get(file), operations, webhooks, machines, validate };
+          for (const p of checkLifecycle(s.node[LIFECYCLE_KEY], facts)) {
+            s.report({ message: p.message, location: s.location.child([LIFECYCLE_KEY, ...p.path]) });
+          }
+        }
+      },
+    },
+    Schema(schema, { report, location, resolve }) {
+      if (schema?.[LIFECYCLE_KEY] === undefined) return;
+      if (location.pointer !== '#/' && !/^#\/components\/schemas\/[^/]+$/.test(location.pointer)) {
+        return report({ message: 'x-lifecycle belongs on a resource schema (a file under components/schemas), not on a nested schema.', location: location.child(LIFECYCLE_KEY).key() });
+      }
+      const file = location.source.absoluteRef;
+      const name = location.pointer === '#/' ? path.basename(file).replace(/\.ya?ml$|\.json$/, '') : location.pointer.split('/').pop();
+      schemas.set(`${file}${location.pointer}`, { name, node: schema, location, report, resolve, from: file });
+    },
+    Paths: {
+      PathItem: {
+        enter(_item, ctx) {
+          currentPath = String(ctx.key);
+        },
+        Operation(op, { parent, resolve }) {
+          if (!op.operationId) return;
+          const body = resolve(op.requestBody ?? {});
+          const schemaRef = body.node?.content?.['application/json']?.schema;
+          const bodySchema = schemaRef ? resolve(schemaRef, body.location?.source.absoluteRef).node : undefined;
+          operations[op.operationId] = {
+            codes: Object.keys(op.responses ?? {}),
+            bodyProperties: Object.keys(bodySchema?.properties ?? {}),
+            idPattern: lastParamPattern([...(parent?.parameters ?? []), ...(op.parameters ?? [])], resolve),
+          };
+        },
+      },
+    },
+  };
+}
+
 export default function policyPlugin() {
   return {
     id: 'policy',
@@ -155,6 +250,7 @@ export default function policyPlugin() {
         'media-examples': mediaExamples,
         'snake-case': snakeCase,
         'success-response': successResponse,
+        'lifecycle': lifecycle,
       },
     },
   };

@@ -2,7 +2,6 @@
 // lists it), or a bearer JWT (HS256, signed with the mock's dev secret; `npm run mock:token` mints one).
 // Messages never contain the credential itself.
 import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
-import type { IncomingHttpHeaders } from "node:http";
 import type { PlanName, RateLimitPolicy } from "../policy.js";
 import { KEY_PREFIXES, type KeyStore } from "./keys.js";
 import type { Clock } from "./limiter.js";
@@ -18,12 +17,33 @@ export function jwtSecretFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 export interface Principal {
   workspaceId: string;
   plan: PlanName;
-  keyRpm: number | null;
+  /**
+   * The key's own per-minute limit (`rate_limit_rpm`) and the name of the bucket it is counted in (never the key
+   * itself); null for bearer tokens and keys without a limit.
+   */
+  key: { bucket: string; rpm: number } | null;
   frozen: boolean;
   via: "api_key" | "bearer";
 }
 
-export type AuthResult = { ok: true; principal: Principal } | { ok: false; detail: string };
+/**
+ * Machine-readable `error` of a 401 or 403 body, beside its `detail` (issue 15). `key_revoked` and
+ * `insufficient_permission` are part of the vocabulary; the mock has no revoked keys or roles yet.
+ */
+export type AuthErrorCode = "missing_credentials" | "invalid_credentials" | "token_expired" | "key_revoked" | "insufficient_permission" | "workspace_frozen";
+
+export interface AuthFailure {
+  ok: false;
+  error: AuthErrorCode;
+  detail: string;
+  /** The `WWW-Authenticate` value of the 401 (one of CHALLENGES). */
+  challenge: string;
+}
+
+export type AuthResult = { ok: true; principal: Principal } | AuthFailure;
+
+/** Request headers as node:http's `req.headersDistinct` gives them: lower-case names, every value kept. */
+export type DistinctHeaders = NodeJS.Dict<string[]>;
 
 export interface AuthenticatorOptions {
   keys: KeyStore;
@@ -44,8 +64,34 @@ export const MESSAGES = {
   expired: "The bearer token has expired.",
   invalidToken: "The bearer token is invalid.",
   tokenClaims: "The bearer token lacks a valid workspace_id or plan claim.",
+  duplicateKey: "Send one X-API-Key header; this request has several.",
+  duplicateAuthorization: "Send one Authorization header; this request has several.",
   frozen: "This workspace is frozen. Contact support to restore access.",
 } as const;
+
+/**
+ * `WWW-Authenticate` of each kind of 401 (RFC 9110 §11.6.1; the Bearer ones as RFC 6750 §3 describes). Missing
+ * credentials, or an unsupported Authorization scheme, list both schemes without an error (RFC 6750 §3.1: no
+ * error code when the request lacks authentication information); a bad bearer token is `invalid_token`; a bad
+ * API key names its header; a credential sent twice is `invalid_request`.
+ */
+export const CHALLENGES = {
+  missing: 'ApiKey realm="api", header="X-API-Key", Bearer realm="api"',
+  invalidToken: 'Bearer realm="api", error="invalid_token"',
+  invalidKey: 'ApiKey realm="api", header="X-API-Key", error="invalid_key"',
+  duplicateKey: 'ApiKey realm="api", header="X-API-Key", error="invalid_request"',
+  duplicateAuthorization: 'Bearer realm="api", error="invalid_request"',
+} as const;
+
+/** The `aud` of the mock's dev tokens: the API they are for. */
+export const JWT_AUDIENCE = "avt-api";
+/** Longest accepted lifetime of a token, `exp - iat`: a day (`npm run mock:token` mints at most that). */
+export const JWT_MAX_LIFETIME_SECONDS = 86_400;
+/** How far `iat` and `nbf` may lie ahead of the gateway's clock (the issuer's clock may run ahead). */
+export const JWT_CLOCK_SKEW_SECONDS = 60;
+
+const fail = (error: AuthErrorCode, detail: string, challenge: string): AuthFailure => ({ ok: false, error, detail, challenge });
+const badToken = (detail: string) => fail("invalid_credentials", detail, CHALLENGES.invalidToken);
 
 export class Authenticator {
   private readonly key: Uint8Array;
@@ -59,57 +105,79 @@ export class Authenticator {
   /**
    * Finds and checks the request's credentials: the API-key header, else `Authorization: Bearer`, else (only when
    * `tokenQuery` names the operation's query scheme) the query parameter, which holds an API key or a JWT.
+   * A header sent more than once is refused rather than one of its values picked (node:http would join repeated
+   * X-API-Key values with ", " and keep only the first Authorization).
    */
-  async authenticate(headers: IncomingHttpHeaders, query: URLSearchParams, tokenQuery: string | null): Promise<AuthResult> {
-    const apiKey = headers[this.header];
-    if (typeof apiKey === "string" && apiKey !== "") return this.checkKey(apiKey);
-    const authz = headers.authorization;
-    if (typeof authz === "string" && authz !== "") {
+  async authenticate(headers: DistinctHeaders, query: URLSearchParams, tokenQuery: string | null): Promise<AuthResult> {
+    const apiKeys = headers[this.header];
+    if (apiKeys && apiKeys.length > 1) return fail("invalid_credentials", MESSAGES.duplicateKey, CHALLENGES.duplicateKey);
+    const authzs = headers.authorization;
+    if (authzs && authzs.length > 1) return fail("invalid_credentials", MESSAGES.duplicateAuthorization, CHALLENGES.duplicateAuthorization);
+    const apiKey = apiKeys?.[0];
+    if (apiKey) return this.checkKey(apiKey);
+    const authz = authzs?.[0];
+    if (authz) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
-      return m ? this.checkJwt(m[1]!) : { ok: false, detail: MESSAGES.scheme };
+      return m ? this.checkJwt(m[1]!) : fail("invalid_credentials", MESSAGES.scheme, CHALLENGES.missing);
     }
     if (tokenQuery) {
       const token = query.get(tokenQuery);
       if (token) return token.startsWith("pk_") ? this.checkKey(token) : this.checkJwt(token);
-      return { ok: false, detail: MESSAGES.missingWithToken };
+      return fail("missing_credentials", MESSAGES.missingWithToken, CHALLENGES.missing);
     }
-    return { ok: false, detail: query.has("token") ? MESSAGES.tokenNotHere : MESSAGES.missing };
+    return fail("missing_credentials", query.has("token") ? MESSAGES.tokenNotHere : MESSAGES.missing, CHALLENGES.missing);
   }
 
   private checkKey(key: string): AuthResult {
-    if (!hasKeyPrefix(key)) return { ok: false, detail: MESSAGES.keyPrefix };
+    if (!hasKeyPrefix(key)) return fail("invalid_credentials", MESSAGES.keyPrefix, CHALLENGES.invalidKey);
     const rec = this.opts.keys.get(key);
-    if (!rec) return { ok: false, detail: MESSAGES.keyUnknown };
+    if (!rec) return fail("invalid_credentials", MESSAGES.keyUnknown, CHALLENGES.invalidKey);
+    const rpm = rec.rate_limit_rpm;
     return {
       ok: true,
       principal: {
         workspaceId: rec.workspace_id,
         plan: rec.plan,
-        keyRpm: rec.rate_limit_rpm ?? null,
+        key: rpm == null ? null : { bucket: this.opts.keys.bucketOf(key)!, rpm },
         frozen: this.opts.keys.isFrozen(rec.workspace_id),
         via: "api_key",
       },
     };
   }
 
+  /**
+   * Verifies a JWT with jose: HS256 with the dev secret, `iss` and `aud` the mock's fixed values, `sub`, `iat`
+   * and `exp` present, `iat`/`nbf` at most JWT_CLOCK_SKEW_SECONDS ahead, age at most JWT_MAX_LIFETIME_SECONDS.
+   * Two checks jose has no option for are made here: `exp` without the skew (an expired token is expired), and
+   * the lifetime `exp - iat`, so a token cannot be minted for the year 2200.
+   */
   private async checkJwt(token: string): Promise<AuthResult> {
+    const now = this.opts.clock.now() / 1000;
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.key, {
         algorithms: ["HS256"],
-        requiredClaims: ["exp", "sub"],
+        issuer: JWT_ISSUER,
+        audience: JWT_AUDIENCE,
+        requiredClaims: ["exp", "iat", "sub"],
+        maxTokenAge: JWT_MAX_LIFETIME_SECONDS,
+        clockTolerance: JWT_CLOCK_SKEW_SECONDS,
         currentDate: new Date(this.opts.clock.now()),
       }));
     } catch (e) {
-      return { ok: false, detail: e instanceof joseErrors.JWTExpired ? MESSAGES.expired : MESSAGES.invalidToken };
+      return e instanceof joseErrors.JWTExpired ? fail("token_expired", MESSAGES.expired, CHALLENGES.invalidToken) : badToken(MESSAGES.invalidToken);
     }
+    const exp = payload.exp as number;
+    if (exp <= now) return fail("token_expired", MESSAGES.expired, CHALLENGES.invalidToken);
+    if (exp - (payload.iat as number) > JWT_MAX_LIFETIME_SECONDS) return badToken(MESSAGES.invalidToken);
     const ws = payload.workspace_id;
-    if (typeof ws !== "string" || !/^ws_[0-9A-Za-z]{8,40}$/.test(ws)) return { ok: false, detail: MESSAGES.tokenClaims };
-    const plan = typeof payload.plan === "string" ? payload.plan : this.opts.keys.planOf(ws);
-    if (!plan || !this.opts.policy.plans[plan]) return { ok: false, detail: MESSAGES.tokenClaims };
+    if (typeof ws !== "string" || !/^ws_[0-9A-Za-z]{8,40}$/.test(ws)) return badToken(MESSAGES.tokenClaims);
+    // A known workspace's own plan wins; the claim only names the plan of a workspace the mock does not know (M5).
+    const plan = this.opts.keys.planOf(ws) ?? payload.plan;
+    if (typeof plan !== "string" || !Object.hasOwn(this.opts.policy.plans, plan)) return badToken(MESSAGES.tokenClaims);
     return {
       ok: true,
-      principal: { workspaceId: ws, plan, keyRpm: null, frozen: payload.frozen === true || this.opts.keys.isFrozen(ws), via: "bearer" },
+      principal: { workspaceId: ws, plan, key: null, frozen: payload.frozen === true || this.opts.keys.isFrozen(ws), via: "bearer" },
     };
   }
 }
@@ -126,21 +194,23 @@ export interface MintOptions {
   plan?: PlanName;
   sub?: string;
   frozen?: boolean;
-  /** Seconds of validity from `now`; negative for an already expired token. */
+  /** Seconds of validity from `now`, at most JWT_MAX_LIFETIME_SECONDS; negative for an already expired token. */
   expiresInSeconds: number;
   /** Epoch ms; defaults to the real time. */
   now?: number;
 }
 
-/** Mints a bearer JWT the gateway accepts (used by `npm run mock:token` and tests). */
+/** Mints a bearer JWT the gateway accepts (used by `npm run mock:token` and tests): `iss`, `aud`, `sub`, `iat`, `exp`. */
 export async function mintToken(o: MintOptions): Promise<string> {
   const iat = Math.floor((o.now ?? Date.now()) / 1000);
   const claims: Record<string, unknown> = { workspace_id: o.workspaceId };
   if (o.plan) claims.plan = o.plan;
   if (o.frozen) claims.frozen = true;
+  if (o.expiresInSeconds > JWT_MAX_LIFETIME_SECONDS) throw new RangeError(`a token may live at most ${JWT_MAX_LIFETIME_SECONDS} seconds (24 hours)`);
   return new SignJWT(claims)
     .setProtectedHeader({ alg: "HS256", typ: "JWT" })
     .setIssuer(JWT_ISSUER)
+    .setAudience(JWT_AUDIENCE)
     .setSubject(o.sub ?? "usr_01MockUser000000000000000")
     .setIssuedAt(Math.min(iat, iat + o.expiresInSeconds))
     .setExpirationTime(iat + o.expiresInSeconds)

@@ -115,11 +115,13 @@ export class KeyStore {
   private byKey = new Map<string, KeyRecord>();
   private frozen = new Set<string>();
   private plans = new Map<string, PlanName>();
+  private buckets = new Map<string, string>();
 
   constructor(records: KeyRecord[]) {
     for (const r of records) {
       if (this.byKey.has(r.key)) throw new KeysFileError(`key ${redactKey(r.key)} is defined twice (a keys file may not redefine a demo key)`);
       this.byKey.set(r.key, r);
+      this.buckets.set(r.key, `key:${r.workspace_id}:${this.buckets.size}`);
       if (r.frozen) this.frozen.add(r.workspace_id);
       this.plans.set(r.workspace_id, r.plan);
     }
@@ -127,6 +129,11 @@ export class KeyStore {
 
   get(key: string): KeyRecord | undefined {
     return this.byKey.get(key);
+  }
+
+  /** The name of a known key's own rate-limit bucket: its workspace and its place in the store, never the key. */
+  bucketOf(key: string): string | undefined {
+    return this.buckets.get(key);
   }
 
   isFrozen(workspaceId: string): boolean {

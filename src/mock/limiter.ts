@@ -1,7 +1,10 @@
 // Per-workspace rate limiting exactly as `x-rate-limit-policy` states it (read through src/policy.ts):
-// fixed minute windows per (workspace, category), a UTC-day window per workspace, category multipliers and the
-// key's `rate_limit_rpm` cap. `take()` checks and counts in one synchronous step, so concurrent requests in this
-// single-threaded process can never overshoot: N parallel requests against limit L give exactly L successes.
+// fixed minute windows per (workspace, category) with the category multipliers, a UTC-day window per workspace,
+// and for a key with `rate_limit_rpm` a minute window of that key's own, shared by all its categories (decision
+// G6). A request must pass every bucket it belongs to and is then counted in all of them; the minute headers
+// report the bucket with the fewest requests left. `take()` checks and counts in one synchronous step, so
+// concurrent requests in this single-threaded process can never overshoot: N parallel requests against limit L
+// give exactly L successes.
 import { dailyLimit, minuteLimit, type CategoryRule, type PlanName, type RateLimitPolicy } from "../policy.js";
 
 /** Milliseconds since the epoch. Injected so tests move time instead of waiting. */
@@ -16,8 +19,8 @@ export interface Subject {
   /** Bucket owner: the workspace id (or, for unauthenticated requests, an anonymous client id). */
   bucket: string;
   plan: PlanName;
-  /** The key's own per-minute cap, `rate_limit_rpm`, if any. */
-  keyRpm?: number | null;
+  /** The key's own per-minute limit (`rate_limit_rpm`) and the name of its bucket; none for most keys and tokens. */
+  key?: { bucket: string; rpm: number } | null;
 }
 
 export interface Decision {
@@ -42,6 +45,7 @@ interface Window {
 const DAY_MS = 86_400_000;
 
 export class RateLimiter {
+  /** Minute windows: per (workspace, category), and per limited key (`key:` bucket names). */
   private minute = new Map<string, Window>();
   private daily = new Map<string, Window>();
   private readonly windowMs: number;
@@ -73,28 +77,41 @@ export class RateLimiter {
 
   private decide(subject: Subject, category: CategoryRule, count: boolean): Decision {
     const now = this.clock.now();
-    const limit = minuteLimit(this.policy, subject.plan, category, subject.keyRpm);
+    const wsLimit = minuteLimit(this.policy, subject.plan, category);
     const dLimit = dailyLimit(this.policy, subject.plan);
-    const minute = current(this.minute, `${subject.bucket}\u0000${category.name}`, now, this.windowMs, count);
+    const wsMinute = current(this.minute, `${subject.bucket}\u0000${category.name}`, now, this.windowMs, count);
+    const keyMinute = subject.key ? current(this.minute, subject.key.bucket, now, this.windowMs, count) : null;
     const day = current(this.daily, subject.bucket, now, DAY_MS, count);
-    const reset = Math.ceil((minute.start + this.windowMs) / 1000);
+    // Both minute windows are aligned to the clock minute, so they start (and reset) together.
+    const reset = Math.ceil((wsMinute.start + this.windowMs) / 1000);
 
     let exceeded: Decision["exceeded"] = null;
     if (day.count >= dLimit) exceeded = "daily";
-    else if (minute.count >= limit) exceeded = "minute";
+    else if (wsMinute.count >= wsLimit || (keyMinute && keyMinute.count >= subject.key!.rpm)) exceeded = "minute";
     if (!exceeded && count) {
-      minute.count++;
+      wsMinute.count++;
+      if (keyMinute) keyMinute.count++;
       day.count++;
+    }
+    // The minute bucket reported: the one with fewer requests left (on a tie, the smaller limit).
+    let limit = wsLimit;
+    let used = wsMinute.count;
+    if (keyMinute) {
+      const keyLeft = subject.key!.rpm - keyMinute.count;
+      if (keyLeft < wsLimit - used || (keyLeft === wsLimit - used && subject.key!.rpm < wsLimit)) {
+        limit = subject.key!.rpm;
+        used = keyMinute.count;
+      }
     }
     return {
       allowed: exceeded === null,
       exceeded,
       limit,
-      remaining: Math.max(0, limit - minute.count),
+      remaining: Math.max(0, limit - used),
       reset,
       dailyLimit: dLimit,
       dailyRemaining: Math.max(0, dLimit - day.count),
-      retryAfter: exceeded === "daily" ? secondsUntil(day.start + DAY_MS, now) : exceeded === "minute" ? secondsUntil(minute.start + this.windowMs, now) : 0,
+      retryAfter: exceeded === "daily" ? secondsUntil(day.start + DAY_MS, now) : exceeded === "minute" ? secondsUntil(wsMinute.start + this.windowMs, now) : 0,
     };
   }
 

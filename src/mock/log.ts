@@ -14,8 +14,9 @@ export type LogSink = (line: string) => void;
 const SECRET_QUERY_PARAMS = new Set(["token", "api_key", "apikey", "key", "access_token", "secret"]);
 
 /**
- * Removes credentials from a URL or free text: the values of credential query parameters (`?token=…`), API keys
- * (`pk_live_…`, `pk_test_…`), JWTs and webhook secrets wherever they appear.
+ * Removes credentials from a URL or free text: the values of credential query parameters (`?token=…`), the
+ * userinfo of URLs (`https://user:password@host`), API keys (`pk_live_…`, `pk_test_…`), JWTs and webhook
+ * secrets wherever they appear.
  */
 export function redact(text: string): string {
   let out = text;
@@ -32,6 +33,7 @@ export function redact(text: string): string {
     out = out.slice(0, q + 1) + params.join("&");
   }
   return out
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi, "$1[redacted]@")
     .replace(/pk_(live|test)_[0-9A-Za-z_]+/g, "pk_$1_[redacted]")
     .replace(/whsec_[0-9A-Za-z]+/g, "whsec_[redacted]")
     .replace(/eyJ[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*/g, "[redacted-jwt]");

@@ -50,7 +50,8 @@ export interface MockAnswer {
  * Hand-written: a few lines, and the installed packages offer no public parser for it.
  */
 export function parsePrefer(header: string | undefined, query?: URLSearchParams): Preferences {
-  const raw: Record<string, string> = {};
+  // No prototype: a preference named `__proto__` or `constructor` is just an unknown one.
+  const raw: Record<string, string> = Object.create(null);
   if (header) {
     for (const part of header.split(/[,;]/)) {
       const m = /^\s*([A-Za-z_-]+)\s*(?:=\s*"?([^"]*)"?)?\s*$/.exec(part);

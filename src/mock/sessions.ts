@@ -27,7 +27,7 @@ const CONTENT_TYPES: Record<string, string> = {
 };
 
 function contentTypeOf(encoding: string, mediaType: string): string | null {
-  const ct = CONTENT_TYPES[encoding] ?? null;
+  const ct = Object.hasOwn(CONTENT_TYPES, encoding) ? CONTENT_TYPES[encoding]! : null; // `constructor` is no encoding
   return ct && mediaType === "video" ? ct.replace(/^audio\//, "video/") : ct;
 }
 

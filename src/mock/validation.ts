@@ -1,20 +1,19 @@
 // Request validation against the contract, with the contract's error bodies: 422 `{detail: [{loc, msg, type}]}`
-// listing every violation, 400 `{detail}` for a body that cannot be parsed. Validators are compiled once per
-// operation (on first use) and cached; component schemas are registered with ajv once at start-up.
+// listing the violations (the first 100, see issues.ts), 400 `{detail}` for a body that cannot be parsed.
+// Validators are compiled once per operation (on first use) and cached; component schemas are registered with
+// ajv once at start-up, with the guards of bounds.ts that keep validation cheap.
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { IncomingHttpHeaders } from "node:http";
+import { guardArrays, jsonBodyLimit, useLinearUniqueItems } from "./bounds.js";
 import type { Contract, Json, Route } from "./contract.js";
+import { IssueCollector, pointer, toIssues, type ValidationIssue } from "./issues.js";
 import { withoutExcerpt } from "./log.js";
+
+export { MAX_REPORTED_ISSUES, toIssues, type ValidationIssue } from "./issues.js";
 
 // ajv-formats is CommonJS; under ESM its function sits on `default`.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-
-export interface ValidationIssue {
-  loc: Array<string | number>;
-  msg: string;
-  type: string;
-}
 
 /** A request the gateway cannot even parse: 400. */
 export class BadRequest extends Error {}
@@ -29,6 +28,8 @@ export function componentSchemaId(name: string): string {
 /**
  * An ajv (JSON Schema 2020-12, formats) holding every component schema of the contract, each compilable on its
  * own: `#/components/schemas/X` refs are rewritten to absolute ids. `coerce` turns strings into declared types.
+ * Arrays over their `maxItems` are not looked into, and `uniqueItems` is linear (bounds.ts); what is valid stays
+ * the same.
  */
 export function createContractAjv(contract: Contract, coerce: boolean): Ajv2020 {
   const schemas: Record<string, Json> = JSON.parse(
@@ -36,8 +37,14 @@ export function createContractAjv(contract: Contract, coerce: boolean): Ajv2020 
   );
   const ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, coerceTypes: coerce ? "array" : false, useDefaults: false });
   addFormats(ajv);
-  for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(schema, SCHEMA_BASE + name);
+  useLinearUniqueItems(ajv);
+  for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(guardArrays(schema), SCHEMA_BASE + name);
   return ajv;
+}
+
+/** Is a Content-Type (parameters allowed) JSON: `application/json` or `application/…+json`? */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  return isJson((contentType ?? "").split(";")[0]!.trim().toLowerCase());
 }
 
 type Location = "path" | "query" | "header";
@@ -64,10 +71,13 @@ export class RequestValidator {
   /** Validates strings from URLs, headers and forms, coercing them to the declared types. */
   private readonly coercingAjv: Ajv2020;
   private readonly cache = new Map<Route, CompiledRoute>();
+  /** The largest JSON request body worth reading (bounds.ts: 7 MiB for the contract's 500,000-character text). */
+  readonly maxJsonBodyBytes: number;
 
   constructor(private readonly contract: Contract) {
     this.strictAjv = createContractAjv(contract, false);
     this.coercingAjv = createContractAjv(contract, true);
+    this.maxJsonBodyBytes = jsonBodyLimit(contract, isJson);
   }
 
   compiled(route: Route): CompiledRoute {
@@ -90,7 +100,7 @@ export class RequestValidator {
   }
 
   private rewrite(schema: Json): Json {
-    return schema === undefined ? {} : JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${SCHEMA_BASE}`));
+    return schema === undefined ? {} : guardArrays(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${SCHEMA_BASE}`)));
   }
 
   private compile(route: Route): CompiledRoute {
@@ -169,7 +179,7 @@ export class RequestValidator {
   /** Violations of the path, query and header parameters. */
   checkParams(route: Route, pathParams: Record<string, string>, query: URLSearchParams, headers: IncomingHttpHeaders): ValidationIssue[] {
     const c = this.compiled(route);
-    const issues: ValidationIssue[] = [];
+    const issues = new IssueCollector();
     if (c.params.path) this.checkSet(c, "path", { ...pathParams }, issues);
     if (c.params.query) {
       const values: Record<string, unknown> = {};
@@ -189,13 +199,13 @@ export class RequestValidator {
       }
       this.checkSet(c, "header", values, issues);
     }
-    return issues;
+    return issues.result();
   }
 
   /** Validates one location's values, adding its violations to `issues` (a method: no closure per request). */
-  private checkSet(c: CompiledRoute, where: Location, values: Record<string, unknown>, issues: ValidationIssue[]): void {
+  private checkSet(c: CompiledRoute, where: Location, values: Record<string, unknown>, issues: IssueCollector): void {
     const set = c.params[where];
-    if (set && !set.validate(values)) issues.push(...toIssues(where, this.narrow(this.coercingAjv, set.validate.errors ?? [], values)));
+    if (set && !set.validate(values)) issues.add(where, this.narrow(this.coercingAjv, set.validate.errors ?? [], values));
   }
 
   /**
@@ -282,7 +292,7 @@ function schemaType(schema: Json, contract: Contract): string | undefined {
 function propertySchema(schema: Json, name: string, contract: Contract): Json {
   const s = contract.deref(schema);
   if (!s || typeof s !== "object") return undefined;
-  if (s.properties?.[name]) return s.properties[name];
+  if (s.properties && Object.hasOwn(s.properties, name)) return s.properties[name];
   for (const k of ["oneOf", "anyOf", "allOf"]) {
     for (const b of s[k] ?? []) {
       const p = propertySchema(b, name, contract);
@@ -302,52 +312,22 @@ function formToObject(form: URLSearchParams | FormData, content: Json, contract:
   for (const name of names) {
     const values = form.getAll(name).map((v) => (typeof v === "string" ? v : (v as File).name || "file"));
     const prop = propertySchema(content.schema, name, contract);
-    const ct: string = content.encoding?.[name]?.contentType ?? "";
+    const encoding = content.encoding && Object.hasOwn(content.encoding, name) ? content.encoding[name] : undefined;
+    const ct: string = encoding?.contentType ?? "";
+    let value: unknown;
     if (ct.includes("application/json")) {
       try {
-        out[name] = JSON.parse(values[0]!);
+        value = JSON.parse(values[0]!);
       } catch {
         throw new BadRequest(`Form field ${name} is not valid JSON.`);
       }
     } else {
-      out[name] = schemaType(prop, contract) === "array" ? values : values[0];
+      value = schemaType(prop, contract) === "array" ? values : values[0];
     }
+    // An own property even for `__proto__` (as JSON.parse makes it), so validation sees every field sent.
+    Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
-}
-
-/**
- * ajv errors as the contract's 422 items. `loc` starts with where the value was (`body`, `query`, `path`,
- * `header`) followed by the path to the field; `type` is the failing keyword.
- */
-export function toIssues(where: string, errors: ErrorObject[]): ValidationIssue[] {
-  const seen = new Set<string>();
-  const out: ValidationIssue[] = [];
-  for (const e of errors) {
-    const loc: Array<string | number> = [where, ...pointer(e.instancePath)];
-    let msg = e.message ?? e.keyword;
-    if (e.keyword === "required") loc.push(e.params.missingProperty);
-    if (e.keyword === "additionalProperties") {
-      loc.push(e.params.additionalProperty);
-      msg = "unexpected property";
-    }
-    if (e.keyword === "enum") msg = `${msg}: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
-    if (e.keyword === "const") msg = `must be ${JSON.stringify(e.params.allowedValue)}`;
-    const key = JSON.stringify([loc, e.keyword, msg]);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    out.push({ loc, msg, type: e.keyword });
-  }
-  return out;
-}
-
-function pointer(instancePath: string): Array<string | number> {
-  if (!instancePath) return [];
-  return instancePath
-    .slice(1)
-    .split("/")
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
 function at(data: unknown, instancePath: string): unknown {

@@ -2,13 +2,39 @@
 // the mock then delivers one signed sample event per subscribed type, and `POST /v1/webhooks/{id}/test` sends one
 // more. Signing follows the contract: `X-Webhook-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`
 // keyed with the full `whsec_…` secret, `X-Webhook-Timestamp` in epoch seconds, `X-Webhook-Id`.
+// The mock calls loopback URLs only (127.0.0.0/8, [::1], localhost): any other URL the contract accepts is stored
+// and shown like the others but never called, so a mock cannot be made to send requests into a network (cloud
+// metadata at 169.254.169.254, private addresses). Each delivery not made is logged, and the answers that
+// register or test such a webhook carry X-Mock-Notice.
 import { createHmac, randomInt } from "node:crypto";
+import net from "node:net";
 import type { components } from "../../generated/schema.js";
 import type { Contract, Json } from "./contract.js";
 import { newId } from "./events.js";
 import type { Clock } from "./limiter.js";
+import { redact } from "./log.js";
 
 export const WEBHOOK_HEADERS = { id: "X-Webhook-Id", timestamp: "X-Webhook-Timestamp", signature: "X-Webhook-Signature" } as const;
+
+/** Header of the answers that register or test a webhook the mock will not call. */
+export const MOCK_NOTICE_HEADER = "X-Mock-Notice";
+export const NOT_LOOPBACK_NOTICE = "Stored but never called: the mock delivers webhooks only to loopback URLs (127.0.0.0/8, [::1], localhost).";
+
+/**
+ * Is `url` on this machine? Decided on the host as the WHATWG URL parser normalises it (`2130706433` and
+ * `0x7f.1` are 127.0.0.1, `[0:0:0:0:0:0:0:1]` is `[::1]`), never by resolving a name: only the literal name
+ * `localhost` counts, so no DNS answer can point a delivery elsewhere.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return false;
+  }
+  if (host === "localhost" || host === "[::1]") return true;
+  return net.isIPv4(host) && host.startsWith("127.");
+}
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
@@ -62,6 +88,11 @@ export class Webhooks {
 
   get eventTypes(): string[] {
     return [...this.samples.keys()];
+  }
+
+  /** Headers to add to an answer about `hook`: a notice when the mock will never call its URL. */
+  notice(hook: RegisteredWebhook): Record<string, string> {
+    return isLoopbackUrl(hook.url) ? {} : { [MOCK_NOTICE_HEADER]: NOT_LOOPBACK_NOTICE };
   }
 
   /** Registers a webhook from a validated `WebhookCreate` body; answers the `WebhookWithSecret` to return. */
@@ -120,6 +151,10 @@ export class Webhooks {
   }
 
   private async deliver(hook: RegisteredWebhook, type: string): Promise<void> {
+    if (!isLoopbackUrl(hook.url)) {
+      this.opts.log({ hook: hook.id, type, url: hook.url, status: null, ms: 0, error: "not sent: the mock delivers only to loopback URLs" });
+      return;
+    }
     const raw = JSON.stringify(this.event(hook, type));
     const timestamp = String(Math.floor(this.opts.clock.now() / 1000));
     const started = performance.now();
@@ -142,7 +177,8 @@ export class Webhooks {
       status = res.status;
       await res.body?.cancel();
     } catch (e) {
-      error = (e as Error).name === "TimeoutError" ? "timed out" : ((e as Error).cause as Error)?.message ?? (e as Error).message;
+      // fetch's messages may quote the URL, password included ("… a URL that includes credentials: https://u:p@…").
+      error = (e as Error).name === "TimeoutError" ? "timed out" : redact(((e as Error).cause as Error)?.message ?? (e as Error).message);
     }
     hook.last_delivery_at = new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
     hook.last_delivery_status = status;

@@ -7,11 +7,14 @@ import { ROOT } from "../../scripts/lib/paths.js";
 export const SPEC_DOC_PATH = path.join(ROOT, "docs/interface-specification.md");
 export const specText = fs.readFileSync(SPEC_DOC_PATH, "utf8");
 
+/** docs/decisions.md, where the contract's interpretations (the documented transitions among them) are written. */
+export const DECISIONS_PATH = path.join(ROOT, "docs/decisions.md");
+
 /** The text of the section whose heading starts with `title` (any level), up to the next heading of that level or higher. */
-export function section(title: string): string {
-  const lines = specText.split("\n");
+export function section(title: string, text = specText): string {
+  const lines = text.split("\n");
   const start = lines.findIndex((l) => /^#{2,4} /.test(l) && l.replace(/^#+ /, "").startsWith(title));
-  if (start < 0) throw new Error(`no section "${title}" in the interface specification`);
+  if (start < 0) throw new Error(`no section "${title}" in ${text === specText ? "the interface specification" : "the document"}`);
   const level = /^#+/.exec(lines[start]!)![0].length;
   const end = lines.findIndex((l, i) => i > start && /^#+ /.test(l) && /^#+/.exec(l)![0].length <= level);
   return lines.slice(start + 1, end < 0 ? undefined : end).join("\n");

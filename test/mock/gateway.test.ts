@@ -94,7 +94,19 @@ describe("request validation", () => {
       body: "grant_type=refresh_token&client_id=abc",
     });
     expect(r.status).toBe(422);
-    expect(r.body.detail).toEqual([{ loc: ["body", "refresh_token"], msg: "must have required property 'refresh_token'", type: "required" }]);
+    expect(r.body.detail).toEqual([{ loc: ["body", "refresh_token"], msg: "is required", type: "required" }]);
+  });
+
+  it("reports form fields named like Object.prototype members (__proto__, constructor) as unexpected, never drops them", async () => {
+    const base = new URLSearchParams(example("OAuthTokenCreateClientCredentials")).toString();
+    const post = (body: string) =>
+      getJson(`${g.url}/v1/oauth/token`, { method: "POST", headers: { ...pro, "Content-Type": "application/x-www-form-urlencoded" }, body });
+    expect((await post(base)).status).toBe(200);
+    for (const name of ["__proto__", "constructor", "toString"]) {
+      const r = await post(`${base}&${name}=x&${name}=y`);
+      expect(r.status, name).toBe(422);
+      expect(r.body.detail.map((i: { loc: unknown[]; type: string }) => [i.loc, i.type])).toEqual([[["body", name], "additionalProperties"]]);
+    }
   });
 
   it("validates multipart form fields", async () => {

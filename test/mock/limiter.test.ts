@@ -8,10 +8,12 @@ import { ManualClock, policy } from "./helpers.js";
 const general = policy.categories.find((c) => c.default)!;
 const plans = Object.keys(policy.plans);
 
+const query = policy.categories.find((c) => c.name === "query")!;
+
 function drain(l: RateLimiter, bucket: string, plan: string, category = general, keyRpm?: number) {
   let allowed = 0;
   for (;;) {
-    const d = l.take({ bucket, plan, keyRpm }, category);
+    const d = l.take({ bucket, plan, key: keyRpm === undefined ? null : { bucket: `key:${bucket}`, rpm: keyRpm } }, category);
     if (!d.allowed) return { allowed, refusal: d };
     allowed++;
   }
@@ -36,7 +38,6 @@ describe("RateLimiter", () => {
 
   it("keeps minute buckets per (workspace, category) and the daily bucket per workspace", () => {
     const l = new RateLimiter(policy, new ManualClock());
-    const query = policy.categories.find((c) => c.name === "query")!;
     const a = drain(l, "ws_A", "free", general);
     const b = drain(l, "ws_A", "free", query); // another category of the same workspace: its own minute bucket
     const c = drain(l, "ws_B", "free", general); // another workspace: its own buckets
@@ -45,10 +46,55 @@ describe("RateLimiter", () => {
     expect(c.refusal.dailyRemaining).toBe(dailyLimit(policy, "free") - 30);
   });
 
+  it("knows only the policy's own plans: a name inherited from Object.prototype is no plan", () => {
+    for (const plan of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      expect(() => minuteLimit(policy, plan, general), plan).toThrow(`unknown plan ${plan}`);
+      expect(() => dailyLimit(policy, plan), plan).toThrow(`unknown plan ${plan}`);
+    }
+  });
+
   it("caps a key at its rate_limit_rpm, the minimum of key and plan limits", () => {
     const l = new RateLimiter(policy, new ManualClock());
     expect(drain(l, "ws_A", "pro", general, 10).allowed).toBe(10);
     expect(drain(l, "ws_B", "free", general, 1000).allowed).toBe(30);
+  });
+
+  describe("a key's own rate_limit_rpm: a bucket of the key's own, for all categories together", () => {
+    const limited = { bucket: "key:limited", rpm: 10 };
+    const take = (l: RateLimiter, key: typeof limited | null, category = general) => l.take({ bucket: "ws_A", plan: "pro", key }, category);
+
+    it("is not spent by the other keys of its workspace", () => {
+      const l = new RateLimiter(policy, new ManualClock());
+      for (let i = 0; i < 10; i++) expect(take(l, null).allowed).toBe(true); // another key of ws_A, without a limit
+      let allowed = 0;
+      while (take(l, limited).allowed) allowed++;
+      expect(allowed).toBe(10);
+    });
+
+    it("counts every category of the key in one bucket, and its refusal names the key's limit", () => {
+      const l = new RateLimiter(policy, new ManualClock());
+      for (let i = 0; i < 6; i++) expect(take(l, limited, general).allowed).toBe(true);
+      for (let i = 0; i < 4; i++) expect(take(l, limited, query).allowed).toBe(true);
+      for (const category of [general, query]) expect(take(l, limited, category)).toMatchObject({ allowed: false, exceeded: "minute", limit: 10, remaining: 0 });
+      expect(take(l, null, general)).toMatchObject({ allowed: true, limit: 150, remaining: 150 - 7 }); // the workspace goes on
+    });
+
+    it("still has to pass the workspace's buckets, and the headers report whichever has fewer requests left", () => {
+      const l = new RateLimiter(policy, new ManualClock());
+      expect(take(l, limited, query)).toMatchObject({ limit: 10, remaining: 9 }); // key: 9 left, workspace query: 74
+      for (let i = 0; i < 70; i++) take(l, null, query);
+      expect(take(l, limited, query)).toMatchObject({ allowed: true, limit: 75, remaining: 3 }); // workspace: 3, key: 8
+      for (let i = 0; i < 3; i++) take(l, null, query);
+      expect(take(l, limited, query)).toMatchObject({ allowed: false, exceeded: "minute", limit: 75, remaining: 0 });
+      expect(take(l, limited, general)).toMatchObject({ allowed: true, limit: 10, remaining: 7 });
+    });
+
+    it("refuses without counting in any bucket", () => {
+      const l = new RateLimiter(policy, new ManualClock());
+      for (let i = 0; i < 10; i++) take(l, limited);
+      for (let i = 0; i < 5; i++) expect(take(l, limited).allowed).toBe(false);
+      expect(l.peek({ bucket: "ws_A", plan: "pro" }, general)).toMatchObject({ remaining: 140, dailyRemaining: 10_000 - 10 });
+    });
   });
 
   it("resets the minute window at X-RateLimit-Reset, and not a millisecond before", () => {

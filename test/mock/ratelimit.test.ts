@@ -6,7 +6,10 @@ import { WebSocket } from "ws";
 import { dailyLimit, minuteLimit } from "../../src/policy.js";
 import { ANALYSIS_ID, apiKey, contract, freshKey, getJson, policy, rateHeaders, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
 
+const ownBucket = freshKey("pro", { rate_limit_rpm: 10 });
 const keys = {
+  ownBucket,
+  ownBucketSibling: { ...freshKey("pro"), workspace_id: ownBucket.workspace_id },
   free: freshKey("free"),
   freeDaily: freshKey("free"),
   limited: freshKey("pro", { rate_limit_rpm: 10 }),
@@ -82,6 +85,22 @@ describe("rate limits per plan and category", () => {
     g.clock.set(Date.UTC(2026, 10, 21, 12, 8, 0));
     expect((await untilRefused("/v1/analyses", keys.limited.key)).passed).toBe(10);
     expect((await untilRefused("/v1/analyses", "pk_test_demo_limited")).passed).toBe(10);
+  });
+
+  it("counts a key's rate_limit_rpm for that key alone, across categories; other keys of its workspace do not spend it", async () => {
+    g.clock.set(Date.UTC(2026, 10, 21, 12, 9, 0));
+    const sibling = apiKey(keys.ownBucketSibling.key); // same workspace, no limit of its own
+    for (let i = 0; i < 10; i++) expect((await getJson(`${g.url}/v1/analyses`, { headers: sibling })).status).toBe(200);
+    for (let i = 0; i < 6; i++) expect((await getJson(`${g.url}/v1/analyses`, { headers: apiKey(keys.ownBucket.key) })).status).toBe(200);
+    for (let i = 0; i < 4; i++) expect((await getJson(`${g.url}/v1/reports`, { headers: apiKey(keys.ownBucket.key) })).status).toBe(200);
+    for (const path of ["/v1/analyses", "/v1/reports"]) {
+      const refused = await getJson(g.url + path, { headers: apiKey(keys.ownBucket.key) });
+      expect(refused.status, path).toBe(429);
+      expect(refused.body).toMatchObject({ error: "rate_limit_exceeded", limit: 10, window: "1 minute" });
+      expect(rateHeaders(refused.headers)).toMatchObject({ limit: 10, remaining: 0 });
+    }
+    const other = await getJson(`${g.url}/v1/analyses`, { headers: sibling });
+    expect(rateHeaders(other.headers)).toMatchObject({ limit: 150, remaining: 150 - 17, dailyRemaining: 10_000 - 21 });
   });
 
   it("takes the category from the matched route template, so an id in the URL cannot change it", async () => {

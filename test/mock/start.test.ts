@@ -1,11 +1,13 @@
 // `npm start`: the freshness check of generated/ (with a stand-in generator, in a scratch folder), and the real
 // script as a child process: it comes up on a free port, prints what a newcomer needs, and stops cleanly on
 // SIGTERM, leaving no process behind, also when the SIGTERM goes to npm.
+import { decodeJwt } from "jose";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { JWT_AUDIENCE, JWT_ISSUER } from "../../src/mock/auth.js";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { ensureGenerated } from "../../scripts/start.js";
 import { ManualClock, startGateway } from "./helpers.js";
@@ -205,6 +207,13 @@ describe("scripts/mock-token.ts (npm run mock:token)", () => {
       const bad = await mint("--plan", "gold");
       expect(bad.code).toBe(2);
       expect(bad.err).toContain("--plan must be one of");
+      // The longest lifetime the gateway accepts, and the iss and aud it requires; a longer one is refused.
+      const day = (await mint("--expires-in", "24h")).out.trim();
+      expect(decodeJwt(day)).toMatchObject({ iss: JWT_ISSUER, aud: JWT_AUDIENCE });
+      expect(await call(day)).toMatchObject({ status: 200 });
+      const tooLong = await mint("--expires-in", "2d");
+      expect(tooLong.code).toBe(2);
+      expect(tooLong.err).toContain("--expires-in may be at most 24h");
     } finally {
       await g.close();
     }

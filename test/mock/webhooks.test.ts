@@ -1,7 +1,9 @@
 // Webhooks: registering a loopback URL, the signed sample deliveries that follow, test deliveries, and the
 // signature scheme of the contract (checked here independently with node:crypto).
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { isLoopbackUrl, NOT_LOOPBACK_NOTICE } from "../../src/mock/webhooks.js";
+import { redact } from "../../src/mock/log.js";
 import { apiKey, getJson, schemaErrors, startGateway, startReceiver, type Delivery, type TestGateway } from "./helpers.js";
 
 /** The contract's scheme: v1= + hex HMAC-SHA256 of "<timestamp>.<raw body>", keyed with the whole secret. */
@@ -107,6 +109,84 @@ describe("webhooks", () => {
     const r = await getJson(`${g.url}/v1/webhooks`, { method: "POST", headers: json, body: JSON.stringify({ url: "http://example.com/hook", event_types: ["analysis.completed"] }) });
     expect(r.status).toBe(422);
     expect(r.body.detail[0].loc).toEqual(["body", "url"]);
+  });
+
+  it("stores a URL that is not loopback but never calls it, and says so in the answer and the log", async () => {
+    // Every fetch the process makes is seen here; one to a non-loopback address is stopped before the network.
+    const realFetch = globalThis.fetch;
+    const outside: string[] = [];
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation((input, init) => {
+      const url = String(input instanceof Request ? input.url : input);
+      if (!isLoopbackUrl(url)) {
+        outside.push(url);
+        return Promise.reject(new TypeError("test: no traffic outside loopback"));
+      }
+      return realFetch(input, init);
+    });
+    try {
+      const urls = ["https://169.254.169.254/latest/meta-data/", "https://10.0.0.1/hook", "https://hooks.northwind.example/in", "https://ops:hunter2secret@hooks.northwind.example/in"];
+      const hooks = [];
+      for (const url of urls) {
+        const r = await getJson(`${g.url}/v1/webhooks`, { method: "POST", headers: json, body: JSON.stringify({ url, event_types: ["analysis.completed"] }) });
+        expect(r.status, url).toBe(201);
+        expect(r.body.url).toBe(url); // stored as registered
+        expect(r.headers.get("x-mock-notice"), url).toBe(NOT_LOOPBACK_NOTICE);
+        hooks.push(r.body);
+      }
+      const test = await getJson(`${g.url}/v1/webhooks/${hooks[0].id}/test`, { method: "POST", headers: json, body: JSON.stringify({ event_type: "report.ready" }) });
+      expect([test.status, test.headers.get("x-mock-notice")]).toEqual([202, NOT_LOOPBACK_NOTICE]);
+      // One log line per delivery the mock did not make: 4 samples and the test delivery.
+      const skipped = () => g.logs.filter((l) => / webhook .* not sent: /.test(l));
+      await vi.waitFor(() => expect(skipped()).toHaveLength(5));
+      expect(outside).toEqual([]);
+      const log = g.logs.join("\n");
+      expect(log).not.toContain("hunter2secret");
+      expect(log).toContain("https://[redacted]@hooks.northwind.example/in");
+      // A loopback URL is still called (and gets no notice).
+      const n = receiver.deliveries.length;
+      const local = await getJson(`${g.url}/v1/webhooks`, { method: "POST", headers: json, body: JSON.stringify({ url: receiver.url.replace("127.0.0.1", "localhost"), event_types: ["run.finished"] }) });
+      expect(local.headers.get("x-mock-notice")).toBeNull();
+      await receiver.received(n + 1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it.each([
+    ["http://127.0.0.1:9/x", true],
+    ["http://127.255.0.3/x", true],
+    ["http://localhost:8080/", true],
+    ["http://LOCALHOST/", true],
+    ["http://[::1]:3000/hook", true],
+    ["https://[0:0:0:0:0:0:0:1]/hook", true],
+    ["http://2130706433/", true], // 127.0.0.1 written as one number: the URL parser normalises it
+    ["https://169.254.169.254/latest/meta-data/", false],
+    ["https://10.0.0.1/hook", false],
+    ["https://128.0.0.1/", false],
+    ["https://localhost.evil.example/", false],
+    ["https://127.0.0.1.nip.io/", false],
+    ["https://[::ffff:a9fe:a9fe]/", false],
+    ["https://[::2]/", false],
+    ["not a url", false],
+  ])("isLoopbackUrl(%s) is %s", (url, loopback) => {
+    expect(isLoopbackUrl(url)).toBe(loopback);
+  });
+
+  it("keeps a password in a loopback URL out of the log, also from the error of the failed delivery", async () => {
+    // fetch refuses URLs with credentials, and its error message quotes the whole URL.
+    const r = await getJson(`${g.url}/v1/webhooks`, { method: "POST", headers: json, body: JSON.stringify({ url: "https://ops:hunter3secret@127.0.0.1:9/in", event_types: ["report.ready"] }) });
+    expect(r.status).toBe(201);
+    await vi.waitFor(() => expect(g.logs.filter((l) => l.includes(r.body.id))).toHaveLength(1));
+    const line = g.logs.find((l) => l.includes(r.body.id))!;
+    expect(line).toContain("https://[redacted]@127.0.0.1:9/in");
+    expect(line).toMatch(/credentials/);
+    expect(g.logs.join("\n")).not.toContain("hunter3secret");
+  });
+
+  it("redacts the userinfo of every URL in logged text", () => {
+    expect(redact("webhook → https://ops:hunter2@hooks.example/in?x=1 and http://u@h/")).toBe("webhook → https://[redacted]@hooks.example/in?x=1 and http://[redacted]@h/");
+    expect(redact("GET http://user:pw@127.0.0.1:4010/v1/analyses?token=abc")).toBe("GET http://[redacted]@127.0.0.1:4010/v1/analyses?token=[redacted]");
+    expect(redact("mail me at ops@example.com")).toBe("mail me at ops@example.com");
   });
 
   it("with Prefer, answers the documented response instead (e.g. the 409 of a 21st webhook)", async () => {

@@ -1,10 +1,12 @@
-// The body size limits (DEFAULT_MAX_BODY_BYTES for bodies the gateway parses, MAX_UPLOAD_BYTES for raw uploads):
+// The body size limits (the JSON limit derived from the contract, DEFAULT_MAX_BODY_BYTES for forms and multipart,
+// MAX_UPLOAD_BYTES for raw uploads):
 // a body over the limit answers 400 with the contract's error body, at once when its Content-Length says so and
 // as soon as the limit is passed when it is streamed, and the connection is closed so the rest is never read or
 // buffered. Exactly the limit is still accepted.
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "../../src/mock/index.js";
+import { RequestValidator } from "../../src/mock/validation.js";
 import { freshKey, schemaErrors, startGateway, type TestGateway } from "../mock/helpers.js";
 import { header, rawRequest, type RawResponse } from "./lib/http.js";
 import { ContractOracle } from "./lib/oracle.js";
@@ -28,6 +30,9 @@ afterAll(async () => {
 
 const auth: Array<[string, string]> = [["X-API-Key", key.key]];
 const jsonHeaders: Array<[string, string]> = [...auth, ["Content-Type", "application/json"]];
+const MIB = 1024 ** 2;
+/** The JSON limit of the contract: 12 bytes for each of the 500,000 characters of `AnalysisCreate.text`, + 1 MiB. */
+const JSON_LIMIT = 7 * MIB;
 
 /**
  * Streams `total` bytes of `chunk` (chunked) and records how much had been written when the answer came and
@@ -85,23 +90,48 @@ function expectTooLarge(res: RawResponse, method: string, path: string, limitTex
 }
 
 describe("body size limits", () => {
-  it("documents 64 MiB for parsed bodies and the contract's 2 GiB for raw uploads", () => {
-    expect(DEFAULT_MAX_BODY_BYTES).toBe(64 * 1024 * 1024);
+  it("documents 7 MiB for JSON (derived from the contract), 64 MiB for forms and multipart, 2 GiB for raw uploads", () => {
+    expect(new RequestValidator(g.gateway.contract).maxJsonBodyBytes).toBe(JSON_LIMIT);
+    expect(DEFAULT_MAX_BODY_BYTES).toBe(64 * MIB);
     expect(MAX_UPLOAD_BYTES).toBe(2 * 1024 ** 3);
   });
 
-  it("refuses a declared Content-Length over 64 MiB at once, without waiting for the body", async () => {
-    // Only 10 bytes of the declared 64 MiB + 1 are sent; rawRequest waits for the answer without sending more.
-    const res = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/speakers", headers: jsonHeaders, body: Buffer.from('{"name":"x'), declaredLength: DEFAULT_MAX_BODY_BYTES + 1, timeoutMs: 5000 });
-    expectTooLarge(res, "POST", "/v1/speakers", "64 MiB");
+  it("reads the largest JSON request the contract allows: 500,000 characters, each escaped as a surrogate pair", async () => {
+    // As Python's json.dumps writes it by default (ensure_ascii): 12 bytes per emoji.
+    const escape = (json: string) => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+    const body = (n: number) => Buffer.from(escape(JSON.stringify({ media_type: "text", title: "Longest text", text: "😀".repeat(n) })));
+    const largest = body(500_000);
+    expect(largest.length).toBeGreaterThan(6_000_000);
+    const ok = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/analyses", headers: jsonHeaders, body: largest, timeoutMs: 30_000 });
+    expect(ok.status).toBe(202);
+    const tooLong = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/analyses", headers: jsonHeaders, body: body(500_001), timeoutMs: 30_000 });
+    expect(tooLong.status).toBe(422); // read, then refused by the contract's maxLength, not by its size
+  }, 60_000);
+
+  it("refuses a declared Content-Length over the JSON limit at once, without waiting for the body", async () => {
+    // Only 10 bytes of the declared length are sent; rawRequest waits for the answer without sending more.
+    const res = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/speakers", headers: jsonHeaders, body: Buffer.from('{"name":"x'), declaredLength: JSON_LIMIT + 1, timeoutMs: 5000 });
+    expectTooLarge(res, "POST", "/v1/speakers", "7 MiB");
   });
 
-  it("refuses a streamed (chunked) body as soon as it passes 64 MiB, then closes instead of reading on", async () => {
-    const total = 1024 * 1024 * 1024; // the client would send 1 GiB if the gateway kept reading
+  it("refuses a declared multipart Content-Length over 64 MiB at once, and reads one over the JSON limit", async () => {
+    const multipart: Array<[string, string]> = [...auth, ["Content-Type", "multipart/form-data; boundary=b0undary"]];
+    const refused = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/analyses/upload", headers: multipart, body: Buffer.from("--b0undary\r\n"), declaredLength: DEFAULT_MAX_BODY_BYTES + 1, timeoutMs: 5000 });
+    expectTooLarge(refused, "POST", "/v1/analyses/upload", "64 MiB");
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(JSON_LIMIT + MIB)], { type: "audio/mpeg" }), "call.mp3");
+    const encoded = new Response(form);
+    const body = Buffer.from(await encoded.arrayBuffer());
+    const ok = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/analyses/upload", headers: [...auth, ["Content-Type", encoded.headers.get("content-type")!]], body, timeoutMs: 30_000 });
+    expect(ok.status).toBe(202);
+  }, 60_000);
+
+  it("refuses a streamed (chunked) JSON body as soon as it passes the JSON limit, then closes instead of reading on", async () => {
+    const total = 1024 * MIB; // the client would send 1 GiB if the gateway kept reading
     const { res, sentBeforeAnswer, closed } = await streamUntilAnswered(g.url, "/v1/speakers", jsonHeaders, total);
-    expectTooLarge(res, "POST", "/v1/speakers", "64 MiB");
-    expect(sentBeforeAnswer).toBeGreaterThan(DEFAULT_MAX_BODY_BYTES);
-    expect(sentBeforeAnswer).toBeLessThan(DEFAULT_MAX_BODY_BYTES + 32 * 1024 * 1024); // socket buffers, not the whole GiB
+    expectTooLarge(res, "POST", "/v1/speakers", "7 MiB");
+    expect(sentBeforeAnswer).toBeGreaterThan(JSON_LIMIT);
+    expect(sentBeforeAnswer).toBeLessThan(JSON_LIMIT + 32 * MIB); // socket buffers, not the whole GiB
     expect(closed).toBe(true);
   }, 60_000);
 

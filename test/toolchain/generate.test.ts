@@ -55,6 +55,7 @@ describe("bad input fails with file and line, and leaves generated/ as it was", 
     ["invalid-yaml", "paths/v1_speakers_{speaker_id}.yaml", (t) => t.replace("get:\n", "get:\n  - [unclosed\n"), /v1_speakers_\{speaker_id\}\.yaml.*\d+:\d+/],
     ["duplicate-operation-id", "paths/v1_speakers_{speaker_id}.yaml", (t) => t.replace("operationId: getSpeaker", "operationId: listSpeakers"), /paths\/v1_speakers_\{speaker_id\}\.yaml:\d+:\d+.*operation-operationId-unique/],
     ["invalid-example", "components/examples/Speaker.yaml", (t) => t.replace("enrollment_status: enrolled", "enrollment_status: half-enrolled"), /components\/examples\/Speaker\.yaml:\d+:\d+.*no-invalid-media-type-examples/],
+    ["broken-lifecycle", "components/schemas/Analysis.yaml", (t) => t.replace("getAnalysisTranscript: [completed]", "getAnalysisTranscript: [done]"), /components\/schemas\/Analysis\.yaml:\d+:\d+.*required state "done" is not a state of status.*policy\/lifecycle/],
     ["missing-401", "paths/v1_speakers.yaml", (t) => t.replace("    '401':\n      $ref: ../components/responses/Unauthorized.yaml\n", ""), /paths\/v1_speakers\.yaml:\d+:\d+.*must document a 401 response.*policy\/error-responses/],
   ];
 

@@ -17,12 +17,14 @@ function answer(hooks: Webhooks, ctx: RequestContext): Reply | undefined {
   const id = ctx.params.webhook_id ?? "";
   const ok = ctx.route.successCode;
   switch (ctx.route.operationId) {
-    case "createWebhook":
+    case "createWebhook": {
       // The body has passed the contract's validation of WebhookCreate by now.
-      return ctx.json(ok, hooks.register(ws, ctx.body as components["schemas"]["WebhookCreate"]));
+      const hook = hooks.register(ws, ctx.body as components["schemas"]["WebhookCreate"]);
+      return ctx.json(ok, hook, hooks.notice(hook));
+    }
     case "testWebhook": {
       const hook = hooks.get(id, ws);
-      return hook ? ctx.json(ok, hooks.test(hook, (ctx.body as { event_type: string }).event_type)) : undefined;
+      return hook ? ctx.json(ok, hooks.test(hook, (ctx.body as { event_type: string }).event_type), hooks.notice(hook)) : undefined;
     }
     case "getWebhook": {
       const hook = hooks.get(id, ws);

@@ -6,7 +6,7 @@ import type { StageFactory } from "../stage.js";
 export const authenticate: StageFactory = (s) =>
   async function authenticate(ctx) {
     const m = ctx.match;
-    const auth = await s.auth.authenticate(ctx.req.headers, ctx.query, m.kind === "ok" ? m.route.tokenQuery : null);
+    const auth = await s.auth.authenticate(ctx.req.headersDistinct, ctx.query, m.kind === "ok" ? m.route.tokenQuery : null);
     ctx.auth = auth;
     if (auth.ok) ctx.principal = auth.principal;
     return undefined;

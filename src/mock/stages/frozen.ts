@@ -5,5 +5,5 @@ import type { StageFactory } from "../stage.js";
 
 export const frozen: StageFactory = () =>
   function frozen(ctx) {
-    return ctx.principal!.frozen ? ctx.json(403, { detail: MESSAGES.frozen }) : undefined;
+    return ctx.principal!.frozen ? ctx.json(403, { detail: MESSAGES.frozen, error: "workspace_frozen" }) : undefined;
   };

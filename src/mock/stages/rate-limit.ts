@@ -15,7 +15,7 @@ export const rateLimit: StageFactory = (s) => {
     const m = ctx.match;
     const p = ctx.principal;
     const subject: Subject = p
-      ? { bucket: p.workspaceId, plan: p.plan, keyRpm: p.keyRpm }
+      ? { bucket: p.workspaceId, plan: p.plan, key: p.key }
       : { bucket: `anonymous:${ctx.req.socket.remoteAddress ?? "?"}`, plan: anonymousPlan };
     const d = s.limiter.take(subject, m.kind === "ok" ? m.route.category : defaultCategory);
     ctx.rate = rateHeaders(policy, d);

@@ -3,6 +3,7 @@
 // the limit answers 400 and the connection closes lingering (decisions L1, L2).
 import { BodyTooLarge, hasBody, MAX_UPLOAD_BYTES, readBody as read } from "../http/body.js";
 import type { RequestContext } from "../context.js";
+import { isJsonMediaType } from "../validation.js";
 import type { Outcome, StageFactory } from "../stage.js";
 
 const STRUCTURED = /json|x-www-form-urlencoded|multipart\/form-data/i;
@@ -15,8 +16,11 @@ export const readBody: StageFactory = (s) =>
       ctx.raw = EMPTY;
       return undefined;
     }
-    const structured = STRUCTURED.test(ctx.req.headers["content-type"] ?? "");
-    return readInto(ctx, structured, structured ? s.settings.maxBodyBytes : MAX_UPLOAD_BYTES);
+    const ct = ctx.req.headers["content-type"];
+    const structured = STRUCTURED.test(ct ?? "");
+    // JSON bodies have a tighter limit derived from the contract (decision G13): parsing JSON costs far more memory.
+    const limit = !structured ? MAX_UPLOAD_BYTES : isJsonMediaType(ct) ? Math.min(s.settings.maxBodyBytes, s.validator.maxJsonBodyBytes) : s.settings.maxBodyBytes;
+    return readInto(ctx, structured, limit);
   };
 
 async function readInto(ctx: RequestContext, keep: boolean, limit: number): Promise<Outcome> {

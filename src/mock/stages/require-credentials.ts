@@ -5,5 +5,5 @@ import type { StageFactory } from "../stage.js";
 export const requireCredentials: StageFactory = () =>
   function requireCredentials(ctx) {
     const auth = ctx.auth!;
-    return auth.ok ? undefined : ctx.json(401, { detail: auth.detail });
+    return auth.ok ? undefined : ctx.json(401, { detail: auth.detail, error: auth.error }, { "WWW-Authenticate": auth.challenge });
   };

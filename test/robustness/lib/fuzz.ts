@@ -97,10 +97,12 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
   try {
     await g.gateway.ready;
     const now = clock.now();
+    // Tokens live at most a day (auth.ts): the valid one is minted afresh whenever the run moves to a new day.
+    const dayToken = () => mintToken({ secret: FUZZ_JWT_SECRET, workspaceId: "ws_Fuzz0000003", plan: "business", expiresInSeconds: 86_400, now: clock.now() });
     const creds = {
       key: keys.fuzz.key,
       tightKey: keys.tight.key,
-      validJwt: await mintToken({ secret: FUZZ_JWT_SECRET, workspaceId: "ws_Fuzz0000003", plan: "business", expiresInSeconds: 365 * 86_400, now }),
+      validJwt: await dayToken(),
       expiredJwt: await mintToken({ secret: FUZZ_JWT_SECRET, workspaceId: "ws_Fuzz0000003", plan: "business", expiresInSeconds: -60, now }),
       forgedJwt: await mintToken({ secret: "not-the-gateway-secret", workspaceId: "ws_Fuzz0000003", plan: "business", expiresInSeconds: 86_400, now }),
     };
@@ -123,7 +125,10 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
         }
         clock.advance(o.msPerRequest ?? 250);
         // The fuzz key's daily limit (business: 50,000) must not dominate long runs: a new UTC day now and then.
-        if (done > 0 && done % 30_000 === 0) clock.advance(86_400_000);
+        if (done > 0 && done % 30_000 === 0) {
+          clock.advance(86_400_000);
+          creds.validJwt = await dayToken();
+        }
         if (++done % 1000 === 0) o.progress?.(done);
         const kind = c.kind.split(":")[0]!;
         byKind[kind] = (byKind[kind] ?? 0) + 1;
