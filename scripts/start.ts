@@ -1,13 +1,14 @@
 // `npm start`: brings the mock gateway up on http://127.0.0.1:4010 (PORT, HOST), regenerating generated/ first
 // when spec/ has moved on. Prints where everything is, the demo keys and a curl to paste. Ctrl-C or SIGTERM
-// drains and stops it; Prism runs in-process, so nothing is left behind.
+// drains and stops it; Prism runs in-process (loaded only when a request needs it), so nothing is left behind.
 //
 // Is generated/ stale? The only exact answer is to generate into a scratch folder and compare bytes, which takes
 // a few seconds (lint + bundle). So the answer is remembered in node_modules/.cache/avt-mock/generated.json, as
 // hashes of the inputs (spec/ and the generator's own files) and of generated/: while both hashes are unchanged,
 // later starts skip the check. generated/ is rewritten only when its bytes differ.
-import { execFileSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -104,6 +105,24 @@ export async function ensureGenerated(o: EnsureOptions): Promise<Freshness> {
   }
 }
 
+/**
+ * Runs scripts/generate.ts (what `npm run generate` runs) in a child process, writing into `outDir`: it needs tsx
+ * and Redocly, which the mock does not (npm start runs bundled, without tsx: scripts/run-bundled.mjs). Rejects
+ * with what generate reported (file and line) when it fails.
+ */
+function generateInto(outDir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/generate.ts"), `--out=${outDir}`], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => (err += c));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code === 0) return resolve();
+      reject(new Error(err.replace(/^generate failed; generated\/ was left as it was\.\n/, "").trim() || `scripts/generate.ts exited with ${code}`));
+    });
+  });
+}
+
 const HELP = `npm start [-- options]   Start the mock gateway.
 
   --port <n>        Port (env PORT, default 4010; 0 picks a free one)
@@ -186,13 +205,12 @@ async function main(): Promise<void> {
   const num = (v: string | undefined, d: number) => (v !== undefined && v !== "" && Number.isFinite(Number(v)) ? Number(v) : d);
 
   if (!args["no-generate"] && env.MOCK_NO_GENERATE !== "1") {
-    const { generate } = await import("./generate.js");
     try {
       await ensureGenerated({
         root: ROOT,
         generatedDir: GENERATED,
         cacheFile: path.join(ROOT, "node_modules/.cache/avt-mock/generated.json"),
-        generate: (o) => generate({ ...o, quiet: true }),
+        generate: (o) => generateInto(o.outDir),
         say: (l) => console.log(l),
       });
     } catch (e) {
@@ -220,17 +238,6 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  // Prism is loaded before listening, not after: loading keeps the event loop busy for seconds, and a signal
-  // arriving then would find tsx's relay unanswered, which SIGKILLs this process after 60 ms.
-  console.log("Loading the contract into Prism…");
-  let operations: number;
-  try {
-    ({ operations } = await gateway.ready);
-  } catch (e) {
-    console.error(`Prism could not load generated/openapi.json: ${(e as Error).message}`);
-    process.exit(1);
-  }
-
   let url: string;
   try {
     url = await gateway.listen(port, host);
@@ -243,7 +250,7 @@ async function main(): Promise<void> {
   }
   // Listening on every interface: show an address a browser on this machine can open.
   const shown = /^http:\/\/(0\.0\.0\.0|\[::\])/.test(url) ? url.replace(/^http:\/\/[^/]+?(?=:\d+$)/, "http://localhost") : url;
-  console.log(banner(gateway, shown, operations, fileKeys, keysFile, performance.now()));
+  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now()));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -275,13 +282,26 @@ async function main(): Promise<void> {
  * if SIGTERM had arrived. (Ctrl-C in a terminal signals the whole process group and needs none of this.)
  */
 function watchLauncher(onGone: () => void): void {
-  let grandparent: number;
+  parentOf(process.ppid, (grandparent) => {
+    if (grandparent !== null && Number.isInteger(grandparent) && grandparent > 1) watch(grandparent, onGone);
+  });
+}
+
+/**
+ * The parent of process `pid`: from /proc on Linux, else from `ps`, asynchronously (a synchronous `ps` held up the
+ * first requests by tens of milliseconds). Null when neither can tell.
+ */
+function parentOf(pid: number, then: (ppid: number | null) => void): void {
   try {
-    grandparent = Number(execFileSync("ps", ["-o", "ppid=", "-p", String(process.ppid)], { encoding: "utf8" }).trim());
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return then(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
   } catch {
-    return; // no ps: nothing to watch
+    /* no /proc: ask ps */
   }
-  if (!Number.isInteger(grandparent) || grandparent <= 1) return;
+  execFile("ps", ["-o", "ppid=", "-p", String(pid)], { encoding: "utf8" }, (err, out) => then(err ? null : Number(out.trim())));
+}
+
+function watch(grandparent: number, onGone: () => void): void {
   const timer = setInterval(() => {
     try {
       process.kill(grandparent, 0);

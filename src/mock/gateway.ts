@@ -37,7 +37,7 @@ export interface GatewayOptions {
   webhookDelayMs?: number;
   /** A live /v1/stream session ends after this long without a frame from the client, ms. */
   wsIdleTimeoutMs?: number;
-  /** Compile every operation's validators in the background once Prism is loaded (else each on first use). */
+  /** Compile every operation's validators in the background once listening (else each on first use). */
   warm?: boolean;
   /** Largest JSON, form or multipart body read into memory (default DEFAULT_MAX_BODY_BYTES); a larger one answers 400. */
   maxBodyBytes?: number;
@@ -56,8 +56,10 @@ export interface Gateway {
   /** Base URL once listening, e.g. http://127.0.0.1:4010. */
   url: string;
   /**
-   * Settles when Prism has loaded the contract. The gateway may listen before that: health, documentation, auth
-   * and limits answer at once, mock answers wait for Prism. (Loading blocks the event loop for a few seconds.)
+   * Settles when Prism has loaded the contract; asking for it starts loading Prism, if nothing has yet. The
+   * gateway does not wait for it: it answers from the contract's examples at once, and loads Prism on first need
+   * (`Prefer: dynamic=true`, an Accept no documented media type satisfies). Loading blocks the event loop for a
+   * second or two, so a test that must not see that pause awaits `ready` first.
    */
   readonly ready: Promise<{ operations: number }>;
   listen(port?: number, host?: string): Promise<string>;
@@ -67,10 +69,7 @@ export interface Gateway {
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const s = buildServices(opts);
-  const ready = s.prism.ready.then((p) => {
-    if (opts.warm) void s.validator.warmInBackground();
-    return { operations: p.operations };
-  });
+  let ready: Promise<{ operations: number }> | null = null;
   const server = createHttpServer({
     request: serveRequests(s, httpPipeline(s)),
     upgrade: serveUpgrades(s, upgradePipeline(s)),
@@ -84,10 +83,14 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     contract: s.contract,
     keys: s.keys,
     limiter: s.limiter,
-    ready,
+    get ready() {
+      return (ready ??= s.prism.get("gateway.ready").then((p) => ({ operations: p.operations })));
+    },
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
-      return (gateway.url = await listen(server, port, host));
+      gateway.url = await listen(server, port, host);
+      if (opts.warm) void s.validator.warmInBackground();
+      return gateway.url;
     },
     async close() {
       clearInterval(pruner);

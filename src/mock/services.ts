@@ -12,7 +12,8 @@ import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
 import { demoKeys, KeyStore, loadKeysFile } from "./keys.js";
 import { RateLimiter, systemClock, type Clock } from "./limiter.js";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
-import { PrismBackend } from "./prism.js";
+import { ContractExamples } from "./examples.js";
+import { PrismOnDemand } from "./prism.js";
 import { corsHead } from "./stages/cors.js";
 import { RequestValidator } from "./validation.js";
 import { Webhooks } from "./webhooks.js";
@@ -26,7 +27,9 @@ export interface Services {
   readonly auth: Authenticator;
   readonly limiter: RateLimiter;
   readonly validator: RequestValidator;
-  readonly prism: { readonly ready: Promise<PrismBackend>; loaded: PrismBackend | null };
+  /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
+  readonly examples: ContractExamples;
+  readonly prism: PrismOnDemand;
   readonly webhooks: Webhooks;
   readonly scripts: EventScripts;
   readonly wss: WebSocketServer;
@@ -61,7 +64,8 @@ export function buildServices(opts: GatewayOptions): Services {
     auth,
     limiter: new RateLimiter(policy, clock),
     validator: new RequestValidator(contract),
-    prism: loadPrism(contract),
+    examples: new ContractExamples(contract),
+    prism: new PrismOnDemand(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
     webhooks,
     scripts: new EventScripts(contract),
     wss: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }),
@@ -77,18 +81,4 @@ export function buildServices(opts: GatewayOptions): Services {
       sink?.(formatRequestLine({ method: ctx.method, url: ctx.url, status, ms: performance.now() - ctx.t0, workspace: ctx.workspace }, new Date(clock.now())));
     },
   };
-}
-
-/**
- * Loading Prism (it dereferences the whole contract) is most of the start-up time, so it happens while the
- * gateway already listens; requests that need it wait for it. `loaded` is set once it is there, so a request with
- * a cached answer needs no turn of the event loop.
- */
-function loadPrism(contract: Contract): Services["prism"] {
-  const slot: { ready: Promise<PrismBackend>; loaded: PrismBackend | null } = { ready: PrismBackend.create(contract.jsonPath), loaded: null };
-  slot.ready.then(
-    (p) => (slot.loaded = p),
-    () => {}, // reported through the gateway's `ready` and to the requests that wait for it
-  );
-  return slot;
 }
