@@ -29,10 +29,14 @@ export interface Decision {
   exceeded: "minute" | "daily" | null;
   limit: number;
   remaining: number;
+  /** Requests counted in that minute bucket (this one included when it was taken). */
+  used: number;
   /** UTC epoch seconds when the minute window resets. */
   reset: number;
   dailyLimit: number;
   dailyRemaining: number;
+  /** Requests counted today in the workspace. */
+  dailyUsed: number;
   /** Seconds until the exceeded window resets (429 only). */
   retryAfter: number;
 }
@@ -108,9 +112,11 @@ export class RateLimiter {
       exceeded,
       limit,
       remaining: Math.max(0, limit - used),
+      used,
       reset,
       dailyLimit: dLimit,
       dailyRemaining: Math.max(0, dLimit - day.count),
+      dailyUsed: day.count,
       retryAfter: exceeded === "daily" ? secondsUntil(day.start + DAY_MS, now) : exceeded === "minute" ? secondsUntil(wsMinute.start + this.windowMs, now) : 0,
     };
   }

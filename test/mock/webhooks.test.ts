@@ -85,10 +85,11 @@ describe("webhooks", () => {
     expect(shown!.body).toMatchObject({ id: hook.id, last_delivery_status: 200 });
     expect(shown!.body.secret).toBeUndefined();
     expect((await getJson(`${g.url}/v1/webhooks/${hook.id}`, { method: "DELETE", headers: key })).status).toBe(204);
-    expect((await getJson(`${g.url}/v1/webhooks/${hook.id}`, { headers: key })).body.id).not.toBe(hook.id);
+    expect((await getJson(`${g.url}/v1/webhooks/${hook.id}`, { headers: key })).status).toBe(404);
+    expect((await getJson(`${g.url}/v1/webhooks/${hook.id}`, { method: "DELETE", headers: key })).status).toBe(404);
   });
 
-  it("another workspace cannot test someone else's webhook (it gets the contract's example, nothing is sent)", async () => {
+  it("another workspace cannot test someone else's webhook (404, nothing is sent)", async () => {
     const n = receiver.deliveries.length;
     const hook = await register({ url: receiver.url, event_types: ["analysis.failed"] });
     await receiver.received(n + 1); // its automatic sample delivery
@@ -97,8 +98,8 @@ describe("webhooks", () => {
       headers: { ...apiKey("pk_test_demo_free"), "Content-Type": "application/json" },
       body: JSON.stringify({ event_type: "analysis.failed" }),
     });
-    expect(r.status).toBe(202);
-    expect(r.body.delivery_id).toBe("dlv_01HZXB7D9F1H3K5M7P9R1T3V5X"); // the example's
+    expect(r.status).toBe(404);
+    expect(r.body.detail).toBe(`Webhook ${hook.id} not found.`);
     // The owner's own test delivery comes after; by then a wrongly sent one would have arrived too.
     await getJson(`${g.url}/v1/webhooks/${hook.id}/test`, { method: "POST", headers: json, body: JSON.stringify({ event_type: "run.finished" }) });
     await receiver.received(n + 2);
