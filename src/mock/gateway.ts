@@ -17,6 +17,7 @@ import { buildServices, type Services } from "./services.js";
 import { StateFile } from "./state-file.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { Latency } from "./stages/latency.js";
+import type { Webhooks } from "./webhooks.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "./http/body.js";
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from "./http/server.js";
@@ -76,6 +77,8 @@ export interface Gateway {
   readonly limiter: RateLimiter;
   /** The state kept between requests (reset by `POST /__mock/reset`). */
   readonly states: StateRegistry;
+  /** The registered webhooks; `webhooks.emit(workspace, type, data)` delivers an event. */
+  readonly webhooks: Webhooks;
   /** Base URL once listening, e.g. http://127.0.0.1:4010. */
   url: string;
   /**
@@ -112,6 +115,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     keys: s.keys,
     limiter: s.limiter,
     states: s.states,
+    webhooks: s.webhooks,
     ready,
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
