@@ -55,6 +55,8 @@ export interface GatewayOptions {
    * (MOCK_LATENCY_MS, --latency). Whole milliseconds, at most a minute. Default: none.
    */
   latencyMs?: Latency | null;
+  /** How the latency waits (tests pass their own, to see the delays asked for without waiting). */
+  sleep?: (ms: number) => Promise<unknown>;
   /**
    * Today's example-only mock: every operation answered from the contract's examples, nothing the requests create
    * is kept (no runtime keys, OAuth tokens, webhooks or stored resources; no state file). Credentials, limits,

@@ -1,6 +1,7 @@
 // What the stages of every request share, built once per gateway from its options: the contract, the key store,
 // the authenticator, the rate limiter, the validators, Prism, the webhooks, OAuth tokens and event scripts, the
 // registry of the state kept between requests, and the gateway's live state (draining, open streams and sockets).
+import { setTimeout as sleep } from "node:timers/promises";
 import type { WebSocket } from "ws";
 import { WebSocketServer } from "ws";
 import { Authenticator, jwtSecretFromEnv } from "./auth.js";
@@ -47,8 +48,9 @@ export interface Services {
     wsIdleTimeoutMs: number;
     /** Answers from the contract's examples only: nothing created is kept (option `stateless`). */
     stateless: boolean;
-    /** Delay of every API answer, [min, max] ms; null for none (option `latencyMs`). */
+    /** Delay of every API answer, [min, max] ms; null for none (option `latencyMs`), and how it waits. */
     latency: [number, number] | null;
+    sleep: (ms: number) => Promise<unknown>;
   };
   readonly live: { draining: boolean; readonly startedAt: number; readonly streams: Set<AbortController>; readonly sockets: Set<WebSocket> };
   readonly sink: LogSink | null;
@@ -98,6 +100,7 @@ export function buildServices(opts: GatewayOptions): Services {
       wsIdleTimeoutMs: opts.wsIdleTimeoutMs ?? 30_000,
       stateless,
       latency: opts.latencyMs === undefined || opts.latencyMs === null ? null : checkLatency(opts.latencyMs),
+      sleep: opts.sleep ?? sleep,
     },
     live: { draining: false, startedAt: clock.now(), streams: new Set(), sockets: new Set() },
     sink,
