@@ -80,10 +80,12 @@ export class RequestContext {
   }
 
   /**
-   * Whether the mock's own answer is wanted (from its state: keys, webhooks, resources): `Prefer` asks for no
-   * other status, no named example and no generated (`dynamic`) one. Otherwise the contract's examples answer.
+   * Whether the mock's own answer is wanted (from its state: keys, webhooks, resources): no `Prefer` asks for a
+   * status (even the success: the state might answer another), a named example or a generated (`dynamic`) one.
+   * Otherwise the contract's examples answer, as `Prefer` asked.
    */
   wantsRealAnswer(): boolean {
-    return this.wantsSuccess() && this.prefer.example === undefined && !this.prefer.dynamic;
+    const p = this.prefer;
+    return p.code === undefined && p.example === undefined && !p.dynamic;
   }
 }

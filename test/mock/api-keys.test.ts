@@ -88,11 +88,13 @@ describe("POST /v1/keys", () => {
     expect([r.status, r.body.error, r.body.detail]).toEqual([401, "token_expired", "This API key has expired. Create a new key."]);
   });
 
-  it("with Prefer, answers the contract's example, whose secret authenticates nothing", async () => {
-    const r = await call("POST", "/v1/keys", { body: { name: "x", environment: "test" }, headers: { Prefer: "example=default" } });
-    expect(r.status).toBe(201);
-    expect(r.body.id).toBe("key_01HZX6C8E2G4J6K8N0Q2S4T6W8");
-    expect((await call("GET", "/v1/analyses", { key: r.body.secret })).status).toBe(401);
+  it("with Prefer (even code=201), answers the contract's example, whose secret authenticates nothing", async () => {
+    for (const prefer of ["example=default", "code=201"]) {
+      const r = await call("POST", "/v1/keys", { body: { name: "x", environment: "test" }, headers: { Prefer: prefer } });
+      expect([r.status, r.body.id]).toEqual([201, "key_01HZX6C8E2G4J6K8N0Q2S4T6W8"]);
+      expect((await call("GET", "/v1/analyses", { key: r.body.secret })).status).toBe(401);
+    }
+    expect((await call("GET", "/v1/keys/key_01HZX6C8E2G4J6K8N0Q2S4T6W8", { headers: { Prefer: "code=404" } })).body.detail).toBe("Resource not found.");
   });
 });
 
