@@ -30,7 +30,7 @@ export interface Principal {
 }
 
 /**
- * Machine-readable `error` of a 401 or 403 body, beside its `detail` (issue 15, decisions G3 and W-rows):
+ * Machine-readable `error` of a 401 or 403 body, beside its `detail` (issue 15; decisions G3, W11, W13):
  * `key_revoked` for a key revoked with `DELETE /v1/keys/{key_id}`, `token_revoked` for a bearer token revoked with
  * `POST /v1/oauth/revoke`, `token_expired` for a JWT past `exp` or a key past `expires_at`.
  */

@@ -5,6 +5,8 @@
 // report the bucket with the fewest requests left. `take()` checks and counts in one synchronous step, so
 // concurrent requests in this single-threaded process can never overshoot: N parallel requests against limit L
 // give exactly L successes.
+// Not a MockState (state.ts): `POST /__mock/reset` leaves the counts, as the real edge would not forget them, and
+// the state file does not keep them (decisions W16, W17).
 import { dailyLimit, minuteLimit, type CategoryRule, type PlanName, type RateLimitPolicy } from "../policy.js";
 
 /** Milliseconds since the epoch. Injected so tests move time instead of waiting. */

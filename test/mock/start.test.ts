@@ -197,6 +197,13 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     for (const text of ["--latency <ms>", "MOCK_LATENCY_MS", "100-800", "--state <file>", "MOCK_STATE_FILE", "/__mock/reset", "--stateless", "MOCK_STATELESS=1", "--keys <file>", "--quiet"]) {
       expect(out).toContain(text);
     }
+    // README's "For frontend teams" documents each of them (PORT and HOST as variables).
+    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## For frontend teams"), readme.indexOf("\n## ", readme.indexOf("## For frontend teams") + 1));
+    const flags = [...out.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => !["--port", "--host", "--help"].includes(f));
+    expect(flags.length).toBeGreaterThan(5);
+    for (const f of flags) expect(section, f).toContain(f);
+    for (const v of ["MOCK_LATENCY_MS", "MOCK_STATE_FILE", "MOCK_STATELESS", "PORT=", "HOST="]) expect(section, v).toContain(v);
   });
 
   it("refuses a bad latency naming the variable or flag, and --state with --stateless (exit 2)", async () => {
