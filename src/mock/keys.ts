@@ -85,6 +85,8 @@ export class KeyStore implements MockState {
   private frozen = new Set<string>();
   private plans = new Map<string, PlanName>();
   private seq = 0;
+  /** The minute (epoch ms) `last_used_at` was last set to, per key. */
+  private usedMinute = new WeakMap<StoredKey, number>();
   /** When the seeded keys count as created: the start of the mock's world (kept by the state file). */
   private startedAt: string;
 
@@ -216,12 +218,13 @@ export class KeyStore implements MockState {
     this.onChange();
   }
 
-  /** Records that `k` authenticated a request now (`last_used_at`, to the minute). */
+  /** Records that `k` authenticated a request now (`last_used_at`, to the minute). Runs on every request. */
   touch(k: StoredKey): void {
     const now = this.clock.now();
-    const minute = isoSeconds(now - (now % 60_000));
-    if (k.last_used_at === minute) return;
-    k.last_used_at = minute;
+    const minute = now - (now % 60_000);
+    if (this.usedMinute.get(k) === minute) return; // a number compared: no date is formatted per request
+    this.usedMinute.set(k, minute);
+    k.last_used_at = isoSeconds(minute);
     this.onChange();
   }
 
