@@ -78,6 +78,8 @@ describe("state file", () => {
     fs.writeFileSync(file, text);
     await expect(startGateway({ stateFile: file })).rejects.toThrow(new StateFileError(`${file}:2:14: invalid JSON: Expected property name or '}'`));
     expect(fs.readFileSync(file, "utf8")).toBe(text);
+    const nowhere = path.join(dir, "no-such-folder", "state.json");
+    await expect(startGateway({ stateFile: nowhere })).rejects.toThrow(`${nowhere}: its folder does not exist`);
   });
 
   it("refuses a part its owner cannot restore, naming where the bad value is", async () => {
