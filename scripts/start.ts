@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createGateway, demoKeys, KeysFileError, loadContract, type Gateway, type KeyRecord } from "../src/mock/index.js";
+import { createGateway, demoKeys, KeysFileError, LatencyError, loadContract, parseLatency, StateFileError, type Gateway, type KeyRecord } from "../src/mock/index.js";
 import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 
@@ -128,6 +128,12 @@ const HELP = `npm start [-- options]   Start the mock gateway.
   --port <n>        Port (env PORT, default 4010; 0 picks a free one)
   --host <addr>     Address to listen on (env HOST, default 127.0.0.1)
   --keys <file>     JSON file of extra API keys (env MOCK_KEYS_FILE); see docs/mock-keys.example.json
+  --latency <ms>    Delay every answer under /v1, /aria and /ws: 300, or 100-800 for a random delay in that
+                    range (env MOCK_LATENCY_MS; at most 60000)
+  --state <file>    Keep created keys, webhooks, tokens and resources in this JSON file across restarts
+                    (env MOCK_STATE_FILE); POST /__mock/reset empties it
+  --stateless       Answer every operation from the contract's examples and keep nothing requests create
+                    (env MOCK_STATELESS=1); Prefer works as always
   --no-generate     Do not check generated/ against spec/ (env MOCK_NO_GENERATE=1)
   --quiet           No request log lines (env MOCK_QUIET=1)
   -h, --help        This help
@@ -135,7 +141,7 @@ const HELP = `npm start [-- options]   Start the mock gateway.
 Other settings (env): MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
 streamed events, default 400), MOCK_WEBHOOK_DELAY_MS (delay before a new webhook's sample deliveries, default 500).`;
 
-function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number): string {
+function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[]): string {
   const policy: RateLimitPolicy = g.contract.policy;
   const general = policy.categories.find((c) => c.default)!;
   const info = g.contract.doc.info ?? {};
@@ -154,6 +160,7 @@ function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord
     `  Swagger UI   ${url}/swagger.html`,
     `  OpenAPI      ${url}/openapi.yaml`,
     `  Health       ${url}/health`,
+    ...controls,
     "",
     "  Demo keys (send as X-API-Key; on SSE and WebSocket also as ?token=):",
     ...demo,
@@ -180,6 +187,9 @@ async function main(): Promise<void> {
         port: { type: "string" },
         host: { type: "string" },
         keys: { type: "string" },
+        latency: { type: "string" },
+        state: { type: "string" },
+        stateless: { type: "boolean" },
         "no-generate": { type: "boolean" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -202,6 +212,19 @@ async function main(): Promise<void> {
   }
   const host = args.host ?? env.HOST ?? "127.0.0.1";
   const keysFile = args.keys ?? env.MOCK_KEYS_FILE ?? undefined;
+  const stateFile = args.state ?? (env.MOCK_STATE_FILE || undefined);
+  const stateless = args.stateless || env.MOCK_STATELESS === "1";
+  let latencyMs;
+  try {
+    latencyMs = parseLatency(args.latency ?? env.MOCK_LATENCY_MS ?? "", args.latency !== undefined ? "--latency" : "MOCK_LATENCY_MS");
+  } catch (e) {
+    console.error((e as LatencyError).message);
+    process.exit(2);
+  }
+  if (stateFile && stateless) {
+    console.error("--state (MOCK_STATE_FILE) keeps what requests create, and --stateless (MOCK_STATELESS) keeps nothing: use one or the other.");
+    process.exit(2);
+  }
   const num = (v: string | undefined, d: number) => (v !== undefined && v !== "" && Number.isFinite(Number(v)) ? Number(v) : d);
 
   if (!args["no-generate"] && env.MOCK_NO_GENERATE !== "1") {
@@ -230,10 +253,18 @@ async function main(): Promise<void> {
       streamIntervalMs: num(env.MOCK_STREAM_INTERVAL_MS, 400),
       webhookDelayMs: num(env.MOCK_WEBHOOK_DELAY_MS, 500),
       warm: true,
+      latencyMs,
+      stateless,
+      stateFile,
     });
     fileKeys = gateway.keys.list().filter((k) => !demoKeys(contract.policy).some((d) => d.key === k.key));
   } catch (e) {
-    const prefix = e instanceof KeysFileError ? "Bad keys file (MOCK_KEYS_FILE / --keys): " : "Cannot start: ";
+    const prefix =
+      e instanceof KeysFileError
+        ? "Bad keys file (MOCK_KEYS_FILE / --keys): "
+        : e instanceof StateFileError
+          ? "Bad state file (MOCK_STATE_FILE / --state), left as it is: "
+          : "Cannot start: ";
     console.error(prefix + (e as Error).message);
     process.exit(1);
   }
@@ -250,7 +281,11 @@ async function main(): Promise<void> {
   }
   // Listening on every interface: show an address a browser on this machine can open.
   const shown = /^http:\/\/(0\.0\.0\.0|\[::\])/.test(url) ? url.replace(/^http:\/\/[^/]+?(?=:\d+$)/, "http://localhost") : url;
-  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now()));
+  const controls = [
+    `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
+    ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
+  ];
+  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -14,6 +14,10 @@ import type { LogSink } from "./log.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
 import { serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
+import { StateFile } from "./state-file.js";
+import type { StateRegistry } from "./state-registry.js";
+import type { Latency } from "./stages/latency.js";
+import type { Webhooks } from "./webhooks.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "./http/body.js";
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from "./http/server.js";
@@ -46,6 +50,26 @@ export interface GatewayOptions {
    * alone get at most 60 000 ms. A request not received in time answers 408 and its connection is closed.
    */
   requestTimeoutMs?: number;
+  /**
+   * Delay of every answer under /v1, /aria and /ws, ms: a fixed time, or [min, max] for one drawn uniformly
+   * (MOCK_LATENCY_MS, --latency). Whole milliseconds, at most a minute. Default: none.
+   */
+  latencyMs?: Latency | null;
+  /** How the latency waits (tests pass their own, to see the delays asked for without waiting). */
+  sleep?: (ms: number) => Promise<unknown>;
+  /**
+   * Today's example-only mock: every operation answered from the contract's examples, nothing the requests create
+   * is kept (no runtime keys, OAuth tokens, webhooks or stored resources; no state file). Credentials, limits,
+   * validation, billing's view of the limits, and the event streams work as always (--stateless).
+   */
+  stateless?: boolean;
+  /**
+   * JSON file that keeps the state across restarts (--state, MOCK_STATE_FILE): loaded now (a malformed one throws
+   * StateFileError and is left alone), written after changes and on close. Not with `stateless`.
+   */
+  stateFile?: string | null;
+  /** Wait after a change before the state file is written, ms (default 200). */
+  stateWriteDelayMs?: number;
 }
 
 export interface Gateway {
@@ -53,6 +77,10 @@ export interface Gateway {
   readonly contract: Contract;
   readonly keys: KeyStore;
   readonly limiter: RateLimiter;
+  /** The state kept between requests (reset by `POST /__mock/reset`). */
+  readonly states: StateRegistry;
+  /** The registered webhooks; `webhooks.emit(workspace, type, data)` delivers an event. */
+  readonly webhooks: Webhooks;
   /** Base URL once listening, e.g. http://127.0.0.1:4010. */
   url: string;
   /**
@@ -63,13 +91,17 @@ export interface Gateway {
    */
   readonly ready: Promise<{ operations: number }>;
   listen(port?: number, host?: string): Promise<string>;
-  /** Drains: /health answers 503, streams and sockets are closed, pending webhook deliveries are aborted. */
+  /**
+   * Drains: /health answers 503, streams and sockets are closed, pending webhook deliveries are aborted; then the
+   * state file is written a last time.
+   */
   close(): Promise<void>;
 }
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const s = buildServices(opts);
   let ready: Promise<{ operations: number }> | null = null;
+  const stateFile = openStateFile(s, opts);
   const server = createHttpServer({
     request: serveRequests(s, httpPipeline(s)),
     upgrade: serveUpgrades(s, upgradePipeline(s)),
@@ -83,6 +115,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     contract: s.contract,
     keys: s.keys,
     limiter: s.limiter,
+    states: s.states,
+    webhooks: s.webhooks,
     get ready() {
       return (ready ??= s.prism.get("gateway.ready").then((p) => ({ operations: p.operations })));
     },
@@ -95,9 +129,24 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     async close() {
       clearInterval(pruner);
       await drain(s, server);
+      await stateFile?.close();
     },
   };
   return gateway;
+}
+
+/** Loads the state file, if there is one, and has it written after each change. */
+function openStateFile(s: Services, opts: GatewayOptions): StateFile | null {
+  if (!opts.stateFile) return null;
+  if (s.settings.stateless) throw new Error("A state file keeps what requests create, and a stateless mock keeps nothing: use one or the other.");
+  const file = new StateFile(opts.stateFile, s.states, {
+    writeDelayMs: opts.stateWriteDelayMs,
+    now: () => s.clock.now(),
+    onError: (e) => s.sink?.(`${new Date(s.clock.now()).toISOString()} state file ${opts.stateFile} not written: ${e.message}`),
+  });
+  file.load();
+  s.states.onChange(() => file.schedule());
+  return file;
 }
 
 /** /health turns 503, streams and sockets close, webhook deliveries are aborted, then the server closes. */
