@@ -23,8 +23,11 @@ import { CredentialsError, StreamError, toApiError, type FetchResult } from "./e
 import { isFinalEvent, readEventStream, toAnalysisStreamEvent, type AnalysisStreamEvent } from "./sse.js";
 import type { RateLimit } from "./rate-limit.js";
 import { sleep, systemTimers, type Timers } from "./timers.js";
+import { endAttemptOf } from "./attempt.js";
 import {
+  AS_STREAM,
   backoffMs,
+  CALLER_SIGNAL,
   checkTimeout,
   createTransport,
   DEFAULT_TIMEOUT_MS,
@@ -201,6 +204,50 @@ function isListEnvelope(v: unknown): v is ListEnvelope {
   return typeof v === "object" && v !== null && Array.isArray((v as ListEnvelope).data) && typeof (v as ListEnvelope).has_more === "boolean";
 }
 
+const CALL_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
+
+type CallInit = { signal?: AbortSignal | null; parseAs?: string; [key: string]: unknown } | undefined;
+
+/**
+ * The init of a call as the transport needs it: with the caller's signal also under CALLER_SIGNAL, and
+ * AS_STREAM set for `parseAs: "stream"` (transport.ts). The same object when neither applies (the common case).
+ */
+function transportInit(init: CallInit): CallInit {
+  if (!init || (!init.signal && init.parseAs !== "stream")) return init;
+  return { ...init, [CALLER_SIGNAL]: init.signal ?? undefined, [AS_STREAM]: init.parseAs === "stream" };
+}
+
+/**
+ * Wraps the call methods: each passes its init on through `transportInit` and, unless the body is read as a
+ * stream, ends the call's attempt once openapi-fetch has read the body (`endAttemptOf`, attempt.ts). Also wraps
+ * `use`/`eject` to track the middleware registered.
+ */
+function wrapCalls(c: Client<paths>, middleware: Set<Middleware>): void {
+  type Call = (...args: unknown[]) => Promise<{ response: Response }>;
+  const methods = c as unknown as Record<string, Call>;
+  for (const name of CALL_METHODS) {
+    const call = methods[name]!;
+    methods[name] = (url, init) => {
+      const result = call(url, transportInit(init as CallInit));
+      return (init as CallInit)?.parseAs === "stream" ? result : result.then(endAttemptOf);
+    };
+  }
+  const request = methods.request!;
+  methods.request = (method, url, init) => {
+    const result = request(method, url, transportInit(init as CallInit));
+    return (init as CallInit)?.parseAs === "stream" ? result : result.then(endAttemptOf);
+  };
+  const { use, eject } = c;
+  c.use = (...m) => {
+    for (const x of m) middleware.add(x);
+    use(...m);
+  };
+  c.eject = (...m) => {
+    for (const x of m) middleware.delete(x);
+    eject(...m);
+  };
+}
+
 export function createClient(options: ClientOptions): ApiClient {
   if (typeof options?.baseUrl !== "string") throw new TypeError("baseUrl must be a string, e.g. https://api.example.com");
   const creds = credentials(options);
@@ -214,10 +261,12 @@ export function createClient(options: ClientOptions): ApiClient {
     throw new TypeError("onRateLimit must be a function (rateLimit, response) => void");
   }
 
+  const middleware = new Set<Middleware>();
   const fetchClient = createFetchClient<paths>({
     baseUrl: options.baseUrl,
     headers: options.headers,
-    querySerializer: options.querySerializer,
+    // A function is used as it is; options would make openapi-fetch build a serializer on every call.
+    querySerializer: typeof options.querySerializer === "function" ? options.querySerializer : createQuerySerializer(options.querySerializer),
     fetch: createTransport({
       fetch: send,
       timers,
@@ -225,6 +274,7 @@ export function createClient(options: ClientOptions): ApiClient {
       retry,
       authenticate: creds.authenticate,
       streamedBodies,
+      hasMiddleware: () => middleware.size > 0,
       onRateLimit: options.onRateLimit,
     }),
     bodySerializer(body: unknown, headers?: Headers | Record<string, string>) {
@@ -240,6 +290,7 @@ export function createClient(options: ClientOptions): ApiClient {
     // Lets a ReadableStream be a request body (fetch requires it then; harmless otherwise).
     ...({ duplex: "half" } as object),
   });
+  wrapCalls(fetchClient, middleware);
   if (options.middleware?.length) fetchClient.use(...options.middleware);
 
   // The typed methods, seen untyped: `pages` and `paginate` are typed by their signatures in `ApiClient`.

@@ -1,5 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { ApiError, StreamError, type AnalysisStreamEvent } from "../../src/client/index.js";
+import { ApiError, DEFAULT_TIMEOUT_MS, StreamError, type AnalysisStreamEvent } from "../../src/client/index.js";
 import { API_KEY, deref, doc, hang, json, testClient, type Call } from "./helpers.js";
 
 const ID = "anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
@@ -103,6 +103,7 @@ describe("streamAnalysisEvents (SSE)", () => {
     ctrl.abort();
     await expect(done).resolves.toBeUndefined();
     expect(body.state.cancelled).toBe(true);
+    await clock.advance(DEFAULT_TIMEOUT_MS); // the opening timeout's timer fires once, finds nothing to do
     expect(clock.pending).toEqual([]);
   });
 
@@ -113,6 +114,7 @@ describe("streamAnalysisEvents (SSE)", () => {
     await clock.settle();
     ctrl.abort();
     await expect(done).resolves.toEqual([]);
+    await clock.advance(DEFAULT_TIMEOUT_MS);
     expect(clock.pending).toEqual([]);
   });
 

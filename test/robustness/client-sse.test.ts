@@ -88,13 +88,15 @@ describe("streamAnalysisEvents over a real socket", () => {
 
   it("keeps a stream open through keep-alives, longer than the client's timeout", async () => {
     const { server, clock, client } = await sse([Buffer.from(": keep-alive\n\n"), Buffer.from(": keep-alive\n\n")]);
+    let opened!: () => void;
+    const headersIn = new Promise<void>((r) => (opened = r));
+    client.use({ onResponse: () => void opened() }); // runs once the headers are in
     const ctrl = new AbortController();
     const done = collect(client.streamAnalysisEvents(ID, { signal: ctrl.signal }));
-    await server.received(1);
-    for (let i = 0; i < 200 && clock.pending.length; i++) await clock.settle(); // the opening timeout ends with the headers
-    expect(clock.pending).toEqual([]); // nothing would cut the quiet stream
-    await clock.advance(60_000);
+    await headersIn;
+    await clock.advance(60_000); // the opening timeout ended with the headers: nothing cuts the quiet stream
     expect(server.closedByClient).toBe(0);
+    expect(clock.pending).toEqual([]);
     ctrl.abort();
     expect(await done).toEqual([]);
     await server.clientClosed(1);
