@@ -86,9 +86,9 @@ describe("in a browser", () => {
       let n = 0;
       const client = avt.createClient({ baseUrl: location.origin, token: async () => `jwt.token.${++n}`, fetch });
       const ids: string[] = [];
-      for await (const a of client.paginate("/v1/analyses", { params: { query: { limit: 1 } } })) ids.push(a.id);
+      for await (const a of avt.paginate(client, "/v1/analyses", { params: { query: { limit: 1 } } })) ids.push(a.id);
       const events: string[] = [];
-      for await (const e of client.streamAnalysisEvents("anl_1")) events.push(`${e.event}:${JSON.stringify(e.data)}`);
+      for await (const e of avt.streamAnalysisEvents(client, "anl_1")) events.push(`${e.event}:${JSON.stringify(e.data)}`);
 
       const signed = await avt.signWebhookPayload({ payload: '{"id":"evt_1"}', secret: "whsec_browser", timestamp: 1795093200 });
       await avt.verifyWebhookSignature({ payload: enc.encode('{"id":"evt_1"}'), headers: new Headers(signed.headers), secret: "whsec_browser", now: 1795093200_000 });
@@ -97,11 +97,10 @@ describe("in a browser", () => {
         .then(() => "accepted", (e: { reason: string }) => e.reason);
 
       const insecure = await avt
-        .createClient({ baseUrl: "http://api.example.test", apiKey: "pk_test_browser" })
-        .webSocketUrl("/v1/stream")
+        .webSocketUrl(avt.createClient({ baseUrl: "http://api.example.test", apiKey: "pk_test_browser" }), "/v1/stream")
         .then(() => "allowed", (e: Error) => e.name);
 
-      const ws = await avt.createClient({ baseUrl: wsBase, apiKey: "pk_test_browser" }).openWebSocket("/v1/stream", { params: { query: { encoding: "webm" } } });
+      const ws = await avt.openWebSocket(avt.createClient({ baseUrl: wsBase, apiKey: "pk_test_browser" }), "/v1/stream", { params: { query: { encoding: "webm" } } });
       const first = new Promise<string>((resolve) => ws.addEventListener("message", (e: MessageEvent) => resolve(String(e.data))));
       await avt.whenOpen(ws);
       const message = JSON.parse(await first).event;

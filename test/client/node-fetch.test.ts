@@ -5,6 +5,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, DEFAULT_TIMEOUT_MS, TimeoutError, type ClientOptions } from "../../src/client/index.js";
+import { streamAnalysisEvents } from "../../src/client/streaming.js";
 import { API_KEY, caught, FakeClock } from "./helpers.js";
 
 interface Seen {
@@ -100,7 +101,7 @@ describe("with Node's fetch and a real server", () => {
     });
     const ctrl = new AbortController();
     const ids: string[] = [];
-    for await (const e of client().streamAnalysisEvents("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", { signal: ctrl.signal })) {
+    for await (const e of streamAnalysisEvents(client(), "anl_01HZX4A9B7C5D3E1F2G4H6J8K0", { signal: ctrl.signal })) {
       ids.push(e.id);
       ctrl.abort();
     }
