@@ -181,20 +181,16 @@ function transportInit(init: CallInit): CallInit {
  * `use`/`eject` to track the middleware registered.
  */
 function wrapCalls(c: Client<paths>, middleware: Set<Middleware>): void {
-  type Call = (...args: unknown[]) => Promise<{ response: Response }>;
+  type Result = Promise<{ response: Response }>;
+  type Call = (...args: unknown[]) => Result;
+  const finish = (result: Result, init: CallInit) => (init?.parseAs === "stream" ? result : result.then(endAttemptOf));
   const methods = c as unknown as Record<string, Call>;
   for (const name of CALL_METHODS) {
     const call = methods[name]!;
-    methods[name] = (url, init) => {
-      const result = call(url, transportInit(init as CallInit));
-      return (init as CallInit)?.parseAs === "stream" ? result : result.then(endAttemptOf);
-    };
+    methods[name] = (url, init) => finish(call(url, transportInit(init as CallInit)), init as CallInit);
   }
   const request = methods.request!;
-  methods.request = (method, url, init) => {
-    const result = request(method, url, transportInit(init as CallInit));
-    return (init as CallInit)?.parseAs === "stream" ? result : result.then(endAttemptOf);
-  };
+  methods.request = (method, url, init) => finish(request(method, url, transportInit(init as CallInit)), init as CallInit);
   const { use, eject } = c;
   c.use = (...m) => {
     for (const x of m) middleware.add(x);
