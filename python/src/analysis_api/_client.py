@@ -182,7 +182,10 @@ class Client(Operations):
         if not response.content:
             return None
         if "json" in response.content_type.lower():
-            return response.json()
+            try:
+                return response.json()
+            except ValueError:
+                raise ProtocolError(f"{response.method} {response.path} answered {response.status} with a body that is not JSON") from None
         return response.text()
 
     def _paginate(self, op: Operation, args: Dict[str, Any]) -> Iterator[Any]:

@@ -86,25 +86,35 @@ class Clock:
 
 
 @dataclass
+class _Attempt:
+    conn: http.client.HTTPConnection
+    raw: http.client.HTTPResponse
+    sock: Optional[socket.socket]
+
+    def close(self) -> None:
+        self.raw.close()
+        self.conn.close()
+
+
+@dataclass
 class StreamedResponse:
     """A 2xx response whose body is left on the connection, to be read as it arrives (event streams)."""
 
     response: Response
-    _connection: http.client.HTTPConnection
-    _raw: http.client.HTTPResponse
+    _attempt: _Attempt
     _closed: bool = field(default=False)
 
     def chunks(self) -> Iterator[bytes]:
         """The body as it arrives, with no timeout. Raises `OSError`/`http.client.HTTPException` when it breaks."""
         while not self._closed:
-            chunk = self._raw.read1(_CHUNK)
+            chunk = self._attempt.raw.read1(_CHUNK)
             if not chunk:
                 return
             yield chunk
 
     def close(self) -> None:
         self._closed = True
-        self._connection.close()
+        self._attempt.close()
 
 
 def _is_timeout(e: BaseException) -> bool:
@@ -147,21 +157,23 @@ class Transport:
             conn = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=timeout)
         return conn, (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
-    def _attempt(self, request: Request) -> Tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    def _attempt(self, request: Request) -> _Attempt:
         """Connects, sends, and waits for the response headers; each wait on the network under the timeout."""
         headers = dict(request.headers)
         self._authenticate(headers)
         conn, target = self._connect(request.url)
         try:
             conn.request(request.method, target, body=request.body, headers=headers)
-            return conn, conn.getresponse()
+            # Kept before `getresponse`, which drops `conn.sock` when the server will close the connection.
+            sock = conn.sock
+            return _Attempt(conn, conn.getresponse(), sock)
         except BaseException:
             conn.close()
             raise
 
-    def _read_body(self, request: Request, conn: http.client.HTTPConnection, raw: http.client.HTTPResponse) -> bytes:
+    def _read_body(self, request: Request, attempt: _Attempt) -> bytes:
         """The whole body, which must arrive within the timeout of its headers. Never retried when it fails."""
-        sock = conn.sock
+        sock, raw = attempt.sock, attempt.raw
         deadline = self._clock.monotonic() + self.timeout if self.timeout else None
         chunks: List[bytes] = []
         try:
@@ -173,6 +185,9 @@ class Transport:
                     sock.settimeout(left)
                 chunk = raw.read1(_CHUNK)
                 if not chunk:
+                    # `read1` ends quietly when the connection closes before the declared Content-Length.
+                    if raw.length:
+                        raise http.client.IncompleteRead(b"".join(chunks), raw.length)
                     return b"".join(chunks)
                 chunks.append(chunk)
         except (OSError, http.client.HTTPException) as e:
@@ -180,7 +195,7 @@ class Transport:
                 raise RequestTimeoutError(request.method, request.path, self.timeout or 0, "whole body") from e
             raise NetworkError(request.method, request.path, f"the response body was cut short ({type(e).__name__})") from e
         finally:
-            conn.close()
+            attempt.close()
 
     def send(self, request: Request, *, stream: bool = False) -> Union[Response, StreamedResponse]:
         """Sends with retries. Returns the final response (2xx or not) with its body read, or, for `stream` and a
@@ -191,25 +206,25 @@ class Transport:
         n = 0
         while True:
             n += 1
-            conn: Optional[http.client.HTTPConnection] = None
-            raw: Optional[http.client.HTTPResponse] = None
+            attempt: Optional[_Attempt] = None
             failure: Optional[BaseException] = None
             try:
-                conn, raw = self._attempt(request)
+                attempt = self._attempt(request)
             except (OSError, http.client.HTTPException) as e:
                 failure = e
 
             wait: Optional[float] = None
             response: Optional[Response] = None
-            if conn is not None and raw is not None:
+            if attempt is not None:
+                raw = attempt.raw
                 response = Response(request.method, request.path, raw.status, raw.reason, raw.headers)
                 self._on_response(response)
                 if response.ok:
                     if stream:
-                        if conn.sock is not None:
-                            conn.sock.settimeout(None)  # event streams are quiet for long by design
-                        return StreamedResponse(response, conn, raw)
-                    response.content = self._read_body(request, conn, raw)
+                        if attempt.sock is not None:
+                            attempt.sock.settimeout(None)  # event streams are quiet for long by design
+                        return StreamedResponse(response, attempt)
+                    response.content = self._read_body(request, attempt)
                     return response
                 wait = self._wait_after(retry, n, response)
             elif failure is not None and retry and n < retry.max_attempts and retry.retry_network_errors and _retryable_failure(failure):
@@ -218,12 +233,12 @@ class Transport:
             if wait is not None and retry and self._clock.monotonic() - started + wait > retry.max_elapsed:
                 wait = None
             if wait is None:
-                if response is not None and conn is not None and raw is not None:
-                    response.content = self._read_body(request, conn, raw)
+                if response is not None and attempt is not None:
+                    response.content = self._read_body(request, attempt)
                     return response
                 raise self._failure(request, failure)
-            if conn is not None:
-                conn.close()  # a response we will not hand out
+            if attempt is not None:
+                attempt.close()  # a response we will not hand out
             self._clock.sleep(wait)
 
     def _wait_after(self, retry: Optional[Retry], n: int, response: Response) -> Optional[float]:

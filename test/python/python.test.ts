@@ -1,0 +1,56 @@
+// The Python client's own tests (python/tests, unittest from the standard library), run by `npm test` against
+// the mock gateway on a free port: python3 is started asynchronously, so the in-process gateway keeps answering.
+// The run fails when Python fails, and also when any Python test was skipped (the integration tests skip without
+// the mock's URL, which only this runner gives them); Python's output is shown on failure.
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../scripts/lib/paths.js";
+import { freshKey, startGateway, type TestGateway } from "../mock/helpers.js";
+
+export interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs python3 with `args`, the package's src/ on the path and `env` added; resolves with its exit code and output. */
+export function python(args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn("python3", args, {
+      cwd: ROOT,
+      env: { ...process.env, PYTHONPATH: path.join(ROOT, "python", "src"), PYTHONDONTWRITEBYTECODE: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c));
+    child.stderr.on("data", (c: Buffer) => (output += c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+let g: TestGateway;
+// Keys of their own: the suite's requests are not counted against the demo keys, and one allows 1 request per minute.
+const key = freshKey("business");
+const limited = freshKey("pro", { rate_limit_rpm: 1 });
+beforeAll(async () => {
+  g = await startGateway({ extraKeys: [key, limited] });
+});
+afterAll(() => g.close());
+
+describe("the Python client (python/tests)", () => {
+  it("passes its unittest suite against the mock, nothing skipped", async () => {
+    const run = await python(["-m", "unittest", "discover", "-s", "python/tests", "-t", "python/tests", "-v"], {
+      ANALYSIS_API_TEST_URL: g.url,
+      ANALYSIS_API_TEST_KEY: key.key,
+      ANALYSIS_API_TEST_LIMITED_KEY: limited.key,
+    });
+    expect(run.code, run.output).toBe(0);
+    expect(run.output, "a Python test was skipped").not.toMatch(/\.\.\. skipped|skipped=\d/);
+    expect(run.output).toMatch(/^Ran [1-9]\d+ tests/m);
+  }, 300_000);
+});
