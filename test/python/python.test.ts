@@ -3,6 +3,7 @@
 // The run fails when Python fails, and also when any Python test was skipped (the integration tests skip without
 // the mock's URL, which only this runner gives them); Python's output is shown on failure.
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/paths.js";
@@ -53,4 +54,29 @@ describe("the Python client (python/tests)", () => {
     expect(run.output, "a Python test was skipped").not.toMatch(/\.\.\. skipped|skipped=\d/);
     expect(run.output).toMatch(/^Ran [1-9]\d+ tests/m);
   }, 300_000);
+});
+
+/** The Python example of the README's "For integrators: Python" section. */
+export function readmeExample(readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")): string {
+  const section = readme.split(/^## /m).find((s) => s.startsWith("For integrators: Python"));
+  const code = section && /```python\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error('README.md has no ```python block under "## For integrators: Python"');
+  return code;
+}
+
+/** The address `npm start` listens on, which the README's example uses. */
+const NPM_START_URL = "http://127.0.0.1:4010";
+
+describe("the README's Python example", () => {
+  it("runs as written against the mock (its npm start URL swapped for the test's)", async () => {
+    const code = readmeExample();
+    // Exactly one URL, npm start's: nothing else may be contacted, and a changed URL must not go unnoticed.
+    expect(code.match(/https?:\/\/(127\.0\.0\.1|localhost)[^"\s]*/g)).toEqual([NPM_START_URL]);
+    const run = await python(["-c", code.replace(NPM_START_URL, g.url)]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/^anl_\w+ (completed|processing|queued|failed|canceled) /m);
+    expect(run.output).toMatch(/^(SPEAKER_\d+|None) \S/m);
+    expect(run.output).toMatch(/\['path', 'analysis_id'\] must match pattern/);
+    expect(run.output).toMatch(/^RateLimit\(limit=\d+, remaining=\d+/m);
+  }, 120_000);
 });
