@@ -36,7 +36,7 @@ class PaginationTest(unittest.TestCase):
 
     def test_has_more_without_a_new_cursor_stops_instead_of_looping(self) -> None:
         same = Answer(200, {}, {"data": [{"id": "a"}], "next_cursor": "c2", "has_more": True})
-        with FakeServer([same]) as server:
+        with FakeServer(lambda request, n: same if n <= 3 else Answer(400, {}, {"detail": "looped"})) as server:
             with self.assertRaisesRegex(analysis_api.ProtocolError, "without a new next_cursor"):
                 list(client(server.url).iter_speakers())
         self.assertEqual(len(server.requests), 2)

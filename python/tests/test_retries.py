@@ -134,9 +134,16 @@ class TimeoutTest(unittest.TestCase):
 
 class CredentialsTest(unittest.TestCase):
     def test_missing_or_both_credentials_raise_before_any_request(self) -> None:
+        cases = [
+            ({}, "no credentials: pass api_key"),
+            ({"api_key": "pk_test_a", "token": "jwt"}, "not both"),
+            ({"api_key": ""}, "api_key must be a non-empty string"),
+            ({"api_key": "pk test"}, "without spaces"),
+            ({"token": 42}, "token must be a string or a function"),
+        ]
         with FakeServer([Answer(200, {}, LIST)]) as server:
-            for kwargs in ({}, {"api_key": "pk_test_a", "token": "jwt"}, {"api_key": ""}, {"api_key": "pk test"}, {"token": 42}):
-                with self.assertRaises(analysis_api.CredentialsError, msg=str(kwargs)):
+            for kwargs, message in cases:
+                with self.assertRaisesRegex(analysis_api.CredentialsError, message, msg=str(kwargs)):
                     analysis_api.Client(server.url, **kwargs)
         self.assertEqual(server.requests, [])
 

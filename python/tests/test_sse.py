@@ -129,7 +129,7 @@ class EventStreamTest(unittest.TestCase):
 
     def test_an_open_stream_is_not_timed(self) -> None:
         with FakeServer([Answer(200, SSE, chunks=[(0, STATUS), (0.5, COMPLETED)])]) as server:
-            events = list(client(server.url, timeout=0.2).stream_analysis_events(ANALYSIS_ID))
+            events = list(client(server.url, timeout=0.2, max_stream_reconnects=0).stream_analysis_events(ANALYSIS_ID))
         self.assertEqual(len(events), 2)
         self.assertEqual(len(server.requests), 1)
 

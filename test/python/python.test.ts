@@ -14,10 +14,10 @@ export interface Run {
   output: string;
 }
 
-/** Runs python3 with `args`, the package's src/ on the path and `env` added; resolves with its exit code and output. */
+/** Runs python3 (or `$PYTHON`) with `args`, the package's src/ on the path and `env` added; resolves with its exit code and output. */
 export function python(args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn("python3", args, {
+    const child = spawn(process.env.PYTHON ?? "python3", args, {
       cwd: ROOT,
       env: { ...process.env, PYTHONPATH: path.join(ROOT, "python", "src"), PYTHONDONTWRITEBYTECODE: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],

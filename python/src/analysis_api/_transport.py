@@ -178,6 +178,8 @@ class Transport:
         chunks: List[bytes] = []
         try:
             while True:
+                if raw.isclosed():  # http.client closes the response once it has read the declared length
+                    return b"".join(chunks)
                 if deadline is not None and sock is not None:
                     left = deadline - self._clock.monotonic()
                     if left <= 0:
