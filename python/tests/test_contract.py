@@ -9,7 +9,7 @@ import typing
 import unittest
 from typing import Any, Dict, ForwardRef, List, Literal, Union, get_args, get_origin
 
-from support import analysis_api, contract, deref, snake
+from support import REPO, analysis_api, contract, deref, snake
 
 models = analysis_api.models
 DOC = contract()
@@ -191,6 +191,18 @@ class OperationsTest(unittest.TestCase):
                 envelope.append(op_id)
         self.assertEqual(paginated, sorted(envelope))
         self.assertIn("listAnalyses", paginated)
+
+    def test_no_operation_may_take_a_name_of_the_hand_written_client(self) -> None:
+        import re
+
+        from analysis_api._operations import Operations
+
+        instance = analysis_api.Client("https://api.example.com", api_key="pk_test_x")
+        own = {n for n in dir(instance) if not n.startswith("_")} - set(dir(Operations))
+        generator = (REPO / "scripts" / "lib" / "python" / "operations.ts").read_text(encoding="utf-8")
+        listed = re.search(r"const CLIENT_NAMES = \[([^\]]*)\]", generator)
+        assert listed is not None
+        self.assertEqual(own, set(re.findall(r'"(\w+)"', listed.group(1))))
 
     def test_contract_names_the_client_sends_by(self) -> None:
         schemes = DOC["components"]["securitySchemes"]

@@ -9,13 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/paths.js";
 import { freshKey, startGateway, type TestGateway } from "../mock/helpers.js";
 
-export interface Run {
+interface Run {
   code: number | null;
   output: string;
 }
 
 /** Runs python3 (or `$PYTHON`) with `args`, the package's src/ on the path and `env` added; resolves with its exit code and output. */
-export function python(args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<Run> {
+function python(args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.env.PYTHON ?? "python3", args, {
       cwd: ROOT,
@@ -57,7 +57,7 @@ describe("the Python client (python/tests)", () => {
 });
 
 /** The Python example of the README's "For integrators: Python" section. */
-export function readmeExample(readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")): string {
+function readmeExample(readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")): string {
   const section = readme.split(/^## /m).find((s) => s.startsWith("For integrators: Python"));
   const code = section && /```python\n([\s\S]*?)```/.exec(section)?.[1];
   if (!code) throw new Error('README.md has no ```python block under "## For integrators: Python"');

@@ -44,6 +44,9 @@ interface PyOperation {
   events: string[];
 }
 
+/** Public names of the hand-written `Client` (python/src/analysis_api/_client.py) that no operation may take. */
+const CLIENT_NAMES = ["base_url", "last_rate_limit", "max_stream_reconnects", "with_options"];
+
 /** The binary request body type, defined in the hand-written runtime. */
 const BINARY_BODY = "BinaryBody";
 
@@ -305,6 +308,8 @@ export function renderOperations(doc: Schema, ops: PyOperation[], modelNames: st
   const names = rendered.map((m) => /def (\w+)/.exec(m)![1]!);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup) throw new PythonGenerateError(`two operations become the Python method ${dup}`);
+  const reserved = names.find((n) => CLIENT_NAMES.includes(n));
+  if (reserved) throw new PythonGenerateError(`an operation becomes the Python method ${reserved}, which the hand-written Client already has`);
   const code = rendered.join("\n");
   const used = modelNames.filter((n) => new RegExp(`\\b${n}\\b`).test(code));
   return [
