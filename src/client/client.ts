@@ -18,15 +18,14 @@ import createFetchClient, {
   type QuerySerializerOptions,
 } from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
-import { endAttemptOf } from "./attempt.js";
 import { CredentialsError } from "./errors.js";
-import { INTERNALS, type ClientInternals } from "./internals.js";
+import { INTERNALS } from "./internals.js";
 import type { RateLimit } from "./rate-limit.js";
 import { systemTimers, type Timers } from "./timers.js";
 import {
   AS_STREAM,
   CALLER_SIGNAL,
-  checkTimeout,
+  checked,
   createTransport,
   DEFAULT_TIMEOUT_MS,
   RETRY_DEFAULTS,
@@ -34,6 +33,7 @@ import {
   type CallOptions,
   type FetchFn,
   type RetryOptions,
+  type TransportOptions,
 } from "./transport.js";
 import type { ClientMethod } from "./types.js";
 import type { WebSocketConstructor } from "./websocket.js";
@@ -108,89 +108,59 @@ export interface ApiClient {
 
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
-function checkedCredential(name: string, value: unknown): string {
-  if (typeof value !== "string" || !HEADER_SAFE.test(value)) {
-    // The value itself is never part of the message.
-    throw new CredentialsError(`${name} must be a non-empty string of visible ASCII characters without spaces`);
-  }
+/** `value`, if it is a usable credential; the message never carries the value itself. */
+function credential(name: string, value: unknown): string {
+  if (typeof value !== "string" || !HEADER_SAFE.test(value)) throw new CredentialsError(`${name} must be a non-empty string of visible ASCII characters`);
   return value;
 }
 
 interface Credentials {
+  /** Sets the credentials on an attempt's headers; may throw `CredentialsError`. */
   authenticate(headers: Headers): void | Promise<void>;
   /** The credential for the `token` query parameter. */
   queryToken(): Promise<string>;
 }
 
-function credentials(options: ClientOptions): Credentials {
-  const { apiKey, token } = options;
-  if (apiKey !== undefined && token !== undefined) {
-    throw new CredentialsError("pass either apiKey (server-to-server) or token (a user's JWT), not both");
-  }
-  if (apiKey !== undefined) {
-    const key = checkedCredential("apiKey", apiKey);
-    return { authenticate: (h) => h.set(API_KEY_HEADER, key), queryToken: async () => key };
-  }
-  if (typeof token === "string") {
-    const bearer = `Bearer ${checkedCredential("token", token)}`;
-    return { authenticate: (h) => h.set(AUTHORIZATION_HEADER, bearer), queryToken: async () => token };
+function credentials({ apiKey, token }: ClientOptions): Credentials {
+  if ((apiKey === undefined) === (token === undefined)) {
+    throw new CredentialsError(
+      apiKey === undefined
+        ? "no credentials: pass apiKey (sent as X-API-Key) or token (a JWT, or a function giving one, sent as Authorization: Bearer)"
+        : "pass either apiKey or token, not both",
+    );
   }
   if (typeof token === "function") {
-    const fresh = async () => checkedCredential("the token function's result", await token());
-    return {
-      authenticate: async (h) => h.set(AUTHORIZATION_HEADER, `Bearer ${await fresh()}`),
-      queryToken: fresh,
-    };
+    const fresh = async () => credential("the token function's result", await token());
+    return { authenticate: async (h) => h.set(AUTHORIZATION_HEADER, `Bearer ${await fresh()}`), queryToken: fresh };
   }
-  throw new CredentialsError(
-    "no credentials: pass apiKey (sent as X-API-Key) or token (a JWT, or a function returning one, sent as Authorization: Bearer)",
-  );
+  const value = credential(token === undefined ? "apiKey" : "token", apiKey ?? token);
+  const [name, sent] = token === undefined ? [API_KEY_HEADER, value] : [AUTHORIZATION_HEADER, `Bearer ${value}`];
+  return { authenticate: (h) => h.set(name, sent), queryToken: async () => value };
 }
 
-function isRawBody(body: unknown): boolean {
-  return (
-    (typeof Blob !== "undefined" && body instanceof Blob) ||
-    body instanceof ArrayBuffer ||
-    ArrayBuffer.isView(body) ||
-    (typeof FormData !== "undefined" && body instanceof FormData) ||
-    body instanceof URLSearchParams
-  );
-}
-
-function isStream(body: unknown): body is ReadableStream {
-  return typeof ReadableStream !== "undefined" && body instanceof ReadableStream;
-}
-
-
-const CALL_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
+/** A body sent as it is; the JSON serializer is for the others. */
+const isRawBody = (body: unknown): boolean =>
+  [Blob, ArrayBuffer, FormData, URLSearchParams, ReadableStream].some((type) => body instanceof type) || ArrayBuffer.isView(body);
 
 type CallInit = { signal?: AbortSignal | null; parseAs?: string; [key: string]: unknown } | undefined;
+type Result = Promise<{ response: Response }>;
 
 /**
- * The init of a call as the transport needs it: with the caller's signal also under CALLER_SIGNAL, and
- * AS_STREAM set for `parseAs: "stream"` (transport.ts). The same object when neither applies (the common case).
+ * Wraps the call methods (`GET`, …, and `request`): each passes the caller's signal on to the transport under
+ * CALLER_SIGNAL, and sets AS_STREAM for `parseAs: "stream"` (the same init when neither applies, the common case);
+ * and, unless the body is read as a stream, ends the call's attempt with `endOf` once openapi-fetch has read the
+ * body (attempt.ts). Also wraps `use`/`eject` to track the middleware registered.
  */
-function transportInit(init: CallInit): CallInit {
-  if (!init || (!init.signal && init.parseAs !== "stream")) return init;
-  return { ...init, [CALLER_SIGNAL]: init.signal ?? undefined, [AS_STREAM]: init.parseAs === "stream" };
-}
-
-/**
- * Wraps the call methods: each passes its init on through `transportInit` and, unless the body is read as a
- * stream, ends the call's attempt once openapi-fetch has read the body (`endAttemptOf`, attempt.ts). Also wraps
- * `use`/`eject` to track the middleware registered.
- */
-function wrapCalls(c: Client<paths>, middleware: Set<Middleware>): void {
-  type Result = Promise<{ response: Response }>;
-  type Call = (...args: unknown[]) => Result;
-  const finish = (result: Result, init: CallInit) => (init?.parseAs === "stream" ? result : result.then(endAttemptOf));
-  const methods = c as unknown as Record<string, Call>;
-  for (const name of CALL_METHODS) {
+function wrapCalls(c: Client<paths>, middleware: Set<Middleware>, endOf: (r: { response: Response }) => { response: Response }): void {
+  const methods = c as unknown as Record<string, (...args: unknown[]) => Result>;
+  const finish = (result: Result, init: CallInit) => (init?.parseAs === "stream" ? result : result.then(endOf));
+  const pass = (init: CallInit): CallInit => (!init || (!init.signal && init.parseAs !== "stream") ? init : { ...init, [CALLER_SIGNAL]: init.signal ?? undefined, [AS_STREAM]: init.parseAs === "stream" });
+  for (const name of ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]) {
     const call = methods[name]!;
-    methods[name] = (url, init) => finish(call(url, transportInit(init as CallInit)), init as CallInit);
+    methods[name] = (url, init) => finish(call(url, pass(init as CallInit)), init as CallInit);
   }
   const request = methods.request!;
-  methods.request = (method, url, init) => finish(request(method, url, transportInit(init as CallInit)), init as CallInit);
+  methods.request = (method, url, init) => finish(request(method, url, pass(init as CallInit)), init as CallInit);
   const { use, eject } = c;
   c.use = (...m) => {
     for (const x of m) middleware.add(x);
@@ -203,68 +173,46 @@ function wrapCalls(c: Client<paths>, middleware: Set<Middleware>): void {
 }
 
 export function createClient(options: ClientOptions): ApiClient {
-  if (typeof options?.baseUrl !== "string") throw new TypeError("baseUrl must be a string, e.g. https://api.example.com");
+  const { baseUrl, timers = systemTimers, onRateLimit, bodySerializer = defaultBodySerializer, querySerializer } = options;
+  if (typeof baseUrl !== "string") throw new TypeError("baseUrl must be a string, e.g. https://api.example.com");
   const creds = credentials(options);
-  const timers = options.timers ?? systemTimers;
-  const timeoutMs = options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : checkTimeout("timeoutMs", options.timeoutMs);
-  const retry = resolveRetry(options.retry ?? {}, RETRY_DEFAULTS);
-  const send: FetchFn = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const streamedBodies = new WeakSet<object>();
-  const serializeJson = options.bodySerializer ?? defaultBodySerializer;
-  if (options.onRateLimit !== undefined && typeof options.onRateLimit !== "function") {
-    throw new TypeError("onRateLimit must be a function (rateLimit, response) => void");
-  }
+  if (onRateLimit !== undefined && typeof onRateLimit !== "function") throw new TypeError("onRateLimit must be a function (rateLimit, response) => void");
 
-  const middleware = new Set<Middleware>();
-  const fetchClient = createFetchClient<paths>({
-    baseUrl: options.baseUrl,
+  const o: TransportOptions = {
+    baseUrl: baseUrl.replace(/\/+$/, ""),
+    queryToken: creds.queryToken,
+    timers,
+    retry: resolveRetry(options.retry ?? {}, RETRY_DEFAULTS),
+    WebSocket: options.WebSocket,
+    fetch: options.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs: options.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : checked("timeoutMs", options.timeoutMs),
+    authenticate: creds.authenticate,
+    streamedBodies: new WeakSet(),
+    middleware: new Set(),
+    onRateLimit,
+  };
+  const { transport, endOf } = createTransport(o);
+  const client = createFetchClient<paths>({
+    baseUrl,
     headers: options.headers,
     // A function is used as it is; options would make openapi-fetch build a serializer on every call.
-    querySerializer: typeof options.querySerializer === "function" ? options.querySerializer : createQuerySerializer(options.querySerializer),
-    fetch: createTransport({
-      fetch: send,
-      timers,
-      timeoutMs,
-      retry,
-      authenticate: creds.authenticate,
-      streamedBodies,
-      hasMiddleware: () => middleware.size > 0,
-      onRateLimit: options.onRateLimit,
-    }),
+    querySerializer: typeof querySerializer === "function" ? querySerializer : createQuerySerializer(querySerializer),
+    fetch: transport,
     bodySerializer(body: unknown, headers?: Headers | Record<string, string>) {
-      if (isStream(body)) {
-        streamedBodies.add(body);
-        return body;
-      }
+      if (body instanceof ReadableStream) o.streamedBodies.add(body);
       if (isRawBody(body)) return body;
-      const type = headers instanceof Headers ? headers.get("Content-Type") : undefined;
-      if (typeof body === "string" && type && !/json/i.test(type)) return body;
-      return (serializeJson as (body: unknown, headers?: unknown) => unknown)(body, headers);
+      const type = headers instanceof Headers && headers.get("Content-Type");
+      return typeof body === "string" && type && !/json/i.test(type) ? body : (bodySerializer as (body: unknown, headers?: unknown) => unknown)(body, headers);
     },
     // Lets a ReadableStream be a request body (fetch requires it then; harmless otherwise).
     ...({ duplex: "half" } as object),
   });
-  wrapCalls(fetchClient, middleware);
-  if (options.middleware?.length) fetchClient.use(...options.middleware);
+  wrapCalls(client, o.middleware, endOf);
+  if (options.middleware?.length) client.use(...options.middleware);
 
-  const extras: Omit<ApiClient, keyof Client<paths>> = {
-    streamUpload({ query, body, signal, ...call }) {
-      return fetchClient.POST("/v1/analysis/stream-upload", {
-        params: { query },
-        body: body as never,
-        headers: { "Content-Type": "application/octet-stream" },
-        signal,
-        ...call,
-      }) as Promise<StreamUploadResult>;
-    },
-  };
-  const internals: ClientInternals = {
-    baseUrl: options.baseUrl.replace(/\/+$/, ""),
-    queryToken: creds.queryToken,
-    timers,
-    retry,
-    WebSocket: options.WebSocket,
-  };
-  Object.defineProperty(fetchClient, INTERNALS, { value: internals });
-  return Object.assign(fetchClient, extras) as unknown as ApiClient;
+  return Object.assign(client, {
+    [INTERNALS]: o,
+    streamUpload: ({ query, body, ...call }: StreamUploadOptions) =>
+      client.POST("/v1/analysis/stream-upload", { params: { query }, body: body as never, headers: { "Content-Type": "application/octet-stream" }, ...call }),
+  }) as unknown as ApiClient;
 }

@@ -2,7 +2,7 @@
 // `RateLimitError` for 429); the client's own failures have their own classes. No message ever carries a
 // credential: messages are built from the method, the URL path (never the query) and the server's `detail`.
 import type { components } from "../../generated/schema.js";
-import { retryAfterSeconds } from "./rate-limit.js";
+import { retryAfterSeconds } from "./headers.js";
 
 export type ErrorBody = components["schemas"]["Error"];
 export type ValidationErrorBody = components["schemas"]["ValidationError"];
@@ -35,24 +35,22 @@ export function kindOfStatus(status: number): ApiErrorKind {
   return KIND_BY_STATUS[status] ?? (status >= 500 ? "server" : "http");
 }
 
-/** The request a response answered: recorded by the transport for non-2xx responses only. */
+/** Method and path (no query string) of the request a response answered. */
 interface RequestLine {
   method: string;
   path: string;
 }
-const requestLines = new WeakMap<Response, RequestLine>();
+/** The request a failed response answered: recorded by the transport for non-2xx responses only. */
+const requests = new WeakMap<Response, Request>();
 
-/** Remembers which request a failed response answered, so `ApiError` can name it. Path only, never the query. */
-export function rememberRequest(response: Response, method: string, url: string): void {
-  requestLines.set(response, { method, path: urlPath(url) });
+/** Remembers which request a failed response answered, so `ApiError` can name it (the path only, never the query). */
+export function rememberRequest(response: Response, request: Request): void {
+  requests.set(response, request);
 }
 
 /** The path of a URL, without scheme, host, query or fragment (queries may carry secrets). */
 export function urlPath(url: string): string {
-  const q = url.search(/[?#]/);
-  const noQuery = q === -1 ? url : url.slice(0, q);
-  const m = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(noQuery);
-  return (m ? noQuery.slice(m[0].length) : noQuery) || "/";
+  return new URL(url, "http://h").pathname;
 }
 
 export class ApiError extends Error {
@@ -70,7 +68,8 @@ export class ApiError extends Error {
   declare readonly response: Response;
 
   constructor(response: Response, body: unknown, detail: string, request?: RequestLine) {
-    const line = request ?? requestLines.get(response) ?? { method: "", path: urlPath(response.url || "") };
+    const sent = requests.get(response);
+    const line = request ?? { method: sent?.method ?? "", path: urlPath(sent?.url ?? response.url) };
     const where = line.method ? `${line.method} ${line.path}` : line.path;
     super(`${where} failed with ${response.status}: ${detail}`);
     this.kind = kindOfStatus(response.status);
@@ -183,12 +182,12 @@ export class CredentialsError extends Error {
 /** An attempt got no response headers within `timeoutMs`. */
 export class TimeoutError extends Error {
   override name = "TimeoutError";
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly timeoutMs: number,
-  ) {
+  declare readonly method: string;
+  declare readonly path: string;
+  declare readonly timeoutMs: number;
+  constructor(method: string, path: string, timeoutMs: number) {
     super(`${method} ${path} got no response within ${timeoutMs} ms`);
+    Object.assign(this, { method, path, timeoutMs });
   }
 }
 

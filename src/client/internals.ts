@@ -19,6 +19,8 @@ export interface ClientInternals {
   /** The client's retry policy (null: retries off), for the backoff of stream reconnects. */
   retry: ResolvedRetry | null;
   WebSocket: WebSocketConstructor | undefined;
+  /** The latest response the client received, retried attempts included (for `readRateLimit(client)`). */
+  latest?: Response;
 }
 
 export function internalsOf(client: object): ClientInternals {

@@ -9,7 +9,7 @@ export interface Timers {
 }
 
 export const systemTimers: Timers = {
-  now: () => Date.now(),
+  now: Date.now,
   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
   clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
 };
@@ -21,16 +21,16 @@ export function abortReason(signal: AbortSignal): unknown {
 
 /** Waits `ms`; rejects with the signal's reason at once if `signal` aborts first (or already has). */
 export function sleep(timers: Timers, ms: number, signal?: AbortSignal | null): Promise<void> {
-  if (signal?.aborted) return Promise.reject(abortReason(signal));
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => {
+    const stop = () => {
       timers.clearTimeout(handle);
       reject(abortReason(signal!));
     };
     const handle = timers.setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", stop);
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    if (signal?.aborted) stop();
+    else signal?.addEventListener("abort", stop);
   });
 }

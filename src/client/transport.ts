@@ -3,12 +3,15 @@
 //
 // Written by hand because openapi-fetch has no retry or timeout of its own, and a generic retry library would
 // not know this contract's rules (Retry-After on 429, backoff on 500, the streamed-body exception).
-// It is on every request's path: the common case (GET, no body) allocates only the init object; the attempt's
+// It is on every request's path: the common case (GET, no body) allocates nothing of its own; the attempt's
 // timeout (attempt.ts) is reused from the previous attempt.
-import { AttemptPool, dropAttemptOf, underTimeout } from "./attempt.js";
+import { createTimeouts, type Attempt, type BodyTimer } from "./attempt.js";
 import { rememberRequest } from "./errors.js";
-import { rateLimitOf, retryAfterSeconds, type RateLimit } from "./rate-limit.js";
-import { abortReason, sleep, type Timers } from "./timers.js";
+import { retryAfterSeconds } from "./headers.js";
+import type { Middleware } from "openapi-fetch";
+import type { ClientInternals } from "./internals.js";
+import { rateLimitOf, type RateLimit } from "./rate-limit.js";
+import { sleep, type Timers } from "./timers.js";
 
 export interface RetryOptions {
   /** Attempts in all, the first included; 1 sends once. Default 3. */
@@ -52,10 +55,12 @@ export interface CallOptions {
   retry?: RetryOptions | false;
 }
 
-function positive(name: string, v: unknown, allowZero = false): void {
-  if (typeof v !== "number" || Number.isNaN(v) || v < 0 || (!allowZero && v === 0)) {
-    throw new TypeError(`${name} must be a ${allowZero ? "non-negative" : "positive"} number`);
+/** `v`, when it is a number >= 0 (and an integer >= 1 if `integer`); else a TypeError naming the option. */
+export function checked(name: string, v: unknown, integer?: boolean): number {
+  if (integer ? !Number.isInteger(v) || (v as number) < 1 : typeof v !== "number" || !(v >= 0)) {
+    throw new TypeError(`${name} must be ${integer ? "an integer >= 1" : "a non-negative number"}`);
   }
+  return v as number;
 }
 
 /** Merges retry options over a base policy and checks them; `false` turns retrying off. */
@@ -63,16 +68,10 @@ export function resolveRetry(options: RetryOptions | false | undefined, base: Re
   if (options === false) return null;
   if (options === undefined) return base;
   const r: ResolvedRetry = { ...(base ?? RETRY_DEFAULTS), ...options };
-  if (!Number.isInteger(r.maxAttempts) || r.maxAttempts < 1) throw new TypeError("retry.maxAttempts must be an integer >= 1");
-  positive("retry.maxElapsedMs", r.maxElapsedMs, true);
-  positive("retry.baseDelayMs", r.baseDelayMs, true);
-  positive("retry.maxDelayMs", r.maxDelayMs, true);
-  return r.maxAttempts === 1 ? null : r;
-}
-
-export function checkTimeout(name: string, v: unknown): number {
-  positive(name, v, true);
-  return v as number;
+  checked("retry.maxElapsedMs", r.maxElapsedMs);
+  checked("retry.baseDelayMs", r.baseDelayMs);
+  checked("retry.maxDelayMs", r.maxDelayMs);
+  return checked("retry.maxAttempts", r.maxAttempts, true) === 1 ? null : r;
 }
 
 /** Exponential backoff with "equal jitter": retry n waits in [d/2, d), d = min(maxDelayMs, baseDelayMs * 2^(n-1)). */
@@ -83,17 +82,16 @@ export function backoffMs(retry: ResolvedRetry, n: number): number {
 
 export type FetchFn = (input: Request, init?: RequestInit) => Promise<Response>;
 
-export interface TransportOptions {
+/** What the transport needs of its client; also the client's internals (internals.ts). */
+export interface TransportOptions extends ClientInternals {
   fetch: FetchFn;
-  timers: Timers;
   timeoutMs: number;
-  retry: ResolvedRetry | null;
   /** Sets the credentials on each attempt's headers; may throw `CredentialsError`. */
   authenticate: (headers: Headers) => void | Promise<void>;
   /** Request bodies that are caller-supplied streams: sent once, never buffered or retried. */
   streamedBodies: WeakSet<object>;
-  /** Whether middleware is registered (it may replace the request, dropping what the call methods put on it). */
-  hasMiddleware: () => boolean;
+  /** The middleware registered (it may replace the request, dropping what the call methods put on it). */
+  middleware: Set<Middleware>;
   /** Told the rate-limit headers of every response that has them, retried attempts included. */
   onRateLimit?: ((rateLimit: RateLimit, response: Response) => void) | undefined;
 }
@@ -111,25 +109,30 @@ export const AS_STREAM = "bodyAsStream";
 
 type CallRequest = Request & CallOptions & { [CALLER_SIGNAL]?: AbortSignal; [AS_STREAM]?: boolean };
 
-/** Drains a response we will not hand out, so its connection can be reused (and stops its timer, if any). */
-function discard(response: Response): void {
-  dropAttemptOf(response);
-  response.body?.cancel().catch(() => {});
+/** How long to wait before attempt n + 1 after `response` (or a network error), or undefined not to retry. */
+function retryWait(retry: ResolvedRetry, n: number, response: Response | undefined): number | undefined {
+  if (n >= retry.maxAttempts) return undefined;
+  if (!response) return retry.retryNetworkErrors ? backoffMs(retry, n) : undefined;
+  if (response.status === 429 && retry.retryRateLimited) {
+    const after = retryAfterSeconds(response.headers);
+    return after === undefined ? backoffMs(retry, n) : after * 1000 + retry.random() * retry.baseDelayMs;
+  }
+  return retry.retryStatuses.includes(response.status) ? backoffMs(retry, n) : undefined;
 }
 
 export function createTransport(o: TransportOptions) {
-  const { timers } = o;
-  const attempts = new AttemptPool(timers);
+  const { timers, onRateLimit } = o;
+  const timeouts = createTimeouts(timers);
 
-  return async function transport(request: Request, ext?: Record<string, unknown>): Promise<Response> {
+  async function transport(request: Request, ext?: Record<string, unknown>): Promise<Response> {
     const call = request as CallRequest;
-    const timeoutMs = call.timeoutMs === undefined ? o.timeoutMs : checkTimeout("timeoutMs", call.timeoutMs);
+    const timeoutMs = call.timeoutMs === undefined ? o.timeoutMs : checked("timeoutMs", call.timeoutMs);
     let retry = call.retry === undefined ? o.retry : resolveRetry(call.retry, o.retry);
     const outer = request.signal;
     const timed = timeoutMs > 0 && timeoutMs !== Infinity;
     // The signal a timed attempt follows besides its own: the caller's, as the client's call methods pass it on;
     // with middleware, which may hand on a new Request without that, the request's own (it follows the caller's).
-    const middleware = o.hasMiddleware();
+    const middleware = o.middleware.size > 0;
     const callerSignal = call[CALLER_SIGNAL] ?? (middleware ? outer : null);
     const asStream = call[AS_STREAM] === true || middleware;
 
@@ -142,60 +145,57 @@ export function createTransport(o: TransportOptions) {
     const started = retry || timed ? timers.now() : 0;
 
     for (let n = 1; ; n++) {
-      if (outer.aborted) throw abortReason(outer);
+      outer.throwIfAborted();
       const auth = o.authenticate(request.headers);
       if (auth) await auth;
 
       let response: Response | undefined;
       let failure: unknown;
       // Written out here rather than in a helper: an extra async function per attempt shows in npm run bench.
-      if (timed) {
-        // The fetch gets the attempt's signal, aborted by its timer or by the caller's signal.
-        const a = attempts.start(request, timeoutMs, n === 1 ? started : timers.now(), callerSignal);
-        const init: RequestInit = ext || body ? { ...ext, signal: a.signal, body } : a.init;
-        try {
-          response = underTimeout(await o.fetch(request, init), a, asStream);
-        } catch (e) {
-          a.end(false);
-          failure = a.failure(e);
-        }
-      } else {
-        try {
-          response = await o.fetch(request, body ? { ...ext, body } : ext);
-        } catch (e) {
-          failure = e;
-        }
+      const a = timed ? timeouts.start(request, timeoutMs, n === 1 ? started : timers.now(), callerSignal) : undefined;
+      try {
+        response = await o.fetch(request, ext || body ? { ...ext, ...a?.init, body } : a?.init);
+        if (a && timeouts.headersIn(response, a, asStream)) await watch(response, a, timeouts.body);
+      } catch (e) {
+        if (a) timeouts.end(a, false);
+        failure = a?.error ?? e;
       }
 
-      // What to do next: hand out, or wait `wait` ms and try again.
-      let wait: number | undefined;
       if (response) {
-        if (o.onRateLimit) {
-          const rateLimit = rateLimitOf(response);
-          if (rateLimit) o.onRateLimit(rateLimit, response);
+        o.latest = response;
+        if (onRateLimit) {
+          const rateLimit = rateLimitOf(response.headers);
+          if (rateLimit) onRateLimit(rateLimit, response);
         }
         if (response.ok) return response;
-        if (retry && n < retry.maxAttempts) {
-          if (response.status === 429 && retry.retryRateLimited) {
-            const after = retryAfterSeconds(response.headers);
-            wait = after === undefined ? backoffMs(retry, n) : after * 1000 + retry.random() * retry.baseDelayMs;
-          } else if (retry.retryStatuses.includes(response.status)) {
-            wait = backoffMs(retry, n);
-          }
-        }
-      } else {
-        if (outer.aborted) throw abortReason(outer);
-        if (retry && n < retry.maxAttempts && retry.retryNetworkErrors) wait = backoffMs(retry, n);
-      }
-      if (wait !== undefined && retry && timers.now() - started + wait > retry.maxElapsedMs) wait = undefined;
+      } else outer.throwIfAborted();
 
+      let wait = retry ? retryWait(retry, n, response) : undefined;
+      if (wait !== undefined && timers.now() - started + wait > retry!.maxElapsedMs) wait = undefined;
       if (wait === undefined) {
         if (!response) throw failure;
-        rememberRequest(response, request.method, request.url);
+        rememberRequest(response, request);
         return response;
       }
-      if (response) discard(response);
+      // Drains a response we will not hand out, so its connection can be reused.
+      if (response) {
+        if (a) timeouts.end(a, false);
+        response.body?.cancel().catch(() => {});
+      }
       await sleep(timers, wait, outer);
     }
-  };
+  }
+  return { transport, endOf: timeouts.endOf };
+}
+
+/** The body timeout for bodies read as a stream, loaded the first time one is (body-timeout.ts). */
+let bodyTimeout: Promise<typeof import("./body-timeout.js")> | undefined;
+
+/** Watches a body read as a stream; if body-timeout.js cannot be loaded (a browser gone offline), the body keeps the deadline of its headers. */
+async function watch(response: Response, a: Attempt, timer: BodyTimer): Promise<void> {
+  try {
+    (await (bodyTimeout ??= import("./body-timeout.js"))).watchBody(response, a, timer);
+  } catch {
+    bodyTimeout = undefined; // tried again next time
+  }
 }

@@ -29,15 +29,37 @@ async function fakeFetch(input: Request, init?: RequestInit): Promise<Response> 
   seen.push(\`\${request.method} \${url.pathname}\${url.search} \${request.headers.get("X-API-Key") === "pk_test_consumer" ? "key" : "no-key"}\`);
   const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...RATE } });
   if (url.pathname === "/v1/analyses/anl_missing") return json(404, { detail: "Resource not found." });
+  if (url.pathname === "/v1/analyses/anl_slow") return slowBody(request.signal);
   return url.searchParams.get("cursor")
     ? json(200, { data: [{ id: "anl_2" }], next_cursor: null, has_more: false })
     : json(200, { data: [{ id: "anl_1" }], next_cursor: "c2", has_more: true });
+}
+
+/** Five chunks 40 ms apart, the body erroring when the attempt's signal aborts (as fetch's does). */
+function slowBody(signal: AbortSignal): Response {
+  const bytes = new TextEncoder().encode(JSON.stringify({ id: "anl_slow" }));
+  const body = new ReadableStream<Uint8Array>({
+    async start(c) {
+      signal.addEventListener("abort", () => c.error(signal.reason));
+      for (let i = 0; i < 5; i++) {
+        await new Promise((r) => setTimeout(r, 40));
+        if (signal.aborted) return;
+        c.enqueue(bytes.subarray((i * bytes.length) / 5, ((i + 1) * bytes.length) / 5));
+      }
+      c.close();
+    },
+  });
+  return new Response(body, { headers: { "Content-Type": "application/json", ...RATE } });
 }
 
 const client = createClient({ baseUrl: "https://api.example.test", apiKey: "pk_test_consumer", fetch: fakeFetch });
 const ids: Array<components["schemas"]["Analysis"]["id"]> = [];
 for await (const analysis of paginate(client, "/v1/analyses", { params: { query: { limit: 1 } } })) ids.push(analysis.id);
 const { response } = await client.GET("/v1/analyses", { timeoutMs: 5000 });
+// A body read as a stream is timed chunk by chunk, by a module the client loads on first use (dist/client/body-timeout.js):
+// 200 ms of body in chunks 40 ms apart arrives under a 100 ms timeout.
+const slow = await client.GET("/v1/analyses/{analysis_id}", { params: { path: { analysis_id: "anl_slow" } }, parseAs: "stream", timeoutMs: 100 });
+const streamed = await new Response(slow.data as ReadableStream).text();
 let notFound = "";
 try {
   await unwrap(client.GET("/v1/analyses/{analysis_id}", { params: { path: { analysis_id: "anl_missing" } } }));
@@ -56,7 +78,7 @@ export function typesTravelWithThePackage() {
   // @ts-expect-error: not a WebSocket operation
   void webSocketUrl(client, "/v1/analyses");
 }
-console.log(JSON.stringify({ ids, rate: readRateLimit(response), notFound, seen, urls }));
+console.log(JSON.stringify({ ids, streamed, rate: readRateLimit(response), latest: readRateLimit(client)?.remaining, notFound, seen, urls }));
 `;
 
 describe("package", () => {
@@ -98,6 +120,8 @@ describe("package", () => {
       const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
       expect(JSON.parse(stdout)).toEqual({
         ids: ["anl_1", "anl_2"],
+        streamed: '{"id":"anl_slow"}',
+        latest: 149,
         rate: { limit: 150, remaining: 149, reset: 1763737260, daily_limit: 10000, daily_remaining: 9874 },
         notFound: "404 not_found Resource not found.",
         urls: ["https://api.example.test/v1/analysis/anl_1/stream?token=pk_test_consumer", "wss://api.example.test/v1/stream?encoding=opus&token=pk_test_consumer"],
@@ -105,6 +129,7 @@ describe("package", () => {
           "GET /v1/analyses?limit=1 key",
           "GET /v1/analyses?limit=1&cursor=c2 key",
           "GET /v1/analyses key",
+          "GET /v1/analyses/anl_slow key",
           "GET /v1/analyses/anl_missing key",
         ],
       });

@@ -79,3 +79,33 @@ describe("onRateLimit", () => {
     expect(() => createClient({ baseUrl: BASE, apiKey: "pk_test_k", onRateLimit: 42 as never })).toThrow("onRateLimit must be a function");
   });
 });
+
+describe("readRateLimit(client)", () => {
+  const page = { data: [], next_cursor: null, has_more: false };
+  const limited = errorExamples().find((e) => e.status === 429 && e.name === "rate_limit_exceeded")!.body;
+
+  it("reads the latest response the client received, a retried one included, and nothing before the first", async () => {
+    let n = 0;
+    const { client, clock } = testClient(
+      () => (++n === 1 ? json(429, limited, { ...headers, "X-RateLimit-Remaining": "0", "Retry-After": "1" }) : json(200, page, { ...headers, "X-RateLimit-Remaining": String(150 - n) })),
+      { timeoutMs: 0, retry: { random: () => 0 } },
+    );
+    expect(readRateLimit(client)).toBeUndefined();
+    const pending = client.GET("/v1/analyses");
+    await clock.untilTimer(); // waiting after the 429: the client has seen it
+    expect(readRateLimit(client)).toEqual({ ...readRateLimit(new Headers(headers)), remaining: 0, retry_after: 1 });
+    await clock.advance(1000);
+    await pending;
+    expect(readRateLimit(client)?.remaining).toBe(148);
+    await client.GET("/v1/analyses");
+    expect(readRateLimit(client)?.remaining).toBe(147);
+  });
+
+  it("gives undefined once the latest response carries none (the gateway's /health)", async () => {
+    const { client } = testClient(replies(() => json(200, page, headers), () => json(200, { status: "ok" })), { timeoutMs: 0 });
+    await client.GET("/v1/analyses");
+    expect(readRateLimit(client)?.limit).toBe(150);
+    await client.GET("/v1/analyses");
+    expect(readRateLimit(client)).toBeUndefined();
+  });
+});
