@@ -22,10 +22,29 @@ export function medianRatio(a: number[], b: number[]): number {
   return median(a.map((x, i) => x / b[i]!));
 }
 
-/** Runs `order`'s entries round-robin for `rounds` rounds (a, b, c, a, b, c, …), collecting each one's results. */
-export async function alternate<K extends string, T>(order: K[], rounds: number, run: (key: K, round: number) => Promise<T>): Promise<Record<K, T[]>> {
+/** `xs` in a new random order (Fisher–Yates). */
+export function shuffled<T>(xs: readonly T[]): T[] {
+  const out = [...xs];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/**
+ * Runs `order`'s entries round-robin for `rounds` rounds (a, b, c, a, b, c, …), collecting each one's results;
+ * with `shuffle`, in a new random order each round, so that no entry always runs after the same one (in one process,
+ * what one leaves behind, garbage and timers, slows the next).
+ */
+export async function alternate<K extends string, T>(
+  order: K[],
+  rounds: number,
+  run: (key: K, round: number) => Promise<T>,
+  shuffle = false,
+): Promise<Record<K, T[]>> {
   const out = Object.fromEntries(order.map((k) => [k, [] as T[]])) as Record<K, T[]>;
-  for (let r = 0; r < rounds; r++) for (const k of order) out[k].push(await run(k, r));
+  for (let r = 0; r < rounds; r++) for (const k of shuffle ? shuffled(order) : order) out[k].push(await run(k, r));
   return out;
 }
 

@@ -1,18 +1,26 @@
 // Client size: small apps bundled by esbuild for the browser, minified, `ws` external (Node only; browsers use their
-// own WebSocket), then gzipped (level 9), all as ES modules so nothing is added by a wrapper:
-//   app            imports only createClient from the package root (src/index.ts) and makes a client: what a
-//                  browser app that calls the API pays. Side by side, the same app on bare openapi-fetch.
+// own WebSocket), then gzipped (level 9), all as ES modules so nothing is added by a wrapper, with code splitting
+// on (as app bundlers do): a module the client loads with import() on first use (the stream-body timeout) becomes a
+// chunk of its own, counted apart. The size of an app is what it loads up front: its entry chunk and every chunk
+// that one imports statically.
+//   app            imports only createClient from the package root (src/index.ts, what the README tells browser
+//                  users to import) and makes a client: what a browser app that calls the API pays. Side by side,
+//                  the same app on bare openapi-fetch.
 //   app + <entry>  the app also calling one helper of each entry point (pagination, streaming, websocket,
 //                  webhooks): what each costs on top, when used.
 //   everything     src/index.ts as a whole (every export kept), beside openapi-fetch as a whole.
 // The package has `sideEffects: false`, so a bundler keeps only what an app imports; "app" shows that it does.
 import { build } from "esbuild";
+import path from "node:path";
 import zlib from "node:zlib";
 import { ROOT } from "../lib/paths.js";
 
 export interface BundleSize {
+  /** What the app loads up front: its entry chunk and the chunks that imports statically. */
   minified: number;
   gzipped: number;
+  /** Chunks loaded with import() only when a feature is first used, by file name (minus esbuild's hash). */
+  lazy: Record<string, { minified: number; gzipped: number }>;
 }
 
 export const ENTRIES = ["pagination", "streaming", "websocket", "webhooks"] as const;
@@ -36,21 +44,33 @@ const USE: Record<Entry, string> = {
   webhooks: `import { verifyWebhookSignature } from "./src/client/webhooks.ts"; export const use = verifyWebhookSignature;`,
 };
 
+const gzip = (code: Uint8Array) => zlib.gzipSync(code, { level: 9 }).length;
+
 async function bundle(contents: string): Promise<BundleSize> {
   const r = await build({
     stdin: { contents, resolveDir: ROOT, loader: "ts" },
     absWorkingDir: ROOT,
     bundle: true,
     minify: true,
+    splitting: true,
+    outdir: "out", // nothing is written: the chunks' names only
     platform: "browser",
     format: "esm",
     target: "es2022",
     external: ["ws"],
     write: false,
+    metafile: true,
     logLevel: "silent",
   });
-  const code = r.outputFiles[0]!.contents;
-  return { minified: code.length, gzipped: zlib.gzipSync(code, { level: 9 }).length };
+  const code = new Map(r.outputFiles.map((f) => [path.relative(ROOT, f.path), f.contents]));
+  const outputs = r.metafile.outputs;
+  const upFront = new Set(Object.keys(outputs).filter((k) => outputs[k]!.entryPoint === "<stdin>"));
+  for (const k of upFront) for (const i of outputs[k]!.imports) if (i.kind === "import-statement") upFront.add(i.path);
+  const loaded = [...upFront].map((k) => code.get(k)!);
+  const lazy: BundleSize["lazy"] = {};
+  for (const [k, c] of code) if (!upFront.has(k)) lazy[path.basename(k).replace(/-[A-Z0-9]+\.js$/, "")] = { minified: c.length, gzipped: gzip(c) };
+  // Each chunk is its own file, gzipped on its own, as a server sends it.
+  return { minified: loaded.reduce((n, c) => n + c.length, 0), gzipped: loaded.reduce((n, c) => n + gzip(c), 0), lazy };
 }
 
 export async function clientSize(): Promise<ClientSize> {

@@ -6,34 +6,62 @@
 import type { Attempt, BodyTimer } from "./attempt.js";
 
 const READERS = ["arrayBuffer", "blob", "bytes", "formData", "json", "text"] as const;
-type Reader = () => Promise<unknown>;
+const WATCH = Symbol("body under timeout");
+
+interface Watched {
+  a: Attempt;
+  timer: BodyTimer;
+  raw: ReadableStream<Uint8Array>;
+  timed?: ReadableStream<Uint8Array>;
+}
+type WatchedResponse = Response & { [WATCH]: Watched };
+
+/** The readers and `body` getter a watched response gets, shared by all: they find their attempt under WATCH. */
+const watching: PropertyDescriptorMap = {
+  body: {
+    configurable: true,
+    get(this: WatchedResponse) {
+      const w = this[WATCH];
+      return (w.timed ??= chunksUnderTimeout(w.raw, w.a, w.timer));
+    },
+  },
+};
+for (const name of READERS) {
+  watching[name] = {
+    configurable: true,
+    writable: true,
+    async value(this: WatchedResponse) {
+      const { a, timer } = this[WATCH];
+      try {
+        const result: unknown = await (Object.getPrototypeOf(Object.getPrototypeOf(this)) as Record<string, () => Promise<unknown>>)[name]!.call(this);
+        timer.settle(a, this, true);
+        return result;
+      } catch (e) {
+        timer.settle(a, this, false);
+        throw a.error ?? e;
+      }
+    },
+  };
+}
+
+/** The prototype of a watched response, one per response class (fetch polyfills have their own). */
+const prototypes = new WeakMap<object, object>();
 
 /**
  * Watches `response`'s body: `response.body` becomes a stream each chunk of which must arrive within the timeout of
  * the one before, and the readers (`json()`, `text()`, …) end the attempt when done and fail with the
- * TimeoutError even when they start after it (fetch would give a plain AbortError then). Own properties of the
- * response rather than a new Response around the stream: the response stays the object fetch made.
+ * TimeoutError even when they start after it (fetch would give a plain AbortError then). The response keeps its
+ * object but gets a prototype with these (a new Response around the stream, or own properties, cost more).
  */
 export function watchBody(response: Response, a: Attempt, timer: BodyTimer): void {
-  const raw = response.body!;
-  let timed: ReadableStream<Uint8Array> | undefined;
-  Object.defineProperty(response, "body", { configurable: true, get: () => (timed ??= chunksUnderTimeout(raw, a, timer)) });
-  const own = response as unknown as Record<string, Reader>;
-  for (const name of READERS) {
-    const read = own[name];
-    if (read) own[name] = () => settled(read.call(response), a, response, timer);
+  (response as WatchedResponse)[WATCH] = { a, timer, raw: response.body! };
+  const base = Object.getPrototypeOf(response) as object;
+  let proto = prototypes.get(base);
+  if (!proto) {
+    const own = Object.entries(watching).filter(([name]) => name === "body" || typeof (base as Record<string, unknown>)[name] === "function");
+    prototypes.set(base, (proto = Object.create(base, Object.fromEntries(own)) as object));
   }
-}
-
-async function settled<T>(reading: Promise<T>, a: Attempt, response: Response, timer: BodyTimer): Promise<T> {
-  try {
-    const result = await reading;
-    timer.settle(a, response, true);
-    return result;
-  } catch (e) {
-    timer.settle(a, response, false);
-    throw a.error ?? e;
-  }
+  Object.setPrototypeOf(response, proto);
 }
 
 /** `raw`, with each chunk awaited under the timeout (extended for the next chunk). */

@@ -5,7 +5,7 @@
 // not know this contract's rules (Retry-After on 429, backoff on 500, the streamed-body exception).
 // It is on every request's path: the common case (GET, no body) allocates nothing of its own; the attempt's
 // timeout (attempt.ts) is reused from the previous attempt.
-import { createTimeouts, type Attempt, type BodyTimer } from "./attempt.js";
+import { createTimeouts } from "./attempt.js";
 import { rememberRequest } from "./errors.js";
 import { retryAfterSeconds } from "./headers.js";
 import type { Middleware } from "openapi-fetch";
@@ -155,7 +155,10 @@ export function createTransport(o: TransportOptions) {
       const a = timed ? timeouts.start(request, timeoutMs, n === 1 ? started : timers.now(), callerSignal) : undefined;
       try {
         response = await o.fetch(request, ext || body ? { ...ext, ...a?.init, body } : a?.init);
-        if (a && timeouts.headersIn(response, a, asStream)) await watch(response, a, timeouts.body);
+        if (a && timeouts.headersIn(response, a, asStream)) {
+          if (!watchBody) await loadWatch();
+          watchBody?.(response, a, timeouts.body);
+        }
       } catch (e) {
         if (a) timeouts.end(a, false);
         failure = a?.error ?? e;
@@ -189,13 +192,13 @@ export function createTransport(o: TransportOptions) {
 }
 
 /** The body timeout for bodies read as a stream, loaded the first time one is (body-timeout.ts). */
-let bodyTimeout: Promise<typeof import("./body-timeout.js")> | undefined;
+let watchBody: typeof import("./body-timeout.js").watchBody | undefined;
 
 /** Watches a body read as a stream; if body-timeout.js cannot be loaded (a browser gone offline), the body keeps the deadline of its headers. */
-async function watch(response: Response, a: Attempt, timer: BodyTimer): Promise<void> {
+async function loadWatch(): Promise<void> {
   try {
-    (await (bodyTimeout ??= import("./body-timeout.js"))).watchBody(response, a, timer);
+    watchBody ??= (await import("./body-timeout.js")).watchBody;
   } catch {
-    bodyTimeout = undefined; // tried again next time
+    // tried again next time
   }
 }
