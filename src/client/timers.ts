@@ -24,7 +24,7 @@ export function sleep(timers: Timers, ms: number, signal?: AbortSignal | null): 
   return new Promise<void>((resolve, reject) => {
     const stop = () => {
       timers.clearTimeout(handle);
-      reject(abortReason(signal!));
+      reject(signal!.reason);
     };
     const handle = timers.setTimeout(() => {
       signal?.removeEventListener("abort", stop);

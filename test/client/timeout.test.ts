@@ -237,3 +237,23 @@ describe("timeouts", () => {
     await expect(client.GET("/v1/analyses", { timeoutMs: -1 })).rejects.toThrow(/timeoutMs must be a non-negative number/);
   });
 });
+
+describe("one timer per client", () => {
+  it("arms one timer for the attempts in flight, earlier when a shorter deadline comes, and times each out at its own", async () => {
+    const { client, clock } = testClient(hang, { retry: false });
+    const long = client.GET("/v1/analyses", { timeoutMs: 1000 }).catch((e: unknown) => e);
+    await clock.settle();
+    expect(clock.pending).toEqual([1000]);
+    await clock.advance(100);
+    const short = client.GET("/v1/analyses", { timeoutMs: 300 }).catch((e: unknown) => e);
+    await clock.settle();
+    expect(clock.pending).toEqual([300]); // re-armed for the earlier deadline, still one timer
+    await clock.advance(300);
+    expect(await short).toMatchObject({ name: "TimeoutError", timeoutMs: 300 });
+    expect(clock.time).toBe(400);
+    expect(clock.pending).toEqual([600]); // then for the one left
+    await clock.advance(600);
+    expect(await long).toMatchObject({ name: "TimeoutError", timeoutMs: 1000 });
+    expect(clock.pending).toEqual([]);
+  });
+});
