@@ -3396,7 +3396,7 @@ export interface components {
         /** @description Error body of every non-2xx response except 422 and 429. `detail` is for people; `error`, where present, tells a program what happened. */
         Error: {
             /**
-             * @description Human-readable message. It may quote the request's path, which the gateway's 16 KiB limit on the request line and headers bounds.
+             * @description Human-readable message. It quotes at most 200 characters of any part of the request (a path, a header value), ending with "…" where it cut one short.
              * @example Analysis not found.
              */
             detail: string;

@@ -39,6 +39,25 @@ export function redact(text: string): string {
     .replace(/eyJ[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*/g, "[redacted-jwt]");
 }
 
+/** Longest piece of a request (a path, a header value) that an error's `detail` quotes (decision G22). */
+export const MAX_QUOTED_CHARACTERS = 200;
+
+/**
+ * `text` cut to at most `max` characters, its last one an ellipsis ("…") when anything was cut, never in the
+ * middle of a surrogate pair.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  if (/[\uD800-\uDBFF]/.test(text[end - 1] ?? "")) end--;
+  return text.slice(0, end) + "…";
+}
+
+/** Client text as an error's `detail` quotes it: credentials taken out (`redact`), then cut to MAX_QUOTED_CHARACTERS. */
+export function quote(text: string): string {
+  return truncate(redact(text), MAX_QUOTED_CHARACTERS);
+}
+
 /**
  * A JSON.parse error message without the excerpt of the input that V8 quotes (`Unexpected token 'p', "pk_test_ab"...
  * is not valid JSON`): the input may hold a secret, and the excerpt would carry part of it into an error body.

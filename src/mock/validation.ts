@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { guardArrays, jsonBodyLimit, useLinearUniqueItems } from "./bounds.js";
 import type { Contract, Json, Route } from "./contract.js";
 import { IssueCollector, pointer, toIssues, type ValidationIssue } from "./issues.js";
-import { withoutExcerpt } from "./log.js";
+import { quote, withoutExcerpt } from "./log.js";
 
 export { MAX_REPORTED_ISSUES, toIssues, type ValidationIssue } from "./issues.js";
 
@@ -221,7 +221,7 @@ export class RequestValidator {
     const mt = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
     const entry = spec.media.get(mt) ?? [...spec.media].find(([k]) => matchesMediaRange(k, mt))?.[1];
     if (!entry) {
-      throw new BadRequest(`Content-Type ${mt || "(none)"} is not accepted here; send ${[...spec.media.keys()].join(" or ")}.`);
+      throw new BadRequest(`Content-Type ${quote(mt) || "(none)"} is not accepted here; send ${[...spec.media.keys()].join(" or ")}.`);
     }
     let value: unknown;
     if (isJson(mt)) {
@@ -319,7 +319,7 @@ function formToObject(form: URLSearchParams | FormData, content: Json, contract:
       try {
         value = JSON.parse(values[0]!);
       } catch {
-        throw new BadRequest(`Form field ${name} is not valid JSON.`);
+        throw new BadRequest(`Form field ${quote(name)} is not valid JSON.`);
       }
     } else {
       value = schemaType(prop, contract) === "array" ? values : values[0];

@@ -10,6 +10,7 @@ import { json, type Reply } from "../http/reply.js";
 import type { RequestContext } from "../context.js";
 import type { StageFactory } from "../stage.js";
 import { isLoopbackUrl } from "../webhooks.js";
+import { quote } from "../log.js";
 
 export const MOCK_CONTROLS_PREFIX = "/__mock/";
 
@@ -18,8 +19,8 @@ export const mockControls: StageFactory = (s) => {
   return function mockControls(ctx) {
     if (!ctx.pathname.startsWith(MOCK_CONTROLS_PREFIX)) return undefined;
     const action = actions.get(ctx.pathname);
-    if (!action) return json(404, { detail: `No mock control at ${ctx.pathname}; there is POST /__mock/reset.` });
-    if (ctx.method !== "POST") return json(405, { detail: `${ctx.pathname} takes POST.` }, { Allow: "POST" });
+    if (!action) return json(404, { detail: `No mock control at ${quote(ctx.pathname)}; there is POST /__mock/reset.` });
+    if (ctx.method !== "POST") return json(405, { detail: `${quote(ctx.pathname)} takes POST.` }, { Allow: "POST" });
     const refused = notFromThisMachine(ctx);
     if (refused) return json(403, { detail: refused });
     action();
