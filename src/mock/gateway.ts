@@ -12,7 +12,7 @@ import type { KeyRecord, KeyStore } from "./keys.js";
 import type { Clock, RateLimiter } from "./limiter.js";
 import type { LogSink } from "./log.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
-import { serveRequests, serveUpgrades } from "./serve.js";
+import { serveRefusals, serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
 import { StateFile } from "./state-file.js";
 import type { StateRegistry } from "./state-registry.js";
@@ -105,6 +105,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   const server = createHttpServer({
     request: serveRequests(s, httpPipeline(s)),
     upgrade: serveUpgrades(s, upgradePipeline(s)),
+    refused: serveRefusals(s),
     requestTimeoutMs: opts.requestTimeoutMs,
   });
   const pruner = setInterval(() => s.limiter.prune(), 60_000);

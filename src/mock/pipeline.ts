@@ -2,7 +2,7 @@
 // stages/ or responders/ (the contract they keep: stage.ts); a request goes down the list until one answers.
 //
 // Plain HTTP requests:                                        answers
-//   edge       malformed           HTTP/1.1 without Host       400, closes
+//   edge       malformed           no Host, or several         400, closes
 //              cors                CORS preflight, any path    204
 //              ownPaths            /health, /healthz, /openapi.yaml, /swagger.html, /swagger-ui/*, /
 //              mockControls        POST /__mock/reset          204, 403, 404, 405
@@ -28,8 +28,8 @@
 //   (the edge's own state answers these operations whole: nothing after it sees them, unless Prefer asks)
 //              examples            the contract's examples     always answers
 //
-// WebSocket upgrades: shuttingDown (503) → apiPrefix → latency → the same admission → webSocketOnly (400) →
-// webSocket (101).
+// WebSocket upgrades: malformed (400) → shuttingDown (503) → apiPrefix → latency → the same admission →
+// webSocketOnly (400) → webSocket (101, or 400 for a handshake ws refuses).
 import type { Services } from "./services.js";
 import type { Stage } from "./stage.js";
 import { billing } from "./responders/billing.js";
@@ -89,5 +89,5 @@ export function httpPipeline(s: Services): Stage[] {
 }
 
 export function upgradePipeline(s: Services): Stage[] {
-  return [shuttingDown(s), apiPrefix(s), ...delay(s), ...admission(s), webSocketOnly(s), webSocket(s)];
+  return [malformed(s), shuttingDown(s), apiPrefix(s), ...delay(s), ...admission(s), webSocketOnly(s), webSocket(s)];
 }

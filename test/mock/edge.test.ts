@@ -9,8 +9,8 @@ import { CHALLENGES } from "../../src/mock/auth.js";
 import { MAX_LOC_CHARACTERS } from "../../src/mock/issues.js";
 import { SwaggerAssetFiles } from "../../src/mock/stages/own-paths.js";
 import { SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR, swaggerPage } from "../../src/mock/swagger.js";
-import { header, rawRequest } from "../robustness/lib/http.js";
-import { contract, startGateway, type TestGateway } from "./helpers.js";
+import { header, rawExchange, rawRequest, type RawResponse } from "../robustness/lib/http.js";
+import { contract, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
 
 let g: TestGateway;
 beforeAll(async () => {
@@ -102,5 +102,82 @@ describe("WWW-Authenticate", () => {
     expect(invalidToken).toContain('error="invalid_token"');
     // A refused bearer token, and only that, says invalid_token (RFC 6750 §3.1).
     expect(Object.entries(CHALLENGES).filter(([, v]) => v === invalidToken).map(([k]) => k).sort()).toEqual(["duplicateAuthorization", "invalidToken"]);
+  });
+});
+
+describe("HTTP at the edge", () => {
+  const key = "pk_test_demo_business";
+  const rateNames = Object.values(contract.policy.headers).filter((h) => h !== contract.policy.headers.retry_after);
+  const wire = (...lines: string[]) => Buffer.from(lines.join("\r\n") + "\r\n\r\n", "latin1");
+  const rate = (r: RawResponse) => rateNames.map((n) => header(r, n));
+  const expectError = (r: RawResponse | null, status: number) => {
+    expect(r?.status).toBe(status);
+    expect(header(r!, "content-type")).toBe("application/json");
+    const body = JSON.parse(r!.body.toString());
+    expect(schemaErrors("Error", body)).toEqual([]);
+    for (const [i, v] of rate(r!).entries()) expect(v, rateNames[i]).toMatch(/^\d+$/);
+    return body.detail as string;
+  };
+
+  it("refuses two Host headers with 400 (RFC 9112 §3.2), also on an upgrade", async () => {
+    const r = await rawExchange(new URL(g.url), wire("GET /v1/analyses HTTP/1.1", "Host: a.example", "Host: b.example", `X-API-Key: ${key}`, "Connection: close"));
+    expect(expectError(r, 400)).toMatch(/one Host header/);
+    const u = await rawExchange(new URL(g.url), wire("GET /v1/stream HTTP/1.1", "Host: a.example", "Host: a.example", `X-API-Key: ${key}`, "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="));
+    expect(expectError(u, 400)).toMatch(/one Host header/);
+  });
+
+  it("routes an absolute-form target by its path and query, whatever the Host header says (RFC 9112 §3.2.2)", async () => {
+    const base = new URL(g.url);
+    const ok = await rawRequest(base, { method: "GET", path: `${g.url}/v1/analyses?limit=2`, headers: [["Host", "elsewhere.example"], ["X-API-Key", key]] });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body.toString()).data).toBeInstanceOf(Array);
+    const bad = await rawRequest(base, { method: "GET", path: `HTTP://${base.host}/v1/analyses?limit=0`, headers: [["X-API-Key", key]] });
+    expect(JSON.parse(bad.body.toString()).detail[0].loc).toEqual(["query", "limit"]); // the query was read
+    const health = await rawRequest(base, { method: "GET", path: `http://${base.host}/health` });
+    expect(health.status).toBe(200);
+    const home = await rawRequest(base, { method: "GET", path: `http://${base.host}` });
+    expect([home.status, header(home, "location")]).toEqual([302, "/swagger.html"]);
+  });
+
+  it("refuses a bad WebSocket handshake under /v1 with the contract's JSON error and the rate-limit headers", async () => {
+    const upgrade = (...extra: string[]) => wire("GET /v1/stream HTTP/1.1", `Host: ${new URL(g.url).host}`, `X-API-Key: ${key}`, "Connection: Upgrade", "Upgrade: websocket", ...extra);
+    const version = await rawExchange(new URL(g.url), upgrade("Sec-WebSocket-Version: 12", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="));
+    expect(expectError(version, 400)).toMatch(/Sec-WebSocket-Version/);
+    expect(header(version!, "sec-websocket-version")).toMatch(/^13\b/);
+    const noKey = await rawExchange(new URL(g.url), upgrade("Sec-WebSocket-Version: 13"));
+    expect(expectError(noKey, 400)).toMatch(/Sec-WebSocket-Key/);
+    const protocol = await rawExchange(new URL(g.url), upgrade("Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: a,,b"));
+    expect(expectError(protocol, 400)).toMatch(/Sec-WebSocket-Protocol/);
+  });
+
+  it("counts a request node:http cannot parse in the anonymous bucket of its address, and says so in its headers", async () => {
+    const base = new URL(g.url);
+    const first = await rawExchange(base, wire("GET /v1/analyses HTTP/1.1", "Host: x", "NoColonHere"));
+    expect(expectError(first, 400)).toBe("Malformed HTTP request.");
+    const second = await rawExchange(base, wire("GET /v1/analyses HTTP/1.1", "Host: x", "X-Big: " + "h".repeat(20_000)));
+    expectError(second, 400);
+    const [limit, remaining] = rate(first!).map(Number);
+    expect(limit).toBe(Math.min(...Object.values(contract.policy.plans).map((p) => p.requests_per_minute)));
+    expect(Number(header(second!, contract.policy.headers.remaining))).toBe(remaining! - 1);
+    // Without a Host: parsed, then refused by the pipeline, counted the same way.
+    const third = await rawExchange(base, wire("GET /v1/analyses HTTP/1.1", "Connection: close"));
+    expect(expectError(third, 400)).toMatch(/needs a Host header/);
+    expect(Number(header(third!, contract.policy.headers.remaining))).toBe(remaining! - 2);
+  });
+
+  it("a request not received in time answers 408 with the rate-limit headers of its bucket", async () => {
+    const slow = await startGateway({ requestTimeoutMs: 300 });
+    try {
+      const base = new URL(slow.url);
+      // Headers never finished: no request yet, so the anonymous bucket of the address.
+      const partial = await rawExchange(base, Buffer.from("GET /v1/analyses HTTP/1.1\r\nHost: x\r\n"), 10_000);
+      expectError(partial, 408);
+      // A body that stops coming: the request was counted in its workspace's bucket, whose headers it gets.
+      const body = await rawExchange(base, wire("POST /v1/speakers HTTP/1.1", "Host: x", `X-API-Key: ${key}`, "Content-Type: application/json", "Content-Length: 100"), 10_000);
+      expectError(body, 408);
+      expect(Number(header(body!, contract.policy.headers.limit))).toBe(contract.policy.plans.business!.requests_per_minute);
+    } finally {
+      await slow.close();
+    }
   });
 });
