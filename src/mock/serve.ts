@@ -5,7 +5,7 @@ import type http from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { RequestContext } from "./context.js";
-import { lingerAfterAnswer } from "./http/body.js";
+import { hasBody, lingerAfterAnswer } from "./http/body.js";
 import { json, type Reply } from "./http/reply.js";
 import { send, writeRaw } from "./http/respond.js";
 import { redact } from "./log.js";
@@ -43,8 +43,11 @@ async function settle(s: Services, ctx: RequestContext, pending: Promise<Outcome
 function answer(s: Services, ctx: RequestContext, out: Outcome): void {
   if (out === TAKEN) return;
   if (out === undefined) throw new Error(`no stage answered ${ctx.method} ${ctx.pathname}`);
-  if (out.linger) lingerAfterAnswer(ctx.req);
-  send(ctx.res!, out, s.head, s.live.draining);
+  // A body not read to its end (refused, or answered before it was wanted): the connection closes lingering
+  // rather than reading the rest for the next request (decisions L2, G21).
+  const unread = out.linger === true || (!ctx.req.complete && hasBody(ctx.req));
+  if (unread) lingerAfterAnswer(ctx.req);
+  send(ctx.res!, out, s.head, s.live.draining || unread);
   // A request that may have changed the mock's state (a successful POST, PUT, PATCH or DELETE): the state file
   // is written soon, whichever part of the state it changed (state-registry.ts).
   if (out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") s.states.changed();

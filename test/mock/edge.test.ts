@@ -103,6 +103,16 @@ describe("WWW-Authenticate", () => {
     // A refused bearer token, and only that, says invalid_token (RFC 6750 §3.1).
     expect(Object.entries(CHALLENGES).filter(([, v]) => v === invalidToken).map(([k]) => k).sort()).toEqual(["duplicateAuthorization", "invalidToken"]);
   });
+
+  it("a 401 (or 426) asked for with Prefer carries the headers its response requires, as the contract gives them", async () => {
+    const pro = { "X-API-Key": "pk_test_demo_business" };
+    const unauthorized = await fetch(`${g.url}/v1/analyses`, { headers: { ...pro, Prefer: "code=401" } });
+    expect([unauthorized.status, unauthorized.headers.get("www-authenticate")]).toEqual([401, contract.doc.components.headers["WWW-Authenticate"].schema.enum[0]]);
+    const upgrade = await fetch(`${g.url}/v1/stream`, { headers: { ...pro, Prefer: "code=426" } });
+    expect([upgrade.status, upgrade.headers.get("upgrade")]).toEqual([426, "websocket"]);
+    const ok = await fetch(`${g.url}/v1/analyses`, { headers: pro });
+    expect(ok.headers.get("www-authenticate")).toBeNull();
+  });
 });
 
 describe("HTTP at the edge", () => {

@@ -40,6 +40,9 @@ export function createHttpServer(h: ServerHandlers): http.Server {
   // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1 allows it) rather than answered with
   // node:http's bare 417, which the contract does not declare.
   server.on("checkExpectation", h.request);
+  // `Expect: 100-continue` too: node:http would send 100 Continue at once, inviting a body the pipeline may refuse
+  // (credentials, limits, media type); `readBody` sends it when it starts reading.
+  server.on("checkContinue", h.request);
   // What node:http cannot parse (bad request line, header names or lengths, headers over 16 KiB) never reaches
   // the pipeline; it is refused here and the connection is closed.
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {

@@ -1,8 +1,8 @@
 // fast-check arbitraries of requests to the mock gateway, derived from the contract (generated/openapi.json):
 // valid requests built from each operation's parameter and body examples, bodies mutated field by field,
-// malformed JSON, wrong content types, bodies over the size limits, unknown paths and methods, odd headers,
-// path traversal in ids, bad credentials, Prefer'd responses, CORS preflights, and requests that are not even
-// valid HTTP. Each case carries the statuses it may get (beyond "declared by the contract"), worked out here
+// malformed JSON, wrong content types, bodies over the size limits or where none is taken, unknown paths and
+// methods, odd headers, path traversal in ids, bad credentials, Prefer'd responses, CORS preflights, and requests
+// that are not even valid HTTP. Each case carries the statuses it may get (beyond "declared by the contract"), worked out here
 // from the bytes it sends, not from the gateway's code.
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
@@ -362,6 +362,23 @@ export class CaseFactory {
     );
   }
 
+  /**
+   * A body sent to an API operation that takes none, small or declared as a GiB: refused with 400 before it is
+   * read (decision G21), whatever the operation answers otherwise. (The gateway's public documents answer as usual
+   * and close the connection.)
+   */
+  unwantedBody(): fc.Arbitrary<FuzzCase> {
+    return this.op((o) => o.mediaTypes.length === 0 && o.spec.op.security?.length !== 0).chain((info) =>
+      fc.tuple(this.validPath(info), this.validQuery(info), fc.constantFrom("application/json", "text/plain", null), fc.boolean()).map(([path, query, ct, huge]) => {
+        const req = this.request(info, path, query, this.auth());
+        if (ct !== null) req.headers!.push(["Content-Type", ct]);
+        req.body = Buffer.from("{}");
+        if (huge) req.declaredLength = 2 ** 30;
+        return { kind: huge ? "unwanted-body:declared" : "unwanted-body", req, expect: [400, 429] };
+      }),
+    );
+  }
+
   /** A path no operation has, under the API's prefixes or outside them. */
   unknownPath(): fc.Arbitrary<FuzzCase> {
     const prefix = fc.constantFrom("/v1", "/aria", "/ws", "/v2", "/V1", "", "/v1/", "//v1", "/%76%31");
@@ -537,6 +554,7 @@ export class CaseFactory {
       { weight: 8, arbitrary: this.malformedJson() },
       { weight: 6, arbitrary: this.wrongContentType() },
       { weight: 3, arbitrary: this.hugeBody() },
+      { weight: 2, arbitrary: this.unwantedBody() },
       { weight: 6, arbitrary: this.unknownPath() },
       { weight: 5, arbitrary: this.unknownMethod() },
       { weight: 7, arbitrary: this.pathTraversal() },
