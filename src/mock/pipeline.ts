@@ -16,7 +16,7 @@
 //              route               no such operation           404, 405
 //              validateParams      path, query, headers        422
 //   request    prefer              Prefer it cannot honour     400
-//              readBody            body over its limit         400, closes
+//              readBody            body not taken, or too big  400, closes
 //              validateBody        body against its schema     400, 422
 //   responders upgradeRequired     WebSocket op, no upgrade    426
 //              sse                 event streams               200 text/event-stream

@@ -521,7 +521,10 @@ export class CaseFactory {
     }));
   }
 
-  /** Requests that are not valid HTTP/1.1 (and CONNECT): refused with a 400 (405) carrying the contract's error body. */
+  /**
+   * Requests that are not valid HTTP/1.1 (and CONNECT): refused with a 400 (405) carrying the contract's error body,
+   * or a 429 once the anonymous bucket of the address is spent (decision G26).
+   */
   malformedHttp(): fc.Arbitrary<FuzzCase> {
     const k = this.creds.key;
     const req = (lines: string[], body = "") => Buffer.concat([Buffer.from(lines.join("\r\n") + "\r\n\r\n", "latin1"), Buffer.from(body)]);
@@ -542,7 +545,7 @@ export class CaseFactory {
       )
       .map((wire) => {
         const method = wire.toString("latin1").split(" ")[0]!;
-        return { kind: "malformed-http", req: { method, path: wire.toString("latin1").split(" ")[1] ?? "/" }, wire, expect: [method === "CONNECT" ? 405 : 400] };
+        return { kind: "malformed-http", req: { method, path: wire.toString("latin1").split(" ")[1] ?? "/" }, wire, expect: method === "CONNECT" ? [405] : [400, 429] };
       });
   }
 
