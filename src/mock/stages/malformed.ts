@@ -10,7 +10,7 @@ import { countAnonymous } from "./rate-limit.js";
 export const malformed: StageFactory = (s) => {
   const count = countAnonymous(s);
   return function malformed(ctx) {
-    const hosts = ctx.req.headersDistinct.host?.length ?? 0;
+    const hosts = hostHeaders(ctx.req.rawHeaders);
     const problem =
       hosts > 1
         ? "Malformed HTTP request: send one Host header; this request has several."
@@ -24,3 +24,10 @@ export const malformed: StageFactory = (s) => {
     return refused ? { ...refused, headers: { ...refused.headers, ...close } } : json(400, { detail: problem }, close, rate);
   };
 };
+
+/** How many Host header lines a request has (from the raw list: no object of all headers built on every request). */
+function hostHeaders(raw: readonly string[]): number {
+  let n = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === "host") n++;
+  return n;
+}
