@@ -11,6 +11,7 @@ import { createHttpServer, listen } from "./http/server.js";
 import type { KeyRecord, KeyStore } from "./keys.js";
 import type { Clock, RateLimiter } from "./limiter.js";
 import type { LogSink } from "./log.js";
+import type { Scheduler } from "./store/scheduler.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
 import { serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
@@ -46,6 +47,11 @@ export interface GatewayOptions {
    * alone get at most 60 000 ms. A request not received in time answers 408 and its connection is closed.
    */
   requestTimeoutMs?: number;
+  /** The stateful mock's settings: a processing step every `stepMs` (default 2000, MOCK_STEP_MS) on `scheduler` (default real timers; tests pass a ManualScheduler). */
+  stepMs?: number;
+  scheduler?: Scheduler;
+  /** Answers from the contract's examples only, as before the store: nothing is kept between requests. */
+  stateless?: boolean;
 }
 
 export interface Gateway {

@@ -19,6 +19,7 @@
 //   responders upgradeRequired     WebSocket op, no upgrade    426
 //              sse                 event streams               200 text/event-stream
 //              webhooks            webhook registration, test, read, delete
+//              store               stored resources (store/)   left out with `stateless`
 //              examples            the contract's examples     always answers
 //
 // WebSocket upgrades: shuttingDown (503) → apiPrefix → the same admission → webSocketOnly (400) → webSocket (101).
@@ -26,6 +27,7 @@ import type { Services } from "./services.js";
 import type { Stage } from "./stage.js";
 import { examples } from "./responders/examples.js";
 import { sse } from "./responders/sse.js";
+import { store } from "./responders/store.js";
 import { upgradeRequired } from "./responders/upgrade-required.js";
 import { webhooks } from "./responders/webhooks.js";
 import { webSocket } from "./responders/websocket.js";
@@ -53,7 +55,7 @@ function admission(s: Services): Stage[] {
 
 /** The answers to an admitted request: the first responder that answers wins. */
 function responders(s: Services): Stage[] {
-  return [upgradeRequired(s), sse(s), webhooks(s), examples(s)];
+  return [upgradeRequired(s), sse(s), webhooks(s), ...(s.settings.stateless ? [] : [store(s)]), examples(s)];
 }
 
 export function httpPipeline(s: Services): Stage[] {

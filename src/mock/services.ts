@@ -14,6 +14,8 @@ import { RateLimiter, systemClock, type Clock } from "./limiter.js";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { PrismBackend } from "./prism.js";
 import { corsHead } from "./stages/cors.js";
+import { timerScheduler } from "./store/scheduler.js";
+import { Store } from "./store/store.js";
 import { RequestValidator } from "./validation.js";
 import { Webhooks } from "./webhooks.js";
 import type { RateLimitPolicy } from "../policy.js";
@@ -29,15 +31,20 @@ export interface Services {
   readonly prism: { readonly ready: Promise<PrismBackend>; loaded: PrismBackend | null };
   readonly webhooks: Webhooks;
   readonly scripts: EventScripts;
+  /** The stateful mock: every workspace's resources (store/). Unused with `stateless`. */
+  readonly store: Store;
   readonly wss: WebSocketServer;
   /** Headers every answer carries (CORS), as a flat [name, value, …] list. */
   readonly head: readonly string[];
-  readonly settings: { streamIntervalMs: number; maxBodyBytes: number; wsIdleTimeoutMs: number };
+  readonly settings: { streamIntervalMs: number; maxBodyBytes: number; wsIdleTimeoutMs: number; stateless: boolean };
   readonly live: { draining: boolean; readonly startedAt: number; readonly streams: Set<AbortController>; readonly sockets: Set<WebSocket> };
   readonly sink: LogSink | null;
   /** Writes the request's log line (nothing when logging is off). */
   logRequest(ctx: RequestContext, status: number): void;
 }
+
+/** Time between two processing steps of a stored resource (MOCK_STEP_MS). */
+export const DEFAULT_STEP_MS = 2000;
 
 export function buildServices(opts: GatewayOptions): Services {
   const contract = opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR);
@@ -64,12 +71,14 @@ export function buildServices(opts: GatewayOptions): Services {
     prism: loadPrism(contract),
     webhooks,
     scripts: new EventScripts(contract),
+    store: new Store({ contract, clock, scheduler: opts.scheduler ?? timerScheduler, stepMs: opts.stepMs ?? DEFAULT_STEP_MS, webhooks }),
     wss: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }),
     head: corsHead(policy),
     settings: {
       streamIntervalMs: opts.streamIntervalMs ?? 400,
       maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       wsIdleTimeoutMs: opts.wsIdleTimeoutMs ?? 30_000,
+      stateless: opts.stateless ?? false,
     },
     live: { draining: false, startedAt: clock.now(), streams: new Set(), sockets: new Set() },
     sink,

@@ -137,12 +137,23 @@ export class Webhooks {
     return { delivery_id: newId("dlv", this.opts.clock.now()), event_type: type, status: "queued" };
   }
 
-  /** The JSON body of one delivery: the contract's sample with a fresh id, the time and the real workspace. */
-  event(hook: RegisteredWebhook, type: string): Json {
+  /**
+   * Delivers an event that happened in a workspace (a stored resource entering a state: store/driver.ts) to
+   * every enabled webhook of that workspace subscribed to its type. `data` is the event's `data` member.
+   */
+  emit(workspaceId: string, eventType: string, data: unknown): void {
+    for (const hook of this.hooks.values()) {
+      if (hook.workspace_id === workspaceId && hook.enabled && hook.event_types.includes(eventType as never)) this.track(this.deliver(hook, eventType, data));
+    }
+  }
+
+  /** The JSON body of one delivery: the contract's sample (or `data`) with a fresh id, the time and the real workspace. */
+  event(hook: RegisteredWebhook, type: string, data?: unknown): Json {
     const sample = this.samples.get(type);
     if (sample === undefined) throw new Error(`no sample event for ${type}`);
     return {
       ...structuredClone(sample),
+      ...(data !== undefined ? { data } : {}),
       id: newId("evt", this.opts.clock.now()),
       type,
       created_at: new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
@@ -150,12 +161,12 @@ export class Webhooks {
     };
   }
 
-  private async deliver(hook: RegisteredWebhook, type: string): Promise<void> {
+  private async deliver(hook: RegisteredWebhook, type: string, data?: unknown): Promise<void> {
     if (!isLoopbackUrl(hook.url)) {
       this.opts.log({ hook: hook.id, type, url: hook.url, status: null, ms: 0, error: "not sent: the mock delivers only to loopback URLs" });
       return;
     }
-    const raw = JSON.stringify(this.event(hook, type));
+    const raw = JSON.stringify(this.event(hook, type, data));
     const timestamp = String(Math.floor(this.opts.clock.now() / 1000));
     const started = performance.now();
     let status: number | null = null;
