@@ -32,7 +32,8 @@ export const sse: StageFactory = (s) => {
   const streaming = new Set<Route>(s.contract.router.routes.filter((r) => r.op.responses?.[String(r.successCode)]?.content?.["text/event-stream"]));
   return function sse(ctx) {
     if (!streaming.has(ctx.route) || !ctx.wantsSuccess() || ctx.prefer.example !== undefined) return undefined;
-    if (s.settings.stateless) {
+    if (s.settings.stateless || ctx.prefer.code !== undefined) {
+      // Prefer: code=200 asks for the documented answer, whatever the store holds: the examples' script.
       scripted(s, ctx);
       return TAKEN;
     }

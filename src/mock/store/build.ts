@@ -25,6 +25,36 @@ function emptyOf(schema: Json): unknown {
   return undefined;
 }
 
+/** The value a property nobody sent starts with (see the top of this file); undefined when there is none. */
+function initial(name: string, schema: Json, template: unknown): unknown {
+  if (schema?.default !== undefined) return structuredClone(schema.default);
+  if (allowsNull(schema)) return null;
+  const empty = emptyOf(schema);
+  if (empty !== undefined) return empty;
+  if (name.endsWith("_count") && types(schema).includes("integer")) return Math.max(0, schema.minimum ?? 0); // none yet
+  return structuredClone(template);
+}
+
+/**
+ * `value` with every required property its schema lists and it lacks, at any depth of nested objects (a body's
+ * `SkillOutputCreate` becomes a resource's `SkillOutput`, which also has `labels` and `threshold`).
+ */
+export function complete(contract: Contract, schema: Json, value: unknown, template: unknown, depth = 0): unknown {
+  const s = contract.deref(schema);
+  if (!s || depth > 20 || !value || typeof value !== "object" || Array.isArray(value)) return value;
+  const v = value as Record<string, unknown>;
+  const t = (template && typeof template === "object" ? template : {}) as Record<string, unknown>;
+  for (const [k, p] of Object.entries<Json>(s.properties ?? {})) {
+    const ps = contract.deref(p);
+    if (Object.hasOwn(v, k)) v[k] = complete(contract, ps, v[k], t[k], depth + 1);
+    else if ((s.required ?? []).includes(k)) {
+      const fill = initial(k, ps, t[k]);
+      if (fill !== undefined) v[k] = fill;
+    }
+  }
+  return v;
+}
+
 /** The properties a request sends for the record: the JSON body's, or the query's for a body of raw bytes. */
 export function sentFields(contract: Contract, route: Route, coll: CollectionModel, body: unknown, query: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -40,6 +70,19 @@ export function sentFields(contract: Contract, route: Route, coll: CollectionMod
     out[p.name] = types(schema).includes("array") ? all.flatMap((v) => v.split(",")) : types(schema).includes("integer") || types(schema).includes("number") ? Number(all[0]) : all[0];
   }
   return out;
+}
+
+/** `value` with the `default`s its schema gives for what it lacks, at any depth of nested objects. */
+export function withDefaults(contract: Contract, schema: Json, value: unknown, depth = 0): unknown {
+  const s = contract.deref(schema);
+  if (!s || depth > 20 || !value || typeof value !== "object" || Array.isArray(value)) return value;
+  const v = value as Record<string, unknown>;
+  for (const [k, p] of Object.entries<Json>(s.properties ?? {})) {
+    const ps = contract.deref(p);
+    if (!Object.hasOwn(v, k) && ps?.default !== undefined) v[k] = structuredClone(ps.default);
+    else if (Object.hasOwn(v, k)) v[k] = withDefaults(contract, ps, v[k], depth + 1);
+  }
+  return v;
 }
 
 /** The request body schema's properties (for their defaults). */
@@ -63,13 +106,9 @@ export function buildRecord(contract: Contract, route: Route | null, coll: Colle
   const value: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(coll.properties)) {
     const req = contract.deref(requested[name]);
-    if (Object.hasOwn(sent, name)) value[name] = structuredClone(sent[name]);
-    else if (req?.default !== undefined) value[name] = structuredClone(req.default);
-    else if (schema.default !== undefined) value[name] = structuredClone(schema.default);
-    else if (allowsNull(schema)) value[name] = null;
-    else if (emptyOf(schema) !== undefined) value[name] = emptyOf(schema);
-    else if (name.endsWith("_count") && types(schema).includes("integer")) value[name] = 0; // a new record has none yet
-    else if (o.template?.[name] !== undefined) value[name] = structuredClone(o.template[name]);
+    if (Object.hasOwn(sent, name)) value[name] = complete(contract, schema, withDefaults(contract, req, structuredClone(sent[name])), o.template?.[name]);
+    else if (req?.default !== undefined) value[name] = complete(contract, schema, structuredClone(req.default), o.template?.[name]);
+    else value[name] = initial(name, schema, o.template?.[name]);
   }
   if (coll.prefix) value[coll.key] = newId(coll.prefix.slice(0, -1), o.now);
   if (Object.hasOwn(coll.properties, "workspace_id") && coll.parent?.property !== "workspace_id") value.workspace_id = o.workspaceId;
@@ -83,11 +122,11 @@ export function buildRecord(contract: Contract, route: Route | null, coll: Colle
 }
 
 /** Writes the fields of an update into a record (only the item's own properties); true when anything changed. */
-export function mergeFields(value: Json, sent: Record<string, unknown>): boolean {
+export function mergeFields(contract: Contract, coll: CollectionModel, value: Json, sent: Record<string, unknown>): boolean {
   let changed = false;
   for (const [k, v] of Object.entries(sent)) {
     if (JSON.stringify(value[k]) === JSON.stringify(v)) continue;
-    value[k] = structuredClone(v);
+    value[k] = complete(contract, coll.properties[k], structuredClone(v), value[k]);
     changed = true;
   }
   return changed;

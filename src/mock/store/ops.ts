@@ -125,7 +125,7 @@ function write(store: Store, rec: Rec, req: StoreRequest, replace: boolean): voi
     const kept = [coll.key, "workspace_id", "created_at", ...(coll.machine ? [coll.machine.property] : []), ...(coll.parent?.property ? [coll.parent.property] : [])];
     for (const k of kept) if (Object.hasOwn(rec.value, k)) fresh[k] = rec.value[k];
     rec.value = fresh;
-  } else if (!mergeFields(rec.value, sent)) {
+  } else if (!mergeFields(store.model.contract, coll, rec.value, sent)) {
     return;
   }
   touch(coll, rec.value, store.now());

@@ -110,6 +110,13 @@ const WRONG_CONTENT_TYPES = [
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "PURGE"];
 
+/**
+ * What the stateful mock may answer a valid request, where the operation documents it: 404 (a generated id names
+ * nothing in the workspace), 409 (the resource's state forbids the operation), 400 (a rule no schema states: a
+ * cursor the API did not give, a time range the wrong way round).
+ */
+const STATEFUL = [400, 404, 409];
+
 /** Header values with non-ASCII bytes: UTF-8 sent as latin1, so the bytes go on the wire as they are. */
 const utf8Bytes = (s: string) => Buffer.from(s, "utf8").toString("latin1");
 /** Any string as a header value node:http will send: UTF-8 bytes, control characters (but tab) dropped. */
@@ -189,7 +196,7 @@ export class CaseFactory {
       bodyRequired: rb?.required === true,
       mediaTypes: Object.keys(rb?.content ?? {}),
       jsonSchema,
-      success: [...spec.responses.keys()].filter((s) => s >= 200 && s < 300),
+      success: [...spec.responses.keys()].filter((s) => (s >= 200 && s < 300) || STATEFUL.includes(s)),
     };
   }
 
