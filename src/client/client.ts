@@ -289,6 +289,7 @@ export function createClient(options: ClientOptions): ApiClient {
       }
       const { data, error, response } = opened;
       if (!response.ok) throw toApiError(response, error);
+      if (response.status === 204) return; // a finished analysis whose last event `lastEventId` names: nothing more
       const type = response.headers.get("Content-Type");
       if (type && !/^text\/event-stream\b/i.test(type)) {
         void data?.cancel().catch(() => {});

@@ -12,6 +12,7 @@ import type { KeyRecord, KeyStore } from "./keys.js";
 import type { Clock, RateLimiter } from "./limiter.js";
 import type { LogSink } from "./log.js";
 import type { Scheduler } from "./store/scheduler.js";
+import type { Store } from "./store/store.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
 import { serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
@@ -59,6 +60,8 @@ export interface Gateway {
   readonly contract: Contract;
   readonly keys: KeyStore;
   readonly limiter: RateLimiter;
+  /** The stateful mock's resources (a MockState: reset, snapshot, restore). */
+  readonly store: Store;
   /** Base URL once listening, e.g. http://127.0.0.1:4010. */
   url: string;
   /**
@@ -90,6 +93,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     contract: s.contract,
     keys: s.keys,
     limiter: s.limiter,
+    store: s.store,
     ready,
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
