@@ -23,11 +23,18 @@ beforeAll(async () => {
 });
 afterAll(() => g.close());
 
-/** The first example of a route's request body, as bytes with its content type. */
-function requestBody(route: Route): { type: string; bytes: Buffer } | null {
+/** How many named examples a route's request body has. */
+function requestExamples(route: Route): number {
+  const content = contract.deref(route.op.requestBody)?.content ?? {};
+  return Math.max(1, ...Object.values<Json>(content).map((m) => Object.keys(m.examples ?? {}).length));
+}
+
+/** The `n`th example of a route's request body (the first when it has fewer), as bytes with its content type. */
+function requestBody(route: Route, n = 0): { type: string; bytes: Buffer } | null {
   const content = contract.deref(route.op.requestBody)?.content ?? {};
   for (const [type, media] of Object.entries<Json>(content)) {
-    const value = contract.deref(Object.values<Json>(media.examples ?? {})[0])?.value;
+    const all = Object.values<Json>(media.examples ?? {});
+    const value = contract.deref(all[n] ?? all[0])?.value;
     if (type === "application/json") return { type, bytes: Buffer.from(JSON.stringify(value)) };
     if (type === "application/x-www-form-urlencoded") return { type, bytes: Buffer.from(new URLSearchParams(value).toString()) };
     if (type === "multipart/form-data") {
@@ -62,8 +69,8 @@ function pathTemplate(route: Route, prefer: "first" | "last"): string {
   });
 }
 
-async function send(route: Route, path: string, headers: Array<[string, string]> = []): Promise<RawResponse> {
-  const body = requestBody(route);
+async function send(route: Route, path: string, headers: Array<[string, string]> = [], example = 0): Promise<RawResponse> {
+  const body = requestBody(route, example);
   const res = await rawRequest(new URL(g.url), {
     method: route.method.toUpperCase(),
     path,
@@ -84,16 +91,16 @@ describe("every operation through the store", () => {
   it("creates: each answers its documented success, valid, keeping what was sent", async () => {
     for (const route of routes().filter(isCreate).sort((a, b) => a.template.split("/").length - b.template.split("/").length)) {
       const path = pathOf(route);
-      // Two runs for approve and reject, a third to cancel: each asks for approval.
-      const times = route.operationId === "createRun" ? 3 : 1;
+      // Every request example once; three runs (approve, reject, cancel), each asking for approval.
+      const times = route.operationId === "createRun" ? 3 : requestExamples(route);
       for (let i = 0; i < times; i++) {
-        const res = await send(route, path, route.operationId === "createRun" ? [["Prefer", "scenario=approval"]] : []);
+        const res = await send(route, path, route.operationId === "createRun" ? [["Prefer", "scenario=approval"]] : [], i);
         if (route.operationId === "createConversationMessage") expect(json(res).role).toBe("assistant"); // answers the reply (handlers.ts)
         expect(res.status, route.operationId).toBe(route.successCode);
         const value = json(res);
         const plan = plans().get(route);
         if (plan?.kind === "create" && route.operationId !== "createConversationMessage") {
-          const sent = JSON.parse(requestBody(route)?.type === "application/json" ? requestBody(route)!.bytes.toString() : "{}");
+          const sent = JSON.parse(requestBody(route, i)?.type === "application/json" ? requestBody(route, i)!.bytes.toString() : "{}");
           for (const [k, v] of Object.entries(sent)) if (Object.hasOwn(plan.coll.properties, k) && plan.coll.machine?.property !== k) expect(value[k], `${route.operationId}.${k}`).toEqual(v);
         }
         // Creates the store does not keep (webhooks, keys) belong to their own responders: seeded records stand in below.

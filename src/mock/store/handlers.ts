@@ -1,6 +1,7 @@
 // The exceptions: what no path template, verb or schema says, written per resource. Each says why.
 import type { Json } from "../contract.js";
 import { newId } from "../events.js";
+import { getAgentHealth, listAgentHealth } from "./derived.js";
 import type { CollectionModel } from "./model.js";
 import type { StoreAnswer, StoreRequest } from "./ops.js";
 import { create, json } from "./ops.js";
@@ -41,7 +42,8 @@ export function adaptCreate(coll: CollectionModel, sent: Record<string, unknown>
 function converse(store: Store, ws: WorkspaceData, conversation: Json, question: string): Json {
   const coll = store.model.collections.get("Message")!;
   const now = store.now();
-  const template = store.template(null, coll);
+  const create = [...store.model.plans].find(([, p]) => p.kind === "create" && p.coll === coll)?.[0];
+  const template = (create && store.routeExample(create)) ?? store.template(null, coll);
   const user = { ...structuredClone(template), id: newId("msg", now), conversation_id: conversation.id, role: "user", content: question, citations: [], created_at: iso(now) };
   const reply = { ...structuredClone(template), id: newId("msg", now + 1), conversation_id: conversation.id, role: "assistant", created_at: iso(now + 1) };
   store.insert(ws, coll, conversation.id, user);
@@ -54,6 +56,10 @@ function converse(store: Store, ws: WorkspaceData, conversation: Json, question:
 }
 
 export const HANDLERS: Record<string, Handler> = {
+  /** Agent health is derived from the agents, their runs and approvals (derived.ts). */
+  listAgentHealth,
+  getAgentHealth,
+
   /**
    * `POST /aria/conversations/{id}/messages` answers the assistant's reply, not the message sent: both are
    * stored, and the conversation counts them.

@@ -36,8 +36,9 @@ export function handle(store: Store, req: StoreRequest): StoreAnswer | undefined
   const handler = HANDLERS[req.route.operationId];
   if (!plan && !handler) return undefined;
   const ws = store.workspace(req.workspaceId);
-  if (plan) askLifecycle(store, ws, plan, req);
-  return handler ? handler(store, ws, req) : generic(store, ws, plan!, req);
+  if (handler) return handler(store, ws, req);
+  askLifecycle(store, ws, plan!, req);
+  return generic(store, ws, plan!, req);
 }
 
 /** The record an operation's last path parameter names (an item, or the parent of a sub-collection), if any. */
