@@ -61,6 +61,14 @@ describe("create, read, update, delete", () => {
     });
   });
 
+  it("nested objects get what the resource requires and the request left out (SkillOutputCreate → SkillOutput)", async () => {
+    const sent = { ...example("SkillCreate"), name: "Sentiment score", output: { type: "score" } };
+    const r = await call(g.url, "POST", "/v1/skills", { body: sent });
+    expect(r.status).toBe(201);
+    expect(schemaErrors("Skill", r.body)).toEqual([]);
+    expect(r.body.output).toEqual({ type: "score", labels: [], threshold: null });
+  });
+
   it("deleting an analysis deletes its signals, alerts, speakers and transcript too", async () => {
     const id = ANALYSIS_ID;
     const key = "pk_test_demo_starter";
