@@ -165,7 +165,7 @@ export async function startReceiver(status = 200) {
 export const STEP_MS = 100;
 
 /** A gateway whose stored resources move only when the test advances its scheduler (and clock): no sleeping. */
-export async function startStateful(opts: GatewayOptions = {}): Promise<TestGateway & { scheduler: ManualScheduler }> {
+export async function startStateful(opts: Omit<GatewayOptions, "clock"> = {}): Promise<TestGateway & { scheduler: ManualScheduler }> {
   const clock = new ManualClock();
   const scheduler = new ManualScheduler(clock);
   const g = await startGateway({ clock, scheduler, stepMs: STEP_MS, ...opts });
