@@ -113,7 +113,8 @@ const HELP = `npm start [-- options]   Start the mock gateway.
   --quiet           No request log lines (env MOCK_QUIET=1)
   -h, --help        This help
 
-Other settings (env): MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
+Other settings (env): MOCK_STEP_MS (time between two lifecycle steps of a stored resource, default 2000),
+MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
 streamed events, default 400), MOCK_WEBHOOK_DELAY_MS (delay before a new webhook's sample deliveries, default 500).`;
 
 function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number): string {
@@ -210,6 +211,7 @@ async function main(): Promise<void> {
       keysFile,
       log: args.quiet || env.MOCK_QUIET === "1" ? null : undefined,
       streamIntervalMs: num(env.MOCK_STREAM_INTERVAL_MS, 400),
+      stepMs: num(env.MOCK_STEP_MS, 2000),
       webhookDelayMs: num(env.MOCK_WEBHOOK_DELAY_MS, 500),
       warm: true,
     });
