@@ -45,6 +45,8 @@ export interface CollectionModel {
   machine: Machine | null;
   collectionPath: string;
   itemPath: string | null;
+  /** The item path's last parameter (`analysis_id`): where a request names a record. */
+  keyParam: string | null;
 }
 
 export interface ChildModel {
@@ -77,7 +79,7 @@ export interface StoreModel {
   /** How each stored operation touches the store, by route. */
   plans: Map<Route, OpPlan>;
   machines: Record<string, Machine>;
-  /** The machine governing each operation (its last path parameter names a resource with a lifecycle). */
+  /** The machine governing each operation the lifecycle has a say in (a `requires` or a transition names it). */
   byOp: Map<string, Machine>;
   contract: Contract;
 }
@@ -142,13 +144,16 @@ function collectionModel(contract: Contract, schema: string, listRoute: Route, r
     machine: machines[schema] ?? null,
     collectionPath: base,
     itemPath: itemRoute?.template ?? null,
+    keyParam: itemParam,
   };
 }
 
 /** Reads the store's model from the contract (once per gateway). */
 export function readModel(contract: Contract): StoreModel {
   const machines = readLifecycles(contract.doc);
-  const byOp = machinesByOperation(contract.doc, machines);
+  // Only the operations a lifecycle names: the others (a GET) need not ask it anything.
+  const named = (m: Machine, op: string) => op in m.requires || m.transitions.some((t) => t.operation === op);
+  const byOp = new Map([...machinesByOperation(contract.doc, machines)].filter(([op, m]) => named(m, op)));
   const routes = contract.router.routes;
   const collections = new Map<string, CollectionModel>();
   const plans = new Map<Route, OpPlan>();

@@ -41,6 +41,11 @@ export function handle(store: Store, req: StoreRequest): StoreAnswer | undefined
   return generic(store, ws, plan!, req);
 }
 
+/** The key of the parent a sub-collection's path names (404 when it is not in the workspace); null for a top-level one. */
+function parentKey(store: Store, ws: WorkspaceData, coll: CollectionModel, params: Record<string, string>): string | null {
+  return coll.parent ? store.find(ws, store.model.collections.get(coll.parent.schema)!, params).key : null;
+}
+
 /** The record an operation's last path parameter names (an item, or the parent of a sub-collection), if any. */
 function subject(store: Store, ws: WorkspaceData, plan: OpPlan, params: Record<string, string>): Rec | undefined {
   if (plan.kind === "singleton") return undefined;
@@ -52,9 +57,10 @@ function subject(store: Store, ws: WorkspaceData, plan: OpPlan, params: Record<s
 }
 
 function askLifecycle(store: Store, ws: WorkspaceData, plan: OpPlan, req: StoreRequest): void {
-  const rec = subject(store, ws, plan, req.params);
   const m = store.model.byOp.get(req.route.operationId);
-  if (!rec || !m || rec.coll.machine !== m) return;
+  if (!m) return;
+  const rec = subject(store, ws, plan, req.params);
+  if (!rec || rec.coll.machine !== m) return;
   const body = req.body as Json;
   const requested = plan.kind === "update" && typeof body?.[m.property] === "string" ? body[m.property] : undefined;
   const out = store.driver.operation(ws, rec, req.route.operationId, requested);
@@ -95,8 +101,8 @@ function generic(store: Store, ws: WorkspaceData, plan: OpPlan, req: StoreReques
 }
 
 function list(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): StoreAnswer {
+  const parent = parentKey(store, ws, coll, req.params);
   if (req.scenario === "empty") return { status: req.route.successCode, body: EMPTY_PAGE };
-  const parent = coll.parent ? req.params[coll.parent.param]! : null;
   try {
     return { status: req.route.successCode, body: pageJson(page(store.listSpecs.get(req.route)!, ws.table(coll).ordered(parent), req.query)) };
   } catch (e) {
@@ -108,7 +114,7 @@ function list(store: Store, ws: WorkspaceData, coll: CollectionModel, req: Store
 /** A new record from a create request: what the client sent, the server's fields, its lifecycle's start. */
 export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): Rec {
   const { contract } = store.model;
-  const parent = coll.parent ? req.params[coll.parent.param]! : null;
+  const parent = parentKey(store, ws, coll, req.params);
   const sent = adaptCreate(coll, sentFields(contract, req.route, coll, req.body, req.query), req.body);
   const value = buildRecord(contract, req.route, coll, sent, { workspaceId: ws.id, parent, now: store.now(), template: store.template(req.route, coll) });
   const m = coll.machine;

@@ -63,8 +63,9 @@ export class Store implements MockState {
   readonly templates: Templates;
   private seeds: SeedFactory | null = null;
   private readonly workspaces = new Map<string, WorkspaceData>();
+  private lastUsed: string | null = null;
   /** A create operation's own example, its records' value of last resort; for `creates`, the collection's first seed. */
-  private readonly createExamples = new Map<Route | string, Json>();
+  private readonly createExamples = new Map<Route, Json>();
 
   constructor(readonly o: StoreOptions) {
     this.model = readModel(o.contract);
@@ -98,10 +99,11 @@ export class Store implements MockState {
   workspace(id: string): WorkspaceData {
     let ws = this.workspaces.get(id);
     if (ws) {
-      if (this.workspaces.size > 1) {
+      if (id !== this.lastUsed && this.workspaces.size > 1) {
         this.workspaces.delete(id);
         this.workspaces.set(id, ws); // most recently used last
       }
+      this.lastUsed = id;
       return ws;
     }
     ws = this.seeded(id);
@@ -124,6 +126,7 @@ export class Store implements MockState {
     if (!ws) return;
     for (const t of ws.tables.values()) for (const r of t.all()) r.cancelTimers();
     this.workspaces.delete(id);
+    if (this.lastUsed === id) this.lastUsed = null;
   }
 
   /** The first example of a route's success response, if it has one. */
@@ -161,8 +164,7 @@ export class Store implements MockState {
   /** The record an item path names, its parents checked first; 404 when any is not in this workspace. */
   find(ws: WorkspaceData, coll: CollectionModel, params: Record<string, string>): Rec {
     const parent = coll.parent ? this.find(ws, this.model.collections.get(coll.parent.schema)!, params).key : null;
-    const keyParam = coll.itemPath?.match(/\{([^}]+)\}$/)?.[1];
-    const key = keyParam ? params[keyParam] : undefined;
+    const key = coll.keyParam ? params[coll.keyParam] : undefined;
     const rec = key === undefined ? undefined : ws.table(coll).get(parent, key);
     if (!rec) throw new StoreError(404, `No ${nameOf(coll.schema)} ${key ?? ""} in this workspace.`.replace("  ", " "));
     return rec;
