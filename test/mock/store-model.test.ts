@@ -106,16 +106,17 @@ class ListBoards implements fc.Command<Model, Real> {
   constructor(readonly limit: number) {}
   check = () => true;
   run(m: Model, r: Real) {
-    const ids: string[] = [];
+    const seen: Array<{ id: string; name: string }> = [];
     let cursor: string | null = null;
     do {
       const page: { status: number; body: any } = op(r, "listBoards", {}, { query: `limit=${this.limit}${cursor ? `&cursor=${cursor}` : ""}` });
       expect(page.body.data.length).toBeLessThanOrEqual(this.limit);
       expect(page.body.has_more).toBe(page.body.next_cursor !== null);
-      ids.push(...page.body.data.map((b: { id: string }) => b.id));
+      seen.push(...page.body.data.map((b: { id: string; name: string }) => ({ id: b.id, name: b.name })));
       cursor = page.body.next_cursor;
     } while (cursor);
-    expect(ids).toEqual([...live(m).map((b) => b.id).reverse(), ...m.seededBoards]);
+    expect(seen.map((b) => b.id)).toEqual([...live(m).map((b) => b.id).reverse(), ...m.seededBoards]);
+    expect(seen.slice(0, live(m).length)).toEqual([...live(m)].reverse().map((b) => ({ ...b })));
   }
   toString = () => `listBoards(limit=${this.limit})`;
 }

@@ -32,6 +32,7 @@ describe("create, read, update, delete", () => {
     expect(renamed.status).toBe(200);
     expect(renamed.body).toEqual({ ...created.body, name: "Churn watch (EMEA)", updated_at: iso(g.clock.now()) });
     expect((await call(g.url, "GET", `/v1/boards/${id}`)).body).toEqual(renamed.body);
+    expect((await call(g.url, "GET", "/v1/boards")).body.data[0]).toEqual(renamed.body);
 
     const deleted = await call(g.url, "DELETE", `/v1/boards/${id}`);
     expect([deleted.status, deleted.body]).toEqual([204, null]);

@@ -10,7 +10,6 @@ import { newId, play, resumeAfter, sseMessage, type StreamEvent } from "../event
 import type { RequestContext } from "../context.js";
 import type { Reply } from "../http/reply.js";
 import type { Services } from "../services.js";
-import { nameOf } from "../store/store.js";
 import { follow } from "../store/log.js";
 import { TAKEN, type StageFactory } from "../stage.js";
 
@@ -69,7 +68,7 @@ function lastEventId(ctx: RequestContext): string | null {
 function fromLog(s: Services, ctx: RequestContext): Reply | typeof TAKEN {
   const id = Object.values(ctx.params)[0] ?? "";
   const log = s.store.eventLog(ctx.principal!.workspaceId, id);
-  if (!log) return ctx.json(404, { detail: `No ${nameOf(s.store.streamed?.coll.schema ?? "resource")} ${id} in this workspace.` });
+  if (!log) return ctx.json(404, { detail: s.store.missingStream(id) });
   const last = lastEventId(ctx);
   if (log.hasSeenAll(last)) return { status: 204, headers: {}, body: null, rate: ctx.rate };
   const res = ctx.res!;

@@ -10,7 +10,6 @@ import type { RequestContext } from "../context.js";
 import type { Services } from "../services.js";
 import type { EventLog } from "../store/log.js";
 import { liveSession } from "../store/live.js";
-import { nameOf } from "../store/store.js";
 import { TAKEN, type StageFactory } from "../stage.js";
 
 export const webSocket: StageFactory = (s) => {
@@ -25,7 +24,7 @@ export const webSocket: StageFactory = (s) => {
     let log: EventLog | undefined;
     if (analysisId !== undefined && !s.settings.stateless) {
       log = s.store.eventLog(ctx.principal!.workspaceId, analysisId);
-      if (!log) return ctx.json(404, { detail: `No ${nameOf(s.store.streamed?.coll.schema ?? "resource")} ${analysisId} in this workspace.` });
+      if (!log) return ctx.json(404, { detail: s.store.missingStream(analysisId) });
     }
     extra.set(ctx.req, ctx.rate);
     const { socket, head } = ctx.upgrade!;

@@ -103,8 +103,10 @@ function generic(store: Store, ws: WorkspaceData, plan: OpPlan, req: StoreReques
 function list(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): StoreAnswer {
   const parent = parentKey(store, ws, coll, req.params);
   if (req.scenario === "empty") return { status: req.route.successCode, body: EMPTY_PAGE };
+  const table = ws.table(coll);
   try {
-    return { status: req.route.successCode, body: pageJson(page(store.listSpecs.get(req.route)!, ws.table(coll).ordered(parent), req.query)) };
+    const body = table.page(`${parent ?? ""}?${req.query.toString()}`, () => pageJson(page(store.listSpecs.get(req.route)!, table.ordered(parent), req.query)));
+    return { status: req.route.successCode, body };
   } catch (e) {
     if (e instanceof ListError) throw new StoreError(400, e.message);
     throw e;

@@ -15,6 +15,8 @@ export interface Position {
 export class Rec implements Position {
   readonly time: number;
   private buf: Buffer | null = null;
+  /** The table holding it: told of each change, so its cached pages are dropped. */
+  table: Table | null = null;
   /** The scenario its lifecycle takes (chosen at creation; dropped once its transition is taken). */
   scenario: string | undefined = undefined;
   /** Whether the service's own processing moves it (created here, or moved here once); seeded records rest until then. */
@@ -48,6 +50,7 @@ export class Rec implements Position {
   /** Call after changing `value`. */
   changed(): void {
     this.buf = null;
+    if (this.table) this.table.version++;
   }
 
   cancelTimers(): void {
@@ -61,12 +64,28 @@ export function comesBefore(a: Position, b: Position, timed: boolean): boolean {
   return a.time !== b.time ? a.time > b.time : a.seq > b.seq;
 }
 
+/** Pages kept per table, at most; a frontend asks for the same few pages again and again. */
+const MAX_CACHED_PAGES = 64;
+
 /** One collection's records in one workspace. */
 export class Table {
   private readonly byKey = new Map<string, Rec>();
   private readonly lists = new Map<string, Rec[]>();
+  /** Changes with every record added, removed or changed: a page made at another version is stale. */
+  version = 0;
+  private readonly pages = new Map<string, { version: number; body: Buffer }>();
 
   constructor(readonly coll: CollectionModel) {}
+
+  /** A page's bytes for `key` (parent and query), made by `make` unless made since the last change. */
+  page(key: string, make: () => Buffer): Buffer {
+    const hit = this.pages.get(key);
+    if (hit && hit.version === this.version) return hit.body;
+    if (this.pages.size >= MAX_CACHED_PAGES) this.pages.clear();
+    const body = make();
+    this.pages.set(key, { version: this.version, body });
+    return body;
+  }
 
   private static id(parent: string | null, key: string): string {
     return parent === null ? key : `${parent}\u0000${key}`;
@@ -91,6 +110,8 @@ export class Table {
   }
 
   add(rec: Rec): void {
+    rec.table = this;
+    this.version++;
     this.byKey.set(Table.id(rec.parent, rec.key), rec);
     const list = this.lists.get(rec.parent ?? "") ?? [];
     this.lists.set(rec.parent ?? "", list);
@@ -98,18 +119,12 @@ export class Table {
   }
 
   remove(rec: Rec): void {
+    rec.table = null;
+    this.version++;
     this.byKey.delete(Table.id(rec.parent, rec.key));
     const list = this.lists.get(rec.parent ?? "");
     const i = list?.indexOf(rec) ?? -1;
     if (i >= 0) list!.splice(i, 1);
-  }
-
-  /** Removes every record of `parent` (its parent was deleted). */
-  removeParent(parent: string): Rec[] {
-    const list = this.lists.get(parent) ?? [];
-    this.lists.delete(parent);
-    for (const r of list) this.byKey.delete(Table.id(parent, r.key));
-    return list;
   }
 }
 

@@ -11,7 +11,7 @@ import { buildRecord } from "./build.js";
 import { Driver, type WebhookSink } from "./driver.js";
 import { readListSpec, type ListSpec } from "./lists.js";
 import { EventLog } from "./log.js";
-import { readModel, successSchema, type CollectionModel, type StoreModel } from "./model.js";
+import { readModel, type CollectionModel, type StoreModel } from "./model.js";
 import { Rec, WorkspaceData } from "./records.js";
 import type { Scheduler } from "./scheduler.js";
 import { readSeed, SeedFactory } from "./seed.js";
@@ -178,9 +178,9 @@ export class Store implements MockState {
     return rec ? this.streamed.hooks.logOf(ws, rec) : undefined;
   }
 
-  /** The success schema of a route, as JSON Schema (for handlers). */
-  successSchema(route: Route): Json {
-    return successSchema(this.o.contract, route);
+  /** The `detail` of a 404 for a streamed resource `id` that is not in the workspace. */
+  missingStream(id: string): string {
+    return `No ${nameOf(this.streamed?.coll.schema ?? "resource")} ${id} in this workspace.`;
   }
 
   // --- MockState -------------------------------------------------------------------------------------------
