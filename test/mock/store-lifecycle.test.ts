@@ -166,6 +166,23 @@ describe("an analysis", () => {
   });
 });
 
+describe("moves from outside the API", () => {
+  it("an alert is acknowledged and resolved only through the mock's control hook (store.moveExternally), never backwards", async () => {
+    const key = "pk_test_demo_starter";
+    const id = (await call(g.url, "POST", "/v1/analyses", { key, body })).body.id;
+    step();
+    step();
+    const [alert] = (await call(g.url, "GET", `/v1/analyses/${id}/alerts`, { key })).body.data;
+    expect(alert).toMatchObject({ status: "open", acknowledged_at: null });
+    const ws = (await call(g.url, "GET", `/v1/analyses/${id}`, { key })).body.workspace_id;
+    expect(g.gateway.store.moveExternally(ws, alert.id, "acknowledged")).toMatchObject({ value: { status: "acknowledged", acknowledged_at: new Date(g.clock.now()).toISOString() } });
+    expect((await call(g.url, "GET", `/v1/analyses/${id}/alerts?status=acknowledged`, { key })).body.data.map((a: { id: string }) => a.id)).toEqual([alert.id]);
+    expect(g.gateway.store.moveExternally(ws, alert.id, "resolved")).toMatchObject({ value: { status: "resolved" } });
+    expect(g.gateway.store.moveExternally(ws, alert.id, "open")).toEqual({ problem: `The alert ${alert.id} is resolved: it cannot move to open from outside the API.` });
+    expect(g.gateway.store.moveExternally(ws, "alr_01HZZZZZZZZZZZZZZZZZZZZZZZ", "resolved")).toMatchObject({ problem: expect.stringContaining("No resource") });
+  });
+});
+
 describe("runs and approvals", () => {
   const key = "pk_test_demo_business";
 

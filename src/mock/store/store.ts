@@ -178,6 +178,24 @@ export class Store implements MockState {
     return rec ? this.streamed.hooks.logOf(ws, rec) : undefined;
   }
 
+  /**
+   * A move made outside the API (a person acknowledging an alert in the dashboard), for the mock's own control
+   * routes: the record `id`, of a collection whose lifecycle has `external` moves, enters `to`. Answers the
+   * record as it is then, or why it cannot.
+   */
+  moveExternally(workspaceId: string, id: string, to: string): { value: Json } | { problem: string } {
+    const ws = this.workspace(workspaceId);
+    for (const coll of this.model.collections.values()) {
+      if (!coll.machine?.transitions.some((t) => t.trigger === "external")) continue;
+      for (const rec of ws.table(coll).all()) {
+        if (rec.key !== id) continue;
+        if (!this.driver.external(ws, rec, to)) return { problem: `The ${nameOf(coll.schema)} ${id} is ${rec.value[coll.machine.property]}: it cannot move to ${to} from outside the API.` };
+        return { value: rec.value };
+      }
+    }
+    return { problem: `No resource ${id} that moves from outside the API in this workspace.` };
+  }
+
   /** The `detail` of a 404 for a streamed resource `id` that is not in the workspace. */
   missingStream(id: string): string {
     return `No ${nameOf(this.streamed?.coll.schema ?? "resource")} ${id} in this workspace.`;
