@@ -155,6 +155,11 @@ describe("stateless (`stateless: true`, `--stateless`)", () => {
       const r = await getJson(`${s.url}/v1/analyses`, { headers: pro });
       expect(r.status).toBe(200);
       expect(r.body).toEqual(example("AnalysisList"));
+      // Nothing is kept: a created board is not there to read, and any analysis streams the examples' script.
+      const made = await getJson(`${s.url}/v1/boards`, { method: "POST", headers: { ...pro, "Content-Type": "application/json" }, body: JSON.stringify({ name: "Gone" }) });
+      expect((await getJson(`${s.url}/v1/boards/${made.body.id}`, { headers: pro })).body.name).not.toBe("Gone");
+      const stream = await fetch(`${s.url}/v1/analysis/anl_01HZZZZZZZZZZZZZZZZZZZZZZZ/stream`, { headers: pro });
+      expect([stream.status, (await stream.text()).trim().split("\n\n").at(-1)]).toEqual([200, expect.stringContaining("event: completed")]);
     } finally {
       await s.close();
     }
