@@ -2,11 +2,10 @@
 // describes field by field, from the workspace's agents, their runs and the runs' approvals, so it always agrees
 // with them. A hand-written exception: the rules are prose in the schema's descriptions.
 import type { Json, Route } from "../contract.js";
-import { page, pageJson, ListError } from "./lists.js";
 import type { CollectionModel } from "./model.js";
-import type { StoreAnswer, StoreRequest } from "./ops.js";
+import { listAnswer, type StoreAnswer, type StoreRequest } from "./ops.js";
 import { Rec, type WorkspaceData } from "./records.js";
-import { StoreError, type Store } from "./store.js";
+import type { Store } from "./store.js";
 
 const HOUR = 3600_000;
 
@@ -68,17 +67,10 @@ function healthRecords(store: Store, ws: WorkspaceData, window: string): Rec[] {
 
 export function listAgentHealth(store: Store, ws: WorkspaceData, req: StoreRequest): StoreAnswer {
   const records = healthRecords(store, ws, windowOf(store, req.route, req.query));
-  const spec = store.listSpecs.get(req.route)!;
-  try {
-    if (req.scenario === "empty") return { status: req.route.successCode, body: Buffer.from('{"data":[],"next_cursor":null,"has_more":false}') };
-    // `window` names a property of the records, so the generic list would filter by it: it has been applied already.
-    const query = new URLSearchParams(req.query);
-    query.delete("window");
-    return { status: req.route.successCode, body: pageJson(page(spec, records, query)) };
-  } catch (e) {
-    if (e instanceof ListError) throw new StoreError(400, e.message);
-    throw e;
-  }
+  // `window` names a property of the records, so the generic list would filter by it: it has been applied already.
+  const query = new URLSearchParams(req.query);
+  query.delete("window");
+  return listAnswer(store, req, records, query);
 }
 
 export function getAgentHealth(store: Store, ws: WorkspaceData, req: StoreRequest): StoreAnswer {

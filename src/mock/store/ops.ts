@@ -102,11 +102,18 @@ function generic(store: Store, ws: WorkspaceData, plan: OpPlan, req: StoreReques
 
 function list(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): StoreAnswer {
   const parent = parentKey(store, ws, coll, req.params);
-  if (req.scenario === "empty") return { status: req.route.successCode, body: EMPTY_PAGE };
   const table = ws.table(coll);
+  return listAnswer(store, req, table.ordered(parent), req.query, (make) => table.page(`${parent ?? ""}?${req.query.toString()}`, make));
+}
+
+/**
+ * The answer to a list request over `records` (in list order): an empty page for the `empty` scenario, 400 for a
+ * cursor or range the list cannot take. `cache` may keep the bytes (Table.page).
+ */
+export function listAnswer(store: Store, req: StoreRequest, records: readonly Rec[], query: URLSearchParams, cache = (make: () => Buffer) => make()): StoreAnswer {
+  if (req.scenario === "empty") return { status: req.route.successCode, body: EMPTY_PAGE };
   try {
-    const body = table.page(`${parent ?? ""}?${req.query.toString()}`, () => pageJson(page(store.listSpecs.get(req.route)!, table.ordered(parent), req.query)));
-    return { status: req.route.successCode, body };
+    return { status: req.route.successCode, body: cache(() => pageJson(page(store.listSpecs.get(req.route)!, records, query))) };
   } catch (e) {
     if (e instanceof ListError) throw new StoreError(400, e.message);
     throw e;
