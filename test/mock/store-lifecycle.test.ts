@@ -249,6 +249,25 @@ describe("runs and approvals", () => {
     expect((await call(g.url, "GET", `/v1/runs/${run.id}`, { key })).body.status).toBe("succeeded");
   });
 
+  it("agent health is derived from the agent's runs and approvals, as its schema describes", async () => {
+    const agent = (await call(g.url, "POST", "/v1/agents", { key, body: { ...example("AgentCreate"), requires_approval: false } })).body;
+    const path = `/v1/agent-monitoring/agents/${agent.id}`;
+    expect((await call(g.url, "GET", path, { key })).body).toMatchObject({ agent_id: agent.id, status: "idle", runs_total: 0, success_rate: null, last_run_at: null, last_error: null });
+    const ok = (await call(g.url, "POST", "/v1/runs", { key, body: { agent_id: agent.id } })).body;
+    const bad = (await call(g.url, "POST", "/v1/runs", { key, body: { agent_id: agent.id }, headers: { Prefer: "scenario=fail" } })).body;
+    step();
+    step();
+    const health = (await call(g.url, "GET", path, { key })).body;
+    expect(schemaErrors("AgentHealth", health)).toEqual([]);
+    const failed = (await call(g.url, "GET", `/v1/runs/${bad.id}`, { key })).body;
+    expect(health).toMatchObject({ status: "degraded", window: "last_24h", runs_total: 2, runs_succeeded: 1, runs_failed: 1, success_rate: 0.5, p50_duration_ms: STEP_MS, last_run_at: bad.created_at });
+    expect(health.last_error).toEqual({ run_id: bad.id, code: failed.error.code, message: failed.error.message, failed_at: failed.finished_at });
+    expect(ok.id).toMatch(/^run_/);
+    const listed = (await call(g.url, "GET", "/v1/agent-monitoring/agents?status=degraded&limit=100", { key })).body.data;
+    expect(listed.find((h: { agent_id: string }) => h.agent_id === agent.id)).toEqual(health);
+    expect((await call(g.url, "GET", `${path}?window=last_7d`, { key })).body).toMatchObject({ window: "last_7d", runs_total: 2 });
+  });
+
   it("an agent moves active ⇄ paused → archived by PATCH; an archived agent answers 409", async () => {
     const agent = (await call(g.url, "POST", "/v1/agents", { key, body: example("AgentCreate") })).body;
     expect(agent.status).toBe("active");
