@@ -129,6 +129,19 @@ describe("create, read, update, delete", () => {
   });
 });
 
+describe("operations that store nothing", () => {
+  it("answer from the contract's examples, as before", async () => {
+    for (const [path, body, name] of [
+      ["/v1/query", example("QueryCreate"), "QueryResult"],
+      ["/v1/text/analyze", example("TextAnalysisCreate"), "TextAnalysis"],
+      ["/aria/results/chat", example("ResultsChatQuestion"), "ResultsChatAnswer"],
+    ] as const) {
+      const r = await call(g.url, "POST", path, { body });
+      expect([r.status, r.body]).toEqual([200, example(name)]);
+    }
+  });
+});
+
 describe("workspaces", () => {
   it("are isolated: another workspace's id answers 404 and its lists do not show it", async () => {
     const mine = await call(g.url, "POST", "/v1/boards", { body: { name: "Mine" } });
