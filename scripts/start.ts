@@ -1,17 +1,18 @@
 // `npm start`: brings the mock gateway up on http://127.0.0.1:4010 (PORT, HOST), regenerating generated/ first
 // when spec/ has moved on. Prints where everything is, the demo keys and a curl to paste. Ctrl-C or SIGTERM
-// drains and stops it; Prism runs in-process, so nothing is left behind.
+// drains and stops it; Prism runs in-process (loaded only when a request needs it), so nothing is left behind.
 //
 // Is generated/ stale? The only exact answer is to generate into a scratch folder and compare bytes, which takes
 // a few seconds (lint + bundle). So the answer is remembered in node_modules/.cache/avt-mock/generated.json, as
 // hashes of the inputs (spec/ and the generator's own files) and of generated/: while both hashes are unchanged,
 // later starts skip the check. generated/ is rewritten only when its bytes differ.
-import { execFileSync } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createGateway, demoKeys, KeysFileError, loadContract, type Gateway, type KeyRecord } from "../src/mock/index.js";
+import { createGateway, demoKeys, KeysFileError, LatencyError, loadContract, parseLatency, StateFileError, type Gateway, type KeyRecord } from "../src/mock/index.js";
 import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 
@@ -104,11 +105,35 @@ export async function ensureGenerated(o: EnsureOptions): Promise<Freshness> {
   }
 }
 
+/**
+ * Runs scripts/generate.ts (what `npm run generate` runs) in a child process, writing into `outDir`: it needs tsx
+ * and Redocly, which the mock does not (npm start runs bundled, without tsx: scripts/run-bundled.mjs). Rejects
+ * with what generate reported (file and line) when it fails.
+ */
+function generateInto(outDir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "scripts/generate.ts"), `--out=${outDir}`], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => (err += c));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code === 0) return resolve();
+      reject(new Error(err.replace(/^generate failed; generated\/ was left as it was\.\n/, "").trim() || `scripts/generate.ts exited with ${code}`));
+    });
+  });
+}
+
 const HELP = `npm start [-- options]   Start the mock gateway.
 
   --port <n>        Port (env PORT, default 4010; 0 picks a free one)
   --host <addr>     Address to listen on (env HOST, default 127.0.0.1)
   --keys <file>     JSON file of extra API keys (env MOCK_KEYS_FILE); see docs/mock-keys.example.json
+  --latency <ms>    Delay every answer under /v1, /aria and /ws: 300, or 100-800 for a random delay in that
+                    range (env MOCK_LATENCY_MS; at most 60000)
+  --state <file>    Keep created keys, webhooks, tokens and resources in this JSON file across restarts
+                    (env MOCK_STATE_FILE); POST /__mock/reset empties it
+  --stateless       Answer every operation from the contract's examples and keep nothing requests create
+                    (env MOCK_STATELESS=1); Prefer works as always
   --no-generate     Do not check generated/ against spec/ (env MOCK_NO_GENERATE=1)
   --quiet           No request log lines (env MOCK_QUIET=1)
   -h, --help        This help
@@ -117,7 +142,7 @@ Other settings (env): MOCK_STEP_MS (time between two lifecycle steps of a stored
 MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
 streamed events, default 400), MOCK_WEBHOOK_DELAY_MS (delay before a new webhook's sample deliveries, default 500).`;
 
-function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number): string {
+function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[]): string {
   const policy: RateLimitPolicy = g.contract.policy;
   const general = policy.categories.find((c) => c.default)!;
   const info = g.contract.doc.info ?? {};
@@ -136,6 +161,7 @@ function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord
     `  Swagger UI   ${url}/swagger.html`,
     `  OpenAPI      ${url}/openapi.yaml`,
     `  Health       ${url}/health`,
+    ...controls,
     "",
     "  Demo keys (send as X-API-Key; on SSE and WebSocket also as ?token=):",
     ...demo,
@@ -162,6 +188,9 @@ async function main(): Promise<void> {
         port: { type: "string" },
         host: { type: "string" },
         keys: { type: "string" },
+        latency: { type: "string" },
+        state: { type: "string" },
+        stateless: { type: "boolean" },
         "no-generate": { type: "boolean" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -184,16 +213,28 @@ async function main(): Promise<void> {
   }
   const host = args.host ?? env.HOST ?? "127.0.0.1";
   const keysFile = args.keys ?? env.MOCK_KEYS_FILE ?? undefined;
+  const stateFile = args.state ?? (env.MOCK_STATE_FILE || undefined);
+  const stateless = args.stateless || env.MOCK_STATELESS === "1";
+  let latencyMs;
+  try {
+    latencyMs = parseLatency(args.latency ?? env.MOCK_LATENCY_MS ?? "", args.latency !== undefined ? "--latency" : "MOCK_LATENCY_MS");
+  } catch (e) {
+    console.error((e as LatencyError).message);
+    process.exit(2);
+  }
+  if (stateFile && stateless) {
+    console.error("--state (MOCK_STATE_FILE) keeps what requests create, and --stateless (MOCK_STATELESS) keeps nothing: use one or the other.");
+    process.exit(2);
+  }
   const num = (v: string | undefined, d: number) => (v !== undefined && v !== "" && Number.isFinite(Number(v)) ? Number(v) : d);
 
   if (!args["no-generate"] && env.MOCK_NO_GENERATE !== "1") {
-    const { generate } = await import("./generate.js");
     try {
       await ensureGenerated({
         root: ROOT,
         generatedDir: GENERATED,
         cacheFile: path.join(ROOT, "node_modules/.cache/avt-mock/generated.json"),
-        generate: (o) => generate({ ...o, quiet: true }),
+        generate: (o) => generateInto(o.outDir),
         say: (l) => console.log(l),
       });
     } catch (e) {
@@ -214,22 +255,19 @@ async function main(): Promise<void> {
       stepMs: num(env.MOCK_STEP_MS, 2000),
       webhookDelayMs: num(env.MOCK_WEBHOOK_DELAY_MS, 500),
       warm: true,
+      latencyMs,
+      stateless,
+      stateFile,
     });
     fileKeys = gateway.keys.list().filter((k) => !demoKeys(contract.policy).some((d) => d.key === k.key));
   } catch (e) {
-    const prefix = e instanceof KeysFileError ? "Bad keys file (MOCK_KEYS_FILE / --keys): " : "Cannot start: ";
+    const prefix =
+      e instanceof KeysFileError
+        ? "Bad keys file (MOCK_KEYS_FILE / --keys): "
+        : e instanceof StateFileError
+          ? "Bad state file (MOCK_STATE_FILE / --state), left as it is: "
+          : "Cannot start: ";
     console.error(prefix + (e as Error).message);
-    process.exit(1);
-  }
-
-  // Prism is loaded before listening, not after: loading keeps the event loop busy for seconds, and a signal
-  // arriving then would find tsx's relay unanswered, which SIGKILLs this process after 60 ms.
-  console.log("Loading the contract into Prism…");
-  let operations: number;
-  try {
-    ({ operations } = await gateway.ready);
-  } catch (e) {
-    console.error(`Prism could not load generated/openapi.json: ${(e as Error).message}`);
     process.exit(1);
   }
 
@@ -245,7 +283,11 @@ async function main(): Promise<void> {
   }
   // Listening on every interface: show an address a browser on this machine can open.
   const shown = /^http:\/\/(0\.0\.0\.0|\[::\])/.test(url) ? url.replace(/^http:\/\/[^/]+?(?=:\d+$)/, "http://localhost") : url;
-  console.log(banner(gateway, shown, operations, fileKeys, keysFile, performance.now()));
+  const controls = [
+    `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
+    ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
+  ];
+  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls));
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -277,13 +319,26 @@ async function main(): Promise<void> {
  * if SIGTERM had arrived. (Ctrl-C in a terminal signals the whole process group and needs none of this.)
  */
 function watchLauncher(onGone: () => void): void {
-  let grandparent: number;
+  parentOf(process.ppid, (grandparent) => {
+    if (grandparent !== null && Number.isInteger(grandparent) && grandparent > 1) watch(grandparent, onGone);
+  });
+}
+
+/**
+ * The parent of process `pid`: from /proc on Linux, else from `ps`, asynchronously (a synchronous `ps` held up the
+ * first requests by tens of milliseconds). Null when neither can tell.
+ */
+function parentOf(pid: number, then: (ppid: number | null) => void): void {
   try {
-    grandparent = Number(execFileSync("ps", ["-o", "ppid=", "-p", String(process.ppid)], { encoding: "utf8" }).trim());
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return then(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
   } catch {
-    return; // no ps: nothing to watch
+    /* no /proc: ask ps */
   }
-  if (!Number.isInteger(grandparent) || grandparent <= 1) return;
+  execFile("ps", ["-o", "ppid=", "-p", String(pid)], { encoding: "utf8" }, (err, out) => then(err ? null : Number(out.trim())));
+}
+
+function watch(grandparent: number, onGone: () => void): void {
   const timer = setInterval(() => {
     try {
       process.kill(grandparent, 0);

@@ -11,11 +11,12 @@
 //                   a rate-limit middleware and `signal: AbortSignal.timeout(30_000)` on each call;
 //   raw             fetch(url, { headers }) and response.json().
 // Each sample sends n requests one after another; the variants alternate round by round. Wall time, and the
-// process's CPU time alongside (less sensitive to other load on a shared machine).
+// process's CPU time alongside (less sensitive to other load on a shared machine). Then every variant's calls
+// interleaved one by one, each timed: the median time of one call (least sensitive to other load).
 //
 // scripts/bench.ts bundles this file with esbuild and runs the bundle with plain node, as its own process: the
 // client is measured as compiled JavaScript, as integrators run it (not through tsx's transform), beside
-// openapi-fetch's own compiled code. Arguments: <rounds> <n>. Prints one JSON line.
+// openapi-fetch's own compiled code. Arguments: <rounds> <n> [<calls timed one by one>]. Prints one JSON line.
 import createFetchClient from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
 import { createClient, readRateLimit, type Middleware, type RateLimit } from "../../src/index.js";
@@ -97,10 +98,31 @@ async function sample(kind: ClientVariant, n: number): Promise<{ rps: number; cp
   return { rps: n / wall, cpuRps: n / ((cpu.user + cpu.system) / 1e6) };
 }
 
+/**
+ * Every variant's calls interleaved one by one (a, b, c, a, b, c, …), each timed alone: the median time of a call
+ * per variant. On a loaded machine a whole sample is often cut by other processes; single calls mostly are not,
+ * and the median drops the ones that were (and the ones a garbage collection fell into, so it is the client's
+ * own work, not the garbage it leaves).
+ */
+async function perCall(order: ClientVariant[], calls_: number): Promise<Record<ClientVariant, { p50: number; p25: number }>> {
+  const times = Object.fromEntries(order.map((k) => [k, new Float64Array(calls_)])) as Record<ClientVariant, Float64Array>;
+  for (let i = 0; i < calls_; i++) {
+    for (const k of order) {
+      const t0 = performance.now();
+      await calls[k]();
+      times[k][i] = performance.now() - t0;
+    }
+  }
+  const at = (xs: Float64Array, q: number) => xs.sort()[Math.floor(xs.length * q)]! * 1000;
+  return Object.fromEntries(order.map((k) => [k, { p50: at(times[k], 0.5), p25: at(times[k], 0.25) }])) as Record<ClientVariant, { p50: number; p25: number }>;
+}
+
 const rounds = Number(process.argv[2] ?? 21);
 const n = Number(process.argv[3] ?? 1000);
+const perCallCalls = Number(process.argv[4] ?? 10_000);
 const order = Object.keys(calls) as ClientVariant[];
 // Warm-up: every path JIT-compiled before anything is measured.
 await alternate(order, 2, (k) => sample(k, n));
 const samples = await alternate(order, rounds, (k) => sample(k, n));
-console.log(JSON.stringify({ requestsPerSample: n, rounds, samples, checksum }));
+const perCallMicros = await perCall(order, perCallCalls);
+console.log(JSON.stringify({ requestsPerSample: n, rounds, samples, perCallCalls, perCallMicros, checksum }));

@@ -1,6 +1,11 @@
-// Client size: the client runtime (src/index.ts, everything the package exports) bundled by esbuild for the
-// browser, minified, `ws` external (Node only; browsers use their own WebSocket), then gzipped (level 9); and
-// openapi-fetch alone, bundled the same way. Both as an ES module, so nothing is added by a wrapper.
+// Client size: small apps bundled by esbuild for the browser, minified, `ws` external (Node only; browsers use their
+// own WebSocket), then gzipped (level 9), all as ES modules so nothing is added by a wrapper:
+//   app            imports only createClient from the package root (src/index.ts) and makes a client: what a
+//                  browser app that calls the API pays. Side by side, the same app on bare openapi-fetch.
+//   app + <entry>  the app also calling one helper of each entry point (pagination, streaming, websocket,
+//                  webhooks): what each costs on top, when used.
+//   everything     src/index.ts as a whole (every export kept), beside openapi-fetch as a whole.
+// The package has `sideEffects: false`, so a bundler keeps only what an app imports; "app" shows that it does.
 import { build } from "esbuild";
 import zlib from "node:zlib";
 import { ROOT } from "../lib/paths.js";
@@ -10,15 +15,30 @@ export interface BundleSize {
   gzipped: number;
 }
 
+export const ENTRIES = ["pagination", "streaming", "websocket", "webhooks"] as const;
+export type Entry = (typeof ENTRIES)[number];
+
 export interface ClientSize {
-  ours: BundleSize;
-  openapiFetch: BundleSize;
-  ratio: number;
+  /** An app importing only createClient, ours and on bare openapi-fetch. */
+  app: { ours: BundleSize; openapiFetch: BundleSize; ratio: number };
+  /** The app also using one entry point's helper: gzipped bytes added to `app.ours`. */
+  added: Record<Entry, number>;
+  /** Everything the package exports, and openapi-fetch's every export. */
+  everything: { ours: BundleSize; openapiFetch: BundleSize; ratio: number };
 }
 
-async function bundle(entry: { file: string } | { contents: string }): Promise<BundleSize> {
+const MAKE = `const api = createClient({ baseUrl: "https://api.example.com", apiKey: "pk_test_x" });`;
+/** One call of each entry point's main helper, imported from its own entry module. */
+const USE: Record<Entry, string> = {
+  pagination: `import { paginate } from "./src/client/pagination.ts"; export const use = () => paginate(api, "/v1/analyses");`,
+  streaming: `import { streamAnalysisEvents } from "./src/client/streaming.ts"; export const use = () => streamAnalysisEvents(api, "anl_1");`,
+  websocket: `import { openWebSocket } from "./src/client/websocket.ts"; export const use = () => openWebSocket(api, "/v1/stream");`,
+  webhooks: `import { verifyWebhookSignature } from "./src/client/webhooks.ts"; export const use = verifyWebhookSignature;`,
+};
+
+async function bundle(contents: string): Promise<BundleSize> {
   const r = await build({
-    ...("file" in entry ? { entryPoints: [entry.file] } : { stdin: { contents: entry.contents, resolveDir: ROOT, loader: "ts" } }),
+    stdin: { contents, resolveDir: ROOT, loader: "ts" },
     absWorkingDir: ROOT,
     bundle: true,
     minify: true,
@@ -34,7 +54,16 @@ async function bundle(entry: { file: string } | { contents: string }): Promise<B
 }
 
 export async function clientSize(): Promise<ClientSize> {
-  const ours = await bundle({ file: "src/index.ts" });
-  const openapiFetch = await bundle({ contents: `export * from "openapi-fetch"; export { default } from "openapi-fetch";` });
-  return { ours, openapiFetch, ratio: ours.gzipped / openapiFetch.gzipped };
+  const app = `import { createClient } from "./src/index.ts"; ${MAKE} export { api };`;
+  const ours = await bundle(app);
+  const openapiFetch = await bundle(`import createClient from "openapi-fetch"; export const api = createClient({ baseUrl: "https://api.example.com" });`);
+  const added = {} as Record<Entry, number>;
+  for (const e of ENTRIES) added[e] = (await bundle(`${app}\n${USE[e]}`)).gzipped - ours.gzipped;
+  const all = await bundle(`export * from "./src/index.ts";`);
+  const allFetch = await bundle(`export * from "openapi-fetch"; export { default } from "openapi-fetch";`);
+  return {
+    app: { ours, openapiFetch, ratio: ours.gzipped / openapiFetch.gzipped },
+    added,
+    everything: { ours: all, openapiFetch: allFetch, ratio: all.gzipped / allFetch.gzipped },
+  };
 }

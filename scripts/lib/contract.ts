@@ -36,7 +36,8 @@ export function createAjv(): Ajv2020 {
   // strict mode stays on so a misspelt keyword in the contract is an error, not silently ignored.
   const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: true });
   addFormats(ajv);
-  for (const kw of ["discriminator", "xml", "externalDocs", "example", "x-lifecycle"]) ajv.addKeyword(kw);
+  // OpenAPI's schema keywords, and the `x-` extensions the contract uses inside schemas (docs/decisions.md).
+  for (const kw of ["discriminator", "xml", "externalDocs", "example", "x-extensible-enum", "x-lifecycle"]) ajv.addKeyword(kw);
   return ajv;
 }
 

@@ -12,6 +12,7 @@ import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { Json } from "./contract.js";
 import { contractRules } from "./diff-rules.js";
+import { reviewedNarrowings } from "./diff-narrowing.js";
 import { describePointer, HTTP_METHODS, resolvePointer, splitPointer } from "./diff-pointer.js";
 import { GENERATED, ROOT } from "./paths.js";
 import { redocly } from "./redocly.js";
@@ -215,8 +216,15 @@ export async function compare(opts: { base?: string; head?: string } = {}): Prom
   }
   const [raw, base, head] = await Promise.all([redoclyDiff(baseFile, headFile), loadBundle(baseFile, "baseline"), loadBundle(headFile, "current bundle")]);
   const own = contractRules(base, head);
+  const rerated = reviewedNarrowings(base, raw);
   const changes = [
-    ...raw.filter((c) => !isVersionField(c) && !own.supersedes(c)).map((c) => fromRedocly(c, head.doc, base.doc)),
+    ...raw
+      .filter((c) => !isVersionField(c) && !own.supersedes(c))
+      .map((c) => {
+        const change = fromRedocly(c, head.doc, base.doc);
+        const r = rerated.get(c);
+        return r ? { ...change, ...r } : change;
+      }),
     ...own.changes,
   ].sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
   return { base, head, changes, impact: highest(changes), redocly: raw };

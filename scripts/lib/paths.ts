@@ -5,3 +5,5 @@ import { fileURLToPath } from "node:url";
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const SPEC_ROOT = path.join(ROOT, "spec/openapi.yaml");
 export const GENERATED = path.join(ROOT, "generated");
+/** The Python client's package, where `npm run generate` writes its generated modules. */
+export const PYTHON_PACKAGE = path.join(ROOT, "python/src/analysis_api");

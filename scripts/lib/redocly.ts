@@ -10,7 +10,10 @@ const BIN = path.join(ROOT, "node_modules/.bin/redocly");
 
 export interface CliResult {
   ok: boolean;
+  /** stdout and stderr together, without the Node-version banner. */
   output: string;
+  /** stdout alone (machine-readable output such as `--format json`). */
+  stdout: string;
 }
 
 export async function redocly(args: string[]): Promise<CliResult> {
@@ -20,10 +23,10 @@ export async function redocly(args: string[]): Promise<CliResult> {
       env: { ...process.env, REDOCLY_TELEMETRY: "off", NO_COLOR: "1", FORCE_COLOR: "0" },
       maxBuffer: 64 * 1024 * 1024,
     });
-    return { ok: true, output: stripBanner(stdout + stderr) };
+    return { ok: true, output: stripBanner(stdout + stderr), stdout };
   } catch (e) {
     const err = e as { stdout?: string; stderr?: string; message: string };
-    return { ok: false, output: stripBanner((err.stdout ?? "") + (err.stderr ?? "")) || err.message };
+    return { ok: false, output: stripBanner((err.stdout ?? "") + (err.stderr ?? "")) || err.message, stdout: err.stdout ?? "" };
   }
 }
 

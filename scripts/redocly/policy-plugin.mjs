@@ -238,9 +238,18 @@ function lifecycle() {
   };
 }
 
+/**
+ * `x-itemSchema` on a media type is a Schema (OpenAPI 3.2's `itemSchema`, which a 3.1 document cannot carry under
+ * its own name): declared so that Redocly resolves and bundles the `$ref`s inside it and lints it like a schema.
+ */
+function withItemSchema(types) {
+  return { ...types, MediaType: { ...types.MediaType, properties: { ...types.MediaType.properties, 'x-itemSchema': 'Schema' } } };
+}
+
 export default function policyPlugin() {
   return {
     id: 'policy',
+    typeExtension: { oas3: withItemSchema },
     rules: {
       oas3: {
         'security': securityPolicy,

@@ -1,15 +1,14 @@
 // createClient: an openapi-fetch client typed by the contract, whose `fetch` adds credentials, timeouts and
-// retries, plus helpers for what openapi-fetch does not cover: pagination, the SSE event stream, WebSocket
-// and EventSource URLs with the `token` query parameter, and streamed uploads.
+// retries, plus streamed uploads. Pagination (pagination.ts), the SSE event stream (streaming.ts) and WebSockets
+// (websocket.ts) are functions of their own that take the client, so that a bundle leaves them out unless it
+// imports them.
 //
 // Errors: calls keep openapi-fetch's `{ data, error, response }` result (nothing is thrown for a non-2xx
 // answer, and `error` is typed by the contract's error bodies); `unwrap(result)` turns a failure into a thrown
 // `ApiError`. The helpers that return iterators (`paginate`, `pages`, `streamAnalysisEvents`) throw `ApiError`.
 import createFetchClient, {
-  createFinalURL,
   createQuerySerializer,
   defaultBodySerializer,
-  defaultPathSerializer,
   type BodySerializer,
   type Client,
   type FetchResponse,
@@ -19,12 +18,14 @@ import createFetchClient, {
   type QuerySerializerOptions,
 } from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
-import { CredentialsError, StreamError, toApiError, type FetchResult } from "./errors.js";
-import { isFinalEvent, readEventStream, toAnalysisStreamEvent, type AnalysisStreamEvent } from "./sse.js";
+import { endAttemptOf } from "./attempt.js";
+import { CredentialsError } from "./errors.js";
+import { INTERNALS, type ClientInternals } from "./internals.js";
 import type { RateLimit } from "./rate-limit.js";
-import { sleep, systemTimers, type Timers } from "./timers.js";
+import { systemTimers, type Timers } from "./timers.js";
 import {
-  backoffMs,
+  AS_STREAM,
+  CALLER_SIGNAL,
   checkTimeout,
   createTransport,
   DEFAULT_TIMEOUT_MS,
@@ -34,18 +35,8 @@ import {
   type FetchFn,
   type RetryOptions,
 } from "./transport.js";
-import type {
-  ClientMethod,
-  ListEnvelope,
-  ListInit,
-  ListItem,
-  ListPage,
-  ListPath,
-  WebSocketInit,
-  WebSocketParams,
-  WebSocketPath,
-} from "./types.js";
-import { webSocketClass, withToken, type WebSocketConstructor } from "./websocket.js";
+import type { ClientMethod } from "./types.js";
+import type { WebSocketConstructor } from "./websocket.js";
 
 /** Where the credentials go; the names are the contract's security schemes (`ApiKeyAuth`, `BearerAuth`). */
 export const API_KEY_HEADER = "X-API-Key";
@@ -91,17 +82,6 @@ export interface ClientOptions {
   WebSocket?: WebSocketConstructor;
 }
 
-export interface EventStreamOptions {
-  /** Resume after this event id (sent as `Last-Event-ID`); default: every event from the first. */
-  lastEventId?: string;
-  /** Aborting ends the iteration quietly and closes the connection. */
-  signal?: AbortSignal;
-  /** Reopen a stream that ends or breaks before its last event, resuming after the last id. Default 5 tries in a row. */
-  reconnect?: false | { maxAttempts?: number };
-  /** Timeout for the stream to open (response headers), per attempt. */
-  timeoutMs?: number;
-}
-
 type StreamUploadQuery = paths["/v1/analysis/stream-upload"]["post"]["parameters"]["query"];
 type StreamUploadResult = FetchResponse<paths["/v1/analysis/stream-upload"]["post"], {}, `${string}/${string}`>;
 
@@ -122,22 +102,6 @@ export interface ApiClient {
   request: Client<paths>["request"];
   use: Client<paths>["use"];
   eject: Client<paths>["eject"];
-  /** Every item of every page of a list, fetched page by page as the loop advances. Throws `ApiError`. */
-  paginate<P extends ListPath>(path: P, ...init: ListInit<P>): AsyncGenerator<ListItem<P>, void, undefined>;
-  /** The pages of a list, each with its `response` (for `readRateLimit`). Throws `ApiError`. */
-  pages<P extends ListPath>(path: P, ...init: ListInit<P>): AsyncGenerator<ListPage<P> & { response: Response }, void, undefined>;
-  /** The events of an analysis (GET /v1/analysis/{id}/stream), typed by `AnalysisStreamEvent`. Ends after the last one. */
-  streamAnalysisEvents(analysisId: string, options?: EventStreamOptions): AsyncGenerator<AnalysisStreamEvent, void, undefined>;
-  /** A URL for a browser `EventSource` on an analysis's events, with the `token` query parameter (TLS only). */
-  eventSourceUrl(analysisId: string): Promise<string>;
-  /** The `wss://` URL of a WebSocket operation, with the `token` query parameter (TLS only). */
-  webSocketUrl<P extends WebSocketPath>(path: P, params?: WebSocketParams<P>): Promise<string>;
-  /**
-   * Connects to a WebSocket operation (`/v1/stream`, `/ws/analyses/{analysis_id}`) with the `token` query
-   * parameter. Resolves with the socket as soon as it is created, before it opens, so listeners added right
-   * after `await` miss no message; `whenOpen(socket)` waits for the open. Aborting `signal` closes the socket.
-   */
-  openWebSocket<P extends WebSocketPath>(path: P, ...options: WebSocketInit<P>): Promise<WebSocket>;
   /** POST /v1/analysis/stream-upload with a body of any length, sent as `application/octet-stream`. */
   streamUpload(options: StreamUploadOptions): Promise<StreamUploadResult>;
 }
@@ -197,8 +161,45 @@ function isStream(body: unknown): body is ReadableStream {
   return typeof ReadableStream !== "undefined" && body instanceof ReadableStream;
 }
 
-function isListEnvelope(v: unknown): v is ListEnvelope {
-  return typeof v === "object" && v !== null && Array.isArray((v as ListEnvelope).data) && typeof (v as ListEnvelope).has_more === "boolean";
+
+const CALL_METHODS = ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"] as const;
+
+type CallInit = { signal?: AbortSignal | null; parseAs?: string; [key: string]: unknown } | undefined;
+
+/**
+ * The init of a call as the transport needs it: with the caller's signal also under CALLER_SIGNAL, and
+ * AS_STREAM set for `parseAs: "stream"` (transport.ts). The same object when neither applies (the common case).
+ */
+function transportInit(init: CallInit): CallInit {
+  if (!init || (!init.signal && init.parseAs !== "stream")) return init;
+  return { ...init, [CALLER_SIGNAL]: init.signal ?? undefined, [AS_STREAM]: init.parseAs === "stream" };
+}
+
+/**
+ * Wraps the call methods: each passes its init on through `transportInit` and, unless the body is read as a
+ * stream, ends the call's attempt once openapi-fetch has read the body (`endAttemptOf`, attempt.ts). Also wraps
+ * `use`/`eject` to track the middleware registered.
+ */
+function wrapCalls(c: Client<paths>, middleware: Set<Middleware>): void {
+  type Result = Promise<{ response: Response }>;
+  type Call = (...args: unknown[]) => Result;
+  const finish = (result: Result, init: CallInit) => (init?.parseAs === "stream" ? result : result.then(endAttemptOf));
+  const methods = c as unknown as Record<string, Call>;
+  for (const name of CALL_METHODS) {
+    const call = methods[name]!;
+    methods[name] = (url, init) => finish(call(url, transportInit(init as CallInit)), init as CallInit);
+  }
+  const request = methods.request!;
+  methods.request = (method, url, init) => finish(request(method, url, transportInit(init as CallInit)), init as CallInit);
+  const { use, eject } = c;
+  c.use = (...m) => {
+    for (const x of m) middleware.add(x);
+    use(...m);
+  };
+  c.eject = (...m) => {
+    for (const x of m) middleware.delete(x);
+    eject(...m);
+  };
 }
 
 export function createClient(options: ClientOptions): ApiClient {
@@ -214,10 +215,12 @@ export function createClient(options: ClientOptions): ApiClient {
     throw new TypeError("onRateLimit must be a function (rateLimit, response) => void");
   }
 
+  const middleware = new Set<Middleware>();
   const fetchClient = createFetchClient<paths>({
     baseUrl: options.baseUrl,
     headers: options.headers,
-    querySerializer: options.querySerializer,
+    // A function is used as it is; options would make openapi-fetch build a serializer on every call.
+    querySerializer: typeof options.querySerializer === "function" ? options.querySerializer : createQuerySerializer(options.querySerializer),
     fetch: createTransport({
       fetch: send,
       timers,
@@ -225,6 +228,7 @@ export function createClient(options: ClientOptions): ApiClient {
       retry,
       authenticate: creds.authenticate,
       streamedBodies,
+      hasMiddleware: () => middleware.size > 0,
       onRateLimit: options.onRateLimit,
     }),
     bodySerializer(body: unknown, headers?: Headers | Record<string, string>) {
@@ -240,119 +244,10 @@ export function createClient(options: ClientOptions): ApiClient {
     // Lets a ReadableStream be a request body (fetch requires it then; harmless otherwise).
     ...({ duplex: "half" } as object),
   });
+  wrapCalls(fetchClient, middleware);
   if (options.middleware?.length) fetchClient.use(...options.middleware);
 
-  // The typed methods, seen untyped: `pages` and `paginate` are typed by their signatures in `ApiClient`.
-  const getAny = fetchClient.GET as unknown as (path: string, init: object) => Promise<Required<FetchResult>>;
-
-  async function* pages(path: string, init?: { params?: { query?: Record<string, unknown> } }) {
-    const params = init?.params ?? {};
-    let cursor = params.query?.cursor as string | undefined;
-    for (;;) {
-      const query = cursor === undefined ? params.query : { ...params.query, cursor };
-      const { data, error, response } = await getAny(path, { ...init, params: { ...params, query } });
-      if (!response.ok) throw toApiError(response, error);
-      if (!isListEnvelope(data)) throw new TypeError(`GET ${path} did not answer a list page ({data, next_cursor, has_more})`);
-      yield { ...data, response };
-      if (!data.has_more) return;
-      if (typeof data.next_cursor !== "string" || data.next_cursor === cursor) {
-        throw new TypeError(`GET ${path} answered has_more without a new next_cursor; stopping instead of looping`);
-      }
-      cursor = data.next_cursor;
-    }
-  }
-
-  async function* paginate(path: string, init?: object) {
-    for await (const page of pages(path, init)) yield* page.data;
-  }
-
-  async function* streamAnalysisEvents(analysisId: string, opts: EventStreamOptions = {}) {
-    const { signal } = opts;
-    const maxReconnects = opts.reconnect === false ? 0 : (opts.reconnect?.maxAttempts ?? 5);
-    const policy = retry ?? RETRY_DEFAULTS;
-    let lastEventId = opts.lastEventId;
-    let serverRetryMs: number | undefined;
-    let failures = 0;
-    for (;;) {
-      let opened;
-      try {
-        opened = await fetchClient.GET("/v1/analysis/{id}/stream", {
-          params: { path: { id: analysisId }, header: lastEventId === undefined ? undefined : { "Last-Event-ID": lastEventId } },
-          headers: { Accept: "text/event-stream" },
-          parseAs: "stream",
-          signal,
-          ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
-        });
-      } catch (e) {
-        if (signal?.aborted) return; // aborted while opening
-        throw e;
-      }
-      const { data, error, response } = opened;
-      if (!response.ok) throw toApiError(response, error);
-      if (response.status === 204) return; // a finished analysis whose last event `lastEventId` names: nothing more
-      const type = response.headers.get("Content-Type");
-      if (type && !/^text\/event-stream\b/i.test(type)) {
-        void data?.cancel().catch(() => {});
-        throw new StreamError(`the event stream of analysis ${analysisId} answered ${type}, not text/event-stream`);
-      }
-      let cause: unknown;
-      if (data) {
-        try {
-          for await (const message of readEventStream(data, signal, (ms) => (serverRetryMs = ms))) {
-            const event = toAnalysisStreamEvent(message);
-            if (!event) continue;
-            if (message.id) lastEventId = message.id;
-            failures = 0;
-            yield event;
-            if (isFinalEvent(event)) return;
-          }
-        } catch (e) {
-          if (e instanceof StreamError) throw e;
-          cause = e; // the connection broke: reconnect below
-        }
-      }
-      if (signal?.aborted) return;
-      if (++failures > maxReconnects) {
-        throw new StreamError(`the event stream of analysis ${analysisId} ended before its last event`, { cause });
-      }
-      try {
-        await sleep(timers, serverRetryMs ?? backoffMs(policy, failures), signal);
-      } catch {
-        return; // aborted while waiting
-      }
-    }
-  }
-
-  function streamingUrl(path: string, params: { path?: Record<string, unknown>; query?: Record<string, unknown> } = {}): string {
-    return createFinalURL(path, {
-      baseUrl: options.baseUrl.replace(/\/+$/, ""),
-      params,
-      querySerializer: createQuerySerializer(),
-      pathSerializer: defaultPathSerializer,
-    });
-  }
-
-  async function webSocketUrl(path: string, params?: object): Promise<string> {
-    return withToken(streamingUrl(path, params), await creds.queryToken(), true);
-  }
-
   const extras: Omit<ApiClient, keyof Client<paths>> = {
-    paginate: paginate as ApiClient["paginate"],
-    pages: pages as ApiClient["pages"],
-    streamAnalysisEvents,
-    async eventSourceUrl(analysisId) {
-      return withToken(streamingUrl("/v1/analysis/{id}/stream", { path: { id: analysisId } }), await creds.queryToken(), false);
-    },
-    webSocketUrl: webSocketUrl as ApiClient["webSocketUrl"],
-    async openWebSocket(path: string, ...init: [{ params?: object; protocols?: string | string[]; signal?: AbortSignal }?]) {
-      const o = init[0] ?? {};
-      const url = await webSocketUrl(path, o.params);
-      const WebSocketClass = await webSocketClass(options.WebSocket);
-      o.signal?.throwIfAborted();
-      const socket = new WebSocketClass(url, o.protocols);
-      o.signal?.addEventListener("abort", () => socket.close(), { once: true });
-      return socket;
-    },
     streamUpload({ query, body, signal, ...call }) {
       return fetchClient.POST("/v1/analysis/stream-upload", {
         params: { query },
@@ -363,5 +258,13 @@ export function createClient(options: ClientOptions): ApiClient {
       }) as Promise<StreamUploadResult>;
     },
   };
+  const internals: ClientInternals = {
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    queryToken: creds.queryToken,
+    timers,
+    retry,
+    WebSocket: options.WebSocket,
+  };
+  Object.defineProperty(fetchClient, INTERNALS, { value: internals });
   return Object.assign(fetchClient, extras) as unknown as ApiClient;
 }

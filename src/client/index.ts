@@ -1,6 +1,9 @@
-// The typed client of the audio, video and text analysis API.
+// The typed client of the audio, video and text analysis API: everything, for Node and for convenience. The
+// pagination, SSE, WebSocket and webhook helpers are also entry points of their own (`@avt/api-contract/pagination`,
+// `/streaming`, `/websocket`, `/webhooks`); either way, a bundler leaves out what an app does not import (the
+// package has no side effects).
 export { createClient, API_KEY_HEADER, AUTHORIZATION_HEADER } from "./client.js";
-export type { ApiClient, ClientOptions, EventStreamOptions, StreamUploadOptions, TokenSource } from "./client.js";
+export type { ApiClient, ClientOptions, StreamUploadOptions, TokenSource } from "./client.js";
 export type { Middleware, MiddlewareCallbackParams } from "openapi-fetch";
 export {
   ApiError,
@@ -17,8 +20,9 @@ export {
 export type { ApiErrorKind, DataOf, ErrorBody, FetchResult, RateLimitErrorBody, ValidationErrorBody, ValidationErrorItem } from "./errors.js";
 export { readRateLimit, RATE_LIMIT_HEADERS } from "./rate-limit.js";
 export type { RateLimit } from "./rate-limit.js";
-export { ANALYSIS_STREAM_EVENT_KINDS, isFinalEvent, readEventStream, toAnalysisStreamEvent } from "./sse.js";
-export type { AnalysisStreamEvent, AnalysisStreamEventKind } from "./sse.js";
+export { pages, paginate } from "./pagination.js";
+export { ANALYSIS_STREAM_EVENT_KINDS, eventSourceUrl, isFinalEvent, readEventStream, streamAnalysisEvents, toAnalysisStreamEvent } from "./streaming.js";
+export type { AnalysisStreamEvent, AnalysisStreamEventKind, EventStreamOptions } from "./streaming.js";
 export { DEFAULT_TIMEOUT_MS, RETRY_DEFAULTS } from "./transport.js";
 export type { CallOptions, FetchFn, RetryOptions } from "./transport.js";
 export { systemTimers } from "./timers.js";
@@ -30,6 +34,7 @@ export type {
   ListItem,
   ListPage,
   ListPath,
+  MethodOf,
   PathsWith,
   WebSocketParams,
   WebSocketPath,
@@ -51,5 +56,5 @@ export type {
   WebhookPayload,
   WebhookVerificationFailure,
 } from "./webhooks.js";
-export { isLoopbackHost, redactToken, TOKEN_QUERY_PARAM, whenOpen } from "./websocket.js";
-export type { WebSocketConstructor } from "./websocket.js";
+export { isLoopbackHost, openWebSocket, redactToken, TOKEN_QUERY_PARAM, webSocketUrl, whenOpen } from "./websocket.js";
+export type { WebSocketConstructor, WebSocketInit, WebSocketOptions } from "./websocket.js";

@@ -3,9 +3,10 @@
 //
 // Written by hand because openapi-fetch has no retry or timeout of its own, and a generic retry library would
 // not know this contract's rules (Retry-After on 429, backoff on 500, the streamed-body exception).
-// It is on every request's path, so the common case (GET, no body) allocates only the attempt's timeout (an
-// AbortController and one timer) and the init object.
-import { rememberRequest, TimeoutError, urlPath } from "./errors.js";
+// It is on every request's path: the common case (GET, no body) allocates only the init object; the attempt's
+// timeout (attempt.ts) is reused from the previous attempt.
+import { AttemptPool, dropAttemptOf, underTimeout } from "./attempt.js";
+import { rememberRequest } from "./errors.js";
 import { rateLimitOf, retryAfterSeconds, type RateLimit } from "./rate-limit.js";
 import { abortReason, sleep, type Timers } from "./timers.js";
 
@@ -91,202 +92,34 @@ export interface TransportOptions {
   authenticate: (headers: Headers) => void | Promise<void>;
   /** Request bodies that are caller-supplied streams: sent once, never buffered or retried. */
   streamedBodies: WeakSet<object>;
+  /** Whether middleware is registered (it may replace the request, dropping what the call methods put on it). */
+  hasMiddleware: () => boolean;
   /** Told the rate-limit headers of every response that has them, retried attempts included. */
   onRateLimit?: ((rateLimit: RateLimit, response: Response) => void) | undefined;
 }
 
-type CallRequest = Request & CallOptions;
-
-const EVENT_STREAM = /^\s*text\/event-stream/i;
-
 /**
- * The timeout of one attempt: an abort controller for its fetch and one timer, first on the response headers,
- * then on the body. Moving the deadline (headers in, a chunk in) only writes a number; the timer, when it fires
- * early, re-arms itself for what is left. A class, not closures: it is on every request's path.
+ * The init key under which the client's call methods pass the caller's `signal` on to the transport (openapi-fetch
+ * copies init keys a Request does not have onto the Request, as it does `timeoutMs` and `retry`). Present only when
+ * the caller passed a signal, so an attempt without one does not listen for an abort that cannot come: adding and
+ * removing that listener cost more than the rest of the timeout (npm run bench).
  */
-class AttemptTimeout {
-  readonly ctrl = new AbortController();
-  timedOut = false;
-  private deadline: number;
-  private timer: unknown;
-  private readonly fire = () => {
-    const left = this.deadline - this.timers.now();
-    if (left > 0) return this.arm(left);
-    this.timedOut = true;
-    this.ctrl.abort(this.error());
-  };
+export const CALLER_SIGNAL = "callerSignal";
 
-  constructor(
-    private readonly timers: Timers,
-    private readonly ms: number,
-    private readonly method: string,
-    private readonly url: string,
-  ) {
-    this.deadline = timers.now() + ms;
-    this.arm(ms);
-  }
+/** Likewise, set when the caller reads the body as a stream (`parseAs: "stream"`): see attempt.ts. */
+export const AS_STREAM = "bodyAsStream";
 
-  private arm(ms: number): void {
-    this.timer = this.timers.setTimeout(this.fire, ms);
-    // A timeout never keeps a process alive by itself: the I/O it watches does, while it is pending.
-    (this.timer as { unref?: () => void } | null)?.unref?.();
-  }
-
-  /** The attempt is over: no more waiting. */
-  clear(): void {
-    this.timers.clearTimeout(this.timer);
-  }
-
-  /** Something arrived: the next thing has `ms` from now. */
-  extend(): void {
-    this.deadline = this.timers.now() + this.ms;
-  }
-
-  error(): TimeoutError {
-    return new TimeoutError(this.method, urlPath(this.url), this.ms);
-  }
-
-  /** What to throw for a failure of the attempt: the TimeoutError if the timer fired, else the failure itself. */
-  failure(e: unknown): unknown {
-    return this.timedOut ? this.error() : e;
-  }
-}
-
-/*
- * A response's body under its attempt's timeout. Without it, a body that stalls after the headers is awaited
- * forever. The response object is kept (a new Response around a wrapping stream costs more than all the rest of a
- * call) and given a prototype whose body readers watch the timeout:
- *  - a body read whole (`json`, `text`, `arrayBuffer`, `blob`, `formData`, `bytes`; what openapi-fetch does) must
- *    arrive within the timeout of its headers; the timer is cleared once it has;
- *  - a body read as a stream (`response.body`, i.e. `parseAs: "stream"`) is wrapped on first access, and each
- *    chunk must arrive within the timeout of the one before: long downloads that keep flowing never time out.
- * Event streams are exempt (quiet for long by design; streamAnalysisEvents has its own reconnects), and so are
- * responses without a body.
- */
-const TIMEOUT = Symbol("attempt timeout");
-const STREAM = Symbol("body under timeout");
-type Timed = Response & { [TIMEOUT]: AttemptTimeout; [STREAM]?: ReadableStream<Uint8Array> | null };
-const READERS = ["json", "text", "arrayBuffer", "blob", "formData", "bytes"] as const;
-
-/** The prototype of a response with its body under the timeout, one per response class (fetch polyfills have their own). */
-const timedPrototypes = new WeakMap<object, object>();
-
-/** The getter of `name` on `proto` or the first prototype above it that has one. */
-function inheritedGetter(proto: object | null, name: string): (() => unknown) | undefined {
-  for (; proto; proto = Object.getPrototypeOf(proto) as object | null) {
-    const d = Object.getOwnPropertyDescriptor(proto, name);
-    if (d) return d.get;
-  }
-  return undefined;
-}
-
-function timedPrototype(base: object): object {
-  let proto = timedPrototypes.get(base);
-  if (proto) return proto;
-  const rawBody = inheritedGetter(base, "body");
-  if (!rawBody) throw new TypeError("the fetch's Response has no body getter");
-  proto = Object.create(base, {
-    body: {
-      configurable: true,
-      get(this: Timed) {
-        if (this[STREAM] === undefined) {
-          const raw = rawBody.call(this) as ReadableStream<Uint8Array> | null;
-          this[STREAM] = raw && chunksUnderTimeout(raw, this[TIMEOUT]);
-        }
-        return this[STREAM];
-      },
-    },
-  }) as object;
-  for (const name of READERS) {
-    const read = (base as Record<string, unknown>)[name];
-    if (typeof read !== "function") continue;
-    Object.defineProperty(proto, name, {
-      configurable: true,
-      writable: true,
-      async value(this: Timed) {
-        const t = this[TIMEOUT];
-        try {
-          return await read.call(this);
-        } catch (e) {
-          throw t.failure(e);
-        } finally {
-          t.clear();
-        }
-      },
-    });
-  }
-  timedPrototypes.set(base, proto);
-  return proto;
-}
-
-/** `raw`, with each chunk awaited under the timeout (extended for the next chunk). */
-function chunksUnderTimeout(raw: ReadableStream<Uint8Array>, t: AttemptTimeout): ReadableStream<Uint8Array> {
-  const reader = raw.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (e) {
-        t.clear();
-        throw t.failure(e);
-      }
-      if (chunk.done) {
-        t.clear();
-        controller.close();
-      } else {
-        t.extend();
-        controller.enqueue(chunk.value);
-      }
-    },
-    cancel(reason) {
-      t.clear();
-      return reader.cancel(reason);
-    },
-  });
-}
-
-function underTimeout(response: Response, t: AttemptTimeout): Response {
-  // No body (a 204, an answer to HEAD: fetch gives them a null body) or an event stream: nothing more to time.
-  if (!response.body || EVENT_STREAM.test(response.headers.get("content-type") ?? "")) {
-    t.clear();
-    return response;
-  }
-  t.extend();
-  (response as Timed)[TIMEOUT] = t;
-  Object.setPrototypeOf(response, timedPrototype(Object.getPrototypeOf(response) as object));
-  return response;
-}
+type CallRequest = Request & CallOptions & { [CALLER_SIGNAL]?: AbortSignal; [AS_STREAM]?: boolean };
 
 /** Drains a response we will not hand out, so its connection can be reused (and stops its timer, if any). */
 function discard(response: Response): void {
+  dropAttemptOf(response);
   response.body?.cancel().catch(() => {});
 }
 
 export function createTransport(o: TransportOptions) {
   const { timers } = o;
-
-  /**
-   * One attempt. With a timeout, the attempt gets its own signal, aborted by the timer or by the caller's
-   * signal; without one (see `transport`), the request goes with its own signal (the caller's) and costs nothing
-   * extra.
-   */
-  async function timedAttempt(request: Request, body: ArrayBuffer | undefined, ext: object | undefined, timeoutMs: number) {
-    const t = new AttemptTimeout(timers, timeoutMs, request.method, request.url);
-    const outer = request.signal;
-    // Stays after the response: aborting later still cancels the body download (e.g. an event stream).
-    outer.addEventListener("abort", () => t.ctrl.abort(outer.reason));
-    const init: RequestInit = { ...ext, signal: t.ctrl.signal };
-    if (body) init.body = body;
-    let response: Response;
-    try {
-      response = await o.fetch(request, init);
-    } catch (e) {
-      t.clear();
-      throw t.failure(e);
-    }
-    return underTimeout(response, t);
-  }
+  const attempts = new AttemptPool(timers);
 
   return async function transport(request: Request, ext?: Record<string, unknown>): Promise<Response> {
     const call = request as CallRequest;
@@ -294,6 +127,11 @@ export function createTransport(o: TransportOptions) {
     let retry = call.retry === undefined ? o.retry : resolveRetry(call.retry, o.retry);
     const outer = request.signal;
     const timed = timeoutMs > 0 && timeoutMs !== Infinity;
+    // The signal a timed attempt follows besides its own: the caller's, as the client's call methods pass it on;
+    // with middleware, which may hand on a new Request without that, the request's own (it follows the caller's).
+    const middleware = o.hasMiddleware();
+    const callerSignal = call[CALLER_SIGNAL] ?? (middleware ? outer : null);
+    const asStream = call[AS_STREAM] === true || middleware;
 
     // Keep the body for re-sending only when a retry may happen and the body is not a caller's stream.
     let body: ArrayBuffer | undefined;
@@ -301,7 +139,7 @@ export function createTransport(o: TransportOptions) {
       if (o.streamedBodies.has(request.body)) retry = null;
       else if (retry) body = await request.arrayBuffer();
     }
-    const started = retry ? timers.now() : 0;
+    const started = retry || timed ? timers.now() : 0;
 
     for (let n = 1; ; n++) {
       if (outer.aborted) throw abortReason(outer);
@@ -310,10 +148,23 @@ export function createTransport(o: TransportOptions) {
 
       let response: Response | undefined;
       let failure: unknown;
-      try {
-        response = await (timed ? timedAttempt(request, body, ext, timeoutMs) : o.fetch(request, body ? { ...ext, body } : ext));
-      } catch (e) {
-        failure = e;
+      // Written out here rather than in a helper: an extra async function per attempt shows in npm run bench.
+      if (timed) {
+        // The fetch gets the attempt's signal, aborted by its timer or by the caller's signal.
+        const a = attempts.start(request, timeoutMs, n === 1 ? started : timers.now(), callerSignal);
+        const init: RequestInit = ext || body ? { ...ext, signal: a.signal, body } : a.init;
+        try {
+          response = underTimeout(await o.fetch(request, init), a, asStream);
+        } catch (e) {
+          a.end(false);
+          failure = a.failure(e);
+        }
+      } else {
+        try {
+          response = await o.fetch(request, body ? { ...ext, body } : ext);
+        } catch (e) {
+          failure = e;
+        }
       }
 
       // What to do next: hand out, or wait `wait` ms and try again.

@@ -1,8 +1,15 @@
-// URLs that carry the `token` query parameter (WebSocket, browser EventSource), and opening a WebSocket in
-// Node or a browser. Interface specification, rule 7: a token in a URL is a secret, so it only goes into a
-// URL sent over TLS (https:, wss:), or to a loopback host (127.0.0.0/8, ::1, localhost) for local work.
+// URLs that carry the `token` query parameter (WebSocket, browser EventSource), and opening a WebSocket of the
+// contract in Node or a browser. Interface specification, rule 7: a token in a URL is a secret, so it only goes
+// into a URL sent over TLS (https:, wss:), or to a loopback host (127.0.0.0/8, ::1, localhost) for local work.
+// Entry point `@avt/api-contract/websocket` (also exported by the package root): kept out of the client object
+// so that an app that opens no WebSocket does not bundle this.
+import type { ApiClient } from "./client.js";
 import { InsecureTransportError } from "./errors.js";
+import { internalsOf, operationUrl } from "./internals.js";
 import { abortReason } from "./timers.js";
+import type { WebSocketInit, WebSocketParams, WebSocketPath } from "./types.js";
+
+export type { WebSocketInit, WebSocketOptions, WebSocketParams, WebSocketPath } from "./types.js";
 
 /** The query parameter the WebSocket and SSE operations accept credentials in (`TokenQuery`). */
 export const TOKEN_QUERY_PARAM = "token";
@@ -96,4 +103,26 @@ export function whenOpen(ws: WebSocket, signal?: AbortSignal): Promise<WebSocket
     ws.addEventListener("close", onClose);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** The `wss://` URL of a WebSocket operation of the contract, with the `token` query parameter (TLS only). */
+export async function webSocketUrl<P extends WebSocketPath>(client: ApiClient, path: P, params?: WebSocketParams<P>): Promise<string> {
+  const internals = internalsOf(client);
+  return withToken(operationUrl(internals, path, params as Parameters<typeof operationUrl>[2]), await internals.queryToken(), true);
+}
+
+/**
+ * Connects to a WebSocket operation (`/v1/stream`, `/ws/analyses/{analysis_id}`) with the `token` query
+ * parameter. Resolves with the socket as soon as it is created, before it opens, so listeners added right after
+ * `await` miss no message; `whenOpen(socket)` waits for the open. Aborting `signal` closes the socket. The class
+ * is the client's `WebSocket` option, else the platform's, else the `ws` package (Node).
+ */
+export async function openWebSocket<P extends WebSocketPath>(client: ApiClient, path: P, ...init: WebSocketInit<P>): Promise<WebSocket> {
+  const o: { params?: WebSocketParams<P>; protocols?: string | string[]; signal?: AbortSignal } = init[0] ?? {};
+  const url = await webSocketUrl(client, path, o.params);
+  const WebSocketClass = await webSocketClass(internalsOf(client).WebSocket);
+  o.signal?.throwIfAborted();
+  const socket = new WebSocketClass(url, o.protocols);
+  o.signal?.addEventListener("abort", () => socket.close(), { once: true });
+  return socket;
 }

@@ -1,7 +1,8 @@
 // Credentials, as the edge checks them: an API key (header, or the token query parameter where the operation
 // lists it), or a bearer JWT (HS256, signed with the mock's dev secret; `npm run mock:token` mints one).
 // Messages never contain the credential itself.
-import { errors as joseErrors, jwtVerify, SignJWT } from "jose";
+import { randomUUID } from "node:crypto";
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import type { PlanName, RateLimitPolicy } from "../policy.js";
 import { KEY_PREFIXES, type KeyStore } from "./keys.js";
 import type { Clock } from "./limiter.js";
@@ -22,15 +23,25 @@ export interface Principal {
    * itself); null for bearer tokens and keys without a limit.
    */
   key: { bucket: string; rpm: number } | null;
+  /** The id of the API key that authenticated the request (`key_…`); null for bearer tokens. */
+  keyId: string | null;
   frozen: boolean;
   via: "api_key" | "bearer";
 }
 
 /**
- * Machine-readable `error` of a 401 or 403 body, beside its `detail` (issue 15). `key_revoked` and
- * `insufficient_permission` are part of the vocabulary; the mock has no revoked keys or roles yet.
+ * Machine-readable `error` of a 401 or 403 body, beside its `detail` (issue 15; decisions G3, W11, W13):
+ * `key_revoked` for a key revoked with `DELETE /v1/keys/{key_id}`, `token_revoked` for a bearer token revoked with
+ * `POST /v1/oauth/revoke`, `token_expired` for a JWT past `exp` or a key past `expires_at`.
  */
-export type AuthErrorCode = "missing_credentials" | "invalid_credentials" | "token_expired" | "key_revoked" | "insufficient_permission" | "workspace_frozen";
+export type AuthErrorCode =
+  | "missing_credentials"
+  | "invalid_credentials"
+  | "token_expired"
+  | "key_revoked"
+  | "token_revoked"
+  | "insufficient_permission"
+  | "workspace_frozen";
 
 export interface AuthFailure {
   ok: false;
@@ -52,6 +63,8 @@ export interface AuthenticatorOptions {
   clock: Clock;
   /** Header of the API-key scheme (`X-API-Key`), as the contract names it. */
   apiKeyHeader: string;
+  /** Whether a verified JWT has been revoked (`POST /v1/oauth/revoke`); none are without it. */
+  isRevoked?: (claims: JWTPayload) => boolean;
 }
 
 export const MESSAGES = {
@@ -60,6 +73,9 @@ export const MESSAGES = {
   tokenNotHere: "Missing credentials. The token query parameter is accepted only on the WebSocket and SSE endpoints; send an X-API-Key header or an Authorization Bearer token.",
   keyPrefix: `Invalid API key: it must start with ${KEY_PREFIXES.join(" or ")}.`,
   keyUnknown: "Invalid API key: it is not a known key.",
+  keyRevoked: "This API key has been revoked. Create a new key.",
+  keyExpired: "This API key has expired. Create a new key.",
+  tokenRevoked: "The bearer token has been revoked.",
   scheme: "The Authorization header must be `Bearer <JWT>`.",
   expired: "The bearer token has expired.",
   invalidToken: "The bearer token is invalid.",
@@ -130,16 +146,21 @@ export class Authenticator {
 
   private checkKey(key: string): AuthResult {
     if (!hasKeyPrefix(key)) return fail("invalid_credentials", MESSAGES.keyPrefix, CHALLENGES.invalidKey);
-    const rec = this.opts.keys.get(key);
+    const keys = this.opts.keys;
+    const rec = keys.get(key);
     if (!rec) return fail("invalid_credentials", MESSAGES.keyUnknown, CHALLENGES.invalidKey);
+    if (rec.revoked_at) return fail("key_revoked", MESSAGES.keyRevoked, CHALLENGES.invalidKey);
+    if (rec.expires_at && Date.parse(rec.expires_at) <= this.opts.clock.now()) return fail("token_expired", MESSAGES.keyExpired, CHALLENGES.invalidKey);
+    keys.touch(rec);
     const rpm = rec.rate_limit_rpm;
     return {
       ok: true,
       principal: {
         workspaceId: rec.workspace_id,
         plan: rec.plan,
-        key: rpm == null ? null : { bucket: this.opts.keys.bucketOf(key)!, rpm },
-        frozen: this.opts.keys.isFrozen(rec.workspace_id),
+        key: rpm == null ? null : { bucket: keys.bucketOf(key)!, rpm },
+        keyId: rec.id,
+        frozen: keys.isFrozen(rec.workspace_id),
         via: "api_key",
       },
     };
@@ -170,6 +191,7 @@ export class Authenticator {
     const exp = payload.exp as number;
     if (exp <= now) return fail("token_expired", MESSAGES.expired, CHALLENGES.invalidToken);
     if (exp - (payload.iat as number) > JWT_MAX_LIFETIME_SECONDS) return badToken(MESSAGES.invalidToken);
+    if (this.opts.isRevoked?.(payload)) return fail("token_revoked", MESSAGES.tokenRevoked, CHALLENGES.invalidToken);
     const ws = payload.workspace_id;
     if (typeof ws !== "string" || !/^ws_[0-9A-Za-z]{8,40}$/.test(ws)) return badToken(MESSAGES.tokenClaims);
     // A known workspace's own plan wins; the claim only names the plan of a workspace the mock does not know (M5).
@@ -177,7 +199,7 @@ export class Authenticator {
     if (typeof plan !== "string" || !Object.hasOwn(this.opts.policy.plans, plan)) return badToken(MESSAGES.tokenClaims);
     return {
       ok: true,
-      principal: { workspaceId: ws, plan, key: null, frozen: payload.frozen === true || this.opts.keys.isFrozen(ws), via: "bearer" },
+      principal: { workspaceId: ws, plan, key: null, keyId: null, frozen: payload.frozen === true || this.opts.keys.isFrozen(ws), via: "bearer" },
     };
   }
 }
@@ -198,12 +220,14 @@ export interface MintOptions {
   expiresInSeconds: number;
   /** Epoch ms; defaults to the real time. */
   now?: number;
+  /** More claims (an OAuth access token's `scope`, `client_id`, `grant`); never the registered ones above. */
+  claims?: Record<string, unknown>;
 }
 
 /** Mints a bearer JWT the gateway accepts (used by `npm run mock:token` and tests): `iss`, `aud`, `sub`, `iat`, `exp`. */
 export async function mintToken(o: MintOptions): Promise<string> {
   const iat = Math.floor((o.now ?? Date.now()) / 1000);
-  const claims: Record<string, unknown> = { workspace_id: o.workspaceId };
+  const claims: Record<string, unknown> = { ...o.claims, workspace_id: o.workspaceId };
   if (o.plan) claims.plan = o.plan;
   if (o.frozen) claims.frozen = true;
   if (o.expiresInSeconds > JWT_MAX_LIFETIME_SECONDS) throw new RangeError(`a token may live at most ${JWT_MAX_LIFETIME_SECONDS} seconds (24 hours)`);
@@ -212,6 +236,8 @@ export async function mintToken(o: MintOptions): Promise<string> {
     .setIssuer(JWT_ISSUER)
     .setAudience(JWT_AUDIENCE)
     .setSubject(o.sub ?? "usr_01MockUser000000000000000")
+    // A unique id, so any token can be revoked (POST /v1/oauth/revoke) without the others of its subject.
+    .setJti(randomUUID())
     .setIssuedAt(Math.min(iat, iat + o.expiresInSeconds))
     .setExpirationTime(iat + o.expiresInSeconds)
     .sign(new TextEncoder().encode(o.secret));

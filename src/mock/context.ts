@@ -6,6 +6,7 @@ import type { Duplex } from "node:stream";
 import type { AuthResult, Principal } from "./auth.js";
 import type { Route, RouteMatch } from "./contract.js";
 import { json, type Reply } from "./http/reply.js";
+import type { Decision } from "./limiter.js";
 import type { Preferences } from "./prism.js";
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({});
@@ -31,6 +32,8 @@ export class RequestContext {
   principal: Principal | null = null;
   /** The five X-RateLimit-* headers of the bucket the request was counted in, as [name, value, …] (`rateLimit`). */
   rate: readonly string[] = NO_HEADERS;
+  /** The rate limiter's verdict those headers show (`rateLimit`): `GET /v1/billing/usage` reports it. */
+  decision: Decision | null = null;
   /** The matched operation and its path parameters (`route`; set for every stage after it). */
   route!: Route;
   params: Record<string, string> = NONE;
@@ -76,5 +79,15 @@ export class RequestContext {
    */
   wantsSuccess(): boolean {
     return this.prefer.code === undefined || this.prefer.code === this.route.successCode;
+  }
+
+  /**
+   * Whether the mock's own answer is wanted (from its state: keys, webhooks, resources): no `Prefer` asks for a
+   * status (even the success: the state might answer another), a named example or a generated (`dynamic`) one.
+   * Otherwise the contract's examples answer, as `Prefer` asked.
+   */
+  wantsRealAnswer(): boolean {
+    const p = this.prefer;
+    return p.code === undefined && p.example === undefined && !p.dynamic;
   }
 }

@@ -16,6 +16,10 @@ import type { Store } from "./store/store.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
 import { serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
+import { StateFile } from "./state-file.js";
+import type { StateRegistry } from "./state-registry.js";
+import type { Latency } from "./stages/latency.js";
+import type { Webhooks } from "./webhooks.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "./http/body.js";
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from "./http/server.js";
@@ -39,7 +43,7 @@ export interface GatewayOptions {
   webhookDelayMs?: number;
   /** A live /v1/stream session ends after this long without a frame from the client, ms. */
   wsIdleTimeoutMs?: number;
-  /** Compile every operation's validators in the background once Prism is loaded (else each on first use). */
+  /** Compile every operation's validators in the background once listening (else each on first use). */
   warm?: boolean;
   /** Largest JSON, form or multipart body read into memory (default DEFAULT_MAX_BODY_BYTES); a larger one answers 400. */
   maxBodyBytes?: number;
@@ -51,8 +55,26 @@ export interface GatewayOptions {
   /** The stateful mock's settings: a processing step every `stepMs` (default 2000, MOCK_STEP_MS) on `scheduler` (default real timers; tests pass a ManualScheduler). */
   stepMs?: number;
   scheduler?: Scheduler;
-  /** Answers from the contract's examples only, as before the store: nothing is kept between requests. */
+  /**
+   * Delay of every answer under /v1, /aria and /ws, ms: a fixed time, or [min, max] for one drawn uniformly
+   * (MOCK_LATENCY_MS, --latency). Whole milliseconds, at most a minute. Default: none.
+   */
+  latencyMs?: Latency | null;
+  /** How the latency waits (tests pass their own, to see the delays asked for without waiting). */
+  sleep?: (ms: number) => Promise<unknown>;
+  /**
+   * Today's example-only mock: every operation answered from the contract's examples, nothing the requests create
+   * is kept (no runtime keys, OAuth tokens, webhooks or stored resources; no state file). Credentials, limits,
+   * validation, billing's view of the limits, and the event streams work as always (--stateless).
+   */
   stateless?: boolean;
+  /**
+   * JSON file that keeps the state across restarts (--state, MOCK_STATE_FILE): loaded now (a malformed one throws
+   * StateFileError and is left alone), written after changes and on close. Not with `stateless`.
+   */
+  stateFile?: string | null;
+  /** Wait after a change before the state file is written, ms (default 200). */
+  stateWriteDelayMs?: number;
 }
 
 export interface Gateway {
@@ -60,26 +82,33 @@ export interface Gateway {
   readonly contract: Contract;
   readonly keys: KeyStore;
   readonly limiter: RateLimiter;
-  /** The stateful mock's resources (a MockState: reset, snapshot, restore). */
+  /** The stateful mock's resources (a MockState, registered in `states`: reset, snapshot, restore). */
   readonly store: Store;
+  /** The state kept between requests (reset by `POST /__mock/reset`). */
+  readonly states: StateRegistry;
+  /** The registered webhooks; `webhooks.emit(workspace, type, data)` delivers an event. */
+  readonly webhooks: Webhooks;
   /** Base URL once listening, e.g. http://127.0.0.1:4010. */
   url: string;
   /**
-   * Settles when Prism has loaded the contract. The gateway may listen before that: health, documentation, auth
-   * and limits answer at once, mock answers wait for Prism. (Loading blocks the event loop for a few seconds.)
+   * Settles when Prism has loaded the contract; asking for it starts loading Prism, if nothing has yet. The
+   * gateway does not wait for it: it answers from the contract's examples at once, and loads Prism on first need
+   * (`Prefer: dynamic=true`, an Accept no documented media type satisfies). Loading blocks the event loop for a
+   * second or two, so a test that must not see that pause awaits `ready` first.
    */
   readonly ready: Promise<{ operations: number }>;
   listen(port?: number, host?: string): Promise<string>;
-  /** Drains: /health answers 503, streams and sockets are closed, pending webhook deliveries are aborted. */
+  /**
+   * Drains: /health answers 503, streams and sockets are closed, pending webhook deliveries are aborted; then the
+   * state file is written a last time.
+   */
   close(): Promise<void>;
 }
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const s = buildServices(opts);
-  const ready = s.prism.ready.then((p) => {
-    if (opts.warm) void s.validator.warmInBackground();
-    return { operations: p.operations };
-  });
+  let ready: Promise<{ operations: number }> | null = null;
+  const stateFile = openStateFile(s, opts);
   const server = createHttpServer({
     request: serveRequests(s, httpPipeline(s)),
     upgrade: serveUpgrades(s, upgradePipeline(s)),
@@ -94,17 +123,38 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     keys: s.keys,
     limiter: s.limiter,
     store: s.store,
-    ready,
+    states: s.states,
+    webhooks: s.webhooks,
+    get ready() {
+      return (ready ??= s.prism.get("gateway.ready").then((p) => ({ operations: p.operations })));
+    },
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
-      return (gateway.url = await listen(server, port, host));
+      gateway.url = await listen(server, port, host);
+      if (opts.warm) void s.validator.warmInBackground();
+      return gateway.url;
     },
     async close() {
       clearInterval(pruner);
       await drain(s, server);
+      await stateFile?.close();
     },
   };
   return gateway;
+}
+
+/** Loads the state file, if there is one, and has it written after each change. */
+function openStateFile(s: Services, opts: GatewayOptions): StateFile | null {
+  if (!opts.stateFile) return null;
+  if (s.settings.stateless) throw new Error("A state file keeps what requests create, and a stateless mock keeps nothing: use one or the other.");
+  const file = new StateFile(opts.stateFile, s.states, {
+    writeDelayMs: opts.stateWriteDelayMs,
+    now: () => s.clock.now(),
+    onError: (e) => s.sink?.(`${new Date(s.clock.now()).toISOString()} state file ${opts.stateFile} not written: ${e.message}`),
+  });
+  file.load();
+  s.states.onChange(() => file.schedule());
+  return file;
 }
 
 /** /health turns 503, streams and sockets close, webhook deliveries are aborted, then the server closes. */

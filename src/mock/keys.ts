@@ -1,11 +1,23 @@
-// API keys the mock accepts: the built-in demo keys, plus those of an optional JSON file (MOCK_KEYS_FILE).
-import fs from "node:fs";
-import { LineCounter, parseDocument, type Node } from "yaml";
+// API keys the mock accepts: the seeded ones (the built-in demo keys, those of an optional keys file, and keys a
+// test passes in) and the keys made with `POST /v1/keys` while it runs. One store for both, so every key shows up
+// in its workspace's list and can be renamed, limited and revoked the same way (responders/keys.ts).
+// The store is a MockState (state.ts): reset forgets created keys and undoes every change to seeded ones.
+import { createHash } from "node:crypto";
+import type { components } from "../../generated/schema.js";
 import type { PlanName, RateLimitPolicy } from "../policy.js";
-import { withoutExcerpt } from "./log.js";
+import type { Contract } from "./contract.js";
+import { newId } from "./events.js";
+import { isoSeconds, randomBase62 } from "./ids.js";
+import { KeysFileError } from "./keys-file.js";
+import { systemClock, type Clock } from "./limiter.js";
+import { array, componentCheck, DATE_TIME, integerOrNull, object, SnapshotError, string, stringOrNull, type Fields } from "./snapshot.js";
+import type { MockState } from "./state.js";
+
+export { KeysFileError, loadKeysFile, parseKeysFile } from "./keys-file.js";
 
 export const KEY_PREFIXES = ["pk_live_", "pk_test_"] as const;
 
+/** A key the mock is started with (demo keys, keys file, test keys). */
 export interface KeyRecord {
   key: string;
   workspace_id: string;
@@ -16,7 +28,25 @@ export interface KeyRecord {
   label?: string;
 }
 
-const WORKSPACE_ID = /^ws_[0-9A-Za-z]{8,40}$/;
+export type ApiKey = components["schemas"]["ApiKey"];
+
+/** A key as the store keeps it: its secret and what `ApiKey` shows of it. */
+export interface StoredKey {
+  readonly secret: string;
+  readonly id: string;
+  readonly workspace_id: string;
+  readonly plan: PlanName;
+  /** Started with (demo, file, test key) rather than created with `POST /v1/keys`. */
+  readonly seeded: boolean;
+  /** Place in the order of creation (lists are newest first; cursors name it). */
+  readonly seq: number;
+  name: string;
+  rate_limit_rpm: number | null;
+  created_at: string;
+  last_used_at: string | null;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
 
 /**
  * The demo keys: one workspace per plan of the policy (`pk_test_demo_<plan>`), a Pro workspace whose key is
@@ -40,100 +70,97 @@ export function demoKeys(policy: RateLimitPolicy): KeyRecord[] {
   ];
 }
 
-export class KeysFileError extends Error {}
-
-/** Reads a keys file: `{"keys": [{"key", "workspace_id", "plan", "rate_limit_rpm"?, "frozen"?, "label"?}]}`. */
-export function loadKeysFile(file: string, policy: RateLimitPolicy): KeyRecord[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new KeysFileError(`${file}: cannot read the keys file (${code === "ENOENT" ? "no such file" : (e as Error).message})`);
-  }
-  return parseKeysFile(text, file, policy);
+/**
+ * The id of a seeded key: derived from its value (a hash, never the value itself), so it is the same on every
+ * start and a state file's changes to it find it again.
+ */
+export function seededKeyId(secret: string): string {
+  return "key_" + createHash("sha256").update(secret).digest("hex").slice(0, 24);
 }
 
-export function parseKeysFile(text: string, file: string, policy: RateLimitPolicy): KeyRecord[] {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (e) {
-    const msg = withoutExcerpt((e as Error).message);
-    const pos = /at position (\d+)/.exec(msg);
-    const { line, col } = lineCol(text, pos ? Number(pos[1]) : text.length);
-    throw new KeysFileError(`${file}:${line}:${col}: invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, "")}`);
-  }
-  // Locations of values for error messages: JSON is YAML, and yaml's nodes know their source ranges.
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, keepSourceTokens: false });
-  const fail = (where: Array<string | number>, msg: string): never => {
-    const node = doc.getIn(where, true) as Node | undefined;
-    const offset = node?.range?.[0] ?? 0;
-    const p = lc.linePos(offset);
-    throw new KeysFileError(`${file}:${p.line}:${p.col}: ${where.length ? where.join(".") + ": " : ""}${msg}`);
-  };
-
-  const plans = Object.keys(policy.plans);
-  const list = Array.isArray(data) ? data : (data as { keys?: unknown })?.keys;
-  const base: Array<string | number> = Array.isArray(data) ? [] : ["keys"];
-  if (!Array.isArray(list)) fail([], 'expected {"keys": [ ... ]} (or a bare array of keys)');
-  const seen = new Set<string>();
-  const plansOf = new Map<string, string>();
-  return (list as unknown[]).map((raw, i) => {
-    const at = (...rest: Array<string | number>) => [...base, i, ...rest];
-    if (!raw || typeof raw !== "object" || Array.isArray(raw)) fail(at(), "each key must be an object");
-    const r = raw as Record<string, unknown>;
-    const allowed = ["key", "workspace_id", "plan", "rate_limit_rpm", "frozen", "label"];
-    for (const k of Object.keys(r)) if (!allowed.includes(k)) fail(at(k), `unknown field; allowed: ${allowed.join(", ")}`);
-    if (typeof r.key !== "string" || !KEY_PREFIXES.some((p) => (r.key as string).startsWith(p)) || !/^pk_(live|test)_[0-9A-Za-z_]{4,}$/.test(r.key)) {
-      fail(at("key"), `must be a string starting with ${KEY_PREFIXES.join(" or ")} followed by at least 4 letters, digits or _`);
-    }
-    if (seen.has(r.key as string)) fail(at("key"), "duplicate key");
-    seen.add(r.key as string);
-    if (typeof r.workspace_id !== "string" || !WORKSPACE_ID.test(r.workspace_id)) fail(at("workspace_id"), `must match ${WORKSPACE_ID.source}`);
-    if (typeof r.plan !== "string" || !plans.includes(r.plan)) fail(at("plan"), `must be one of ${plans.join(", ")}`);
-    const earlier = plansOf.get(r.workspace_id as string);
-    if (earlier && earlier !== r.plan) fail(at("plan"), `workspace ${r.workspace_id} is on plan ${earlier} in an earlier entry`);
-    plansOf.set(r.workspace_id as string, r.plan as string);
-    if (r.rate_limit_rpm != null && (!Number.isInteger(r.rate_limit_rpm) || (r.rate_limit_rpm as number) < 1)) {
-      fail(at("rate_limit_rpm"), "must be a positive integer or null");
-    }
-    if (r.frozen != null && typeof r.frozen !== "boolean") fail(at("frozen"), "must be true or false");
-    if (r.label != null && typeof r.label !== "string") fail(at("label"), "must be a string");
-    return r as unknown as KeyRecord;
-  });
-}
-
-function lineCol(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset).split("\n");
-  return { line: before.length, col: before[before.length - 1]!.length + 1 };
-}
-
-/** All keys the gateway accepts, by key value. A workspace frozen in any entry is frozen for all its keys. */
-export class KeyStore {
-  private byKey = new Map<string, KeyRecord>();
+export class KeyStore implements MockState {
+  readonly name = "keys";
+  private bySecret = new Map<string, StoredKey>();
+  private byId = new Map<string, StoredKey>();
   private frozen = new Set<string>();
   private plans = new Map<string, PlanName>();
-  private buckets = new Map<string, string>();
+  private seq = 0;
+  /** The minute (epoch ms) `last_used_at` was last set to, per key. */
+  private usedMinute = new WeakMap<StoredKey, number>();
+  /** When the seeded keys count as created: the start of the mock's world (kept by the state file). */
+  private startedAt: string;
 
-  constructor(records: KeyRecord[]) {
-    for (const r of records) {
-      if (this.byKey.has(r.key)) throw new KeysFileError(`key ${redactKey(r.key)} is defined twice (a keys file may not redefine a demo key)`);
-      this.byKey.set(r.key, r);
-      this.buckets.set(r.key, `key:${r.workspace_id}:${this.buckets.size}`);
+  private readonly clock: Clock;
+  private readonly onChange: () => void;
+  /** The policy's plans: a restored key must be on one of them. */
+  private readonly planNames: readonly string[];
+  /** Its schemas check a restored snapshot. */
+  private readonly contract: Contract | undefined;
+
+  constructor(
+    private readonly seeds: readonly KeyRecord[],
+    opts: { clock?: Clock; onChange?: () => void; contract?: Contract } = {},
+  ) {
+    this.contract = opts.contract;
+    this.clock = opts.clock ?? systemClock;
+    this.onChange = opts.onChange ?? (() => {});
+    this.planNames = opts.contract ? Object.keys(opts.contract.policy.plans) : [...new Set(seeds.map((r) => r.plan))];
+    const seen = new Set<string>();
+    for (const r of seeds) {
+      if (seen.has(r.key)) throw new KeysFileError(`key ${redactKey(r.key)} is defined twice (a keys file may not redefine a demo key)`);
+      seen.add(r.key);
       if (r.frozen) this.frozen.add(r.workspace_id);
-      this.plans.set(r.workspace_id, r.plan);
+    }
+    this.startedAt = isoSeconds(this.clock.now());
+    this.seed();
+  }
+
+  private seed(): void {
+    this.bySecret.clear();
+    this.byId.clear();
+    this.plans.clear();
+    this.seq = 0;
+    for (const r of this.seeds) {
+      this.add({
+        secret: r.key,
+        id: seededKeyId(r.key),
+        workspace_id: r.workspace_id,
+        plan: r.plan,
+        seeded: true,
+        seq: 0,
+        name: r.label ?? "Key from the keys file",
+        rate_limit_rpm: r.rate_limit_rpm ?? null,
+        created_at: this.startedAt,
+        last_used_at: null,
+        expires_at: null,
+        revoked_at: null,
+      });
     }
   }
 
-  get(key: string): KeyRecord | undefined {
-    return this.byKey.get(key);
+  private add(k: StoredKey): StoredKey {
+    const stored = { ...k, seq: ++this.seq };
+    this.bySecret.set(stored.secret, stored);
+    this.byId.set(stored.id, stored);
+    if (!this.plans.has(stored.workspace_id)) this.plans.set(stored.workspace_id, stored.plan);
+    return stored;
   }
 
-  /** The name of a known key's own rate-limit bucket: its workspace and its place in the store, never the key. */
-  bucketOf(key: string): string | undefined {
-    return this.buckets.get(key);
+  /** The key whose secret is `secret`, revoked and expired ones included. */
+  get(secret: string): StoredKey | undefined {
+    return this.bySecret.get(secret);
+  }
+
+  /** The key `id` of workspace `workspaceId` (another workspace's key is not found). */
+  find(id: string, workspaceId: string): StoredKey | undefined {
+    const k = this.byId.get(id);
+    return k && k.workspace_id === workspaceId ? k : undefined;
+  }
+
+  /** The name of a key's own rate-limit bucket: its id, never the key. */
+  bucketOf(secret: string): string | undefined {
+    const k = this.bySecret.get(secret);
+    return k && `key:${k.id}`;
   }
 
   isFrozen(workspaceId: string): boolean {
@@ -144,9 +171,140 @@ export class KeyStore {
     return this.plans.get(workspaceId);
   }
 
+  /** The keys the gateway was started with (demo, file and test keys), as given. */
   list(): KeyRecord[] {
-    return [...this.byKey.values()];
+    return [...this.seeds];
   }
+
+  /** The workspace's keys, newest first, revoked ones included. */
+  inWorkspace(workspaceId: string): StoredKey[] {
+    const out: StoredKey[] = [];
+    for (const k of this.byId.values()) if (k.workspace_id === workspaceId) out.push(k);
+    return out.reverse();
+  }
+
+  /** Creates a key in `workspaceId` (checked by the caller: the limit, the expiry, who may create it). */
+  create(workspaceId: string, plan: PlanName, body: components["schemas"]["ApiKeyCreate"]): { key: StoredKey; secret: string } {
+    const now = this.clock.now();
+    const secret = `pk_${body.environment}_${randomBase62(32)}`;
+    const key = this.add({
+      secret,
+      id: newId("key", now),
+      workspace_id: workspaceId,
+      plan,
+      seeded: false,
+      seq: 0,
+      name: body.name,
+      rate_limit_rpm: body.rate_limit_rpm ?? null,
+      created_at: isoSeconds(now),
+      last_used_at: null,
+      expires_at: body.expires_at ? isoSeconds(Date.parse(body.expires_at)) : null,
+      revoked_at: null,
+    });
+    this.onChange();
+    return { key, secret };
+  }
+
+  update(k: StoredKey, patch: components["schemas"]["ApiKeyUpdate"]): void {
+    if (patch.name !== undefined) k.name = patch.name;
+    if (patch.rate_limit_rpm !== undefined) k.rate_limit_rpm = patch.rate_limit_rpm;
+    this.onChange();
+  }
+
+  /** Revokes `k` at once; revoking again changes nothing (the first `revoked_at` stays). */
+  revoke(k: StoredKey): void {
+    if (k.revoked_at) return;
+    k.revoked_at = isoSeconds(this.clock.now());
+    this.onChange();
+  }
+
+  /** Records that `k` authenticated a request now (`last_used_at`, to the minute). Runs on every request. */
+  touch(k: StoredKey): void {
+    const now = this.clock.now();
+    const minute = now - (now % 60_000);
+    if (this.usedMinute.get(k) === minute) return; // a number compared: no date is formatted per request
+    this.usedMinute.set(k, minute);
+    k.last_used_at = isoSeconds(minute);
+    this.onChange();
+  }
+
+  /** The key as the API shows it: no secret, only its prefix and last four letters or digits. */
+  view(k: StoredKey): ApiKey {
+    const prefix = KEY_PREFIXES.find((p) => k.secret.startsWith(p))!;
+    return {
+      id: k.id,
+      workspace_id: k.workspace_id,
+      name: k.name,
+      environment: prefix === "pk_live_" ? "live" : "test",
+      prefix,
+      // The demo keys are readable names (`pk_test_demo_pro`), not secrets of the contract's form: their last
+      // four letters or digits stand in (`opro`).
+      last_four: k.secret.replace(/[^0-9A-Za-z]/g, "").slice(-4),
+      rate_limit_rpm: k.rate_limit_rpm,
+      created_at: k.created_at,
+      last_used_at: k.last_used_at,
+      expires_at: k.expires_at,
+      revoked_at: k.revoked_at,
+    };
+  }
+
+  reset(): void {
+    this.startedAt = isoSeconds(this.clock.now());
+    this.seed();
+  }
+
+  /** Created keys whole (their secrets too: the state file must let them authenticate again); seeded keys' changes. */
+  snapshot(): unknown {
+    const created: Fields[] = [];
+    const seeded: Record<string, Fields> = {};
+    for (const k of this.byId.values()) {
+      if (!k.seeded) created.push({ ...this.view(k), secret: k.secret, plan: k.plan });
+      else seeded[k.id] = { name: k.name, rate_limit_rpm: k.rate_limit_rpm, last_used_at: k.last_used_at, revoked_at: k.revoked_at };
+    }
+    return { started_at: this.startedAt, seeded, created };
+  }
+
+  /**
+   * Created keys must be `ApiKeyWithSecret`s of the contract plus their `plan`; changes to a seeded key that is no
+   * longer seeded (the keys file changed since) are dropped.
+   */
+  restore(data: unknown): void {
+    if (!this.contract) throw new Error("KeyStore.restore needs the contract (option `contract`)");
+    const check = componentCheck(this.contract, "ApiKeyWithSecret");
+    const d = object(data, []);
+    const startedAt = string(d.started_at, ["started_at"], DATE_TIME);
+    const changes = Object.entries(object(d.seeded, ["seeded"])).map(([id, raw]) => [id, readChanges(raw, ["seeded", id])] as const);
+    const created = array(d.created, ["created"]).map((raw, i): StoredKey => {
+      const { plan, ...key } = object(raw, ["created", i]);
+      check(key, ["created", i]);
+      if (typeof plan !== "string" || !this.planNames.includes(plan)) throw new SnapshotError(["created", i, "plan"], `must be one of ${this.planNames.join(", ")}`);
+      const k = key as unknown as ApiKey & { secret: string };
+      const { id, workspace_id, name, rate_limit_rpm, created_at, last_used_at, expires_at, revoked_at, secret } = k;
+      return { secret, id, workspace_id, plan, seeded: false, seq: 0, name, rate_limit_rpm, created_at, last_used_at, expires_at, revoked_at };
+    });
+    this.startedAt = startedAt;
+    this.seed();
+    for (const [id, change] of changes) {
+      const k = this.byId.get(id);
+      if (k?.seeded) Object.assign(k, change);
+    }
+    for (const [i, k] of created.entries()) {
+      if (this.bySecret.has(k.secret) || this.byId.has(k.id)) throw new SnapshotError(["created", i], `key ${k.id} is there twice, or has the secret of another key`);
+      this.add(k);
+    }
+  }
+}
+
+/** What can change in a seeded key, checked by hand: the contract has no schema of it. */
+function readChanges(raw: unknown, path: Array<string | number>): Pick<StoredKey, "name" | "rate_limit_rpm" | "last_used_at" | "revoked_at"> {
+  const r = object(raw, path);
+  const at = (f: string) => [...path, f];
+  return {
+    name: string(r.name, at("name"), /^[\s\S]{1,200}$/),
+    rate_limit_rpm: integerOrNull(r.rate_limit_rpm, at("rate_limit_rpm"), 1),
+    last_used_at: stringOrNull(r.last_used_at, at("last_used_at"), DATE_TIME),
+    revoked_at: stringOrNull(r.revoked_at, at("revoked_at"), DATE_TIME),
+  };
 }
 
 /** `pk_test_demo_pro` → `pk_test_…`: enough to tell which kind of key, never the secret part. */

@@ -5,6 +5,8 @@
 // report the bucket with the fewest requests left. `take()` checks and counts in one synchronous step, so
 // concurrent requests in this single-threaded process can never overshoot: N parallel requests against limit L
 // give exactly L successes.
+// Not a MockState (state.ts): `POST /__mock/reset` leaves the counts, as the real edge would not forget them, and
+// the state file does not keep them (decisions W16, W17).
 import { dailyLimit, minuteLimit, type CategoryRule, type PlanName, type RateLimitPolicy } from "../policy.js";
 
 /** Milliseconds since the epoch. Injected so tests move time instead of waiting. */
@@ -29,10 +31,14 @@ export interface Decision {
   exceeded: "minute" | "daily" | null;
   limit: number;
   remaining: number;
+  /** Requests counted in that minute bucket (this one included when it was taken). */
+  used: number;
   /** UTC epoch seconds when the minute window resets. */
   reset: number;
   dailyLimit: number;
   dailyRemaining: number;
+  /** Requests counted today in the workspace. */
+  dailyUsed: number;
   /** Seconds until the exceeded window resets (429 only). */
   retryAfter: number;
 }
@@ -108,9 +114,11 @@ export class RateLimiter {
       exceeded,
       limit,
       remaining: Math.max(0, limit - used),
+      used,
       reset,
       dailyLimit: dLimit,
       dailyRemaining: Math.max(0, dLimit - day.count),
+      dailyUsed: day.count,
       retryAfter: exceeded === "daily" ? secondsUntil(day.start + DAY_MS, now) : exceeded === "minute" ? secondsUntil(wsMinute.start + this.windowMs, now) : 0,
     };
   }

@@ -5,7 +5,9 @@
 //   edge       malformed           HTTP/1.1 without Host       400, closes
 //              cors                CORS preflight, any path    204
 //              ownPaths            /health, /healthz, /openapi.yaml, /swagger.html, /swagger-ui/*, /
+//              mockControls        POST /__mock/reset          204, 403, 404, 405
 //              apiPrefix           outside /v1, /aria, /ws     404
+//              latency             MOCK_LATENCY_MS, if set     - (waits)
 //   admission  matchRoute          looks the operation up      -
 //              authenticate        checks the credentials      -
 //              rateLimit           counts the request          429 (sets the X-RateLimit-* headers)
@@ -18,14 +20,23 @@
 //              validateBody        body against its schema     400, 422
 //   responders upgradeRequired     WebSocket op, no upgrade    426
 //              sse                 event streams               200 text/event-stream
-//              webhooks            webhook registration, test, read, delete
-//              store               stored resources (store/)   left out with `stateless`
+//              billing             plan and usage, from the rate limiter
+//   the state (not with --stateless):
+//              keys                API keys: create, list, read, update, revoke
+//              oauth               token per grant type, revoke
+//              webhooks            create, list, read, update, delete, test
+//              store               every other stored resource (store/): created, read, listed, moved
+//   (each answers its operations whole: nothing after it sees them, unless Prefer asks)
 //              examples            the contract's examples     always answers
 //
-// WebSocket upgrades: shuttingDown (503) → apiPrefix → the same admission → webSocketOnly (400) → webSocket (101).
+// WebSocket upgrades: shuttingDown (503) → apiPrefix → latency → the same admission → webSocketOnly (400) →
+// webSocket (101).
 import type { Services } from "./services.js";
 import type { Stage } from "./stage.js";
+import { billing } from "./responders/billing.js";
 import { examples } from "./responders/examples.js";
+import { keys } from "./responders/keys.js";
+import { oauth } from "./responders/oauth.js";
 import { sse } from "./responders/sse.js";
 import { store } from "./responders/store.js";
 import { upgradeRequired } from "./responders/upgrade-required.js";
@@ -35,8 +46,10 @@ import { apiPrefix } from "./stages/api-prefix.js";
 import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
 import { frozen } from "./stages/frozen.js";
+import { latency } from "./stages/latency.js";
 import { malformed } from "./stages/malformed.js";
 import { matchRoute } from "./stages/match-route.js";
+import { mockControls } from "./stages/mock-controls.js";
 import { ownPaths } from "./stages/own-paths.js";
 import { prefer } from "./stages/prefer.js";
 import { rateLimit } from "./stages/rate-limit.js";
@@ -55,12 +68,22 @@ function admission(s: Services): Stage[] {
 
 /** The answers to an admitted request: the first responder that answers wins. */
 function responders(s: Services): Stage[] {
-  return [upgradeRequired(s), sse(s), webhooks(s), ...(s.settings.stateless ? [] : [store(s)]), examples(s)];
+  return [upgradeRequired(s), sse(s), billing(s), ...state(s), examples(s)];
+}
+
+/** The responders that keep what requests create: none with --stateless. */
+function state(s: Services): Stage[] {
+  return s.settings.stateless ? [] : [keys(s), oauth(s), webhooks(s), store(s)];
+}
+
+/** The delay of every API answer, when one is set (MOCK_LATENCY_MS): no stage at all otherwise. */
+function delay(s: Services): Stage[] {
+  return s.settings.latency && s.settings.latency[1] > 0 ? [latency(s)] : [];
 }
 
 export function httpPipeline(s: Services): Stage[] {
   return [
-    ...[malformed(s), cors(s), ownPaths(s), apiPrefix(s)],
+    ...[malformed(s), cors(s), ownPaths(s), mockControls(s), apiPrefix(s), ...delay(s)],
     ...admission(s),
     ...[prefer(s), readBody(s), validateBody(s)],
     ...responders(s),
@@ -68,5 +91,5 @@ export function httpPipeline(s: Services): Stage[] {
 }
 
 export function upgradePipeline(s: Services): Stage[] {
-  return [shuttingDown(s), apiPrefix(s), ...admission(s), webSocketOnly(s), webSocket(s)];
+  return [shuttingDown(s), apiPrefix(s), ...delay(s), ...admission(s), webSocketOnly(s), webSocket(s)];
 }

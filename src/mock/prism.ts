@@ -191,6 +191,36 @@ export class PrismBackend {
   }
 }
 
+/**
+ * Prism, loaded on first need rather than at start-up: loading takes a second or two and blocks the event loop,
+ * and most answers need no Prism (examples.ts).
+ */
+export class PrismOnDemand {
+  private pending: Promise<PrismBackend> | null = null;
+  /** Set once loaded: a request with a cached answer then needs no turn of the event loop. */
+  loaded: PrismBackend | null = null;
+
+  /** `loading(why)` is told when loading starts (the request log says why a request waits). */
+  constructor(
+    private readonly jsonPath: string,
+    private readonly loading: (why: string) => void = () => {},
+  ) {}
+
+  /** Prism, loading it if nothing has yet; a failure to load is every caller's (a 500 for a request). */
+  get(why: string): Promise<PrismBackend> {
+    if (!this.pending) {
+      this.loading(why);
+      try {
+        this.pending = PrismBackend.create(this.jsonPath);
+      } catch (e) {
+        this.pending = Promise.reject(e as Error);
+      }
+      this.pending.then((p) => (this.loaded = p), () => {});
+    }
+    return this.pending;
+  }
+}
+
 function notAcceptable(): Either<Error & { status?: number; detail?: string }, never> {
   return { _tag: "Left", left: Object.assign(new Error("Accept header cannot be parsed"), { status: 406 }) };
 }

@@ -39,6 +39,9 @@ function answer(s: Services, ctx: RequestContext, out: Outcome): void {
   if (out === undefined) throw new Error(`no stage answered ${ctx.method} ${ctx.pathname}`);
   if (out.linger) lingerAfterAnswer(ctx.req);
   send(ctx.res!, out, s.head, s.live.draining);
+  // A request that may have changed the mock's state (a successful POST, PUT, PATCH or DELETE): the state file
+  // is written soon, whichever part of the state it changed (state-registry.ts).
+  if (out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") s.states.changed();
 }
 
 function failed(s: Services, ctx: RequestContext, e: Error): void {

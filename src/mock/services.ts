@@ -1,6 +1,7 @@
 // What the stages of every request share, built once per gateway from its options: the contract, the key store,
-// the authenticator, the rate limiter, the validators, Prism, the webhooks and event scripts, and the gateway's
-// live state (draining, open streams and sockets).
+// the authenticator, the rate limiter, the validators, Prism, the webhooks, OAuth tokens and event scripts, the
+// registry of the state kept between requests, and the gateway's live state (draining, open streams and sockets).
+import { setTimeout as sleep } from "node:timers/promises";
 import type { WebSocket } from "ws";
 import { WebSocketServer } from "ws";
 import { Authenticator, jwtSecretFromEnv } from "./auth.js";
@@ -10,9 +11,13 @@ import { EventScripts } from "./events.js";
 import type { GatewayOptions } from "./gateway.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
 import { demoKeys, KeyStore, loadKeysFile } from "./keys.js";
+import { defaultScope, OAuthTokens } from "./oauth.js";
+import { StateRegistry } from "./state-registry.js";
+import { checkLatency } from "./stages/latency.js";
 import { RateLimiter, systemClock, type Clock } from "./limiter.js";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
-import { PrismBackend } from "./prism.js";
+import { ContractExamples } from "./examples.js";
+import { PrismOnDemand } from "./prism.js";
 import { corsHead } from "./stages/cors.js";
 import { timerScheduler } from "./store/scheduler.js";
 import { Store } from "./store/store.js";
@@ -28,15 +33,32 @@ export interface Services {
   readonly auth: Authenticator;
   readonly limiter: RateLimiter;
   readonly validator: RequestValidator;
-  readonly prism: { readonly ready: Promise<PrismBackend>; loaded: PrismBackend | null };
+  /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
+  readonly examples: ContractExamples;
+  readonly prism: PrismOnDemand;
   readonly webhooks: Webhooks;
+  readonly oauth: OAuthTokens;
+  /**
+   * Every part of the state kept between requests (`POST /__mock/reset`, the state file). Empty with
+   * `stateless`. A part joins with `states.register(part)`.
+   */
+  readonly states: StateRegistry;
   readonly scripts: EventScripts;
   /** The stateful mock: every workspace's resources (store/). Unused with `stateless`. */
   readonly store: Store;
   readonly wss: WebSocketServer;
   /** Headers every answer carries (CORS), as a flat [name, value, …] list. */
   readonly head: readonly string[];
-  readonly settings: { streamIntervalMs: number; maxBodyBytes: number; wsIdleTimeoutMs: number; stateless: boolean };
+  readonly settings: {
+    streamIntervalMs: number;
+    maxBodyBytes: number;
+    wsIdleTimeoutMs: number;
+    /** Answers from the contract's examples only: nothing created is kept (option `stateless`). */
+    stateless: boolean;
+    /** Delay of every API answer, [min, max] ms; null for none (option `latencyMs`), and how it waits. */
+    latency: [number, number] | null;
+    sleep: (ms: number) => Promise<unknown>;
+  };
   readonly live: { draining: boolean; readonly startedAt: number; readonly streams: Set<AbortController>; readonly sockets: Set<WebSocket> };
   readonly sink: LogSink | null;
   /** Writes the request's log line (nothing when logging is off). */
@@ -52,14 +74,22 @@ export function buildServices(opts: GatewayOptions): Services {
   const clock = opts.clock ?? systemClock;
   const sink = opts.log === undefined ? consoleSink : opts.log;
   const fileKeys = opts.keysFile ? loadKeysFile(opts.keysFile, policy) : [];
-  const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(opts.extraKeys ?? [])]);
+  const states = new StateRegistry();
+  const onChange = () => states.changed();
+  const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(opts.extraKeys ?? [])], { clock, onChange, contract });
+  const secret = opts.jwtSecret ?? jwtSecretFromEnv();
+  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(Object.keys(contract.doc.paths ?? {})) });
   const apiKeyScheme = Object.values<Json>(contract.doc.components?.securitySchemes ?? {}).find((s) => s.type === "apiKey" && s.in === "header");
-  const auth = new Authenticator({ keys, policy, clock, secret: opts.jwtSecret ?? jwtSecretFromEnv(), apiKeyHeader: apiKeyScheme?.name ?? "X-API-Key" });
+  const auth = new Authenticator({ keys, policy, clock, secret, apiKeyHeader: apiKeyScheme?.name ?? "X-API-Key", isRevoked: (c) => oauth.isRevoked(c) });
   const webhooks = new Webhooks(contract, {
     clock,
     deliveryDelayMs: opts.webhookDelayMs ?? 500,
     log: (d) => sink?.(`${new Date(clock.now()).toISOString()} webhook ${d.type} → ${redact(d.url)} ${d.status ?? d.error} ${d.ms.toFixed(1)}ms ${d.hook}`),
+    onChange,
   });
+  const stateless = opts.stateless ?? false;
+  const store = new Store({ contract, clock, scheduler: opts.scheduler ?? timerScheduler, stepMs: opts.stepMs ?? DEFAULT_STEP_MS, webhooks, onChange });
+  if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);
   return {
     contract,
     policy,
@@ -68,17 +98,22 @@ export function buildServices(opts: GatewayOptions): Services {
     auth,
     limiter: new RateLimiter(policy, clock),
     validator: new RequestValidator(contract),
-    prism: loadPrism(contract),
+    examples: new ContractExamples(contract),
+    prism: new PrismOnDemand(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
     webhooks,
+    oauth,
+    states,
     scripts: new EventScripts(contract),
-    store: new Store({ contract, clock, scheduler: opts.scheduler ?? timerScheduler, stepMs: opts.stepMs ?? DEFAULT_STEP_MS, webhooks }),
+    store,
     wss: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }),
     head: corsHead(policy),
     settings: {
       streamIntervalMs: opts.streamIntervalMs ?? 400,
       maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       wsIdleTimeoutMs: opts.wsIdleTimeoutMs ?? 30_000,
-      stateless: opts.stateless ?? false,
+      stateless,
+      latency: opts.latencyMs === undefined || opts.latencyMs === null ? null : checkLatency(opts.latencyMs),
+      sleep: opts.sleep ?? sleep,
     },
     live: { draining: false, startedAt: clock.now(), streams: new Set(), sockets: new Set() },
     sink,
@@ -86,18 +121,4 @@ export function buildServices(opts: GatewayOptions): Services {
       sink?.(formatRequestLine({ method: ctx.method, url: ctx.url, status, ms: performance.now() - ctx.t0, workspace: ctx.workspace }, new Date(clock.now())));
     },
   };
-}
-
-/**
- * Loading Prism (it dereferences the whole contract) is most of the start-up time, so it happens while the
- * gateway already listens; requests that need it wait for it. `loaded` is set once it is there, so a request with
- * a cached answer needs no turn of the event loop.
- */
-function loadPrism(contract: Contract): Services["prism"] {
-  const slot: { ready: Promise<PrismBackend>; loaded: PrismBackend | null } = { ready: PrismBackend.create(contract.jsonPath), loaded: null };
-  slot.ready.then(
-    (p) => (slot.loaded = p),
-    () => {}, // reported through the gateway's `ready` and to the requests that wait for it
-  );
-  return slot;
 }

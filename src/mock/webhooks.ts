@@ -1,24 +1,36 @@
-// Webhooks in the mock: `POST /v1/webhooks` registers an endpoint (loopback http allowed, as the contract says),
-// the mock then delivers one signed sample event per subscribed type, and `POST /v1/webhooks/{id}/test` sends one
-// more. Signing follows the contract: `X-Webhook-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">`
-// keyed with the full `whsec_…` secret, `X-Webhook-Timestamp` in epoch seconds, `X-Webhook-Id`.
+// Webhooks in the mock: each workspace's registered endpoints (at most 20), created, listed, read, updated and
+// deleted through /v1/webhooks (responders/webhooks.ts), and the signed deliveries to them: one sample event per
+// subscribed type after a registration, a test delivery on `POST /v1/webhooks/{id}/test`, and the events the mock's
+// resources raise (`emit`, e.g. `analysis.completed` when an analysis completes).
+// Signing follows the contract: `X-Webhook-Signature: v1=<hex HMAC-SHA256 of "<timestamp>.<raw body>">` keyed with
+// the full `whsec_…` secret, `X-Webhook-Timestamp` in epoch seconds, `X-Webhook-Id`.
 // The mock calls loopback URLs only (127.0.0.0/8, [::1], localhost): any other URL the contract accepts is stored
 // and shown like the others but never called, so a mock cannot be made to send requests into a network (cloud
 // metadata at 169.254.169.254, private addresses). Each delivery not made is logged, and the answers that
-// register or test such a webhook carry X-Mock-Notice.
-import { createHmac, randomInt } from "node:crypto";
+// register, change or test such a webhook carry X-Mock-Notice.
+// The registered webhooks are a MockState (state.ts): reset forgets them, the state file keeps them.
+import { createHmac } from "node:crypto";
 import net from "node:net";
 import type { components } from "../../generated/schema.js";
 import type { Contract, Json } from "./contract.js";
 import { newId } from "./events.js";
+import { isoSeconds, randomBase62 } from "./ids.js";
 import type { Clock } from "./limiter.js";
 import { redact } from "./log.js";
+import { array, componentCheck, object, SnapshotError } from "./snapshot.js";
+import type { MockState } from "./state.js";
 
 export const WEBHOOK_HEADERS = { id: "X-Webhook-Id", timestamp: "X-Webhook-Timestamp", signature: "X-Webhook-Signature" } as const;
 
-/** Header of the answers that register or test a webhook the mock will not call. */
+/** Header of the answers that register, change or test a webhook the mock will not call. */
 export const MOCK_NOTICE_HEADER = "X-Mock-Notice";
 export const NOT_LOOPBACK_NOTICE = "Stored but never called: the mock delivers webhooks only to loopback URLs (127.0.0.0/8, [::1], localhost).";
+
+/**
+ * Webhooks one workspace may have. The contract says it in words only (createWebhook: "A workspace has at most 20
+ * webhooks; creating a 21st answers 409"); test/mock/webhooks.test.ts checks this number against those words.
+ */
+export const MAX_WEBHOOKS_PER_WORKSPACE = 20;
 
 /**
  * Is `url` on this machine? Decided on the host as the WHATWG URL parser normalises it (`2130706433` and
@@ -36,12 +48,8 @@ export function isLoopbackUrl(url: string): boolean {
   return net.isIPv4(host) && host.startsWith("127.");
 }
 
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
 export function newWebhookSecret(): string {
-  let s = "whsec_";
-  for (let i = 0; i < 32; i++) s += BASE62[randomInt(62)];
-  return s;
+  return "whsec_" + randomBase62(32);
 }
 
 /** `v1=` + lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the whole secret as UTF-8. */
@@ -51,6 +59,7 @@ export function webhookSignature(secret: string, timestamp: string, rawBody: str
 
 /** A registered webhook as the contract returns it from `POST /v1/webhooks` (secret included). */
 export type RegisteredWebhook = components["schemas"]["WebhookWithSecret"];
+type WebhookEventType = components["schemas"]["WebhookEventType"];
 
 export interface DeliveryLog {
   (line: { hook: string; type: string; url: string; status: number | null; ms: number; error?: string }): void;
@@ -63,19 +72,35 @@ export interface WebhookOptions {
   log: DeliveryLog;
   /** Time-out of one delivery attempt, ms (the contract: a 2xx within 10 seconds acknowledges). */
   timeoutMs?: number;
+  /** Told of every change to the registered webhooks (the state file writes them). */
+  onChange?: () => void;
 }
 
-export class Webhooks {
+/** Where one delivery goes, fixed when it is queued: a later change of the URL does not move it (updateWebhook). */
+interface Target {
+  hook: RegisteredWebhook;
+  url: string;
+  secret: string;
+}
+
+export class Webhooks implements MockState {
+  readonly name = "webhooks";
+  /** Registered webhooks, oldest first. */
   private readonly hooks = new Map<string, RegisteredWebhook>();
+  /** Order of creation of each webhook (lists are newest first; cursors name it). */
+  private readonly seqs = new Map<string, number>();
+  private seq = 0;
   private readonly samples: Map<string, Json>;
   private readonly pending = new Set<Promise<unknown>>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly aborter = new AbortController();
+  private readonly changed: () => void;
 
   constructor(
-    contract: Contract,
+    private readonly contract: Contract,
     private readonly opts: WebhookOptions,
   ) {
+    this.changed = opts.onChange ?? (() => {});
     // One sample event per webhook type, from the contract's `webhooks` examples.
     this.samples = new Map();
     for (const [type, item] of Object.entries<Json>(contract.doc.webhooks ?? {})) {
@@ -97,7 +122,7 @@ export class Webhooks {
 
   /** Registers a webhook from a validated `WebhookCreate` body; answers the `WebhookWithSecret` to return. */
   register(workspaceId: string, body: components["schemas"]["WebhookCreate"]): RegisteredWebhook {
-    const now = new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const now = isoSeconds(this.opts.clock.now());
     const hook: RegisteredWebhook = {
       id: newId("whk", this.opts.clock.now()),
       workspace_id: workspaceId,
@@ -111,15 +136,22 @@ export class Webhooks {
       last_delivery_status: null,
       secret: newWebhookSecret(),
     };
-    this.hooks.set(hook.id, hook);
+    this.add(hook);
+    this.changed();
     if (hook.enabled) {
+      const targets = [this.target(hook)];
       const t = setTimeout(() => {
         this.timers.delete(t);
-        for (const type of hook.event_types) this.track(this.deliver(hook, type));
+        for (const type of hook.event_types) this.track(this.deliver(targets, this.event(workspaceId, type, this.sample(type))));
       }, this.opts.deliveryDelayMs);
       this.timers.add(t);
     }
     return hook;
+  }
+
+  private add(hook: RegisteredWebhook): void {
+    this.hooks.set(hook.id, hook);
+    this.seqs.set(hook.id, ++this.seq);
   }
 
   get(id: string, workspaceId: string): RegisteredWebhook | undefined {
@@ -127,59 +159,94 @@ export class Webhooks {
     return h && h.workspace_id === workspaceId ? h : undefined;
   }
 
+  /** The workspace's webhooks, newest first. */
+  list(workspaceId: string): RegisteredWebhook[] {
+    const out: RegisteredWebhook[] = [];
+    for (const h of this.hooks.values()) if (h.workspace_id === workspaceId) out.push(h);
+    return out.reverse();
+  }
+
+  /** Order of creation of a registered webhook (for cursors). */
+  seqOf(hook: RegisteredWebhook): number {
+    return this.seqs.get(hook.id) ?? 0;
+  }
+
+  /** Applies a validated `WebhookUpdate`; the secret never changes (decision W4). */
+  update(hook: RegisteredWebhook, patch: components["schemas"]["WebhookUpdate"]): void {
+    if (patch.url !== undefined) hook.url = patch.url;
+    if (patch.event_types !== undefined) hook.event_types = [...patch.event_types];
+    if (patch.enabled !== undefined) hook.enabled = patch.enabled;
+    if (patch.description !== undefined) hook.description = patch.description;
+    hook.updated_at = isoSeconds(this.opts.clock.now());
+    this.changed();
+  }
+
   remove(id: string, workspaceId: string): boolean {
-    return this.get(id, workspaceId) ? this.hooks.delete(id) : false;
+    if (!this.get(id, workspaceId)) return false;
+    this.hooks.delete(id);
+    this.seqs.delete(id);
+    this.changed();
+    return true;
   }
 
   /** Queues one test delivery of `type` (sent whatever the webhook subscribes to, enabled or not). */
-  test(hook: RegisteredWebhook, type: string): { delivery_id: string; event_type: string; status: "queued" } {
-    this.track(this.deliver(hook, type));
-    return { delivery_id: newId("dlv", this.opts.clock.now()), event_type: type, status: "queued" };
+  test(hook: RegisteredWebhook, type: string): { delivery_id: string; event_type: WebhookEventType; status: "queued" } {
+    this.track(this.deliver([this.target(hook)], this.event(hook.workspace_id, type, this.sample(type))));
+    return { delivery_id: newId("dlv", this.opts.clock.now()), event_type: type as WebhookEventType, status: "queued" };
   }
 
   /**
-   * Delivers an event that happened in a workspace (a stored resource entering a state: store/driver.ts) to
-   * every enabled webhook of that workspace subscribed to its type. `data` is the event's `data` member.
+   * Something happened in a workspace: delivers one event (`{id, type, created_at, workspace_id, data}`, one event
+   * id for all) to each of its enabled webhooks subscribed to `eventType`, each signed with its own secret.
    */
   emit(workspaceId: string, eventType: string, data: unknown): void {
-    for (const hook of this.hooks.values()) {
-      if (hook.workspace_id === workspaceId && hook.enabled && hook.event_types.includes(eventType as never)) this.track(this.deliver(hook, eventType, data));
+    const targets: Target[] = [];
+    for (const h of this.hooks.values()) {
+      if (h.workspace_id === workspaceId && h.enabled && (h.event_types as string[]).includes(eventType)) targets.push(this.target(h));
     }
+    if (targets.length) this.track(this.deliver(targets, this.event(workspaceId, eventType, data)));
   }
 
-  /** The JSON body of one delivery: the contract's sample (or `data`) with a fresh id, the time and the real workspace. */
-  event(hook: RegisteredWebhook, type: string, data?: unknown): Json {
+  /** The `data` of a sample event of `type`, from the contract's example of that webhook. */
+  private sample(type: string): Json {
     const sample = this.samples.get(type);
     if (sample === undefined) throw new Error(`no sample event for ${type}`);
-    return {
-      ...structuredClone(sample),
-      ...(data !== undefined ? { data } : {}),
-      id: newId("evt", this.opts.clock.now()),
-      type,
-      created_at: new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"),
-      workspace_id: hook.workspace_id,
-    };
+    return structuredClone(sample.data);
   }
 
-  private async deliver(hook: RegisteredWebhook, type: string, data?: unknown): Promise<void> {
-    if (!isLoopbackUrl(hook.url)) {
-      this.opts.log({ hook: hook.id, type, url: hook.url, status: null, ms: 0, error: "not sent: the mock delivers only to loopback URLs" });
+  /** The JSON body of one event: a fresh id, the time, the real workspace. */
+  private event(workspaceId: string, type: string, data: unknown): Json {
+    const now = this.opts.clock.now();
+    return { id: newId("evt", now), type, created_at: isoSeconds(now), workspace_id: workspaceId, data };
+  }
+
+  private target(hook: RegisteredWebhook): Target {
+    return { hook, url: hook.url, secret: hook.secret };
+  }
+
+  private async deliver(targets: Target[], event: Json): Promise<void> {
+    const raw = JSON.stringify(event);
+    await Promise.all(targets.map((t) => this.post(t, event.type, raw)));
+  }
+
+  private async post(t: Target, type: string, raw: string): Promise<void> {
+    if (!isLoopbackUrl(t.url)) {
+      this.opts.log({ hook: t.hook.id, type, url: t.url, status: null, ms: 0, error: "not sent: the mock delivers only to loopback URLs" });
       return;
     }
-    const raw = JSON.stringify(this.event(hook, type, data));
     const timestamp = String(Math.floor(this.opts.clock.now() / 1000));
     const started = performance.now();
     let status: number | null = null;
     let error: string | undefined;
     try {
-      const res = await fetch(hook.url, {
+      const res = await fetch(t.url, {
         method: "POST",
         headers: {
           "content-type": "application/json",
           "user-agent": "avt-mock-gateway-webhooks/1",
-          [WEBHOOK_HEADERS.id]: hook.id,
+          [WEBHOOK_HEADERS.id]: t.hook.id,
           [WEBHOOK_HEADERS.timestamp]: timestamp,
-          [WEBHOOK_HEADERS.signature]: webhookSignature(hook.secret, timestamp, raw),
+          [WEBHOOK_HEADERS.signature]: webhookSignature(t.secret, timestamp, raw),
         },
         body: raw,
         redirect: "manual",
@@ -191,9 +258,10 @@ export class Webhooks {
       // fetch's messages may quote the URL, password included ("… a URL that includes credentials: https://u:p@…").
       error = (e as Error).name === "TimeoutError" ? "timed out" : redact(((e as Error).cause as Error)?.message ?? (e as Error).message);
     }
-    hook.last_delivery_at = new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z");
-    hook.last_delivery_status = status;
-    this.opts.log({ hook: hook.id, type, url: hook.url, status, ms: performance.now() - started, ...(error ? { error } : {}) });
+    t.hook.last_delivery_at = isoSeconds(this.opts.clock.now());
+    t.hook.last_delivery_status = status;
+    if (this.hooks.get(t.hook.id) === t.hook) this.changed();
+    this.opts.log({ hook: t.hook.id, type, url: t.url, status, ms: performance.now() - started, ...(error ? { error } : {}) });
   }
 
   private track(p: Promise<unknown>): void {
@@ -201,12 +269,43 @@ export class Webhooks {
     void p.finally(() => this.pending.delete(p));
   }
 
-  /** Cancels scheduled deliveries and aborts those in flight. */
-  async close(): Promise<void> {
+  /** Cancels the sample deliveries not yet made (deliveries under way finish). */
+  private cancelScheduled(): void {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
+  }
+
+  /** Cancels scheduled deliveries and aborts those in flight. */
+  async close(): Promise<void> {
+    this.cancelScheduled();
     this.aborter.abort();
     await Promise.allSettled([...this.pending]);
+  }
+
+  reset(): void {
+    this.cancelScheduled();
+    this.hooks.clear();
+    this.seqs.clear();
+    this.seq = 0;
+  }
+
+  /** Every registered webhook, oldest first, secrets included (deliveries must verify after a restart). */
+  snapshot(): unknown {
+    return { webhooks: [...this.hooks.values()].map((h) => ({ ...h })) };
+  }
+
+  /** Each webhook must be a `WebhookWithSecret` of the contract, ids unique. */
+  restore(data: unknown): void {
+    const check = componentCheck(this.contract, "WebhookWithSecret");
+    const list = array(object(data, []).webhooks, ["webhooks"]) as RegisteredWebhook[];
+    const ids = new Set<string>();
+    for (const [i, h] of list.entries()) {
+      check(h, ["webhooks", i]);
+      if (ids.has(h.id)) throw new SnapshotError(["webhooks", i, "id"], `webhook ${h.id} is there twice`);
+      ids.add(h.id);
+    }
+    this.reset();
+    for (const h of list) this.add({ ...h });
   }
 }
 

@@ -73,7 +73,8 @@ const CASES: Case[] = [
     name: "removed webhook event field",
     mutate: (d) => dropProperty(webhookPayload(d, "report.ready"), "workspace_id"),
     rule: "property-removed",
-    where: /^webhook report\.ready \(POST\) request body `workspace_id`$/,
+    // Redocly names the first place that uses the event schema: the webhook, or the test delivery's `event` (decision B11).
+    where: /^(webhook report\.ready \(POST\) request body `workspace_id`|POST \/v1\/webhooks\/\{webhook_id\}\/test response 202 `event\..*report\.ready\.workspace_id`)$/,
   },
 ];
 

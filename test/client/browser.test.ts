@@ -1,23 +1,18 @@
 // The client in a browser: src/index.ts bundled by esbuild for the browser platform (so a Node-only import
-// fails the build), served from 127.0.0.1 and driven in Debian's Chromium with playwright-core. It uses the
+// fails the build), served from 127.0.0.1 and driven in Chromium with playwright-core (test/helpers/chromium.ts:
+// Debian's when installed, else the one inside the @sparticuz/chromium npm package). It uses the
 // browser's fetch streams, Web Crypto and native WebSocket (against a `ws` server on another loopback port).
 import esbuild from "esbuild";
-import fs from "node:fs";
-import fsp from "node:fs/promises";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
+import { launchChromiumContext } from "../helpers/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ENTRY = fileURLToPath(new URL("../../src/index.ts", import.meta.url));
 
-let context: BrowserContext | undefined;
-let profile: string;
+let browser: Awaited<ReturnType<typeof launchChromiumContext>> | undefined;
 let server: http.Server;
 let wss: WebSocketServer;
 let origin: string;
@@ -43,25 +38,19 @@ beforeAll(async () => {
     socket.send(JSON.stringify({ event: "session.started", id: "evt_01HZX8E1V2N3T4S5Q6R7P8M9K0", data: { analysis_id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0" } }));
   });
 
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
-  profile = await fsp.mkdtemp(path.join(os.tmpdir(), "client-chromium-"));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-  });
+  browser = await launchChromiumContext();
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close();
-  await fsp.rm(profile, { recursive: true, force: true });
-  await new Promise((r) => wss?.close(r));
-  await new Promise((r) => server?.close(r));
+  // Each step only if its setup got that far: a failed launch must report itself, not a crash in here.
+  await browser?.close();
+  if (wss) await new Promise((r) => wss.close(r));
+  if (server) await new Promise((r) => server.close(r));
 });
 
 describe("in a browser", () => {
   it("lists, streams SSE events, verifies a webhook and opens a native WebSocket", { timeout: 60_000 }, async () => {
-    const page = await context!.newPage();
+    const page = await browser!.context.newPage();
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(String(e)));
     await page.goto(origin);
@@ -97,9 +86,9 @@ describe("in a browser", () => {
       let n = 0;
       const client = avt.createClient({ baseUrl: location.origin, token: async () => `jwt.token.${++n}`, fetch });
       const ids: string[] = [];
-      for await (const a of client.paginate("/v1/analyses", { params: { query: { limit: 1 } } })) ids.push(a.id);
+      for await (const a of avt.paginate(client, "/v1/analyses", { params: { query: { limit: 1 } } })) ids.push(a.id);
       const events: string[] = [];
-      for await (const e of client.streamAnalysisEvents("anl_1")) events.push(`${e.event}:${JSON.stringify(e.data)}`);
+      for await (const e of avt.streamAnalysisEvents(client, "anl_1")) events.push(`${e.event}:${JSON.stringify(e.data)}`);
 
       const signed = await avt.signWebhookPayload({ payload: '{"id":"evt_1"}', secret: "whsec_browser", timestamp: 1795093200 });
       await avt.verifyWebhookSignature({ payload: enc.encode('{"id":"evt_1"}'), headers: new Headers(signed.headers), secret: "whsec_browser", now: 1795093200_000 });
@@ -108,11 +97,10 @@ describe("in a browser", () => {
         .then(() => "accepted", (e: { reason: string }) => e.reason);
 
       const insecure = await avt
-        .createClient({ baseUrl: "http://api.example.test", apiKey: "pk_test_browser" })
-        .webSocketUrl("/v1/stream")
+        .webSocketUrl(avt.createClient({ baseUrl: "http://api.example.test", apiKey: "pk_test_browser" }), "/v1/stream")
         .then(() => "allowed", (e: Error) => e.name);
 
-      const ws = await avt.createClient({ baseUrl: wsBase, apiKey: "pk_test_browser" }).openWebSocket("/v1/stream", { params: { query: { encoding: "webm" } } });
+      const ws = await avt.openWebSocket(avt.createClient({ baseUrl: wsBase, apiKey: "pk_test_browser" }), "/v1/stream", { params: { query: { encoding: "webm" } } });
       const first = new Promise<string>((resolve) => ws.addEventListener("message", (e: MessageEvent) => resolve(String(e.data))));
       await avt.whenOpen(ws);
       const message = JSON.parse(await first).event;

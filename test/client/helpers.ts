@@ -59,6 +59,8 @@ export class FakeClock implements Timers {
 
 export interface Call {
   request: Request;
+  /** The init the client passed to fetch (its `signal` is the attempt's). */
+  init: RequestInit | undefined;
   method: string;
   url: URL;
   headers: Headers;
@@ -76,7 +78,7 @@ export function scriptedFetch(reply: Reply) {
   const fetch = async (input: Request, init?: RequestInit): Promise<Response> => {
     const request = new Request(input, init);
     const body = request.body ? await request.clone().text() : "";
-    const call: Call = { request, method: request.method, url: new URL(request.url), headers: request.headers, body };
+    const call: Call = { request, init, method: request.method, url: new URL(request.url), headers: request.headers, body };
     calls.push(call);
     if (request.signal.aborted) throw request.signal.reason;
     return await Promise.race([

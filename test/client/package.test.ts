@@ -15,7 +15,11 @@ const TSC = path.join(ROOT, "node_modules/typescript/bin/tsc");
 const NPM_ENV = { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
 
 const CONSUMER = `
-import { ApiError, createClient, readRateLimit, signWebhookPayload, unwrap, verifyWebhookSignature, type components } from "@avt/api-contract";
+import { ApiError, createClient, readRateLimit, unwrap, type components } from "@avt/api-contract";
+import { paginate } from "@avt/api-contract/pagination";
+import { eventSourceUrl } from "@avt/api-contract/streaming";
+import { webSocketUrl } from "@avt/api-contract/websocket";
+import { signWebhookPayload, verifyWebhookSignature } from "@avt/api-contract/webhooks";
 
 const RATE = { "X-RateLimit-Limit": "150", "X-RateLimit-Remaining": "149", "X-RateLimit-Reset": "1763737260", "X-RateLimit-Daily-Limit": "10000", "X-RateLimit-Daily-Remaining": "9874" };
 const seen: string[] = [];
@@ -32,7 +36,7 @@ async function fakeFetch(input: Request, init?: RequestInit): Promise<Response> 
 
 const client = createClient({ baseUrl: "https://api.example.test", apiKey: "pk_test_consumer", fetch: fakeFetch });
 const ids: Array<components["schemas"]["Analysis"]["id"]> = [];
-for await (const analysis of client.paginate("/v1/analyses", { params: { query: { limit: 1 } } })) ids.push(analysis.id);
+for await (const analysis of paginate(client, "/v1/analyses", { params: { query: { limit: 1 } } })) ids.push(analysis.id);
 const { response } = await client.GET("/v1/analyses", { timeoutMs: 5000 });
 let notFound = "";
 try {
@@ -42,14 +46,17 @@ try {
 }
 const signed = await signWebhookPayload({ payload: "{}", secret: "whsec_consumer", timestamp: 1795093200 });
 await verifyWebhookSignature({ payload: "{}", headers: signed.headers, secret: "whsec_consumer", now: 1795093200_000 });
+const urls = [await eventSourceUrl(client, "anl_1"), await webSocketUrl(client, "/v1/stream", { query: { encoding: "opus" } })];
 
 export function typesTravelWithThePackage() {
   // @ts-expect-error: no such path in the contract
   void client.GET("/v1/no-such-path", {});
   // @ts-expect-error: limit is an integer
   void client.GET("/v1/analyses", { params: { query: { limit: "ten" } } });
+  // @ts-expect-error: not a WebSocket operation
+  void webSocketUrl(client, "/v1/analyses");
 }
-console.log(JSON.stringify({ ids, rate: readRateLimit(response), notFound, seen }));
+console.log(JSON.stringify({ ids, rate: readRateLimit(response), notFound, seen, urls }));
 `;
 
 describe("package", () => {
@@ -93,6 +100,7 @@ describe("package", () => {
         ids: ["anl_1", "anl_2"],
         rate: { limit: 150, remaining: 149, reset: 1763737260, daily_limit: 10000, daily_remaining: 9874 },
         notFound: "404 not_found Resource not found.",
+        urls: ["https://api.example.test/v1/analysis/anl_1/stream?token=pk_test_consumer", "wss://api.example.test/v1/stream?encoding=opus&token=pk_test_consumer"],
         seen: [
           "GET /v1/analyses?limit=1 key",
           "GET /v1/analyses?limit=1&cursor=c2 key",

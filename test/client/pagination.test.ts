@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import { ApiError, readRateLimit, type components } from "../../src/client/index.js";
+import { pages, paginate } from "../../src/client/pagination.js";
 import { json, responseExample, testClient, type Call } from "./helpers.js";
 
 const example = responseExample("/v1/analyses", "get", 200) as components["schemas"]["AnalysisList"];
@@ -27,7 +28,7 @@ describe("paginate", () => {
   it("yields every item of every page, typed by the list's item schema", async () => {
     const { client, calls } = testClient(listServer(items));
     const seen: string[] = [];
-    for await (const analysis of client.paginate("/v1/analyses", { params: { query: { limit: 3, status: "completed" } } })) {
+    for await (const analysis of paginate(client, "/v1/analyses", { params: { query: { limit: 3, status: "completed" } } })) {
       expectTypeOf(analysis).toEqualTypeOf<components["schemas"]["Analysis"]>();
       seen.push(analysis.id);
     }
@@ -41,7 +42,7 @@ describe("paginate", () => {
 
   it("fetches lazily: breaking out of the loop stops fetching", async () => {
     const { client, calls } = testClient(listServer(items));
-    for await (const a of client.paginate("/v1/analyses", { params: { query: { limit: 2 } } })) {
+    for await (const a of paginate(client, "/v1/analyses", { params: { query: { limit: 2 } } })) {
       if (a.id === items[2]!.id) break;
     }
     expect(calls).toHaveLength(2);
@@ -51,7 +52,7 @@ describe("paginate", () => {
     const signals = responseExample("/v1/analyses/{analysis_id}/signals", "get", 200);
     const { client, calls } = testClient(listServer([...signals.data, ...signals.data]));
     const got = [];
-    for await (const s of client.paginate("/v1/analyses/{analysis_id}/signals", {
+    for await (const s of paginate(client, "/v1/analyses/{analysis_id}/signals", {
       params: { path: { analysis_id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0" }, query: { cursor: "1", limit: 1 } },
     })) {
       expectTypeOf(s).toEqualTypeOf<components["schemas"]["Signal"]>();
@@ -69,7 +70,7 @@ describe("paginate", () => {
     );
     const seen: string[] = [];
     const error = await (async () => {
-      for await (const a of client.paginate("/v1/analyses", { params: { query: { limit: 4 } } })) seen.push(a.id);
+      for await (const a of paginate(client, "/v1/analyses", { params: { query: { limit: 4 } } })) seen.push(a.id);
     })().catch((e: unknown) => e);
     expect(seen).toHaveLength(4);
     expect(error).toBeInstanceOf(ApiError);
@@ -79,7 +80,7 @@ describe("paginate", () => {
   it("stops with an error instead of looping when has_more comes without a new cursor", async () => {
     const { client, calls } = testClient(() => json(200, { data: [item], next_cursor: "same", has_more: true }));
     const error = await (async () => {
-      for await (const _ of client.paginate("/v1/analyses")) void _;
+      for await (const _ of paginate(client, "/v1/analyses")) void _;
     })().catch((e: unknown) => e);
     expect(String(error)).toMatch(/without a new next_cursor/);
     expect(calls).toHaveLength(2);
@@ -88,7 +89,7 @@ describe("paginate", () => {
   it("pages() gives each page with its response, for the rate-limit headers", async () => {
     const { client } = testClient(listServer(items));
     const sizes: number[] = [];
-    for await (const page of client.pages("/v1/analyses", { params: { query: { limit: 5 } } })) {
+    for await (const page of pages(client, "/v1/analyses", { params: { query: { limit: 5 } } })) {
       expectTypeOf(page.data).toEqualTypeOf<components["schemas"]["Analysis"][]>();
       sizes.push(page.data.length);
       expect(readRateLimit(page.response)?.remaining).toBe(149);

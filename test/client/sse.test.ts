@@ -1,5 +1,6 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { ApiError, StreamError, type AnalysisStreamEvent } from "../../src/client/index.js";
+import { ApiError, DEFAULT_TIMEOUT_MS, StreamError, type AnalysisStreamEvent } from "../../src/client/index.js";
+import { streamAnalysisEvents } from "../../src/client/streaming.js";
 import { API_KEY, deref, doc, hang, json, testClient, type Call } from "./helpers.js";
 
 const ID = "anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
@@ -45,7 +46,7 @@ describe("streamAnalysisEvents (SSE)", () => {
     for (let i = 0, size = 1; i < bytes.length; i += size, size = (size % 7) + 1) body.push(bytes.slice(i, i + size));
     body.close();
     const { client, calls } = testClient(() => body.response());
-    const events = await collect(client.streamAnalysisEvents(ID));
+    const events = await collect(streamAnalysisEvents(client, ID));
     expectTypeOf(events).toEqualTypeOf<AnalysisStreamEvent[]>();
     expect(EXAMPLES.length).toBeGreaterThan(0);
     expect(events).toEqual([...EXAMPLES, last]);
@@ -59,7 +60,7 @@ describe("streamAnalysisEvents (SSE)", () => {
 
   it("ends quietly on 204 (a finished analysis whose last event lastEventId names), without reconnecting", async () => {
     const { client, calls } = testClient(() => new Response(null, { status: 204 }));
-    expect(await collect(client.streamAnalysisEvents(ID, { lastEventId: evt(9) }))).toEqual([]);
+    expect(await collect(streamAnalysisEvents(client, ID, { lastEventId: evt(9) }))).toEqual([]);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.headers.get("Last-Event-ID")).toBe(evt(9));
   });
@@ -71,7 +72,7 @@ describe("streamAnalysisEvents (SSE)", () => {
     body.push(":another comment\n\n" + sse({ event: "debug.ping", id: evt(2), data: {} }));
     body.push(": keep-alive\n\n" + sse(completed(3)));
     const { client } = testClient(() => body.response());
-    const events = await collect(client.streamAnalysisEvents(ID));
+    const events = await collect(streamAnalysisEvents(client, ID));
     expect(events.map((e) => e.id)).toEqual([evt(1), evt(3)]);
   });
 
@@ -79,7 +80,7 @@ describe("streamAnalysisEvents (SSE)", () => {
     const body = liveBody();
     body.push(sse(status(1, "failed", 40)) + sse({ event: "error", id: evt(2), data: { detail: "The media URL answered 403 Forbidden." } }));
     const { client } = testClient(() => body.response());
-    const events = await collect(client.streamAnalysisEvents(ID));
+    const events = await collect(streamAnalysisEvents(client, ID));
     const last = events.at(-1)!;
     expect(last.event).toBe("error");
     if (last.event === "error") {
@@ -93,7 +94,7 @@ describe("streamAnalysisEvents (SSE)", () => {
     const body = liveBody();
     body.push(sse(status(1, "canceled", 40)));
     const { client } = testClient(() => body.response());
-    expect((await collect(client.streamAnalysisEvents(ID))).map((e) => e.event)).toEqual(["status"]);
+    expect((await collect(streamAnalysisEvents(client, ID))).map((e) => e.event)).toEqual(["status"]);
   });
 
   it("stops cleanly when aborted while waiting for the next event", async () => {
@@ -103,23 +104,25 @@ describe("streamAnalysisEvents (SSE)", () => {
     const ctrl = new AbortController();
     const seen: AnalysisStreamEvent[] = [];
     const done = (async () => {
-      for await (const e of client.streamAnalysisEvents(ID, { signal: ctrl.signal })) seen.push(e);
+      for await (const e of streamAnalysisEvents(client, ID, { signal: ctrl.signal })) seen.push(e);
     })();
     await clock.settle();
     expect(seen).toHaveLength(1);
     ctrl.abort();
     await expect(done).resolves.toBeUndefined();
     expect(body.state.cancelled).toBe(true);
+    await clock.advance(DEFAULT_TIMEOUT_MS); // the opening timeout's timer fires once, finds nothing to do
     expect(clock.pending).toEqual([]);
   });
 
   it("also stops cleanly when aborted while the stream is opening", async () => {
     const { client, clock } = testClient(hang);
     const ctrl = new AbortController();
-    const done = collect(client.streamAnalysisEvents(ID, { signal: ctrl.signal }));
+    const done = collect(streamAnalysisEvents(client, ID, { signal: ctrl.signal }));
     await clock.settle();
     ctrl.abort();
     await expect(done).resolves.toEqual([]);
+    await clock.advance(DEFAULT_TIMEOUT_MS);
     expect(clock.pending).toEqual([]);
   });
 
@@ -132,7 +135,7 @@ describe("streamAnalysisEvents (SSE)", () => {
     const { client, clock, calls } = testClient((_c: Call, n: number) => bodies[n - 1]!.response(), { timeoutMs: 0 });
     const seen: string[] = [];
     const done = (async () => {
-      for await (const e of client.streamAnalysisEvents(ID)) seen.push(e.id);
+      for await (const e of streamAnalysisEvents(client, ID)) seen.push(e.id);
     })();
     await clock.settle();
     first.fail(new TypeError("terminated")); // the connection breaks
@@ -150,25 +153,25 @@ describe("streamAnalysisEvents (SSE)", () => {
       retry: { random: () => 0 },
       timeoutMs: 0, // so the only timers are the reconnect waits
     });
-    const done = collect(client.streamAnalysisEvents(ID, { reconnect: { maxAttempts: 2 } })).catch((e: unknown) => e);
+    const done = collect(streamAnalysisEvents(client, ID, { reconnect: { maxAttempts: 2 } })).catch((e: unknown) => e);
     for (let i = 0; i < 2; i++) await clock.advance(await clock.untilTimer());
     expect(await done).toBeInstanceOf(StreamError);
   });
 
   it("rejects a data field that is not JSON with a StreamError", async () => {
     const { client } = testClient(() => new Response(`event: status\nid: ${evt(1)}\ndata: {not json\n\n`, { headers: { "Content-Type": "text/event-stream" } }));
-    await expect(collect(client.streamAnalysisEvents(ID))).rejects.toThrow(/not JSON/);
+    await expect(collect(streamAnalysisEvents(client, ID))).rejects.toThrow(/not JSON/);
   });
 
   it("refuses a 200 that is not an event stream (a proxy's page, say)", async () => {
     const { client, calls } = testClient(() => json(200, { detail: "hello" }));
-    await expect(collect(client.streamAnalysisEvents(ID))).rejects.toThrow(/answered application\/json, not text\/event-stream/);
+    await expect(collect(streamAnalysisEvents(client, ID))).rejects.toThrow(/answered application\/json, not text\/event-stream/);
     expect(calls).toHaveLength(1);
   });
 
   it("throws the typed error when the stream cannot open", async () => {
     const { client } = testClient(() => json(404, { detail: "Resource not found." }), { retry: false });
-    const error = await collect(client.streamAnalysisEvents(ID)).catch((e: unknown) => e);
+    const error = await collect(streamAnalysisEvents(client, ID)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({ status: 404, path: `/v1/analysis/${ID}/stream` });
   });

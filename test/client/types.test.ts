@@ -2,6 +2,9 @@
 // of them proves that the mistake it makes is caught at compile time. Nothing here sends a request.
 import { describe, expectTypeOf, it } from "vitest";
 import type { AnalysisStreamEvent, ApiClient, components, ListItem, ListPath, RateLimit, WebSocketPath } from "../../src/client/index.js";
+import { paginate } from "../../src/client/pagination.js";
+import { streamAnalysisEvents } from "../../src/client/streaming.js";
+import { openWebSocket } from "../../src/client/websocket.js";
 
 type Schemas = components["schemas"];
 
@@ -51,29 +54,29 @@ async function calls(client: ApiClient) {
   await client.GET("/v1/analyses", { retry: { attempts: 2 } });
 
   // ---- pagination ---------------------------------------------------------------------------------------
-  for await (const a of client.paginate("/v1/analyses", { params: { query: { status: "failed" } } })) {
+  for await (const a of paginate(client, "/v1/analyses", { params: { query: { status: "failed" } } })) {
     expectTypeOf(a).toEqualTypeOf<Schemas["Analysis"]>();
   }
   // @ts-expect-error: not a list operation
-  client.paginate("/v1/analyses/{analysis_id}", { params: { path: { analysis_id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0" } } });
+  paginate(client, "/v1/analyses/{analysis_id}", { params: { path: { analysis_id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0" } } });
   // @ts-expect-error: a list with a path parameter needs it
-  client.paginate("/v1/analyses/{analysis_id}/signals", {});
+  paginate(client, "/v1/analyses/{analysis_id}/signals", {});
   // @ts-expect-error: wrong query parameter type for this list
-  client.paginate("/v1/analyses", { params: { query: { limit: "all" } } });
+  paginate(client, "/v1/analyses", { params: { query: { limit: "all" } } });
 
   // ---- streaming ----------------------------------------------------------------------------------------
-  for await (const e of client.streamAnalysisEvents("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")) {
+  for await (const e of streamAnalysisEvents(client, "anl_01HZX4A9B7C5D3E1F2G4H6J8K0")) {
     expectTypeOf(e).toEqualTypeOf<AnalysisStreamEvent>();
     if (e.event === "transcript.segment") expectTypeOf(e.data).toEqualTypeOf<Schemas["TranscriptSegment"]>();
   }
-  await client.openWebSocket("/v1/stream", { params: { query: { encoding: "opus" } } });
-  await client.openWebSocket("/v1/stream");
+  await openWebSocket(client, "/v1/stream", { params: { query: { encoding: "opus" } } });
+  await openWebSocket(client, "/v1/stream");
   // @ts-expect-error: not a WebSocket operation
-  await client.openWebSocket("/v1/analyses", {});
+  await openWebSocket(client, "/v1/analyses", {});
   // @ts-expect-error: encoding is a closed enum
-  await client.openWebSocket("/v1/stream", { params: { query: { encoding: "mp3" } } });
+  await openWebSocket(client, "/v1/stream", { params: { query: { encoding: "mp3" } } });
   // @ts-expect-error: /ws/analyses/{analysis_id} needs its path parameter
-  await client.openWebSocket("/ws/analyses/{analysis_id}", {});
+  await openWebSocket(client, "/ws/analyses/{analysis_id}", {});
 
   // ---- uploads ------------------------------------------------------------------------------------------
   // @ts-expect-error: media_type is required

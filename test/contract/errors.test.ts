@@ -118,3 +118,27 @@ describe("section 7: error bodies", () => {
     });
   });
 });
+
+describe("422 messages are words a form can show (decision B5)", () => {
+  /** JSON Schema's own wording, which means nothing to the person filling in the form. */
+  const JARGON = /boolean schema|must (NOT )?have|must match (pattern|format)|must be (>=|<=|>|<|equal)|must NOT|should be|additional propert|schema is false/i;
+  const items: Array<{ where: string; loc: Array<string | number>; msg: string }> = [];
+  const collect = (where: string, value: unknown) => {
+    for (const item of (value as { detail?: Array<{ loc: Array<string | number>; msg: string }> }).detail ?? []) items.push({ where, ...item });
+  };
+  for (const [name, ex] of Object.entries<{ value: unknown }>(doc.components.responses.UnprocessableEntity.content["application/json"].examples)) collect(name, ex.value);
+  for (const msg of deref(doc.components.schemas.ValidationErrorItem).properties.msg.examples) items.push({ where: "ValidationErrorItem.msg", loc: ["body", "rate_limit_rpm"], msg });
+
+  it("there are examples to judge", () => expect(items.length).toBeGreaterThanOrEqual(4));
+  for (const { where, loc, msg } of items) {
+    it(`${where}: "${msg}" is one sentence, names its field in backticks and avoids JSON Schema wording`, () => {
+      const field = [...loc].reverse().find((x) => typeof x === "string");
+      expect(msg).toMatch(/^`[^`]+` [^\n]+\.$/);
+      expect(msg).toContain(`\`${field}\``);
+      expect(msg).not.toMatch(JARGON);
+    });
+  }
+  it("the jargon check catches the old wording", () => {
+    for (const old of ["must have required property 'name'", "must be >= 1", "boolean schema is false", "must NOT have additional properties"]) expect(old).toMatch(JARGON);
+  });
+});

@@ -187,7 +187,7 @@ describe("lifecycles: every other view shows the same states", () => {
   });
 
   it("the event stream's status events (SSE and /ws/analyses) use the Analysis status enum itself", () => {
-    const statusEvent = doc.components.schemas.AnalysisStreamStatusEvent.properties.data.properties.status;
+    const statusEvent = deref<{ properties: { status: unknown } }>(doc.components.schemas.AnalysisStreamStatusEvent.properties.data).properties.status;
     expect(statusEvent).toEqual(doc.components.schemas.Analysis.properties.status);
     expect(deref<{ enum: string[] }>(statusEvent).enum).toEqual(machines.Analysis!.states);
   });

@@ -1,7 +1,19 @@
 // The project's own client (src/index.ts) against the mock: REST with its errors, the SSE iterator, the
 // WebSocket helper, and webhook deliveries verified with verifyWebhookSignature.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, createClient, RateLimitError, readRateLimit, unwrap, ValidationError, verifyWebhookSignature, WebhookVerificationError, whenOpen } from "../../src/index.js";
+import {
+  ApiError,
+  createClient,
+  openWebSocket,
+  RateLimitError,
+  readRateLimit,
+  streamAnalysisEvents,
+  unwrap,
+  ValidationError,
+  verifyWebhookSignature,
+  WebhookVerificationError,
+  whenOpen,
+} from "../../src/index.js";
 import { ANALYSIS_ID, contract, freshKey, startGateway, startReceiver, type TestGateway } from "./helpers.js";
 
 let g: TestGateway;
@@ -50,7 +62,7 @@ describe("the client against the mock", () => {
 
   it("streamAnalysisEvents yields the mock's SSE events, typed, and ends after completed", async () => {
     const events = [];
-    for await (const e of client().streamAnalysisEvents(ANALYSIS_ID)) events.push(e);
+    for await (const e of streamAnalysisEvents(client(), ANALYSIS_ID)) events.push(e);
     expect(events[0]).toMatchObject({ event: "status", data: { status: "queued" } });
     expect(events.at(-1)).toMatchObject({ event: "completed", data: { id: ANALYSIS_ID, status: "completed" } });
     expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(["transcript.segment", "signal", "alert"]));
@@ -58,21 +70,21 @@ describe("the client against the mock", () => {
 
   it("streamAnalysisEvents resumes after lastEventId", async () => {
     const all = [];
-    for await (const e of client().streamAnalysisEvents(ANALYSIS_ID)) all.push(e);
+    for await (const e of streamAnalysisEvents(client(), ANALYSIS_ID)) all.push(e);
     const rest = [];
-    for await (const e of client().streamAnalysisEvents(ANALYSIS_ID, { lastEventId: all[1]!.id })) rest.push(e);
+    for await (const e of streamAnalysisEvents(client(), ANALYSIS_ID, { lastEventId: all[1]!.id })) rest.push(e);
     expect(rest).toEqual(all.slice(2));
   });
 
   it("openWebSocket plays /ws/analyses/{analysis_id} to the end", async () => {
-    const ws = await client().openWebSocket("/ws/analyses/{analysis_id}", { params: { path: { analysis_id: ANALYSIS_ID } } });
+    const ws = await openWebSocket(client(), "/ws/analyses/{analysis_id}", { params: { path: { analysis_id: ANALYSIS_ID } } });
     const { messages, code } = await collect(ws);
     expect(code).toBe(1000);
     expect(messages.at(-1).event).toBe("completed");
   });
 
   it("openWebSocket runs a live /v1/stream session, from session.started to completed", async () => {
-    const ws = await client().openWebSocket("/v1/stream", { params: { query: { media_type: "audio", encoding: "pcm_s16le" } } });
+    const ws = await openWebSocket(client(), "/v1/stream", { params: { query: { media_type: "audio", encoding: "pcm_s16le" } } });
     const done = collect(ws); // listening before the socket opens: no message is missed
     await whenOpen(ws);
     ws.send(new Uint8Array(3200));

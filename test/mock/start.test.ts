@@ -179,6 +179,65 @@ describe.runIf(linux)("scripts/start.ts as a process", () => {
   });
 });
 
+describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
+  const tsx = path.join(REPO_ROOT, "node_modules/.bin/tsx");
+  /** Runs start.ts to its exit (bad settings stop it before it listens). */
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(tsx, ["scripts/start.ts", "--no-generate", ...args], { cwd: REPO_ROOT, env: { ...process.env, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      let out = "";
+      child.stdout!.on("data", (c: Buffer) => (out += c));
+      child.stderr!.on("data", (c: Buffer) => (out += c));
+      child.on("exit", (code) => resolve({ code, out }));
+    });
+
+  it("--help lists every control with its variable", async () => {
+    const { code, out } = await run(["--help"]);
+    expect(code).toBe(0);
+    for (const text of ["--latency <ms>", "MOCK_LATENCY_MS", "100-800", "--state <file>", "MOCK_STATE_FILE", "/__mock/reset", "--stateless", "MOCK_STATELESS=1", "--keys <file>", "--quiet"]) {
+      expect(out).toContain(text);
+    }
+    // README's "For frontend teams" documents each of them (PORT and HOST as variables).
+    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## For frontend teams"), readme.indexOf("\n## ", readme.indexOf("## For frontend teams") + 1));
+    const flags = [...out.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => !["--port", "--host", "--help"].includes(f));
+    expect(flags.length).toBeGreaterThan(5);
+    for (const f of flags) expect(section, f).toContain(f);
+    for (const v of ["MOCK_LATENCY_MS", "MOCK_STATE_FILE", "MOCK_STATELESS", "PORT=", "HOST="]) expect(section, v).toContain(v);
+  });
+
+  it("refuses a bad latency naming the variable or flag, and --state with --stateless (exit 2)", async () => {
+    expect(await run([], { MOCK_LATENCY_MS: "slow" })).toEqual({ code: 2, out: 'MOCK_LATENCY_MS must be a delay in milliseconds such as 300, or a range such as 100-800; got "slow".\n' });
+    expect((await run(["--latency", "9-1"])).out).toMatch(/^--latency must be a delay in milliseconds/);
+    expect(await run(["--stateless", "--state", path.join(scratch, "s.json")])).toMatchObject({ code: 2, out: expect.stringMatching(/use one or the other/) });
+  });
+
+  it("refuses a malformed state file with its location and leaves it alone", async () => {
+    const file = path.join(scratch, "broken-state.json");
+    fs.writeFileSync(file, '{"version": 1, "states": {"keys": 5}}');
+    const { code, out } = await run(["--state", file]);
+    expect(code).toBe(1);
+    expect(out).toContain(`Bad state file (MOCK_STATE_FILE / --state), left as it is: ${file}:1:35: states.keys: must be an object`);
+    expect(fs.readFileSync(file, "utf8")).toBe('{"version": 1, "states": {"keys": 5}}');
+  });
+
+  it("writes the state file when stopped by SIGTERM, and shows the controls in the banner", async () => {
+    const file = path.join(scratch, "kept-state.json");
+    const s = await launch(tsx, ["scripts/start.ts", "--no-generate", "--latency", "1-2"], { MOCK_STATE_FILE: file });
+    expect(s.output()).toContain(`State        kept in ${file}; forget it: curl -X POST ${s.url}/__mock/reset`);
+    expect(s.output()).toContain("Latency      1-2 ms on every answer under /v1, /aria and /ws");
+    const created = await fetch(`${s.url}/v1/webhooks`, {
+      method: "POST",
+      headers: { "X-API-Key": "pk_test_demo_pro", "Content-Type": "application/json" },
+      body: JSON.stringify({ url: "https://hooks.northwind.example/in", event_types: ["report.ready"] }),
+    });
+    const hook = (await created.json()) as { id: string };
+    s.child.kill("SIGTERM");
+    expect(await s.exited).toBe(0);
+    expect(JSON.parse(fs.readFileSync(file, "utf8")).states.webhooks.webhooks.map((h: { id: string }) => h.id)).toEqual([hook.id]);
+  });
+});
+
 describe("scripts/mock-token.ts (npm run mock:token)", () => {
   const mint = (...args: string[]) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve) => {

@@ -2,6 +2,7 @@
 // has its own data, seeded from the contract's examples; lists page, filter and end as the contract says.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../src/index.js";
+import { paginate } from "../../src/client/pagination.js";
 import { ANALYSIS_ID, call, contract, schemaErrors, startStateful, type TestGateway } from "./helpers.js";
 
 let g: TestGateway & { scheduler: import("../../src/mock/store/scheduler.js").ManualScheduler };
@@ -203,7 +204,7 @@ describe("lists", () => {
   it("the client's paginate() walks a list to its end", async () => {
     const client = createClient({ baseUrl: g.url, apiKey: "pk_test_demo_business", retry: false });
     const seen: string[] = [];
-    for await (const b of client.paginate("/v1/boards", { params: { query: { limit: 10 } } })) seen.push(b.id);
+    for await (const b of paginate(client, "/v1/boards", { params: { query: { limit: 10 } } })) seen.push(b.id);
     expect(seen).toEqual(expect.arrayContaining(made));
     expect(seen).toHaveLength((await call(g.url, "GET", "/v1/boards?limit=100", { key: "pk_test_demo_business" })).body.data.length);
   });

@@ -1,6 +1,6 @@
-// The mock's own /swagger.html in Chromium (test/site's launcher: Debian's Chromium, nothing off loopback):
-// it renders under its CSP without errors, lists the mock's origin as the first server, and "Try it out"
-// reaches the mock itself, same origin, with a demo key.
+// The mock's own /swagger.html in Chromium (test/site's launcher, nothing off loopback): it renders under its
+// CSP without errors, lists the mock's origin as the first server, and "Try it out" reaches the mock itself,
+// same origin, with a demo key.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, type Browser } from "../site/helpers.js";
 import { policy, startGateway, type TestGateway } from "./helpers.js";

@@ -7,6 +7,7 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, type AnalysisStreamEvent } from "../../src/client/index.js";
+import { streamAnalysisEvents } from "../../src/client/streaming.js";
 import { API_KEY, deref, doc, FakeClock } from "../client/helpers.js";
 import { faultServer, type FaultServer } from "./lib/fault-server.js";
 
@@ -61,7 +62,7 @@ describe("streamAnalysisEvents over a real socket", () => {
     const bytes = Buffer.from(streamText([...EVENTS, FINAL], "\r\n"));
     expect(bytes.length).toBeGreaterThan(Buffer.from(streamText([...EVENTS, FINAL], "\r\n"), "latin1").length - 100); // multi-byte text inside
     const { server, client } = await sse(cut(bytes, Array.from({ length: bytes.length - 1 }, (_, i) => i + 1)));
-    expect(await collect(client.streamAnalysisEvents(ID, { reconnect: false }))).toEqual([...EVENTS, FINAL]);
+    expect(await collect(streamAnalysisEvents(client, ID, { reconnect: false }))).toEqual([...EVENTS, FINAL]);
     await server.clientClosed(1); // the stream stays open on the server's side: the client closed it after `completed`
   });
 
@@ -72,7 +73,7 @@ describe("streamAnalysisEvents over a real socket", () => {
         const bytes = texts[which]!;
         const at = offsets.filter((o) => o < bytes.length).sort((a, b) => a - b);
         const { client } = await sse(cut(bytes, at), true);
-        expect(await collect(client.streamAnalysisEvents(ID, { reconnect: false }))).toEqual([...EVENTS, FINAL]);
+        expect(await collect(streamAnalysisEvents(client, ID, { reconnect: false }))).toEqual([...EVENTS, FINAL]);
         await servers.pop()!.close();
       }),
       { numRuns: 40, seed: Number(process.env.FUZZ_SEED ?? 99) },
@@ -82,19 +83,21 @@ describe("streamAnalysisEvents over a real socket", () => {
   it("delivers an event ended by a lone CR at once, while the server keeps the connection open", { timeout: 5000 }, async () => {
     const bytes = Buffer.from(streamText([...EVENTS, FINAL], "\r"));
     const { server, client } = await sse([bytes.subarray(0, 300), bytes.subarray(300)]); // never ended by the server
-    expect(await collect(client.streamAnalysisEvents(ID, { reconnect: false }))).toEqual([...EVENTS, FINAL]);
+    expect(await collect(streamAnalysisEvents(client, ID, { reconnect: false }))).toEqual([...EVENTS, FINAL]);
     await server.clientClosed(1);
   });
 
   it("keeps a stream open through keep-alives, longer than the client's timeout", async () => {
     const { server, clock, client } = await sse([Buffer.from(": keep-alive\n\n"), Buffer.from(": keep-alive\n\n")]);
+    let opened!: () => void;
+    const headersIn = new Promise<void>((r) => (opened = r));
+    client.use({ onResponse: () => void opened() }); // runs once the headers are in
     const ctrl = new AbortController();
-    const done = collect(client.streamAnalysisEvents(ID, { signal: ctrl.signal }));
-    await server.received(1);
-    for (let i = 0; i < 200 && clock.pending.length; i++) await clock.settle(); // the opening timeout ends with the headers
-    expect(clock.pending).toEqual([]); // nothing would cut the quiet stream
-    await clock.advance(60_000);
+    const done = collect(streamAnalysisEvents(client, ID, { signal: ctrl.signal }));
+    await headersIn;
+    await clock.advance(60_000); // the opening timeout ended with the headers: nothing cuts the quiet stream
     expect(server.closedByClient).toBe(0);
+    expect(clock.pending).toEqual([]);
     ctrl.abort();
     expect(await done).toEqual([]);
     await server.clientClosed(1);
@@ -104,7 +107,7 @@ describe("streamAnalysisEvents over a real socket", () => {
     const error = { event: "error", id: "evt_01HZX8E1V2N3T4S5Q6R7P8M9E1", data: { detail: "The media could not be decoded: unsupported codec «x-ÿ»." } };
     const bytes = Buffer.from(streamText([EVENTS[0]!, error as AnalysisStreamEvent], "\n") + streamText([EVENTS[1]!], "\n"));
     const { server, client } = await sse(cut(bytes, [7, 100, 101, 102, bytes.length - 40]));
-    const got = await collect(client.streamAnalysisEvents(ID));
+    const got = await collect(streamAnalysisEvents(client, ID));
     expect(got).toEqual([EVENTS[0], error]);
     const last = got.at(-1)!;
     if (last.event === "error") expect(last.data.detail).toContain("unsupported codec");
@@ -117,7 +120,7 @@ describe("streamAnalysisEvents over a real socket", () => {
     const { server, client } = await sse(cut(bytes, [10, 200, 300]));
     const ctrl = new AbortController();
     const seen: AnalysisStreamEvent[] = [];
-    for await (const e of client.streamAnalysisEvents(ID, { signal: ctrl.signal })) {
+    for await (const e of streamAnalysisEvents(client, ID, { signal: ctrl.signal })) {
       seen.push(e);
       ctrl.abort();
     }

@@ -9,6 +9,8 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { createClient, unwrap, verifyWebhookSignature } from "../../src/client/index.js";
+import { eventSourceUrl, streamAnalysisEvents } from "../../src/client/streaming.js";
+import { webSocketUrl } from "../../src/client/websocket.js";
 import { mintToken } from "../../src/mock/index.js";
 import { parseKeysFile } from "../../src/mock/keys.js";
 import { ANALYSIS_ID, policy, startGateway, startReceiver, type TestGateway } from "../mock/helpers.js";
@@ -209,14 +211,14 @@ describe("no secret in any response, log line or error message", () => {
       const client = createClient({ baseUrl: g.url, apiKey: k.replace(/^Bearer /, ""), retry: false });
       await grab(unwrap(client.GET("/v1/analyses")));
       await grab(async () => {
-        for await (const e of client.streamAnalysisEvents("not-an-id", { reconnect: false })) void e;
+        for await (const e of streamAnalysisEvents(client, "not-an-id", { reconnect: false })) void e;
       });
       await grab(() => createClient({ baseUrl: g.url, apiKey: `${k} with spaces` }));
-      await grab(createClient({ baseUrl: "http://api.example.test", apiKey: k }).webSocketUrl("/v1/stream"));
+      await grab(webSocketUrl(createClient({ baseUrl: "http://api.example.test", apiKey: k }), "/v1/stream"));
     }
     for (const t of jwts.slice(4, 8)) {
       await grab(unwrap(createClient({ baseUrl: g.url, token: t, retry: false }).GET("/v1/analyses")));
-      await grab(createClient({ baseUrl: "http://api.example.test", token: () => t }).eventSourceUrl(ANALYSIS_ID));
+      await grab(eventSourceUrl(createClient({ baseUrl: "http://api.example.test", token: () => t }), ANALYSIS_ID));
     }
     for (const secret of webhookSecrets.keys()) {
       await grab(verifyWebhookSignature({ payload: "{}", secret: [secret, otherJwtSecret], timestamp: String(Math.floor(Date.now() / 1000)), signature: "v1=" + "0".repeat(64) }));

@@ -1,6 +1,6 @@
-// The built site in Debian's Chromium (playwright-core, never a downloaded browser), served from a plain static
-// server on 127.0.0.1 with "Try it out" pointed at the mock gateway on another loopback port (so across origins,
-// which needs the mock's CORS). Every request the pages make is recorded; one off loopback fails the test.
+// The built site in Chromium (test/helpers/chromium.ts: Debian's or the npm package's, never a downloaded
+// browser), served from a plain static server on 127.0.0.1 with "Try it out" pointed at the mock gateway on
+// another loopback port (so across origins, which needs the mock's CORS). Every request the pages make is recorded; one off loopback fails the test.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";

@@ -1,15 +1,15 @@
-// Shared by the site tests: build the site into a scratch folder, serve it, and drive Debian's Chromium.
+// Shared by the site tests: build the site into a scratch folder, serve it, and drive Chromium
+// (test/helpers/chromium.ts: Debian's when installed, else the one inside the @sparticuz/chromium npm package).
 import fs from "node:fs";
 import fsp from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { isLoopbackUrl } from "../../scripts/build-site.js";
 import { ROOT } from "../../scripts/lib/paths.js";
+import { launchChromiumContext } from "../helpers/chromium.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
-export const CHROMIUM_INSTALL = "apt-get update && apt-get install -y chromium";
 /** Screenshots of the rendered pages (git-ignored). */
 export const ARTEFACTS = path.join(ROOT, "test-results/site");
 
@@ -67,20 +67,12 @@ export interface Browser {
 }
 
 /**
- * Debian's Chromium, headless, with a fresh profile; never a downloaded browser. Fails (not skips) when Chromium
- * is missing. Every request is recorded; anything off loopback is aborted and recorded in `outside`.
+ * Chromium, headless, with a fresh profile; never a downloaded browser. Fails (not skips) when there is no
+ * Chromium. Every request is recorded; anything off loopback is aborted and recorded in `outside`.
  */
 export async function launchChromium(): Promise<Browser> {
-  if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}; the site's browser tests need it and never download one. Install it (as root): ${CHROMIUM_INSTALL}`);
-  }
-  const profile = await scratchDir("site-chromium-");
-  const context = await chromium.launchPersistentContext(profile.dir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    viewport: { width: 1280, height: 900 },
-  });
+  const launched = await launchChromiumContext({ viewport: { width: 1280, height: 900 } });
+  const { context } = launched;
   const b: Browser = {
     context,
     requests: [],
@@ -97,10 +89,7 @@ export async function launchChromium(): Promise<Browser> {
       });
       return page;
     },
-    close: async () => {
-      await context.close();
-      await profile.remove();
-    },
+    close: launched.close,
   };
   // Every request a page makes, including those its CSP then blocks (they are still attempts to reach out).
   context.on("request", (r) => {

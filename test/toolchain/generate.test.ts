@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { generate } from "../../scripts/generate.js";
 import { lintRoot } from "../../scripts/lib/redocly.js";
-import { GENERATED, ROOT } from "../../scripts/lib/paths.js";
+import { ROOT } from "../../scripts/lib/paths.js";
 
 let scratch: string;
 beforeAll(async () => {
@@ -27,12 +27,23 @@ describe("npm run generate", () => {
     const b = path.join(scratch, "b");
     const r = await generate({ outDir: a });
     await generate({ outDir: b });
-    expect(r.files.map((f) => path.basename(f))).toEqual(["openapi.yaml", "openapi.json", "schema.d.ts"]);
+    expect(r.files.map((f) => path.basename(f))).toEqual(["openapi.yaml", "openapi.json", "schema.d.ts", "models.py", "_operations.py"]);
+    expect(r.targets.map((t) => t.committed)).toEqual([
+      "generated/openapi.yaml",
+      "generated/openapi.json",
+      "generated/schema.d.ts",
+      "python/src/analysis_api/models.py",
+      "python/src/analysis_api/_operations.py",
+    ]);
     expect(r.operations).toBeGreaterThan(90);
     const [fa, fb] = [await read(a), await read(b)];
     expect(fa).toEqual(fb);
-    const committed = await read(GENERATED);
-    for (const f of Object.keys(fa)) expect(committed[f] === fa[f], `generated/${f} is stale: run npm run generate`).toBe(true);
+    expect(await read(path.join(a, "python"))).toEqual(await read(path.join(b, "python")));
+    for (const t of r.targets) {
+      const fresh = await fs.readFile(path.resolve(ROOT, t.written), "utf8");
+      const committed = await fs.readFile(path.join(ROOT, t.committed), "utf8");
+      expect(committed === fresh, `${t.committed} is stale: run npm run generate`).toBe(true);
+    }
   }, 60_000);
 
   it("the lint of the real contract is clean: 0 errors and 0 warnings", async () => {
@@ -57,6 +68,13 @@ describe("bad input fails with file and line, and leaves generated/ as it was", 
     ["invalid-example", "components/examples/Speaker.yaml", (t) => t.replace("enrollment_status: enrolled", "enrollment_status: half-enrolled"), /components\/examples\/Speaker\.yaml:\d+:\d+.*no-invalid-media-type-examples/],
     ["broken-lifecycle", "components/schemas/Analysis.yaml", (t) => t.replace("getAnalysisTranscript: [completed]", "getAnalysisTranscript: [done]"), /components\/schemas\/Analysis\.yaml:\d+:\d+.*required state "done" is not a state of status.*policy\/lifecycle/],
     ["missing-401", "paths/v1_speakers.yaml", (t) => t.replace("    '401':\n      $ref: ../components/responses/Unauthorized.yaml\n", ""), /paths\/v1_speakers\.yaml:\d+:\d+.*must document a 401 response.*policy\/error-responses/],
+    // Valid OpenAPI that has no Python type: the Python generator refuses it, naming the schema.
+    [
+      "python-allof",
+      "components/schemas/QueryUsage.yaml",
+      (t) => "allOf:\n  - " + t.replace(/\n/g, "\n    ").trimEnd() + "\n  - type: object\n    description: Also an object.\n",
+      /Python client cannot be generated: #\/components\/schemas\/QueryUsage: allOf with several members/,
+    ],
   ];
 
   for (const [name, file, mutate, where] of cases) {
@@ -66,7 +84,9 @@ describe("bad input fails with file and line, and leaves generated/ as it was", 
       await fs.mkdir(out);
       await fs.writeFile(path.join(out, "openapi.json"), "previous\n");
       await fs.writeFile(path.join(out, "schema.d.ts"), "previous\n");
-      const before = await read(out);
+      await fs.mkdir(path.join(out, "python"));
+      await fs.writeFile(path.join(out, "python", "models.py"), "previous\n");
+      const before = { ...(await read(out)), ...(await read(path.join(out, "python"))) };
       const err = await generate({ root, outDir: out }).then(
         () => null,
         (e: Error) => e,
@@ -74,7 +94,7 @@ describe("bad input fails with file and line, and leaves generated/ as it was", 
       expect(err, "generate must fail").toBeInstanceOf(Error);
       const message = err!.message.replaceAll(path.dirname(root) + "/", "").replaceAll(path.relative(ROOT, path.dirname(root)) + "/", "");
       expect(message).toMatch(where);
-      expect(await read(out)).toEqual(before);
+      expect({ ...(await read(out)), ...(await read(path.join(out, "python"))) }).toEqual(before);
     }, 60_000);
   }
 });

@@ -1,24 +1,28 @@
-// Responder `examples`, the last: answers from the contract's examples through Prism (prism.ts): the documented
-// success, or the response and example `Prefer` names. Always answers.
+// Responder `examples`, the last: the documented success, or the response and example `Prefer` names, from the
+// contract's examples. examples.ts reads them straight from the contract, as Prism would serve them; only what
+// that does not settle (`Prefer: dynamic=true`, an Accept no documented media type satisfies, …) goes to Prism,
+// which is loaded then, on first need. Always answers.
 import type { RequestContext } from "../context.js";
+import { redact } from "../log.js";
 import type { Reply } from "../http/reply.js";
-import type { MockAnswer, PrismBackend } from "../prism.js";
+import type { MockAnswer } from "../prism.js";
 import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
 
 export const examples: StageFactory = (s) => {
   const retryAfterHeader = s.policy.headers.retry_after;
   return function examples(ctx) {
-    const request = { path: ctx.pathname, query: ctx.query, accept: ctx.req.headers.accept };
-    const prism = s.prism.loaded;
-    const hit = prism?.cached(ctx.route, request, ctx.prefer);
-    if (hit) return toReply(hit, ctx.rate, retryAfterHeader);
-    return answer(s, ctx, prism, request);
+    const accept = ctx.req.headers.accept;
+    const fromContract = s.examples.answer(ctx.route, ctx.prefer, accept);
+    if (fromContract) return toReply(fromContract, ctx.rate, retryAfterHeader);
+    const request = { path: ctx.pathname, query: ctx.query, accept };
+    const hit = s.prism.loaded?.cached(ctx.route, request, ctx.prefer);
+    return hit ? toReply(hit, ctx.rate, retryAfterHeader) : fromPrism(s, ctx, request);
   };
 };
 
-async function answer(s: Services, ctx: RequestContext, loaded: PrismBackend | null | undefined, request: Parameters<PrismBackend["answer"]>[1]): Promise<Reply> {
-  const prism = loaded ?? (await s.prism.ready);
+async function fromPrism(s: Services, ctx: RequestContext, request: { path: string; query: URLSearchParams; accept: string | undefined }): Promise<Reply> {
+  const prism = await s.prism.get(`${ctx.method} ${redact(ctx.pathname)}`);
   return toReply(await prism.answer(ctx.route, request, ctx.prefer), ctx.rate, s.policy.headers.retry_after);
 }
 

@@ -9,7 +9,7 @@ import type { StageFactory } from "../stage.js";
 
 export const store: StageFactory = (s) =>
   function store(ctx): Reply | undefined {
-    if (!ctx.principal || ctx.prefer.code !== undefined || ctx.prefer.example !== undefined || ctx.prefer.dynamic) return undefined;
+    if (!ctx.principal || !ctx.wantsRealAnswer()) return undefined;
     try {
       const a = handle(s.store, { route: ctx.route, params: ctx.params, query: ctx.query, body: ctx.body, workspaceId: ctx.principal.workspaceId, scenario: ctx.scenario });
       if (!a) return undefined;

@@ -1,37 +1,43 @@
-// Responder `webhooks`: the webhook operations the mock implements for real: registration (then signed sample
-// deliveries), a test delivery, reading and deleting a registered webhook (webhooks.ts). An id the mock never
-// issued is left to the contract's examples.
+// Responder `webhooks`: the workspace's webhooks for real (webhooks.ts): created (then signed sample deliveries),
+// listed, read, updated, deleted, tested. At most 20 per workspace (the 21st answers 409); the secret is shown once
+// and never changes (decision W4); a webhook of another workspace, or a deleted one, is not found (404). Answers
+// about a URL the mock will not call carry X-Mock-Notice (decision G8).
 import type { components } from "../../../generated/schema.js";
-import type { Reply } from "../http/reply.js";
 import type { RequestContext } from "../context.js";
-import type { StageFactory } from "../stage.js";
-import { publicView, type Webhooks } from "../webhooks.js";
+import type { Reply } from "../http/reply.js";
+import { listPage } from "../pages.js";
+import type { Services } from "../services.js";
+import { MAX_WEBHOOKS_PER_WORKSPACE, publicView, type RegisteredWebhook } from "../webhooks.js";
+import { byOperation } from "./by-operation.js";
 
-export const webhooks: StageFactory = (s) =>
-  function webhooks(ctx) {
-    return ctx.wantsSuccess() ? answer(s.webhooks, ctx) : undefined;
-  };
+export const webhooks = byOperation("webhooks", {
+  listWebhooks: (s, ctx) => listPage(ctx, s.webhooks.list(ctx.principal!.workspaceId), (h) => s.webhooks.seqOf(h), publicView),
+  createWebhook(s, ctx) {
+    const ws = ctx.principal!.workspaceId;
+    if (s.webhooks.list(ws).length >= MAX_WEBHOOKS_PER_WORKSPACE) {
+      return ctx.json(409, { detail: `A workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks: delete one before creating another.` });
+    }
+    // The body has passed the contract's validation of WebhookCreate by now.
+    const hook = s.webhooks.register(ws, ctx.body as components["schemas"]["WebhookCreate"]);
+    return ctx.json(201, hook, s.webhooks.notice(hook));
+  },
+  getWebhook: (s, ctx) => withHook(s, ctx, (h) => ctx.json(200, publicView(h))),
+  updateWebhook: (s, ctx) =>
+    withHook(s, ctx, (h) => {
+      s.webhooks.update(h, ctx.body as components["schemas"]["WebhookUpdate"]);
+      return ctx.json(200, publicView(h), s.webhooks.notice(h));
+    }),
+  deleteWebhook: (s, ctx) =>
+    withHook(s, ctx, (h) => {
+      s.webhooks.remove(h.id, h.workspace_id);
+      return { status: 204, headers: {}, body: null, rate: ctx.rate };
+    }),
+  testWebhook: (s, ctx) => withHook(s, ctx, (h) => ctx.json(202, s.webhooks.test(h, (ctx.body as { event_type: string }).event_type), s.webhooks.notice(h))),
+});
 
-function answer(hooks: Webhooks, ctx: RequestContext): Reply | undefined {
-  const ws = ctx.principal!.workspaceId;
+/** Runs `then` on the webhook the path names, or answers 404 when the workspace has no such webhook. */
+function withHook(s: Services, ctx: RequestContext, then: (h: RegisteredWebhook) => Reply): Reply {
   const id = ctx.params.webhook_id ?? "";
-  const ok = ctx.route.successCode;
-  switch (ctx.route.operationId) {
-    case "createWebhook": {
-      // The body has passed the contract's validation of WebhookCreate by now.
-      const hook = hooks.register(ws, ctx.body as components["schemas"]["WebhookCreate"]);
-      return ctx.json(ok, hook, hooks.notice(hook));
-    }
-    case "testWebhook": {
-      const hook = hooks.get(id, ws);
-      return hook ? ctx.json(ok, hooks.test(hook, (ctx.body as { event_type: string }).event_type), hooks.notice(hook)) : undefined;
-    }
-    case "getWebhook": {
-      const hook = hooks.get(id, ws);
-      return hook ? ctx.json(ok, publicView(hook)) : undefined;
-    }
-    case "deleteWebhook":
-      return hooks.remove(id, ws) ? { status: ok, headers: {}, body: null, rate: ctx.rate } : undefined;
-  }
-  return undefined;
+  const h = s.webhooks.get(id, ctx.principal!.workspaceId);
+  return h ? then(h) : ctx.json(404, { detail: `Webhook ${id} not found.` });
 }

@@ -18,6 +18,7 @@ export const rateLimit: StageFactory = (s) => {
       ? { bucket: p.workspaceId, plan: p.plan, key: p.key }
       : { bucket: `anonymous:${ctx.req.socket.remoteAddress ?? "?"}`, plan: anonymousPlan };
     const d = s.limiter.take(subject, m.kind === "ok" ? m.route.category : defaultCategory);
+    ctx.decision = d;
     ctx.rate = rateHeaders(policy, d);
     return d.allowed ? undefined : tooMany(policy, d, ctx.rate);
   };

@@ -25,6 +25,8 @@ export interface StoreOptions {
   webhooks: WebhookSink;
   /** Workspaces kept at most; the least recently used one is forgotten beyond (a token may name any workspace). */
   maxWorkspaces?: number;
+  /** Told after the store changed by itself (a processing step, a time-out): the state file is written then. */
+  onChange?: () => void;
 }
 
 export interface InsertOptions {
@@ -70,7 +72,9 @@ export class Store implements MockState {
   constructor(readonly o: StoreOptions) {
     this.model = readModel(o.contract);
     this.templates = readTemplates(o.contract);
-    this.driver = new Driver({ model: this.model, scheduler: o.scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, create: (ws, schema, fields) => this.createLinked(ws, schema, fields) });
+    // Whatever runs on a timer changes the store by itself: say so after each task.
+    const scheduler: Scheduler = { after: (ms, task) => o.scheduler.after(ms, () => (task(), o.onChange?.())) };
+    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, create: (ws, schema, fields) => this.createLinked(ws, schema, fields) });
     for (const [route, plan] of this.model.plans) {
       if (plan.kind === "list") this.listSpecs.set(route, readListSpec(o.contract, route, plan.coll));
     }

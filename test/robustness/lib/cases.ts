@@ -59,6 +59,8 @@ interface OpInfo {
   /** Validator of the JSON request body (strict: the gateway validates parsed JSON as it is). */
   jsonSchema: ValidateFunction | null;
   success: number[];
+  /** What a well-formed request may get: its success, or a status its state can call for (`stateful`). */
+  answered: number[];
 }
 
 /** Strings that have broken path handling somewhere: traversal, encodings, NUL, overlong UTF-8, prototype keys. */
@@ -109,13 +111,6 @@ const WRONG_CONTENT_TYPES = [
 ];
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "PURGE"];
-
-/**
- * What the stateful mock may answer a valid request, where the operation documents it: 404 (a generated id names
- * nothing in the workspace), 409 (the resource's state forbids the operation), 400 (a rule no schema states: a
- * cursor the API did not give, a time range the wrong way round).
- */
-const STATEFUL = [400, 404, 409];
 
 /** Header values with non-ASCII bytes: UTF-8 sent as latin1, so the bytes go on the wire as they are. */
 const utf8Bytes = (s: string) => Buffer.from(s, "utf8").toString("latin1");
@@ -196,7 +191,8 @@ export class CaseFactory {
       bodyRequired: rb?.required === true,
       mediaTypes: Object.keys(rb?.content ?? {}),
       jsonSchema,
-      success: [...spec.responses.keys()].filter((s) => (s >= 200 && s < 300) || STATEFUL.includes(s)),
+      success: [...spec.responses.keys()].filter((s) => s >= 200 && s < 300),
+      answered: [...spec.responses.keys()].filter((s) => s >= 200 && s < 300).concat(stateful(spec, route)),
     };
   }
 
@@ -264,18 +260,18 @@ export class CaseFactory {
   /** The statuses a body may get, worked out from its bytes and the operation's request body (E2, E3). */
   private bodyExpectation(info: OpInfo, contentType: string | null, bytes: Buffer): number[] {
     if (!info.mediaTypes.length) return [...info.success, ...declared4xx(info)];
-    if (bytes.length === 0) return info.bodyRequired ? [422] : info.success;
+    if (bytes.length === 0) return info.bodyRequired ? [422] : info.answered;
     const mt = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
     if (!info.mediaTypes.includes(mt)) return [400];
     if (mt !== "application/octet-stream" && bytes.length > this.limits.maxBodyBytes) return [400];
-    if (mt !== "application/json" || !info.jsonSchema) return [...info.success, 400, 422];
+    if (mt !== "application/json" || !info.jsonSchema) return [...info.answered, 400, 422];
     let value: unknown;
     try {
       value = JSON.parse(bytes.toString("utf8"));
     } catch {
       return [400];
     }
-    return info.jsonSchema(value) ? info.success : [422];
+    return info.jsonSchema(value) ? info.answered : [422];
   }
 
   private request(info: OpInfo, path: string, query: Array<[string, string]>, headers: Array<[string, string]>, body?: BodyVariant): RawRequest {
@@ -297,7 +293,7 @@ export class CaseFactory {
     return this.op().chain((info) =>
       fc.tuple(this.validPath(info), this.validQuery(info), info.bodies.length ? fc.constantFrom(...info.bodies) : fc.constant(undefined)).map(([path, query, body]) => {
         const req = this.request(info, path, query, this.auth(), body);
-        const expect = info.spec.webSocket ? [426] : info.success;
+        const expect = info.spec.webSocket ? [426] : info.answered;
         return { kind: "valid", req, expect: [...expect, ...(info.spec.op.security?.length === 0 ? [] : [429])] };
       }),
     );
@@ -553,6 +549,19 @@ export class CaseFactory {
       { weight: 2, arbitrary: this.malformedHttp() },
     );
   }
+}
+
+/**
+ * The statuses a well-formed request may get from the state the mock keeps (keys, webhooks, tokens, resources),
+ * where the operation declares them: 403 (a permission rule: a `pk_test_` key creating a `live` key), 404 (an id
+ * the workspace does not have), 409 (a conflict: a 21st webhook, a revoked key), and 400 where the operation's
+ * description states a rule no schema can (decision E2: it "answers 400") or it takes a `cursor` (one the list
+ * never gave out, such as the contract's example cursor, answers 400).
+ */
+function stateful(spec: OpSpec, route: Route): number[] {
+  const declared = [403, 404, 409].filter((s) => spec.responses.has(s));
+  const rule = /answers 400/.test(String(spec.op.description ?? "")) || route.parameters.some((p) => p.in === "query" && p.name === "cursor");
+  return rule && spec.responses.has(400) ? [...declared, 400] : declared;
 }
 
 function declared4xx(info: OpInfo): number[] {

@@ -1,0 +1,60 @@
+"""A response as the client received it: status, headers and (once read) the body."""
+
+from __future__ import annotations
+
+import json
+from email.message import Message
+from typing import Any, Iterable, Mapping, Optional, Tuple, Union
+
+Headers = Union[Message, Mapping[str, str]]
+"""Response headers: the `http.client` message (case-insensitive), or any mapping of names to values."""
+
+
+def header(headers: Union[Headers, Iterable[Tuple[str, Any]], None], name: str) -> Optional[str]:
+    """The value of a header, its name in any letter case; None when absent."""
+    if headers is None:
+        return None
+    if isinstance(headers, Message):
+        value = headers.get(name)
+        return None if value is None else str(value)
+    items = headers.items() if isinstance(headers, Mapping) else headers
+    lower = name.lower()
+    for key, value in items:
+        if key.lower() == lower:
+            if isinstance(value, (list, tuple)):
+                return str(value[0]) if len(value) == 1 else None
+            return None if value is None else str(value)
+    return None
+
+
+class Response:
+    """One HTTP response. `content` is empty until the body has been read (and for event streams)."""
+
+    def __init__(self, method: str, path: str, status: int, reason: str, headers: Message, content: bytes = b"") -> None:
+        self.method = method
+        """The request's method."""
+        self.path = path
+        """The request's path, without the query string (which may hold a token)."""
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.content = content
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status < 300
+
+    @property
+    def content_type(self) -> str:
+        return header(self.headers, "Content-Type") or ""
+
+    def text(self) -> str:
+        charset = self.headers.get_content_charset() or "utf-8"
+        return self.content.decode(charset, errors="replace")
+
+    def json(self) -> Any:
+        """The body parsed as JSON; None for an empty body."""
+        return json.loads(self.content) if self.content.strip() else None
+
+    def __repr__(self) -> str:
+        return f"<Response {self.status} {self.method} {self.path}>"

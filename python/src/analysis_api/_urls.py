@@ -1,0 +1,92 @@
+"""URLs: the request URL of an operation, and the rule for tokens in URLs.
+
+Interface specification, rule 7: a token in a query parameter is a secret, so it only goes into a URL sent over
+TLS (https:, wss:), or to a loopback host (127.0.0.0/8, ::1, localhost) for local work.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any, Dict, List, Tuple
+from urllib.parse import SplitResult, quote, urlencode, urlsplit, urlunsplit
+
+from ._errors import InsecureTransportError
+from ._operations import TOKEN_QUERY_PARAM
+from ._runtime import Operation
+
+_TLS = ("https", "wss")
+_PLAIN = ("http", "ws")
+
+
+def is_loopback_host(host: str) -> bool:
+    """Is a URL's host name (IPv6 with or without brackets) a loopback host?"""
+    h = host.lower().strip("[]").rstrip(".")
+    if h == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(h).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(base_url: str) -> str:
+    """The service root without a trailing slash; raises `ValueError` unless it is an http(s) URL with a host."""
+    if not isinstance(base_url, str):
+        raise TypeError("base_url must be a string, e.g. https://api.example.com")
+    parts = urlsplit(base_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ValueError(f"base_url must be an http(s) URL without query or fragment, e.g. https://api.example.com (got {base_url!r})")
+    return base_url.rstrip("/")
+
+
+def assert_token_safe(url: SplitResult) -> None:
+    """Raises `InsecureTransportError` unless a token may be put into this URL. The message names the origin only."""
+    if url.scheme in _TLS:
+        return
+    if url.scheme in _PLAIN and is_loopback_host(url.hostname or ""):
+        return
+    raise InsecureTransportError(
+        f"refusing to put a token into {url.scheme}://{url.netloc}{url.path}: tokens in URLs are sent over TLS only "
+        "(https:/wss:), or to a loopback host"
+    )
+
+
+def with_token(url: str, token: str, websocket: bool) -> str:
+    """Adds the `token` query parameter after checking the rule; `websocket` turns http(s) into ws(s) first."""
+    parts = urlsplit(url)
+    if websocket:
+        parts = parts._replace(scheme={"https": "wss", "http": "ws"}.get(parts.scheme, parts.scheme))
+    assert_token_safe(parts)
+    query = urlencode([(TOKEN_QUERY_PARAM, token)])
+    return urlunsplit(parts._replace(query=f"{parts.query}&{query}" if parts.query else query))
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def operation_url(base_url: str, op: Operation, args: Dict[str, Any]) -> str:
+    """The URL of an operation: path parameters percent-encoded into the template, query parameters serialized
+    as the contract says (`form`: a list repeats the name per item, or is joined with commas with `explode: false`).
+    """
+    path = op.path
+    query: List[Tuple[str, str]] = []
+    for p in op.params:
+        value = args.get(p.arg)
+        if p.location == "path":
+            if value is None:
+                raise TypeError(f"{op.operation_id}: path parameter {p.arg} is required")
+            path = path.replace("{" + p.name + "}", quote(_scalar(value), safe=""))
+        elif p.location == "query" and value is not None:
+            if isinstance(value, (list, tuple)):
+                items = [_scalar(v) for v in value]
+                query.extend([(p.name, v) for v in items] if p.explode else [(p.name, ",".join(items))])
+            else:
+                query.append((p.name, _scalar(value)))
+    return base_url + path + (f"?{urlencode(query)}" if query else "")
+
+
+def header_params(op: Operation, args: Dict[str, Any]) -> Dict[str, str]:
+    return {p.name: _scalar(args[p.arg]) for p in op.params if p.location == "header" and args.get(p.arg) is not None}

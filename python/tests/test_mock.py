@@ -1,0 +1,128 @@
+"""The client against the mock gateway (`npm start`'s, started by test/python/python.test.ts on a free port).
+
+These check shapes, types and statuses, never that two calls return the same example: they hold for today's
+mock, which answers from the contract's examples, and for one that keeps what is created."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import subprocess
+import sys
+import unittest
+import urllib.request
+from typing import Any, List
+
+from support import MOCK_KEY_ENV, MOCK_LIMITED_KEY_ENV, REPO, analysis_api, mock_url
+from test_contract import mismatch
+
+models = analysis_api.models
+ANALYSIS_ID = re.compile(r"^anl_[0-9A-Za-z]{8,40}$")
+CREATE: models.AnalysisCreate = {"media_url": "https://media.example.com/calls/renewal.mp3", "media_type": "audio"}
+
+
+def mock_client(**options: Any) -> analysis_api.Client:
+    options.setdefault("api_key", os.environ.get(MOCK_KEY_ENV, "pk_test_demo_pro"))
+    return analysis_api.Client(mock_url(), **options)
+
+
+class MockTest(unittest.TestCase):
+    def fits(self, value: Any, hint: Any) -> None:
+        self.assertEqual(mismatch(value, hint, "answer"), [])
+
+    def test_list_create_get_update_delete(self) -> None:
+        c = mock_client()
+        page = c.list_analyses(status="completed", limit=5)
+        self.fits(page, models.AnalysisList)
+        created = c.create_analysis(CREATE)
+        self.fits(created, models.Analysis)
+        self.assertRegex(created["id"], ANALYSIS_ID)
+        self.assertEqual(created["status"], "queued")
+        self.fits(c.get_analysis(created["id"]), models.Analysis)
+        self.fits(c.update_analysis(created["id"], {"title": "Renewal call"}), models.Analysis)
+        self.assertIsNone(c.delete_analysis(created["id"]))
+
+    def test_iter_yields_typed_items_page_by_page(self) -> None:
+        items = list(itertools.islice(mock_client().iter_analyses(limit=1), 1))
+        for item in items:
+            self.fits(item, models.Analysis)
+
+    def test_other_bodies_multipart_stream_form_and_text(self) -> None:
+        c = mock_client()
+        upload: models.AnalysisUpload = {"file": ("call.wav", b"RIFF\x00\x00\x00\x00WAVE", "audio/wav"), "media_type": "audio", "features": ["transcription"], "metadata": {"team": "cs"}}
+        self.fits(c.upload_analysis(upload), models.Analysis)
+        self.fits(c.create_stream_upload(iter([b"\x00" * 1000, b"\x01" * 1000]), media_type="audio", features=["transcription", "diarization"]), models.Analysis)
+        self.fits(c.create_o_auth_token({"grant_type": "client_credentials", "client_id": "northwind-crm-connector"}), models.OAuthToken)
+        self.assertIn("openapi: 3.1", c.get_open_api_description())
+        self.fits(c.get_gateway_health(), models.GatewayHealth)
+
+    def test_errors_arrive_typed(self) -> None:
+        with self.assertRaises(analysis_api.ApiError) as caught:
+            mock_client(api_key="pk_test_nobody_has_this").list_analyses()
+        self.assertEqual((caught.exception.status, caught.exception.kind), (401, "unauthorized"))
+        with self.assertRaises(analysis_api.ApiError) as caught:
+            mock_client(api_key="pk_test_demo_frozen").list_analyses()
+        self.assertEqual((caught.exception.status, caught.exception.kind), (403, "forbidden"))
+        with self.assertRaises(analysis_api.ValidationError) as invalid:
+            mock_client().get_analysis("nope")
+        self.assertEqual(invalid.exception.errors[0]["loc"], ["path", "analysis_id"])
+        with self.assertRaises(analysis_api.ApiError) as caught:
+            mock_client(headers={"Prefer": "code=404"}).get_analysis("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+        self.assertEqual((caught.exception.status, caught.exception.kind), (404, "not_found"))
+
+    def test_the_per_minute_limit_is_a_rate_limit_error(self) -> None:
+        key = os.environ.get(MOCK_LIMITED_KEY_ENV)
+        if not key:
+            self.skipTest(f"{MOCK_LIMITED_KEY_ENV} is not set")
+        c = mock_client(api_key=key, retry=False)
+        with self.assertRaises(analysis_api.RateLimitError) as caught:
+            for _ in range(2):  # the key allows 1 request per minute
+                c.list_speakers()
+        e = caught.exception
+        self.assertEqual((e.status, e.error, e.limit, e.window), (429, "rate_limit_exceeded", 1, "1 minute"))
+        self.assertGreater(e.retry_after, 0)
+        rate_limit = analysis_api.read_rate_limit(e.response)
+        assert rate_limit is not None
+        self.assertEqual((rate_limit.remaining, rate_limit.retry_after), (0, e.retry_after))
+
+    def test_rate_limit_headers_of_every_response(self) -> None:
+        seen: List[analysis_api.RateLimit] = []
+        c = mock_client(on_rate_limit=lambda rl, response: seen.append(rl))
+        c.list_speakers()
+        first = c.last_rate_limit
+        c.list_speakers()
+        assert first is not None and c.last_rate_limit is not None
+        self.assertEqual(len(seen), 2)
+        self.assertEqual(c.last_rate_limit.remaining, first.remaining - 1)
+        self.assertEqual(c.last_rate_limit.limit, first.limit)
+
+    def test_event_stream_typed_to_its_last_event_and_resumed(self) -> None:
+        c = mock_client()
+        analysis_id = c.create_analysis(CREATE)["id"]
+        events = list(c.stream_analysis_events(analysis_id))
+        self.assertEqual(events[0]["event"], "status")
+        self.assertTrue(analysis_api.is_final_event(events[-1]))
+        for event in events:
+            self.fits(event, models.AnalysisStreamEvent)
+        rest = list(c.stream_analysis_events(analysis_id, last_event_id=events[1]["id"]))
+        self.assertEqual(rest, events[2:])
+
+    def test_the_token_url_opens_the_stream_without_headers(self) -> None:
+        url = mock_client().stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+        self.assertIn("token=", url)
+        with urllib.request.urlopen(url, timeout=30) as response:
+            self.assertEqual(response.status, 200)
+            self.assertTrue(response.headers["Content-Type"].startswith("text/event-stream"))
+
+    def test_the_consumer_example_runs(self) -> None:
+        env = {**os.environ, "ANALYSIS_API_URL": mock_url(), "ANALYSIS_API_KEY": os.environ.get(MOCK_KEY_ENV, "pk_test_demo_pro")}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in [str(REPO / "python" / "src"), env.get("PYTHONPATH", "")] if p)
+        run = subprocess.run([sys.executable, str(REPO / "python" / "examples" / "consumer.py")], env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("completed:", run.stdout)
+        self.assertIn("invalid: path.analysis_id", run.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,57 @@
+"""`iter_<things>()`: every item of every page of a list, page by page."""
+
+from __future__ import annotations
+
+import itertools
+import unittest
+from urllib.parse import parse_qs, urlsplit
+
+from support import Answer, FakeServer, Recorded, analysis_api, client
+
+
+def pages(request: Recorded, n: int) -> Answer:
+    cursor = parse_qs(urlsplit(request.path).query).get("cursor", [None])[0]
+    following = {None: "c2", "c2": "c3", "c3": None}[cursor]
+    data = [{"id": f"spk_{cursor or 'c1'}_{i}"} for i in range(2)]
+    return Answer(200, {}, {"data": data, "next_cursor": following, "has_more": following is not None})
+
+
+class PaginationTest(unittest.TestCase):
+    def test_follows_next_cursor_while_has_more(self) -> None:
+        with FakeServer(pages) as server:
+            ids = [s["id"] for s in client(server.url).iter_speakers(limit=2)]
+        self.assertEqual(ids, ["spk_c1_0", "spk_c1_1", "spk_c2_0", "spk_c2_1", "spk_c3_0", "spk_c3_1"])
+        self.assertEqual([r.path for r in server.requests], ["/v1/speakers?limit=2", "/v1/speakers?cursor=c2&limit=2", "/v1/speakers?cursor=c3&limit=2"])
+
+    def test_fetches_a_page_only_when_the_loop_gets_there(self) -> None:
+        with FakeServer(pages) as server:
+            self.assertEqual(len(list(itertools.islice(client(server.url).iter_speakers(), 2))), 2)
+        self.assertEqual(len(server.requests), 1)
+
+    def test_starts_at_a_given_cursor_and_keeps_the_filters(self) -> None:
+        with FakeServer(pages) as server:
+            items = list(client(server.url).iter_analysis_alerts("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", cursor="c3", status="open"))
+        self.assertEqual(len(items), 2)
+        self.assertEqual(server.requests[0].path, "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0/alerts?cursor=c3&status=open")
+
+    def test_has_more_without_a_new_cursor_stops_instead_of_looping(self) -> None:
+        same = Answer(200, {}, {"data": [{"id": "a"}], "next_cursor": "c2", "has_more": True})
+        with FakeServer(lambda request, n: same if n <= 3 else Answer(400, {}, {"detail": "looped"})) as server:
+            with self.assertRaisesRegex(analysis_api.ProtocolError, "without a new next_cursor"):
+                list(client(server.url).iter_speakers())
+        self.assertEqual(len(server.requests), 2)
+
+    def test_a_page_that_is_not_the_envelope_is_a_protocol_error(self) -> None:
+        with FakeServer([Answer(200, {}, {"items": []})]) as server:
+            with self.assertRaises(analysis_api.ProtocolError):
+                list(client(server.url).iter_speakers())
+
+    def test_an_error_page_raises_the_typed_error(self) -> None:
+        with FakeServer([Answer(403, {}, {"detail": "This workspace is frozen."})]) as server:
+            with self.assertRaises(analysis_api.ApiError) as caught:
+                list(client(server.url).iter_speakers())
+        self.assertEqual(caught.exception.kind, "forbidden")
+
+
+if __name__ == "__main__":
+    unittest.main()

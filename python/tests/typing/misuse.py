@@ -1,0 +1,25 @@
+"""Mistakes the types must catch. Never run: `mypy --strict` checks it (.ci/run), and since `--strict` reports
+an unused `type: ignore`, each line below fails the check unless mypy finds exactly the error it names."""
+
+from __future__ import annotations
+
+from analysis_api import Client
+from analysis_api.models import AnalysisStreamEvent
+
+
+def misuse(client: Client, event: AnalysisStreamEvent) -> None:
+    client.get_analysis(42)  # type: ignore[arg-type]
+    client.list_analyses(status="paused")  # type: ignore[arg-type]
+    client.create_analysis({"media_type": "audio", "colour": "red"})  # type: ignore[typeddict-item]
+    client.create_speaker()  # type: ignore[call-arg]
+    client.create_stream_upload(b"...")  # type: ignore[call-arg]
+    analysis = client.get_analysis("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+    analysis["titel"]  # type: ignore[typeddict-item]
+    title: str = analysis["title"]  # type: ignore[assignment]
+    if event["event"] == "status":
+        event["data"]["text"]  # type: ignore[typeddict-item]
+    for speaker in client.iter_speakers():
+        speaker["name"] + 1  # type: ignore[operator]
+    client.stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", last_event_id="evt_1")  # type: ignore[call-arg]
+    Client("https://api.example.com", api_key=b"pk_live_x")  # type: ignore[arg-type]
+    del title

@@ -1,0 +1,60 @@
+// The checks, in the order a report lists them. `createChecks` makes a fresh set for one run (rate-limit-semantics
+// remembers what it saw); `checkExchange` runs a set on one request/response pair — all the gateway's proxy mode
+// needs to judge live traffic.
+import type { ContractView } from "../contract-view.js";
+import { requestFacts } from "../request-facts.js";
+import type { Check, Exchange, ExchangeRequest, ExchangeResponse, Operation, ScenarioStep } from "../types.js";
+import { authEnforced } from "./auth-enforced.js";
+import { contentTypeDeclared } from "./content-type-declared.js";
+import { crudRoundtrip } from "./crud-roundtrip.js";
+import { errorBody } from "./error-body.js";
+import { invalidInputRejected } from "./invalid-input-rejected.js";
+import { malformedJsonRejected } from "./malformed-json-rejected.js";
+import { rateLimitHeaders } from "./rate-limit-headers.js";
+import { rateLimitSemantics } from "./rate-limit-semantics.js";
+import { responseHeaders } from "./response-headers.js";
+import { responseSchema } from "./response-schema.js";
+import { retryAfter } from "./retry-after.js";
+import { statusDeclared } from "./status-declared.js";
+import { tokenQueryRejected } from "./token-query-rejected.js";
+import { validInputAccepted } from "./valid-input-accepted.js";
+
+/** Every check, fresh (stateful ones start empty). */
+export function createChecks(view: ContractView): Check[] {
+  return [
+    statusDeclared(view),
+    contentTypeDeclared(view),
+    responseSchema(view),
+    responseHeaders(view),
+    rateLimitHeaders(view),
+    retryAfter(view),
+    errorBody(),
+    authEnforced(),
+    tokenQueryRejected(),
+    invalidInputRejected(),
+    validInputAccepted(),
+    malformedJsonRejected(),
+    rateLimitSemantics(view),
+    crudRoundtrip(),
+  ];
+}
+
+export interface CheckResult {
+  rule: string;
+  violations: string[];
+}
+
+/** Runs `checks` on one exchange; the checks that do not apply to it are left out of the result. */
+export async function checkExchange(
+  view: ContractView,
+  checks: Check[],
+  e: { operation: Operation; request: ExchangeRequest; response: ExchangeResponse; scenario?: ScenarioStep },
+): Promise<{ exchange: Exchange; results: CheckResult[] }> {
+  const exchange: Exchange = { ...e, facts: await requestFacts(view, e.operation, e.request) };
+  const results: CheckResult[] = [];
+  for (const c of checks) {
+    const violations = c.check(exchange);
+    if (violations) results.push({ rule: c.name, violations });
+  }
+  return { exchange, results };
+}

@@ -1,0 +1,34 @@
+// response-headers: every header the declared response marks `required` is present and valid against its schema
+// (`Upgrade` on 426, for instance). The rate-limit headers and Retry-After have checks of their own
+// (rate-limit-headers, retry-after), so a missing one is reported once, by the check that owns it.
+import type { Json } from "../../mock/contract.js";
+import type { ContractView } from "../contract-view.js";
+import type { Check } from "../types.js";
+import { describeErrors } from "./util.js";
+
+export function responseHeaders(view: ContractView): Check {
+  const owned = new Set([...view.rateHeaders, view.retryAfterHeader].map((h) => h.toLowerCase()));
+  return {
+    name: "response-headers",
+    description: "The headers the declared response requires are present and valid.",
+    check({ operation, response }) {
+      const declared = view.declared(operation, response.status);
+      if (!declared) return null;
+      const required = Object.entries(declared.headers)
+        .map(([name, h]) => [name, view.contract.deref<Json>(h)] as const)
+        .filter(([name, h]) => h?.required === true && !owned.has(name.toLowerCase()));
+      if (!required.length) return null;
+      const problems: string[] = [];
+      for (const [name, h] of required) {
+        const value = response.headers.get(name);
+        if (value === null) {
+          problems.push(`${response.status} lacks the required ${name} header`);
+          continue;
+        }
+        const validate = view.headerValidator(h.schema);
+        if (!validate(value)) problems.push(`${name}: ${JSON.stringify(value)} does not match its schema: ${describeErrors(validate.errors)}`);
+      }
+      return problems;
+    },
+  };
+}

@@ -1,0 +1,9 @@
+// The verifier's public surface: `verify()` for a whole run (scripts/verify.ts), and the checks on their own for
+// judging single request/response pairs (the gateway's proxy mode).
+export { verify, DEFAULTS, type VerifyOptions } from "./runner.js";
+export { createChecks, checkExchange, type CheckResult } from "./checks/index.js";
+export { ContractView } from "./contract-view.js";
+export { junitXml, summaryTable, type Report, type OperationReport } from "./report.js";
+export { VerifyUsageError, parseTarget, isLoopback } from "./target.js";
+export { globToRegExp, selectOperations } from "./select.js";
+export type { Check, Exchange, ExchangeRequest, ExchangeResponse, Operation, RequestFacts, Violation } from "./types.js";

@@ -1,0 +1,140 @@
+// The verifier's findings: built up exchange by exchange, then written as JSON (the report), a terminal table, or
+// JUnit XML (one test case per operation × check, a failure per violated check) for CI. The XML is written with
+// fast-xml-parser's builder, which escapes text and attributes.
+import { XMLBuilder } from "fast-xml-parser";
+import type { Check, Operation, Violation } from "./types.js";
+import type { CheckResult } from "./checks/index.js";
+
+export interface RuleTally {
+  run: number;
+  violations: number;
+}
+
+export interface OperationReport {
+  operationId: string;
+  method: string;
+  path: string;
+  requests: number;
+  checks: Record<string, RuleTally>;
+  /** Cases not sent, with why (writes not allowed, rate limited beyond the wait budget, …). */
+  skipped: Array<{ case: string; reason: string }>;
+}
+
+export interface Report {
+  target: string;
+  contract: { title: string; version: string };
+  started_at: string;
+  duration_ms: number;
+  options: Record<string, unknown>;
+  requests: number;
+  /** Time spent waiting for rate limits (Retry-After), ms. */
+  waited_ms: number;
+  operations: OperationReport[];
+  checks: Array<{ rule: string; description: string } & RuleTally>;
+  violations: Violation[];
+  /** Things the run could not do or had to tell (credentials in a URL refused, budgets used up, …). */
+  notices: string[];
+}
+
+export class ReportBuilder {
+  private readonly ops = new Map<string, OperationReport>();
+  private readonly violations = new Map<string, Violation>();
+  readonly notices: string[] = [];
+  requests = 0;
+  waitedMs = 0;
+
+  constructor(
+    private readonly checks: Check[],
+    operations: Operation[],
+  ) {
+    for (const op of operations) this.op(op);
+  }
+
+  private op(op: Operation): OperationReport {
+    let r = this.ops.get(op.operationId);
+    if (!r) this.ops.set(op.operationId, (r = { operationId: op.operationId, method: op.method.toUpperCase(), path: op.template, requests: 0, checks: {}, skipped: [] }));
+    return r;
+  }
+
+  /** The results of the checks on one exchange. `request` is already redacted. */
+  record(op: Operation, request: string, status: number, results: CheckResult[]): void {
+    const r = this.op(op);
+    r.requests++;
+    for (const { rule, violations } of results) {
+      const t = (r.checks[rule] ??= { run: 0, violations: 0 });
+      t.run++;
+      if (violations.length) t.violations++;
+      for (const message of violations) {
+        const key = JSON.stringify([op.operationId, rule, status, message]);
+        const v = this.violations.get(key);
+        if (v) v.count++;
+        else this.violations.set(key, { operationId: op.operationId, method: op.method.toUpperCase(), path: op.template, status, rule, message, request, count: 1 });
+      }
+    }
+  }
+
+  skip(op: Operation, label: string, reason: string): void {
+    this.op(op).skipped.push({ case: label, reason });
+  }
+
+  build(meta: Pick<Report, "target" | "contract" | "started_at" | "duration_ms" | "options">): Report {
+    const operations = [...this.ops.values()];
+    const checks = this.checks.map((c) => {
+      const run = operations.reduce((n, o) => n + (o.checks[c.name]?.run ?? 0), 0);
+      const violations = operations.reduce((n, o) => n + (o.checks[c.name]?.violations ?? 0), 0);
+      return { rule: c.name, description: c.description, run, violations };
+    });
+    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), operations, checks, violations: [...this.violations.values()], notices: this.notices };
+  }
+}
+
+/** The terminal summary: one line per operation (checks run, violations), then the violations and notices. */
+export function summaryTable(report: Report): string {
+  const rows = report.operations.filter((o) => o.requests > 0 || o.skipped.length);
+  const runs = (o: OperationReport) => Object.values(o.checks).reduce((n, t) => n + t.run, 0);
+  const bad = (o: OperationReport) => Object.values(o.checks).reduce((n, t) => n + t.violations, 0);
+  const head = ["operation", "method", "path", "requests", "checks", "violations", "skipped"];
+  const body = rows.map((o) => [o.operationId, o.method, o.path, String(o.requests), String(runs(o)), String(bad(o)), String(o.skipped.length)]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
+  const out = [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
+  out.push("", `${report.requests} requests, ${report.checks.reduce((n, c) => n + c.run, 0)} checks, ${report.violations.length} distinct violation(s) in ${(report.duration_ms / 1000).toFixed(1)} s (${(report.waited_ms / 1000).toFixed(1)} s waiting for rate limits).`);
+  for (const v of report.violations) out.push(`  ✗ ${v.operationId} [${v.rule}] ${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}\n      ${v.request}`);
+  for (const n of report.notices) out.push(`  ! ${n}`);
+  return out.join("\n");
+}
+
+/** JUnit XML: a test suite per operation, a test case per check that ran on it (or was skipped), failures for violations. */
+export function junitXml(report: Report): string {
+  const clean = (s: string) => s.replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]/g, "");
+  const suites = report.operations.map((o) => {
+    const byRule = new Map<string, Violation[]>();
+    for (const v of report.violations) if (v.operationId === o.operationId) byRule.set(v.rule, [...(byRule.get(v.rule) ?? []), v]);
+    const order = (rule: string) => (report.checks.findIndex((c) => c.rule === rule) + 1 || Infinity);
+    const cases = Object.entries(o.checks)
+      .sort(([a], [b]) => order(a) - order(b))
+      .map(([rule, t]) => {
+      const vs = byRule.get(rule) ?? [];
+      const tc: Record<string, unknown> = { "@_name": rule, "@_classname": `verify.${o.operationId}` };
+      if (vs.length) {
+        tc.failure = {
+          "@_message": clean(`${t.violations} of ${t.run} exchange(s) violate ${rule}`),
+          "@_type": rule,
+          "#text": clean(vs.map((v) => `${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}\n  ${v.request}`).join("\n")),
+        };
+      }
+      return tc;
+    });
+    for (const s of o.skipped) cases.push({ "@_name": `${s.case}`, "@_classname": `verify.${o.operationId}`, skipped: { "@_message": clean(s.reason) } });
+    const failures = cases.filter((c) => c.failure).length;
+    const skipped = cases.filter((c) => c.skipped).length;
+    return { "@_name": `${o.operationId} (${o.method} ${o.path})`, "@_tests": cases.length, "@_failures": failures, "@_skipped": skipped, "@_errors": 0, testcase: cases };
+  });
+  const tests = suites.reduce((n, s) => n + s["@_tests"], 0);
+  const failures = suites.reduce((n, s) => n + s["@_failures"], 0);
+  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: "@_", format: true, suppressEmptyNode: true });
+  return builder.build({
+    "?xml": { "@_version": "1.0", "@_encoding": "UTF-8" },
+    testsuites: { "@_name": clean(`verify ${report.target}`), "@_tests": tests, "@_failures": failures, "@_errors": 0, "@_time": (report.duration_ms / 1000).toFixed(3), testsuite: suites },
+  });
+}

@@ -1,0 +1,116 @@
+// `verify()`: checks a live implementation against the contract and returns the report.
+//
+//   options ─► target and credentials checked ─► operations selected ─► cases built (cases.ts)
+//           ─► sent bucket by bucket around rate limits (schedule.ts), each exchange checked (session.ts, checks/)
+//           ─► with --stateful, CRUD round trips (crud.ts) ─► report (report.ts)
+//
+// Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
+import { loadContract, type Contract } from "../mock/contract.js";
+import { CaseBuilder, type RequestCase } from "./cases.js";
+import { createChecks } from "./checks/index.js";
+import { ContractView } from "./contract-view.js";
+import { crudGroups, roundtrip } from "./crud.js";
+import { ValueGenerator } from "./generate.js";
+import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
+import { ReportBuilder, type Report } from "./report.js";
+import { Scheduler, type Job } from "./schedule.js";
+import { selectOperations } from "./select.js";
+import { realClock, Session, type Clock, type Credential } from "./session.js";
+import { parseTarget, queryTokensAllowed, VerifyUsageError } from "./target.js";
+
+export interface VerifyOptions {
+  target: string;
+  apiKey?: string;
+  token?: string;
+  /** The contract (default: generated/). */
+  contract?: Contract;
+  /** Globs of operationIds or path templates, comma-separated (select.ts). */
+  operations?: string;
+  allowWrites?: boolean;
+  /** CRUD round trips; needs allowWrites. */
+  stateful?: boolean;
+  /** Generated requests per operation (default 2). */
+  generated?: number;
+  seed?: number;
+  /** Requests per second at most (default 5); null: no pacing. */
+  rps?: number | null;
+  /** Requests in all at most (default 2000). */
+  maxRequests?: number;
+  /** Seconds the run may spend waiting for rate limits in all (default 300). */
+  maxWaitSeconds?: number;
+  send?: Partial<SendOptions>;
+  clock?: Clock;
+  onExchange?: (line: string) => void;
+}
+
+export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300 } as const;
+
+export async function verify(o: VerifyOptions): Promise<Report> {
+  const started = Date.now();
+  const target = parseTarget(o.target);
+  if (o.stateful && !o.allowWrites) throw new VerifyUsageError("--stateful creates, updates and deletes resources: it needs --allow-writes");
+  const contract = o.contract ?? loadContract();
+  const view = ContractView.of(contract);
+  const credential = credentialOf(o, view.apiKeyHeader);
+  const operations = selectOperations(view.operations, o.operations);
+  const checks = createChecks(view);
+  const report = new ReportBuilder(checks, operations);
+  const clock = o.clock ?? realClock;
+  const seed = o.seed ?? 1;
+  const builder = new CaseBuilder(view, new ValueGenerator(view, seed));
+  const session = new Session({
+    view,
+    target,
+    credential,
+    checks,
+    report,
+    clock,
+    rps: o.rps === undefined ? DEFAULTS.rps : o.rps,
+    maxRequests: o.maxRequests ?? DEFAULTS.maxRequests,
+    send: { ...DEFAULT_SEND_OPTIONS, ...o.send },
+    ...(o.onExchange ? { onExchange: o.onExchange } : {}),
+  });
+  const scheduler = new Scheduler(clock, (o.maxWaitSeconds ?? DEFAULTS.maxWaitSeconds) * 1000);
+  const bucket = (c: RequestCase) => (c.operation.public ? "public" : `${c.credentials === "header" ? "caller" : "anonymous"}:${c.operation.category.name}`);
+
+  const jobs: Job[] = [];
+  for (const op of operations) {
+    for (const c of await builder.build(op, o.generated ?? DEFAULTS.generated, o.allowWrites === true)) {
+      const why = refusal(c, o.allowWrites === true, queryTokensAllowed(target));
+      if (why) report.skip(op, c.label, why);
+      else jobs.push({ bucket: bucket(c), run: () => session.exchange(c), skip: (reason) => report.skip(op, c.label, reason) });
+    }
+  }
+  if (!target.tls && !target.loopback) report.notices.push(`${target.base} is not TLS: credentials were sent in clear text, and the token-query checks were left out (spec §5 rule 7)`);
+  await scheduler.runAll(jobs);
+
+  if (o.stateful) {
+    const selected = new Set(operations);
+    for (const g of crudGroups(view, view.operations).filter((g) => selected.has(g.create))) {
+      const stopped = await roundtrip(g, { view, builder, session, scheduler, bucket });
+      if (stopped) report.notices.push(`round trip of ${g.name} stopped early: ${stopped}`);
+    }
+  }
+  report.waitedMs = scheduler.waitedMs;
+  return report.build({
+    target: target.base,
+    contract: { title: String(contract.doc.info?.title ?? ""), version: String(contract.doc.info?.version ?? "") },
+    started_at: new Date(started).toISOString(),
+    duration_ms: Date.now() - started,
+    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, generated: o.generated ?? DEFAULTS.generated, seed },
+  });
+}
+
+function credentialOf(o: VerifyOptions, apiKeyHeader: string): Credential {
+  if (o.apiKey && o.token) throw new VerifyUsageError("give one of --api-key and --token, not both");
+  if (o.apiKey) return { header: [apiKeyHeader, o.apiKey], secret: o.apiKey };
+  if (o.token) return { header: ["Authorization", `Bearer ${o.token}`], secret: o.token };
+  throw new VerifyUsageError("credentials are needed: --api-key KEY or --token JWT");
+}
+
+/** Why a case is not sent, or null when it may be. */
+function refusal(c: RequestCase, allowWrites: boolean, tokensInUrls: boolean): string | null {
+  if (c.safety === "write" && !allowWrites) return `${c.method} could change state: sent only with --allow-writes`;
+  if (c.credentials === "token-query" && !tokensInUrls) return "a credential in a URL needs TLS or loopback (spec §5 rule 7)";
+  return null;
+}

@@ -1,0 +1,123 @@
+// One verification run's connection to the target: it adds credentials, paces requests (at most `rps` a second),
+// counts them against the request budget, sends, runs every check on the exchange and records the results. It also
+// works out how long a 429 asks to wait. Nothing here decides what to send (cases.ts, crud.ts) or in which order
+// (runner.ts).
+import type { RequestCase } from "./cases.js";
+import { checkExchange } from "./checks/index.js";
+import type { ContractView } from "./contract-view.js";
+import { redact } from "../mock/log.js";
+import { send, TransportError, type SendOptions } from "./http.js";
+import type { ReportBuilder } from "./report.js";
+import { tokenQueryParam } from "./request-facts.js";
+import { VerifyUsageError, type Target } from "./target.js";
+import type { Check, Exchange, ExchangeRequest, ScenarioStep } from "./types.js";
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const realClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
+
+export interface Credential {
+  /** `X-API-Key: <key>` or `Authorization: Bearer <jwt>`. */
+  header: [string, string];
+  /** The bare secret, for `?token=` and for redaction. */
+  secret: string;
+}
+
+export type Sent = { kind: "answered"; exchange: Exchange; retryAfterMs: number | null } | { kind: "skipped"; reason: string };
+
+export interface SessionOptions {
+  view: ContractView;
+  target: Target;
+  credential: Credential;
+  checks: Check[];
+  report: ReportBuilder;
+  clock: Clock;
+  /** Requests per second at most; null for no pacing (tests against a local mock). */
+  rps: number | null;
+  maxRequests: number;
+  send: SendOptions;
+  /** Told each exchange, for progress output. */
+  onExchange?: (line: string) => void;
+}
+
+export class Session {
+  private lastSent = -Infinity;
+  private credentialsAccepted = false;
+  private reachable = false;
+
+  constructor(readonly o: SessionOptions) {}
+
+  /** Sends one case (or one round-trip step), checks and records it. */
+  async exchange(c: RequestCase, scenario?: ScenarioStep): Promise<Sent> {
+    const { report } = this.o;
+    if (report.requests >= this.o.maxRequests) return { kind: "skipped", reason: `the request budget (--max-requests ${this.o.maxRequests}) is used up` };
+    await this.pace();
+    const request = this.request(c);
+    const shown = `${c.method} ${this.redact(c.path)}${c.label ? ` (${c.label})` : ""}`;
+    report.requests++;
+    let response;
+    try {
+      response = await send(request, this.o.send);
+    } catch (e) {
+      if (!(e instanceof TransportError)) throw e;
+      if (!this.reachable) throw new VerifyUsageError(`cannot reach ${this.o.target.base}: ${e.message}`);
+      report.record(c.operation, shown, 0, [{ rule: "transport", violations: [`no answer: ${e.message}`] }]);
+      return { kind: "skipped", reason: `no answer: ${e.message}` };
+    }
+    this.reachable = true;
+    const { exchange, results } = await checkExchange(this.o.view, this.o.checks, { operation: c.operation, request, response, ...(scenario ? { scenario } : {}) });
+    this.guardCredentials(exchange);
+    report.record(c.operation, shown, response.status, results.map((r) => ({ ...r, violations: r.violations.map((m) => this.redact(m)) })));
+    this.o.onExchange?.(`${response.status} ${shown}`);
+    return { kind: "answered", exchange, retryAfterMs: response.status === 429 ? retryAfterMs(exchange, this.o.view.retryAfterHeader) : null };
+  }
+
+  private request(c: RequestCase): ExchangeRequest {
+    const headers: Record<string, string> = { "user-agent": "avt-verify/1", accept: "application/json, text/event-stream;q=0.9, */*;q=0.8" };
+    let path = c.path;
+    if (c.credentials === "header") headers[this.o.credential.header[0].toLowerCase()] = this.o.credential.header[1];
+    if (c.credentials === "token-query") {
+      path += `${path.includes("?") ? "&" : "?"}${tokenQueryParam(this.o.view)}=${encodeURIComponent(this.o.credential.secret)}`;
+    }
+    if (c.body) headers["content-type"] = c.body.contentType;
+    return { method: c.method, url: this.o.target.base + path, headers, body: c.body?.bytes ?? null };
+  }
+
+  /** A 401 to the very first authenticated request means the credentials are wrong, not that the service is. */
+  private guardCredentials(e: Exchange): void {
+    if (e.facts.credentials !== "header" || this.credentialsAccepted) return;
+    if (e.response.status === 401) {
+      throw new VerifyUsageError(`${this.o.target.base} refused the credentials (401 to ${e.request.method} ${e.operation.template}): check --api-key or --token`);
+    }
+    if (e.response.status !== 429) this.credentialsAccepted = true;
+  }
+
+  private async pace(): Promise<void> {
+    if (this.o.rps === null) return;
+    const gap = 1000 / this.o.rps;
+    const wait = this.lastSent + gap - this.o.clock.now();
+    if (wait > 0) await this.o.clock.sleep(wait);
+    this.lastSent = this.o.clock.now();
+  }
+
+  /** Credentials out of text that goes into a report: the configured secret, keys, JWTs, `token=` values. */
+  redact(text: string): string {
+    return redact(text.split(this.o.credential.secret).join("[redacted]"));
+  }
+}
+
+/** How long a 429 asks to wait: Retry-After, else the body's retry_after, else a minute (the window). */
+function retryAfterMs(e: Exchange, header: string): number {
+  const h = e.response.headers.get(header);
+  if (h && /^\s*\d+\s*$/.test(h)) return Number(h) * 1000;
+  try {
+    const body = JSON.parse(Buffer.from(e.response.body).toString("utf8")) as { retry_after?: unknown };
+    if (typeof body.retry_after === "number" && body.retry_after >= 0) return body.retry_after * 1000;
+  } catch {
+    /* no usable body */
+  }
+  return 60_000;
+}

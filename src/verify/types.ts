@@ -1,0 +1,87 @@
+// The shapes every part of the verifier shares. A check sees one exchange — the contract's operation, the request
+// as sent and the response as received — and nothing of the command line, so the gateway's proxy mode can run the
+// same checks on live traffic, one request/response pair at a time.
+import type { Route } from "../mock/contract.js";
+import type { ValidationIssue } from "../mock/validation.js";
+
+/** One operation of the contract, as the router of the mock gateway knows it (template, method, op, category…). */
+export type Operation = Route;
+
+export interface ExchangeRequest {
+  /** Upper case, e.g. `GET`. */
+  method: string;
+  /** The absolute URL as sent. */
+  url: string;
+  /** Header names in lower case. */
+  headers: Record<string, string>;
+  body: Uint8Array | null;
+}
+
+export interface ExchangeResponse {
+  status: number;
+  headers: Headers;
+  /** The body as read: whole, or what arrived of an event stream before the verifier stopped reading. */
+  body: Uint8Array;
+  /** The verifier stopped reading an open stream (the last event may be cut short). */
+  truncated?: boolean;
+}
+
+/** What the verifier knows about the request before looking at the response (see request-facts.ts). */
+export interface RequestFacts {
+  /** Credentials in headers (`X-API-Key`, `Authorization`), in the `token` query parameter, or none. */
+  credentials: "header" | "token-query" | "none";
+  /** The value of the credential header, to tell callers apart (never printed). */
+  credentialId: string | null;
+  /** Path parameters taken from the URL by the operation's template. */
+  pathParams: Record<string, string>;
+  /** Violations of the contract's request schemas (parameters and body); empty for a valid request. */
+  issues: ValidationIssue[];
+  /** The body cannot be parsed: malformed JSON, or a form or multipart body that cannot be read. */
+  unparseableBody: boolean;
+  /** The body's media type is not one the operation takes (a 400 by decision E2). */
+  unsupportedMediaType: boolean;
+}
+
+/** A round-trip step (crud-roundtrip.ts): which step of which resource group, and what the step relies on. */
+export interface ScenarioStep {
+  group: string;
+  step: "create" | "read" | "update" | "read-updated" | "delete" | "read-deleted";
+  /** The id the create answered with (every later step is about it). */
+  id?: string;
+  /** The JSON body sent by create or update, whose scalar fields a later read must show unchanged. */
+  sent?: Record<string, unknown>;
+  /** Timestamp property a soft delete sets (`revoked_at` for `revokeApiKey`), if the resource has one. */
+  softDeleteField?: string | null;
+}
+
+export interface Exchange {
+  operation: Operation;
+  request: ExchangeRequest;
+  response: ExchangeResponse;
+  facts: RequestFacts;
+  scenario?: ScenarioStep;
+}
+
+/**
+ * One rule, one job (like Schemathesis' checks). `check` returns the violations of its rule in this exchange
+ * (an empty list when it holds), or null when the rule does not apply (then it is not counted as run).
+ */
+export interface Check {
+  readonly name: string;
+  readonly description: string;
+  check(exchange: Exchange): string[] | null;
+}
+
+export interface Violation {
+  operationId: string;
+  method: string;
+  /** The contract's path template, e.g. `/v1/analyses/{analysis_id}`. */
+  path: string;
+  status: number;
+  rule: string;
+  message: string;
+  /** The request that showed it, credentials redacted (method and URL path with query). */
+  request: string;
+  /** How many exchanges showed this same violation. */
+  count: number;
+}

@@ -1,0 +1,132 @@
+// OAuth per grant type (oauth.ts, responders/oauth.ts), over HTTP: client_credentials never returns a refresh
+// token; authorization_code returns access and refresh tokens, once per code; refresh_token rotates; the access
+// tokens are JWTs the mock itself accepts, in the caller's workspace; revocation (RFC 7009) stops a token.
+import { decodeJwt } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { JWT_AUDIENCE, JWT_ISSUER } from "../../src/mock/auth.js";
+import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/index.js";
+import { apiKey, getJson, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+
+let g: TestGateway;
+beforeAll(async () => {
+  g = await startGateway();
+});
+afterAll(() => g.close());
+
+const CLIENT = "northwind-crm-connector";
+const VERIFIER = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+let codes = 0;
+
+function form(path: string, fields: Record<string, string>, key = "pk_test_demo_business") {
+  return getJson(`${g.url}${path}`, { method: "POST", headers: { ...apiKey(key), "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+}
+const token = (fields: Record<string, string>, key?: string) => form("/v1/oauth/token", fields, key);
+const revoke = (t: string) => form("/v1/oauth/revoke", { token: t });
+const code = (extra: Record<string, string> = {}) =>
+  token({ grant_type: "authorization_code", code: `ac_test${++codes}`, redirect_uri: "https://app.northwind.example/oauth/callback", code_verifier: VERIFIER, client_id: CLIENT, ...extra });
+const bearer = (t: string, path = "/v1/billing/plan") => getJson(`${g.url}${path}`, { headers: { Authorization: `Bearer ${t}` } });
+
+describe("POST /v1/oauth/token", () => {
+  it("client_credentials: an access token for the client, never a refresh token, not cached", async () => {
+    const r = await token({ grant_type: "client_credentials", client_id: CLIENT, scope: "analyses:read analyses:write" });
+    expect(r.status).toBe(200);
+    expect(schemaErrors("OAuthToken", r.body)).toEqual([]);
+    expect(r.body).toMatchObject({ token_type: "Bearer", expires_in: 3600, refresh_token: null, scope: "analyses:read analyses:write" });
+    expect([r.headers.get("cache-control"), r.headers.get("pragma")]).toEqual(["no-store", "no-cache"]);
+    expect(decodeJwt(r.body.access_token)).toMatchObject({ iss: JWT_ISSUER, aud: JWT_AUDIENCE, sub: CLIENT, workspace_id: "ws_DemoBusiness", scope: "analyses:read analyses:write" });
+  });
+
+  it("the access token works at once as a bearer token, in the caller's workspace", async () => {
+    const r = await token({ grant_type: "client_credentials", client_id: CLIENT }, "pk_test_demo_starter");
+    const plan = await bearer(r.body.access_token);
+    expect(plan.status).toBe(200);
+    expect(plan.body).toMatchObject({ workspace_id: "ws_DemoStarter0", plan: "starter" });
+  });
+
+  it("without scope, grants read and write on every resource group", async () => {
+    const r = await token({ grant_type: "client_credentials", client_id: CLIENT });
+    expect(r.body.scope.split(" ")).toEqual(expect.arrayContaining(["analyses:read", "analyses:write", "webhooks:read", "use_cases:write"]));
+  });
+
+  it("authorization_code: an access and a refresh token; a code works once", async () => {
+    const fields = { code: `ac_once${++codes}` };
+    const r = await code(fields);
+    expect(r.status).toBe(200);
+    expect(schemaErrors("OAuthToken", r.body)).toEqual([]);
+    expect(r.body.refresh_token).toMatch(/^rt_[0-9A-Za-z]{32}$/);
+    expect(decodeJwt(r.body.access_token)).toMatchObject({ sub: "usr_01MockUser000000000000000", client_id: CLIENT });
+    expect((await bearer(r.body.access_token)).status).toBe(200);
+    const again = await code(fields);
+    expect([again.status, again.body]).toEqual([400, { error: "invalid_grant", detail: "The authorization code has already been used." }]);
+    expect(schemaErrors("Error", again.body)).toEqual([]);
+  });
+
+  it("refresh_token rotates: a new pair, and the old refresh token stops working", async () => {
+    const first = (await code({ scope: "analyses:read reports:read" })).body;
+    const second = await token({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: CLIENT });
+    expect(second.status).toBe(200);
+    expect(second.body.refresh_token).not.toBe(first.refresh_token);
+    expect(second.body.scope).toBe("analyses:read reports:read");
+    expect((await bearer(second.body.access_token)).status).toBe(200);
+    const reused = await token({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: CLIENT });
+    expect([reused.status, reused.body.error]).toEqual([400, "invalid_grant"]);
+    const third = await token({ grant_type: "refresh_token", refresh_token: second.body.refresh_token, client_id: CLIENT, scope: "reports:read" });
+    expect([third.status, third.body.scope]).toEqual([200, "reports:read"]);
+  });
+
+  it("refuses a refresh token of another client or workspace, or a wider scope (400)", async () => {
+    const t = (await code({ scope: "analyses:read" })).body;
+    const otherClient = await token({ grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: "someone-else" });
+    expect([otherClient.status, otherClient.body.error]).toEqual([400, "invalid_grant"]);
+    const otherWorkspace = await token({ grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: CLIENT }, "pk_test_demo_pro");
+    expect([otherWorkspace.status, otherWorkspace.body.error]).toEqual([400, "invalid_grant"]);
+    const wider = await token({ grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: CLIENT, scope: "analyses:read billing:write" });
+    expect([wider.status, wider.body.error, wider.body.detail]).toEqual([400, "invalid_scope", "The scope is wider than the one granted: billing:write was not granted."]);
+    // None of these used it up.
+    expect((await token({ grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: CLIENT })).status).toBe(200);
+  });
+
+  it("an access token expires after expires_in seconds (401 token_expired)", async () => {
+    const r = await token({ grant_type: "client_credentials", client_id: CLIENT });
+    g.clock.advance(3600 * 1000);
+    const late = await bearer(r.body.access_token);
+    expect([late.status, late.body.error]).toEqual([401, "token_expired"]);
+  });
+
+  it("with Prefer, answers the contract's example", async () => {
+    const r = await getJson(`${g.url}/v1/oauth/token`, {
+      method: "POST",
+      headers: { ...apiKey("pk_test_demo_business"), "Content-Type": "application/x-www-form-urlencoded", Prefer: "example=client_credentials" },
+      body: "grant_type=client_credentials&client_id=x",
+    });
+    expect(r.body.access_token).toBe("eyJhbGciOiJSUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJub3J0aHdpbmQtY3JtLWNvbm5lY3RvciJ9.c2lnbmF0dXJl");
+  });
+});
+
+describe("POST /v1/oauth/revoke", () => {
+  it("revokes an access token: then 401 token_revoked; other tokens keep working", async () => {
+    const a = (await token({ grant_type: "client_credentials", client_id: CLIENT })).body.access_token;
+    const b = (await token({ grant_type: "client_credentials", client_id: CLIENT })).body.access_token;
+    const r = await revoke(a);
+    expect([r.status, r.body]).toEqual([200, { revoked: true }]);
+    const after = await bearer(a);
+    expect([after.status, after.body.error, after.body.detail]).toEqual([401, "token_revoked", "The bearer token has been revoked."]);
+    expect((await bearer(b)).status).toBe(200);
+  });
+
+  it("revokes a refresh token and the access tokens issued under it", async () => {
+    const t = (await code()).body;
+    const rotated = (await token({ grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: CLIENT })).body;
+    expect((await revoke(rotated.refresh_token)).status).toBe(200);
+    for (const access of [t.access_token, rotated.access_token]) expect((await bearer(access)).body.error).toBe("token_revoked");
+    expect((await token({ grant_type: "refresh_token", refresh_token: rotated.refresh_token, client_id: CLIENT })).body.error).toBe("invalid_grant");
+  });
+
+  it("revokes a token of npm run mock:token too, and answers 200 for anything unknown (RFC 7009)", async () => {
+    const dev = await mintToken({ secret: DEFAULT_JWT_SECRET, workspaceId: "ws_DemoPro00000", expiresInSeconds: 600, now: g.clock.now() });
+    expect((await bearer(dev)).status).toBe(200);
+    await revoke(dev);
+    expect((await bearer(dev)).status).toBe(401);
+    for (const junk of ["rt_unknown", "not-a-token", "eyJ.eyJ.sig"]) expect(await revoke(junk).then((r) => [r.status, r.body])).toEqual([200, { revoked: true }]);
+  });
+});

@@ -1,0 +1,82 @@
+// The Python client's own tests (python/tests, unittest from the standard library), run by `npm test` against
+// the mock gateway on a free port: python3 is started asynchronously, so the in-process gateway keeps answering.
+// The run fails when Python fails, and also when any Python test was skipped (the integration tests skip without
+// the mock's URL, which only this runner gives them); Python's output is shown on failure.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "../../scripts/lib/paths.js";
+import { freshKey, startGateway, type TestGateway } from "../mock/helpers.js";
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs python3 (or `$PYTHON`) with `args`, the package's src/ on the path and `env` added; resolves with its exit code and output. */
+function python(args: string[], env: Record<string, string> = {}, timeoutMs = 240_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.env.PYTHON ?? "python3", args, {
+      cwd: ROOT,
+      env: { ...process.env, PYTHONPATH: path.join(ROOT, "python", "src"), PYTHONDONTWRITEBYTECODE: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c));
+    child.stderr.on("data", (c: Buffer) => (output += c));
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+let g: TestGateway;
+// Keys of their own: the suite's requests are not counted against the demo keys, and one allows 1 request per minute.
+const key = freshKey("business");
+const limited = freshKey("pro", { rate_limit_rpm: 1 });
+beforeAll(async () => {
+  g = await startGateway({ extraKeys: [key, limited] });
+});
+afterAll(() => g.close());
+
+describe("the Python client (python/tests)", () => {
+  it("passes its unittest suite against the mock, nothing skipped", async () => {
+    const run = await python(["-m", "unittest", "discover", "-s", "python/tests", "-t", "python/tests", "-v"], {
+      ANALYSIS_API_TEST_URL: g.url,
+      ANALYSIS_API_TEST_KEY: key.key,
+      ANALYSIS_API_TEST_LIMITED_KEY: limited.key,
+    });
+    expect(run.code, run.output).toBe(0);
+    expect(run.output, "a Python test was skipped").not.toMatch(/\.\.\. skipped|skipped=\d/);
+    expect(run.output).toMatch(/^Ran [1-9]\d+ tests/m);
+  }, 300_000);
+});
+
+/** The Python example of the README's "For integrators: Python" section. */
+function readmeExample(readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")): string {
+  const section = readme.split(/^## /m).find((s) => s.startsWith("For integrators: Python"));
+  const code = section && /```python\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error('README.md has no ```python block under "## For integrators: Python"');
+  return code;
+}
+
+/** The address `npm start` listens on, which the README's example uses. */
+const NPM_START_URL = "http://127.0.0.1:4010";
+
+describe("the README's Python example", () => {
+  it("runs as written against the mock (its npm start URL swapped for the test's)", async () => {
+    const code = readmeExample();
+    // Exactly one URL, npm start's: nothing else may be contacted, and a changed URL must not go unnoticed.
+    expect(code.match(/https?:\/\/(127\.0\.0\.1|localhost)[^"\s]*/g)).toEqual([NPM_START_URL]);
+    const run = await python(["-c", code.replace(NPM_START_URL, g.url)]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/^anl_\w+ (completed|processing|queued|failed|canceled) /m);
+    expect(run.output).toMatch(/^(SPEAKER_\d+|None) \S/m);
+    expect(run.output).toMatch(/\['path', 'analysis_id'\] must match pattern/);
+    expect(run.output).toMatch(/^RateLimit\(limit=\d+, remaining=\d+/m);
+  }, 120_000);
+});

@@ -1,0 +1,131 @@
+// `npm run verify`: exit status 0 without violations, 1 with, 2 for usage errors with a clear message; the JSON
+// report and JUnit XML it writes are well-formed and say the same as the run.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { afterAll, describe, expect, it } from "vitest";
+import { main } from "../../scripts/verify.js";
+import { REPO_ROOT } from "../../src/mock/contract.js";
+import type { Report } from "../../src/verify/index.js";
+import { startDefectiveServer } from "./fixtures/defective-server.js";
+import { BUSINESS_KEY, useMock } from "./helpers.js";
+
+const mock = useMock();
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "verify-cli-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+function npmVerify(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn("npm", ["run", "-s", "verify", "--", ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function inProcess(args: string[], env: NodeJS.ProcessEnv = {}) {
+  let out = "";
+  let err = "";
+  const code = await main(args, { out: (t) => (out += t), err: (t) => (err += t), env });
+  return { code, out, err };
+}
+
+const parseXml = (xml: string) => new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", isArray: (name) => ["testsuite", "testcase"].includes(name) }).parse(xml);
+
+describe("npm run verify", () => {
+  it("exits 0 on a conforming service and writes a JSON report and JUnit XML that agree with it", async () => {
+    const json = path.join(dir, "ok.json");
+    const xml = path.join(dir, "out/ok.xml");
+    const r = await npmVerify(["--target", mock.g.url, "--operations", "listAnalyses,getAnalysis", "--rps", "1000", "--report", json, "--junit", xml], { VERIFY_API_KEY: BUSINESS_KEY });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+\d+\s+\d+\s+0\s+0$/m);
+    const report = JSON.parse(fs.readFileSync(json, "utf8")) as Report;
+    expect(report.target).toBe(mock.g.url);
+    expect(report.violations).toEqual([]);
+    expect(report.operations.map((o) => o.operationId)).toEqual(["listAnalyses", "getAnalysis"]);
+    const text = fs.readFileSync(xml, "utf8");
+    expect(XMLValidator.validate(text)).toBe(true);
+    const suites = parseXml(text).testsuites;
+    expect(Number(suites.failures)).toBe(0);
+    const ranPerOperation = report.operations.map((o) => Object.keys(o.checks).length);
+    expect(suites.testsuite.map((s: { testcase: unknown[] }) => s.testcase.length)).toEqual(ranPerOperation);
+    expect(Number(suites.tests)).toBe(ranPerOperation.reduce((a, b) => a + b, 0));
+  });
+
+  it("exits 1 when the service departs from the contract; report and JUnit name the violation", async () => {
+    const server = await startDefectiveServer({ upstream: mock.g.url, defect: "wrong-body-type", key: BUSINESS_KEY });
+    try {
+      const json = path.join(dir, "bad.json");
+      const xml = path.join(dir, "bad.xml");
+      const r = await npmVerify(["--target", server.url, "--api-key", BUSINESS_KEY, "--operations", "listAnalyses", "--rps", "1000", "--report", json, "--junit", xml]);
+      expect(r.code, r.stderr).toBe(1);
+      expect(r.stdout).toContain("✗ listAnalyses [response-schema] 200: 200 body does not match its schema: /has_more must be boolean");
+      expect(r.stdout).not.toContain(BUSINESS_KEY);
+      const report = JSON.parse(fs.readFileSync(json, "utf8")) as Report;
+      expect(report.violations.map(({ operationId, method, path, status, rule }) => ({ operationId, method, path, status, rule }))).toEqual([
+        { operationId: "listAnalyses", method: "GET", path: "/v1/analyses", status: 200, rule: "response-schema" },
+      ]);
+      const suites = parseXml(fs.readFileSync(xml, "utf8")).testsuites;
+      const failed = suites.testsuite[0].testcase.filter((c: { failure?: unknown }) => c.failure);
+      expect(failed.map((c: { name: string }) => c.name)).toEqual(["response-schema"]);
+      expect(failed[0].failure["#text"]).toContain("/has_more must be boolean");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("exits 2 with a clear message for a usage error", async () => {
+    const r = await inProcess(["--target", "ftp://example.invalid", "--api-key", "k"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe("verify: --target must be an http:// or https:// URL, not ftp://…\nRun npm run verify -- --help for the options.\n");
+  });
+
+  const closedPort = async () => {
+    const s = http.createServer();
+    await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+    const { port } = s.address() as { port: number };
+    await new Promise<void>((r) => s.close(() => r()));
+    return port;
+  };
+
+  it.each([
+    [[], "--target URL is required"],
+    [["--target", "http://127.0.0.1:1"], "credentials are needed: --api-key KEY or --token JWT"],
+    [["--target", "mailto:a@b.invalid", "--api-key", "k"], "--target must be an http:// or https:// URL, not mailto:"],
+    [["--target", "not a url", "--api-key", "k"], 'is not a URL'],
+    [["--target", "http://127.0.0.1:1", "--api-key", "k", "--token", "t"], "give one of --api-key and --token, not both"],
+    [["--target", "http://127.0.0.1:1", "--api-key", "k", "--stateful"], "--stateful creates, updates and deletes resources: it needs --allow-writes"],
+    [["--target", "http://127.0.0.1:1", "--api-key", "k", "--operations", "noSuchOperation"], '--operations: "noSuchOperation" matches no operation'],
+    [["--target", "http://127.0.0.1:1", "--api-key", "k", "--rps", "0"], '--rps must be a number > 0, not "0"'],
+    [["--target", "http://127.0.0.1:1", "--api-key", "k", "--max-requests", "lots"], '--max-requests must be a whole number ≥ 1, not "lots"'],
+    [["--target", "http://127.0.0.1:1", "--bogus"], "Unknown option '--bogus'"],
+  ])("usage error %j", async (args, message) => {
+    const r = await inProcess(args);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(message);
+    expect(r.out).toBe("");
+  });
+
+  it("an unreachable target is a usage error, not a violation", async () => {
+    const r = await inProcess(["--target", `http://127.0.0.1:${await closedPort()}`, "--api-key", "k", "--operations", "listAnalyses"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/cannot reach http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/);
+  });
+
+  it("credentials the service refuses are a usage error, named as such", async () => {
+    const r = await inProcess(["--target", mock.g.url, "--api-key", "pk_test_unknown_key_0001", "--operations", "listAnalyses", "--rps", "1000"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("refused the credentials (401 to GET /v1/analyses): check --api-key or --token");
+  });
+
+  it("--help lists every option and exits 0", async () => {
+    const r = await inProcess(["--help"]);
+    expect(r.code).toBe(0);
+    for (const o of ["--target", "--api-key", "--token", "--operations", "--allow-writes", "--stateful", "--report", "--junit", "--rps", "--max-requests", "--max-wait"]) expect(r.out).toContain(o);
+  });
+});

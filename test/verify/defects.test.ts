@@ -1,0 +1,101 @@
+// Each class of departure from the contract, planted one at a time in a proxy in front of the mock
+// (fixtures/defective-server.ts), is caught by exactly the rules named here — and nothing else is reported. The
+// same proxy without a defect reports nothing, so every finding below comes from the defect.
+import { afterEach, describe, expect, it } from "vitest";
+import type { VerifyOptions } from "../../src/verify/index.js";
+import { startDefectiveServer, type Defect, type DefectiveServer } from "./fixtures/defective-server.js";
+import { BUSINESS_KEY, LIMITED_KEY, listed, rules, useMock } from "./helpers.js";
+
+const mock = useMock();
+let server: DefectiveServer | null = null;
+afterEach(async () => {
+  await server?.close();
+  server = null;
+});
+
+interface Case {
+  defect: Defect | null;
+  options: Partial<VerifyOptions>;
+  statefulSpeakers?: boolean;
+  /** Exactly the rules reported, and where. */
+  expected: { rules: string[]; operations: string[] };
+}
+
+const reads = (operations: string, more: Partial<VerifyOptions> = {}): Partial<VerifyOptions> => ({ operations, ...more });
+const writes = (operations: string, more: Partial<VerifyOptions> = {}): Partial<VerifyOptions> => ({ operations, allowWrites: true, ...more });
+
+const CASES: Case[] = [
+  { defect: "missing-rate-limit-header", options: reads("listAnalyses"), expected: { rules: ["rate-limit-headers"], operations: ["listAnalyses"] } },
+  { defect: "wrong-body-type", options: reads("listAnalyses"), expected: { rules: ["response-schema"], operations: ["listAnalyses"] } },
+  { defect: "undeclared-status", options: reads("listAnalyses"), expected: { rules: ["status-declared"], operations: ["listAnalyses"] } },
+  { defect: "auth-not-enforced", options: reads("listAnalyses"), expected: { rules: ["auth-enforced"], operations: ["listAnalyses"] } },
+  { defect: "token-query-accepted", options: reads("listAnalyses"), expected: { rules: ["token-query-rejected"], operations: ["listAnalyses"] } },
+  { defect: "invalid-input-accepted", options: reads("listAnalyses"), expected: { rules: ["invalid-input-rejected"], operations: ["listAnalyses"] } },
+  { defect: "valid-input-refused", options: reads("listAnalyses"), expected: { rules: ["valid-input-accepted"], operations: ["listAnalyses"] } },
+  { defect: "malformed-json-accepted", options: writes("createSpeaker"), expected: { rules: ["malformed-json-rejected"], operations: ["createSpeaker"] } },
+  { defect: "wrong-content-type", options: reads("getAnalysis"), expected: { rules: ["content-type-declared"], operations: ["getAnalysis"] } },
+  {
+    defect: "missing-retry-after",
+    options: reads("listAnalyses,getAnalysis,listSpeakers,getSpeaker", { apiKey: LIMITED_KEY }),
+    expected: { rules: ["retry-after"], operations: ["listSpeakers"] },
+  },
+  { defect: "error-without-detail", options: reads("listAnalyses"), expected: { rules: ["error-body", "response-schema"], operations: ["listAnalyses"] } },
+  { defect: "missing-upgrade-header", options: reads("connectLiveStream"), expected: { rules: ["response-headers"], operations: ["connectLiveStream"] } },
+  { defect: "bad-stream-event", options: reads("streamAnalysisEvents"), expected: { rules: ["response-schema"], operations: ["streamAnalysisEvents"] } },
+  { defect: "limit-off-policy", options: reads("listAnalyses,listReports"), expected: { rules: ["rate-limit-semantics"], operations: ["listReports"] } },
+  { defect: "remaining-not-counted", options: reads("listAnalyses"), expected: { rules: ["rate-limit-semantics"], operations: ["listAnalyses"] } },
+  {
+    defect: "delete-ineffective",
+    statefulSpeakers: true,
+    options: writes("createSpeaker", { stateful: true }),
+    expected: { rules: ["crud-roundtrip"], operations: ["getSpeaker"] },
+  },
+];
+
+async function runAgainst(c: Pick<Case, "defect" | "options" | "statefulSpeakers">) {
+  server = await startDefectiveServer({ upstream: mock.g.url, defect: c.defect, key: BUSINESS_KEY, statefulSpeakers: c.statefulSpeakers ?? false });
+  return mock.run(server.url, c.options);
+}
+
+describe("verify against a server with one planted defect", () => {
+  for (const c of CASES) {
+    it(`${c.defect}: reported as ${c.expected.rules.join(" + ")}, and nothing else`, async () => {
+      const report = await runAgainst(c);
+      expect(rules(report), listed(report)).toEqual(c.expected.rules);
+      expect([...new Set(report.violations.map((v) => v.operationId))].sort(), listed(report)).toEqual(c.expected.operations);
+      for (const v of report.violations) expect(report.operations.find((o) => o.operationId === v.operationId)?.path).toBe(v.path);
+    });
+
+  }
+
+  // The same runs without a defect (one per distinct set of options) report nothing.
+  const baselines = new Map(CASES.map((c) => [JSON.stringify([c.options, c.statefulSpeakers]), c]));
+  for (const c of baselines.values()) {
+    it(`without a defect, the run of ${c.defect} reports nothing`, async () => {
+      const report = await runAgainst({ ...c, defect: null });
+      expect(report.violations, listed(report)).toEqual([]);
+      expect(report.requests).toBeGreaterThan(0);
+    });
+  }
+
+  it("missing-retry-after: the run met 429s and waited out the window the body names", async () => {
+    const report = await runAgainst(CASES.find((c) => c.defect === "missing-retry-after")!);
+    expect(report.checks.find((c) => c.rule === "retry-after")!.run).toBeGreaterThan(0);
+    // The clock stands at hh:mm:30 and the 429 body says retry_after 30: without the header, the body's value is used.
+    expect(mock.sleeps[0]).toBe(30_000);
+    expect(report.operations.every((o) => o.skipped.length === 0)).toBe(true);
+  });
+
+  it("a round trip on a conforming resource passes every step", async () => {
+    const report = await runAgainst({ defect: null, statefulSpeakers: true, options: writes("createSpeaker", { stateful: true }) });
+    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.checks.find((c) => c.rule === "crud-roundtrip")!.run).toBe(6);
+    expect(report.notices).toEqual([]);
+  });
+
+  it("the mock's webhooks, kept for real, pass the round trip (create, read, update, delete, 404)", async () => {
+    const report = await mock.run(mock.g.url, writes("createWebhook", { stateful: true }));
+    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.checks.find((c) => c.rule === "crud-roundtrip")!.run).toBeGreaterThan(0);
+  });
+});

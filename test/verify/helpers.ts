@@ -1,0 +1,56 @@
+// Shared set-up of the verifier tests: one mock gateway per file on a free loopback port with a manual clock, and
+// a verify() that waits by moving that clock (a Retry-After of 40 s costs no real time), unpaced.
+import { afterAll, beforeAll, beforeEach } from "vitest";
+import { verify, type Report, type VerifyOptions } from "../../src/verify/index.js";
+import { contract, ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
+
+export const BUSINESS_KEY = "pk_test_demo_business";
+/** A Pro workspace whose key is capped at 10 requests a minute: 429s come quickly. */
+export const LIMITED_KEY = "pk_test_demo_limited";
+
+export interface MockHandle {
+  g: TestGateway;
+  clock: ManualClock;
+  /** Sleeps done by the verifier, in ms, in order. */
+  sleeps: number[];
+  run(target: string, o?: Partial<VerifyOptions>): Promise<Report>;
+}
+
+const DAY = 86_400_000;
+
+/** Starts a mock gateway for the file; every test starts at 12:00:30 UTC on a day of its own, so no limit carries over. */
+export function useMock(): MockHandle {
+  const h = { sleeps: [] as number[] } as MockHandle;
+  beforeAll(async () => {
+    h.clock = new ManualClock();
+    // Webhooks registered by the run (example URLs on example.com) are never called: no traffic leaves the host.
+    h.g = await startGateway({ clock: h.clock, webhookDelayMs: 1_000_000_000 });
+    await h.g.gateway.ready;
+  });
+  afterAll(() => h.g.close());
+  beforeEach(() => {
+    h.clock.set(Math.floor(h.clock.now() / DAY) * DAY + DAY + 12 * 3_600_000 + 30_000);
+    h.sleeps.length = 0;
+  });
+  h.run = (target, o = {}) =>
+    verify({
+      target,
+      apiKey: BUSINESS_KEY,
+      contract,
+      rps: null,
+      maxWaitSeconds: 3600,
+      clock: { now: () => h.clock.now(), sleep: async (ms) => void (h.sleeps.push(ms), h.clock.advance(ms)) },
+      ...o,
+    });
+  return h;
+}
+
+/** The rules a report names, each once, sorted. */
+export function rules(report: Report): string[] {
+  return [...new Set(report.violations.map((v) => v.rule))].sort();
+}
+
+/** A readable list of the violations, for assertion messages. */
+export function listed(report: Report): string {
+  return report.violations.map((v) => `${v.operationId} [${v.rule}] ${v.status}: ${v.message}`).join("\n");
+}

@@ -1,0 +1,44 @@
+// The project's own mock conforms to the contract: a real verify run over every operation, read-only and with
+// --allow-writes, with an API key and with a bearer JWT, reports no violation — and every check but the round trip
+// (off without --stateful) actually ran, so "no violation" is not "nothing checked".
+import { describe, expect, it } from "vitest";
+import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/index.js";
+import { contract } from "../mock/helpers.js";
+import { listed, useMock } from "./helpers.js";
+
+const mock = useMock();
+const operationIds = contract.router.routes.map((r) => r.operationId).sort();
+
+describe("verify against the mock gateway", () => {
+  it("read-only: every operation, no violation; writes are skipped, not sent", async () => {
+    const report = await mock.run(mock.g.url);
+    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.operations.map((o) => o.operationId).sort()).toEqual(operationIds);
+    for (const o of report.operations) {
+      expect(o.requests, o.operationId).toBeGreaterThan(0);
+      if (o.method === "GET") expect(o.skipped, o.operationId).toEqual([]);
+      else expect(o.skipped.length, o.operationId).toBeGreaterThan(0);
+    }
+    const ran = Object.fromEntries(report.checks.map((c) => [c.rule, c.run]));
+    for (const rule of Object.keys(ran).filter((r) => !["crud-roundtrip", "malformed-json-rejected"].includes(r))) expect(ran[rule], rule).toBeGreaterThan(0);
+    expect(ran["malformed-json-rejected"]).toBe(0); // a malformed body is a write: not sent
+  });
+
+  it("--allow-writes: every case of every operation sent, no violation, every check but the round trip ran", async () => {
+    const report = await mock.run(mock.g.url, { allowWrites: true });
+    expect(report.violations, listed(report)).toEqual([]);
+    for (const o of report.operations) expect(o.skipped, o.operationId).toEqual([]);
+    for (const c of report.checks) {
+      if (c.rule === "crud-roundtrip") expect(c.run).toBe(0);
+      else expect(c.run, c.rule).toBeGreaterThan(0);
+    }
+    expect(report.notices).toEqual([]);
+  });
+
+  it("with a bearer JWT instead of an API key", async () => {
+    const token = await mintToken({ secret: DEFAULT_JWT_SECRET, workspaceId: "ws_VerifyJwt0001", plan: "pro", expiresInSeconds: 3_600, now: mock.clock.now() });
+    const report = await mock.run(mock.g.url, { apiKey: undefined, token, operations: "/v1/analyses*,/v1/reports*", allowWrites: true });
+    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.checks.find((c) => c.rule === "rate-limit-semantics")!.run).toBeGreaterThan(0);
+  });
+});

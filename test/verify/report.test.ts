@@ -1,0 +1,70 @@
+// The report's views: JUnit XML stays well-formed whatever a message holds; the README's rule table and JSON
+// example say what the verifier really has and writes.
+import fs from "node:fs";
+import path from "node:path";
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../src/mock/contract.js";
+import { ContractView, createChecks, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
+import { contract } from "../mock/helpers.js";
+
+const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+const section = readme.slice(readme.indexOf("## For the backend team"), readme.indexOf("\n## ", readme.indexOf("## For the backend team") + 5));
+
+function sampleReport(message: string): Report {
+  return {
+    target: "https://staging.verify.invalid",
+    contract: { title: "t", version: "1" },
+    started_at: "2026-11-21T12:00:30.000Z",
+    duration_ms: 1234,
+    options: {},
+    requests: 3,
+    waited_ms: 0,
+    operations: [
+      { operationId: "listAnalyses", method: "GET", path: "/v1/analyses", requests: 3, checks: { "status-declared": { run: 3, violations: 0 }, "response-schema": { run: 3, violations: 1 } }, skipped: [{ case: "token-query", reason: "a credential in a URL needs TLS or loopback (spec §5 rule 7)" }] },
+    ],
+    checks: [
+      { rule: "status-declared", description: "", run: 3, violations: 0 },
+      { rule: "response-schema", description: "", run: 3, violations: 1 },
+    ],
+    violations: [{ operationId: "listAnalyses", method: "GET", path: "/v1/analyses", status: 200, rule: "response-schema", message, request: "GET /v1/analyses?a=1&b=<2>", count: 2 }],
+    notices: [],
+  };
+}
+
+describe("JUnit XML", () => {
+  it("is well-formed and keeps a message with markup, quotes and control characters readable", () => {
+    const message = 'body <b>"bad"</b> & \u0001odd\u0000 — ünïcode';
+    const xml = junitXml(sampleReport(message));
+    expect(XMLValidator.validate(xml)).toBe(true);
+    expect(xml).not.toMatch(/[\x00-\x08\x0b\x0c\x0e-\x1f]/);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: "", isArray: (n) => ["testsuite", "testcase"].includes(n) }).parse(xml);
+    const suite = doc.testsuites.testsuite[0];
+    expect(suite.name).toBe("listAnalyses (GET /v1/analyses)");
+    expect(suite.testcase.map((c: { name: string }) => c.name)).toEqual(["status-declared", "response-schema", "token-query"]);
+    expect(suite.testcase[1].failure["#text"]).toBe('200: body <b>"bad"</b> & odd — ünïcode (×2)\n  GET /v1/analyses?a=1&b=<2>');
+    expect(suite.testcase[2].skipped.message).toBe("a credential in a URL needs TLS or loopback (spec §5 rule 7)");
+    expect([doc.testsuites.tests, doc.testsuites.failures, suite.skipped]).toEqual(["3", "1", "1"]);
+  });
+
+  it("the terminal table has a line per operation and one per violation", () => {
+    const table = summaryTable(sampleReport("x"));
+    expect(table).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+3\s+6\s+1\s+1$/m);
+    expect(table).toContain("  ✗ listAnalyses [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>");
+  });
+});
+
+describe("README: For the backend team", () => {
+  it("its rule table lists exactly the verifier's checks, in their order", () => {
+    const rows = [...section.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1]);
+    expect(rows).toEqual(createChecks(new ContractView(contract)).map((c) => c.name));
+  });
+
+  it("its JSON example has the report's shape", () => {
+    const example = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)![1]!);
+    const real = sampleReport("x");
+    for (const k of Object.keys(example)) expect(Object.keys(real)).toContain(k);
+    expect(Object.keys(example.violations[0]).sort()).toEqual(Object.keys(real.violations[0]!).sort());
+    expect(Object.keys(example.operations[0]).sort()).toEqual(Object.keys(real.operations[0]!).sort());
+  });
+});
