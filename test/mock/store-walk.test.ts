@@ -82,6 +82,10 @@ async function send(route: Route, path: string, headers: Array<[string, string]>
 }
 
 const json = (r: RawResponse) => JSON.parse(r.body.toString("utf8"));
+/** Operations the edge's own state answers before the store (decision W10): keys, OAuth, webhooks, billing. */
+const EDGE_STATE = /^\/v1\/(keys|oauth|webhooks|billing)(\/|$)/;
+/** Whether the store (or the examples, for what it does not keep) answers `route`, rather than the edge's state. */
+const storeAnswers = (route: Route) => !EDGE_STATE.test(route.template);
 const plans = () => model().plans;
 const routes = () => contract.router.routes.filter((r) => r.rateLimited);
 const isCreate = (r: Route) => plans().get(r)?.kind === "create" || (r.method === "post" && [201, 202].includes(r.successCode) && !r.template.includes("{"));
@@ -96,6 +100,8 @@ describe("every operation through the store", () => {
       for (let i = 0; i < times; i++) {
         const res = await send(route, path, route.operationId === "createRun" ? [["Prefer", "scenario=approval"]] : [], i);
         if (route.operationId === "createConversationMessage") expect(json(res).role).toBe("assistant"); // answers the reply (handlers.ts)
+        // Creates the store does not answer (keys, webhooks: their own responders and rules) need only be valid.
+        if (!storeAnswers(route)) continue;
         expect(res.status, route.operationId).toBe(route.successCode);
         const value = json(res);
         const plan = plans().get(route);
@@ -118,6 +124,7 @@ describe("every operation through the store", () => {
   });
 
   it("reads, updates and actions: each answers its documented success about the record named", async () => {
+    g.scheduler.advance(60_000); // a fresh minute of the rate limit
     const later = routes().filter((r) => !isCreate(r) && !isDelete(r) && r.successCode !== 101);
     expect(later.length).toBeGreaterThan(40);
     for (const route of later) {
@@ -125,6 +132,7 @@ describe("every operation through the store", () => {
       const path = pathOf(route, actions[route.operationId] ?? "last");
       if (route.operationId === "cancelRun") continue; // below, on the run both decisions left alone
       const res = await send(route, path);
+      if (!storeAnswers(route)) continue;
       expect(res.status, `${route.operationId} ${path}`).toBe(route.successCode);
       const plan = plans().get(route);
       if (plan && (plan.kind === "get" || plan.kind === "update" || plan.kind === "action")) {
@@ -138,13 +146,15 @@ describe("every operation through the store", () => {
   });
 
   it("deletes: each answers 204, and the record is gone", async () => {
+    g.scheduler.advance(60_000);
     for (const route of routes().filter(isDelete).sort((a, b) => b.template.split("/").length - a.template.split("/").length)) {
       const path = pathOf(route);
       const res = await send(route, path);
+      if (!storeAnswers(route)) continue;
       expect(res.status, route.operationId).toBe(204);
       const get = contract.router.routes.find((r) => r.method === "get" && r.template === route.template);
       const plan = plans().get(route);
-      if (get && plan && route.operationId !== "revokeApiKey" && route.operationId !== "deleteWebhook") {
+      if (get && plan) {
         expect((await send(get, path)).status, `${get.operationId} after ${route.operationId}`).toBe(404);
       }
     }
