@@ -225,6 +225,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/analysis/{id}/stream",
         params=(Param("id", "id", "path", True), Param("Last-Event-ID", "last_event_id", "header", False)),
         kind="events",
+        answers=("none",),
         events=("status", "transcript.segment", "signal", "alert", "completed", "error"),
         token_query=True,
     ),
@@ -1155,9 +1156,12 @@ class Operations(OperationsBase):
         analysis from the first one, then continues live; with it, the stream resumes
         after that event. A comment line (`: keep-alive`) is sent every 15 seconds
         of silence. The server closes the stream after the last event: `completed`,
-        `error`, or a `status` event with `canceled`. Opening the stream counts as one
-        request of the `streaming` category. Errors before the stream opens are
-        ordinary JSON error responses.
+        `error`, or a `status` event with `canceled`. Reconnecting to a finished
+        analysis with `Last-Event-ID` naming its last event (or a later one) answers
+        `204` without a body: nothing more will come, and a browser's `EventSource`
+        stops reconnecting. Opening the stream counts as one request of the
+        `streaming` category. Errors before the stream opens are ordinary JSON error
+        responses.
         """
         return cast("Iterator[AnalysisStreamEvent]", self._events(OPERATIONS["streamAnalysisEvents"], {"id": id, "last_event_id": last_event_id}))
 
@@ -1210,7 +1214,10 @@ class Operations(OperationsBase):
         return cast("Speaker", self._call(OPERATIONS["createSpeaker"], {}, body))
 
     def get_speaker(self, speaker_id: str) -> Speaker:
-        """Get a speaker: `GET /v1/speakers/{speaker_id}`."""
+        """Get a speaker: `GET /v1/speakers/{speaker_id}`.
+
+        Returns one enrolled speaker profile: its name, your `external_id`, its enrollment status and how many voice samples it was enrolled from. Transcript segments name this profile in `speaker_id` when their speaker label matches it.
+        """
         return cast("Speaker", self._call(OPERATIONS["getSpeaker"], {"speaker_id": speaker_id}))
 
     def delete_speaker(self, speaker_id: str) -> None:
@@ -1221,7 +1228,10 @@ class Operations(OperationsBase):
         self._call(OPERATIONS["deleteSpeaker"], {"speaker_id": speaker_id})
 
     def update_speaker(self, speaker_id: str, body: SpeakerUpdate) -> Speaker:
-        """Update a speaker: `PATCH /v1/speakers/{speaker_id}`."""
+        """Update a speaker: `PATCH /v1/speakers/{speaker_id}`.
+
+        Renames the profile or changes its `external_id` or metadata; omitted fields keep their values. Another speaker with the same `external_id` answers 409. The voice samples cannot be changed here: delete the profile and enroll it again.
+        """
         return cast("Speaker", self._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id}, body))
 
     def list_use_cases(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> UseCaseList:
@@ -1243,7 +1253,10 @@ class Operations(OperationsBase):
         return cast("UseCase", self._call(OPERATIONS["createUseCase"], {}, body))
 
     def get_use_case(self, use_case_id: str) -> UseCase:
-        """Get a use case: `GET /v1/use-cases/{use_case_id}`."""
+        """Get a use case: `GET /v1/use-cases/{use_case_id}`.
+
+        Returns one use case: the features, skills, language and alert rules that analyses and agents referring to its `use_case_id` run with.
+        """
         return cast("UseCase", self._call(OPERATIONS["getUseCase"], {"use_case_id": use_case_id}))
 
     def delete_use_case(self, use_case_id: str) -> None:
@@ -1395,7 +1408,10 @@ class Operations(OperationsBase):
         return cast("Agent", self._call(OPERATIONS["createAgent"], {}, body))
 
     def get_agent(self, agent_id: str) -> Agent:
-        """Get an agent: `GET /v1/agents/{agent_id}`."""
+        """Get an agent: `GET /v1/agents/{agent_id}`.
+
+        Returns one agent: its instructions, the skills and use case it acts with, its trigger (`manual`, `schedule` with a UTC cron, or `event`), whether its actions need approval, and its status (`active`, `paused` or `archived`). Its health is under `/v1/agent-monitoring/agents/{agent_id}`.
+        """
         return cast("Agent", self._call(OPERATIONS["getAgent"], {"agent_id": agent_id}))
 
     def delete_agent(self, agent_id: str) -> None:
@@ -1445,7 +1461,10 @@ class Operations(OperationsBase):
         return cast("Run", self._call(OPERATIONS["createRun"], {}, body))
 
     def get_run(self, run_id: str) -> Run:
-        """Get a run: `GET /v1/runs/{run_id}`."""
+        """Get a run: `GET /v1/runs/{run_id}`.
+
+        Returns one run of an agent. Its status moves `queued` → `running` (⇄ `awaiting_approval`) → `succeeded` or `failed`, or to `canceled` from any unfinished state; `output` is set when it succeeded, `error` when it failed, and `approval_id` names the approval it waits for.
+        """
         return cast("Run", self._call(OPERATIONS["getRun"], {"run_id": run_id}))
 
     def cancel_run(self, run_id: str) -> Run:
@@ -1481,7 +1500,10 @@ class Operations(OperationsBase):
         return cast("Iterator[Approval]", self._paginate(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}))
 
     def get_approval(self, approval_id: str) -> Approval:
-        """Get an approval: `GET /v1/approvals/{approval_id}`."""
+        """Get an approval: `GET /v1/approvals/{approval_id}`.
+
+        Returns one approval: the action a run proposes and its status, `pending` until someone approves or rejects it, or until it expires at `expires_at` (72 hours after the request). Decide it with `approveApproval` or `rejectApproval`; a decision is final.
+        """
         return cast("Approval", self._call(OPERATIONS["getApproval"], {"approval_id": approval_id}))
 
     def approve_approval(self, approval_id: str, *, body: Optional[ApprovalDecision] = None) -> Approval:
@@ -1521,7 +1543,10 @@ class Operations(OperationsBase):
         return cast("Board", self._call(OPERATIONS["createBoard"], {}, body))
 
     def get_board(self, board_id: str) -> Board:
-        """Get a board: `GET /v1/boards/{board_id}`."""
+        """Get a board: `GET /v1/boards/{board_id}`.
+
+        Returns one board with its widgets, each with its type, its position on the 12-column grid and its configuration, and whether the board is shared with the workspace.
+        """
         return cast("Board", self._call(OPERATIONS["getBoard"], {"board_id": board_id}))
 
     def delete_board(self, board_id: str) -> None:
@@ -1557,7 +1582,10 @@ class Operations(OperationsBase):
         return cast("Workspace", self._call(OPERATIONS["createWorkspace"], {}, body))
 
     def get_workspace(self, workspace_id: str) -> Workspace:
-        """Get a workspace: `GET /v1/workspaces/{workspace_id}`."""
+        """Get a workspace: `GET /v1/workspaces/{workspace_id}`.
+
+        Returns one workspace the caller is a member of: its name, slug, plan, status, primary owner and member count. Rate limits are counted per workspace, at the limits of its plan.
+        """
         return cast("Workspace", self._call(OPERATIONS["getWorkspace"], {"workspace_id": workspace_id}))
 
     def delete_workspace(self, workspace_id: str) -> None:
@@ -1805,7 +1833,10 @@ class Operations(OperationsBase):
         return cast("TosAcceptance", self._call(OPERATIONS["acceptTermsOfService"], {}, body))
 
     def get_privacy_policy(self) -> PrivacyPolicy:
-        """Get the privacy policy: `GET /v1/privacy-policy`."""
+        """Get the privacy policy: `GET /v1/privacy-policy`.
+
+        Returns the privacy policy in force: its version, the date it took effect, its full text in Markdown and the address of the published page. Like every endpoint it needs credentials.
+        """
         return cast("PrivacyPolicy", self._call(OPERATIONS["getPrivacyPolicy"], {}))
 
     def list_api_keys(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> ApiKeyList:
@@ -1829,7 +1860,10 @@ class Operations(OperationsBase):
         return cast("ApiKeyWithSecret", self._call(OPERATIONS["createApiKey"], {}, body))
 
     def get_api_key(self, key_id: str) -> ApiKey:
-        """Get an API key: `GET /v1/keys/{key_id}`."""
+        """Get an API key: `GET /v1/keys/{key_id}`.
+
+        Returns one API key without its secret: name, environment, `prefix` and `last_four`, its own `rate_limit_rpm`, when it was last used, and when it expires or was revoked. The secret is shown only once, in the response that created the key.
+        """
         return cast("ApiKey", self._call(OPERATIONS["getApiKey"], {"key_id": key_id}))
 
     def revoke_api_key(self, key_id: str) -> None:
@@ -1953,7 +1987,10 @@ class Operations(OperationsBase):
         return cast("WebhookWithSecret", self._call(OPERATIONS["createWebhook"], {}, body))
 
     def get_webhook(self, webhook_id: str) -> Webhook:
-        """Get a webhook: `GET /v1/webhooks/{webhook_id}`."""
+        """Get a webhook: `GET /v1/webhooks/{webhook_id}`.
+
+        Returns one webhook without its secret: the URL, the event types it receives, whether it is enabled, and the time and status of its last delivery attempt. The signing secret is shown only once, when the webhook is created.
+        """
         return cast("Webhook", self._call(OPERATIONS["getWebhook"], {"webhook_id": webhook_id}))
 
     def delete_webhook(self, webhook_id: str) -> None:

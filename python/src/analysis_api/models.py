@@ -17,7 +17,19 @@ FileContent = Union[bytes, Tuple[str, bytes], Tuple[str, bytes, str]]
 
 
 class Agent(TypedDict):
-    """An automated agent that acts on analysis results. Each execution of an agent is a run; actions of an agent with `requires_approval` wait for a human approval before they are carried out."""
+    """An automated agent that acts on analysis results. Each execution of an agent is a run; actions of an agent with `requires_approval` wait for a human approval before they are carried out.
+
+    **Lifecycle of `status`**: starts `active`; `archived` is final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `active` | created |  |
+    | `active` | `paused` | `updateAgent` sets `status` |  |
+    | `paused` | `active` | `updateAgent` sets `status` |  |
+    | `active`, `paused` | `archived` | `updateAgent` sets `status` |  |
+
+    - `updateAgent` answers 409 unless `status` is `active` or `paused`.
+    """
     id: str
     workspace_id: str
     # Display name, unique among the workspace's agents that are not archived.
@@ -201,8 +213,15 @@ class AgentUpdate(TypedDict, total=False):
 class Alert(TypedDict):
     """A notice raised when a signal of an analysis meets an alert rule of the
     analysis's use case. Alerts are raised while the analysis is `processing`.
-    Status transitions: `open` → `acknowledged` → `resolved`, or `open` →
-    `resolved`; `resolved` is terminal.
+    Workspace members acknowledge and resolve alerts in the dashboard.
+
+    **Lifecycle of `status`**: starts `open`; `resolved` is final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `open` | created | `alert.triggered` |
+    | `open` | `acknowledged` | outside the API (dashboard) |  |
+    | `open`, `acknowledged` | `resolved` | outside the API (dashboard) |  |
     """
     id: str
     analysis_id: str
@@ -258,13 +277,23 @@ class Analysis(TypedDict):
     Creating an analysis answers `202` with the analysis `queued`; processing
     runs asynchronously and reports progress in `status` and `progress`.
 
-    Status transitions: `queued` → `processing` → `completed` or `failed`;
-    `queued` or `processing` → `canceled` (the analysis was deleted while
-    running, or its live stream session was canceled). `completed`, `failed`
-    and `canceled` are terminal. Follow them with `GET /v1/analyses/{analysis_id}`,
-    the event stream `GET /v1/analysis/{id}/stream`, the WebSocket
-    `/ws/analyses/{analysis_id}`, or the `analysis.completed` and
-    `analysis.failed` webhooks.
+    Follow the status with `GET /v1/analyses/{analysis_id}`, the event stream
+    `GET /v1/analysis/{id}/stream`, the WebSocket `/ws/analyses/{analysis_id}`,
+    or the `analysis.completed` and `analysis.failed` webhooks: all of them show
+    the same transitions. A `queued` or `processing` analysis is also `canceled`
+    when its live stream session is canceled.
+
+    **Lifecycle of `status`**: starts `queued`; `completed`, `failed` and `canceled` are final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `queued` | created |  |
+    | `queued` | `processing` | the service's processing |  |
+    | `processing` | `completed` | the service's processing | `analysis.completed` |
+    | `processing` | `failed` | the service's processing (outcome `fail`) | `analysis.failed` |
+    | `queued`, `processing` | `canceled` | `deleteAnalysis` |  |
+
+    - `getAnalysisTranscript` answers 409 unless `status` is `completed`.
     """
     id: str
     # Workspace that owns the analysis.
@@ -430,8 +459,8 @@ class AnalysisStreamCompletedEvent(TypedDict):
     data: Analysis
 
 
-class AnalysisStreamErrorEventData(TypedDict):
-    """What went wrong."""
+class AnalysisStreamErrorData(TypedDict):
+    """Payload of an `error` event of the analysis stream (its SSE `data:` field) - what went wrong."""
     # Human-readable message. For a failed analysis it is the analysis's `error.message`.
     detail: str
 
@@ -443,7 +472,7 @@ class AnalysisStreamErrorEvent(TypedDict):
     # Event identifier, increasing within the analysis; the SSE `id:` field. Send it back as `Last-Event-ID` to resume after this event.
     id: str
     # What went wrong.
-    data: AnalysisStreamErrorEventData
+    data: AnalysisStreamErrorData
 
 
 # One real-time event of an analysis, delivered on the SSE stream
@@ -451,6 +480,59 @@ class AnalysisStreamErrorEvent(TypedDict):
 # `/ws/analyses/{analysis_id}`. On SSE, `event` and `id` are the `event:` and
 # `id:` fields and `data` is the JSON of the `data:` field.
 AnalysisStreamEvent = Union["AnalysisStreamStatusEvent", "AnalysisStreamTranscriptSegmentEvent", "AnalysisStreamSignalEvent", "AnalysisStreamAlertEvent", "AnalysisStreamCompletedEvent", "AnalysisStreamErrorEvent"]
+
+
+class AnalysisStreamItem1(TypedDict):
+    """A `status` event; `data` holds a `AnalysisStreamStatusData`."""
+    event: Literal["status"]
+    id: str
+    data: str
+
+
+class AnalysisStreamItem2(TypedDict):
+    """A `transcript.segment` event; `data` holds a `TranscriptSegment`."""
+    event: Literal["transcript.segment"]
+    id: str
+    data: str
+
+
+class AnalysisStreamItem3(TypedDict):
+    """A `signal` event; `data` holds a `Signal`."""
+    event: Literal["signal"]
+    id: str
+    data: str
+
+
+class AnalysisStreamItem4(TypedDict):
+    """A `alert` event; `data` holds a `Alert`."""
+    event: Literal["alert"]
+    id: str
+    data: str
+
+
+class AnalysisStreamItem5(TypedDict):
+    """A `completed` event; `data` holds a `Analysis`."""
+    event: Literal["completed"]
+    id: str
+    data: str
+
+
+class AnalysisStreamItem6(TypedDict):
+    """A `error` event; `data` holds a `AnalysisStreamErrorData`."""
+    event: Literal["error"]
+    id: str
+    data: str
+
+
+# One event of the `text/event-stream` of `GET /v1/analysis/{id}/stream`, in
+# the shape OpenAPI 3.2's `itemSchema` gives a Server-Sent Event: `event`,
+# `id` and `data` are the SSE fields, and `data` is a string of JSON whose
+# schema is its `contentSchema`. A generic SSE client yields that JSON, the
+# payload; `AnalysisStreamEvent` is the same event with `data` already
+# parsed, as this project's typed client returns it. The contract is
+# OpenAPI 3.1, so the operation refers to this schema with the
+# `x-itemSchema` extension (see `docs/decisions.md`).
+AnalysisStreamItem = Union["AnalysisStreamItem1", "AnalysisStreamItem2", "AnalysisStreamItem3", "AnalysisStreamItem4", "AnalysisStreamItem5", "AnalysisStreamItem6"]
 
 
 class AnalysisStreamSignalEvent(TypedDict):
@@ -462,8 +544,8 @@ class AnalysisStreamSignalEvent(TypedDict):
     data: Signal
 
 
-class AnalysisStreamStatusEventData(TypedDict):
-    """Current status and progress."""
+class AnalysisStreamStatusData(TypedDict):
+    """Payload of a `status` event of the analysis stream (its SSE `data:` field) - the current status and progress."""
     analysis_id: str
     status: AnalysisStatus
     # Percentage of processing done.
@@ -477,7 +559,7 @@ class AnalysisStreamStatusEvent(TypedDict):
     # Event identifier, increasing within the analysis; the SSE `id:` field. Send it back as `Last-Event-ID` to resume after this event.
     id: str
     # Current status and progress.
-    data: AnalysisStreamStatusEventData
+    data: AnalysisStreamStatusData
 
 
 class AnalysisStreamTranscriptSegmentEvent(TypedDict):
@@ -608,7 +690,21 @@ class ApiKeyWithSecret(TypedDict):
 
 
 class Approval(TypedDict):
-    """A human decision on one action proposed by a run of an agent that requires approval. While it is `pending`, the run waits in `awaiting_approval`."""
+    """A human decision on one action proposed by a run of an agent that requires approval. While it is `pending`, the run waits in `awaiting_approval`.
+
+    **Lifecycle of `status`**: starts `pending`; `approved`, `rejected` and `expired` are final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `pending` | created | `approval.requested` |
+    | `pending` | `approved` | `approveApproval` |  |
+    | `pending` | `rejected` | `rejectApproval` |  |
+    | `pending` | `expired` | 72 hours pass (at `expires_at`) |  |
+    | `pending` | `expired` | the Run in `run_id` becomes `canceled` |  |
+
+    - `approveApproval` answers 409 unless `status` is `pending`.
+    - `rejectApproval` answers 409 unless `status` is `pending`.
+    """
     id: str
     workspace_id: str
     # Run that proposed the action.
@@ -876,10 +972,30 @@ class ConversationList(TypedDict):
     has_more: bool
 
 
-class Error(TypedDict):
-    """Error body of every non-2xx response except 422 and 429."""
-    # Human-readable message.
+class _ErrorRequired(TypedDict):
+    # Human-readable message. It may quote the request's path, which the gateway's 16 KiB limit on the request line and headers bounds.
     detail: str
+
+
+class Error(_ErrorRequired, total=False):
+    """Error body of every non-2xx response except 422 and 429. `detail` is for people; `error`, where present, tells a program what happened."""
+    # Machine-readable reason, on every 401 and 403 (other statuses may gain
+    # codes later). A 401 has `missing_credentials` (no `X-API-Key`, no
+    # `Authorization: Bearer` and, on WebSocket and SSE, no `token`: send
+    # one), `invalid_credentials` (an unknown key, a malformed header, or a
+    # JWT whose signature does not verify), `token_expired` (the JWT's `exp`
+    # has passed: get a fresh token and retry), `key_expired` (the API key's
+    # `expires_at` has passed) or `key_revoked` (the key was revoked: create
+    # a new one); only the credential that takes precedence is judged. A 403
+    # has `insufficient_permission` (the user's role, or the key, does not
+    # allow this operation on this resource), `workspace_frozen` (every
+    # request made in a frozen workspace answers 403 until support restores
+    # it), `bearer_token_required` (the operation acts for a signed-in user,
+    # so an API key cannot call it) or `live_key_required` (a `pk_test_` key
+    # cannot create a `live` key). New codes may be added: treat an unknown
+    # code on a 401 as `invalid_credentials`, on a 403 as
+    # `insufficient_permission`. `x-extensible-enum` lists the current codes.
+    error: str
 
 
 class GatewayHealth(TypedDict):
@@ -1062,6 +1178,15 @@ class PrivacyDeletion(TypedDict):
     `processing` while data is erased, and ends at `completed` (`items_deleted` is set) or `failed`
     (`failure_reason` is set; items erased before the failure stay erased). Terminal states do not change.
     Erasure cannot be undone.
+
+    **Lifecycle of `status`**: starts `pending`; `completed` and `failed` are final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `pending` | created |  |
+    | `pending` | `processing` | the service's processing |  |
+    | `processing` | `completed` | the service's processing |  |
+    | `processing` | `failed` | the service's processing (outcome `fail`) |  |
     """
     id: str
     workspace_id: str
@@ -1110,6 +1235,15 @@ class PrivacyExport(TypedDict):
     """A data-subject access request: an export of all data the workspace holds about one person.
     `status` starts at `pending`, moves to `processing` while the data is collected, and ends at `completed`
     (`download_url` is set until `expires_at`) or `failed` (`failure_reason` is set). Terminal states do not change.
+
+    **Lifecycle of `status`**: starts `pending`; `completed` and `failed` are final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `pending` | created |  |
+    | `pending` | `processing` | the service's processing |  |
+    | `processing` | `completed` | the service's processing |  |
+    | `processing` | `failed` | the service's processing (outcome `fail`) |  |
     """
     id: str
     workspace_id: str
@@ -1280,10 +1414,18 @@ class RateLimitMinuteError(TypedDict):
 
 
 class Report(TypedDict):
-    """A document generated from one or more analyses. Generation is asynchronous. `status` moves
-    `queued` → `generating` → `ready`, or to `failed` from `queued` or `generating`; `ready` and `failed` are final.
-    A `report.ready` webhook is sent when a report becomes `ready`. `download_url`, `download_expires_at` and `summary`
-    are set only when `ready`; `error` and `completed_at` are set when the report reaches a final status.
+    """A document generated from one or more analyses. Generation is asynchronous. A `report.ready` webhook is sent
+    when a report becomes `ready`. `download_url`, `download_expires_at` and `summary` are set only when `ready`;
+    `error` and `completed_at` are set when the report reaches a final status.
+
+    **Lifecycle of `status`**: starts `queued`; `ready` and `failed` are final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `queued` | created |  |
+    | `queued` | `generating` | the service's processing |  |
+    | `generating` | `ready` | the service's processing | `report.ready` |
+    | `queued`, `generating` | `failed` | the service's processing (outcome `fail`) |  |
     """
     # Identifier of the report.
     id: str
@@ -1380,7 +1522,22 @@ class ResultsChatQuestion(_ResultsChatQuestionRequired, total=False):
 
 
 class Run(TypedDict):
-    """One execution of an agent."""
+    """One execution of an agent. Follow it with `GET /v1/runs/{run_id}` or the `run.finished` webhook.
+
+    **Lifecycle of `status`**: starts `queued`; `succeeded`, `failed` and `canceled` are final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `queued` | created |  |
+    | `queued` | `running` | the service's processing |  |
+    | `running` | `succeeded` | the service's processing | `run.finished` |
+    | `running` | `failed` | the service's processing (outcome `fail`) | `run.finished` |
+    | `running` | `awaiting_approval` | the service's processing (outcome `approval`); creates an Approval (`approval_id`) |  |
+    | `awaiting_approval` | `running` | the Approval in `approval_id` becomes `approved`, `rejected` or `expired` |  |
+    | `queued`, `running`, `awaiting_approval` | `canceled` | `cancelRun` | `run.finished` |
+
+    - `cancelRun` answers 409 unless `status` is `queued`, `running` or `awaiting_approval`.
+    """
     id: str
     workspace_id: str
     # Agent this is a run of.
@@ -1632,7 +1789,17 @@ class SkillUpdate(TypedDict, total=False):
 
 
 class Speaker(TypedDict):
-    """An enrolled speaker profile. Transcripts name a speaker label after the profile whose voice it matches."""
+    """An enrolled speaker profile. Transcripts name a speaker label after the profile whose voice it matches.
+    Enrollment from the voice samples runs asynchronously.
+
+    **Lifecycle of `enrollment_status`**: starts `pending`; `enrolled` and `failed` are final.
+
+    | From | To | When | Webhooks |
+    |---|---|---|---|
+    | — | `pending` | created |  |
+    | `pending` | `enrolled` | the service's processing |  |
+    | `pending` | `failed` | the service's processing (outcome `fail`) |  |
+    """
     id: str
     workspace_id: str
     name: str
@@ -2001,7 +2168,7 @@ class UseCaseUpdate(TypedDict, total=False):
 
 
 class ValidationError(TypedDict):
-    """Body of a 422 response. `detail` lists one item per invalid field."""
+    """Body of a 422 response. `detail` lists one item per invalid field, at most the first 100."""
     detail: List[ValidationErrorItem]
 
 
@@ -2009,7 +2176,7 @@ class ValidationErrorItem(TypedDict):
     """One invalid field of a request that failed schema validation."""
     # Location of the invalid field. The first item is `body`, `query`, `path` or `header`; the rest is the path to the field.
     loc: List[Union[str, int]]
-    # Human-readable message for this field.
+    # One sentence a form can show next to the field, in plain words, naming the field in backticks; never the JSON Schema's own wording (see `docs/decisions.md`).
     msg: str
     # Machine-readable kind of the violation, named after the JSON Schema keyword that failed (`required`, `type`, `enum`, `minimum`, `format`, ...).
     type: str
@@ -2019,7 +2186,7 @@ class Webhook(TypedDict):
     """An endpoint that receives signed deliveries of the chosen event types. Its secret is shown only once, at creation, and cannot be changed; rotate it by creating a new webhook and deleting this one."""
     id: str
     workspace_id: str
-    # Endpoint that receives the deliveries. Must be `https://`; `http://` is accepted only for a loopback host (`localhost`, `127.0.0.1`, `[::1]`), for development against a local gateway.
+    # Endpoint that receives the deliveries. Must be `https://`; `http://` is accepted only for a loopback host (`localhost`, `127.0.0.1`, `[::1]`), for development against a local gateway. User information (`https://user:password@host`) is refused (422), because credentials in a URL end up in logs; deliveries are authenticated by their signature instead.
     url: str
     # Event types delivered to this webhook.
     event_types: List[WebhookEventType]
@@ -2036,7 +2203,7 @@ class Webhook(TypedDict):
 
 
 class _WebhookCreateRequired(TypedDict):
-    # Endpoint that receives the deliveries. Must be `https://`; `http://` is accepted only for a loopback host (`localhost`, `127.0.0.1`, `[::1]`), for development against a local gateway.
+    # Endpoint that receives the deliveries. Must be `https://`; `http://` is accepted only for a loopback host (`localhost`, `127.0.0.1`, `[::1]`), for development against a local gateway. User information (`https://user:password@host`) is refused (422), because credentials in a URL end up in logs; deliveries are authenticated by their signature instead.
     url: str
     # Event types to deliver.
     event_types: List[WebhookEventType]
@@ -2198,8 +2365,7 @@ class WebhookTest(TypedDict):
     event_type: WebhookEventType
 
 
-class WebhookTestDelivery(TypedDict):
-    """A queued test delivery. Its outcome shows in the webhook's `last_delivery_at` and `last_delivery_status`."""
+class _WebhookTestDeliveryRequired(TypedDict):
     # Identifier of this delivery attempt, for support requests.
     delivery_id: str
     event_type: WebhookEventType
@@ -2207,9 +2373,15 @@ class WebhookTestDelivery(TypedDict):
     status: Literal["queued"]
 
 
+class WebhookTestDelivery(_WebhookTestDeliveryRequired, total=False):
+    """A queued test delivery. Its outcome shows in the webhook's `last_delivery_at` and `last_delivery_status`."""
+    # The sample event being delivered, exactly the JSON body the endpoint receives, to compare with what the receiver logged. Its signature headers are computed when the attempt is made.
+    event: WebhookEvent
+
+
 class WebhookUpdate(TypedDict, total=False):
     """Fields to change; omitted fields keep their values. The secret cannot be changed."""
-    # New endpoint; `https://`, or `http://` on a loopback host for development.
+    # New endpoint; `https://`, or `http://` on a loopback host for development. User information (`https://user:password@host`) is refused (422).
     url: str
     # Replaces the list of event types.
     event_types: List[WebhookEventType]
@@ -2222,7 +2394,7 @@ class WebhookWithSecret(TypedDict):
     """A newly created webhook with its signing secret. The secret is shown in this response once and never again; store it now."""
     id: str
     workspace_id: str
-    # Endpoint that receives the deliveries; `https://`, or `http://` on a loopback host for development.
+    # Endpoint that receives the deliveries; `https://`, or `http://` on a loopback host for development; never with user information.
     url: str
     # Event types delivered to this webhook.
     event_types: List[WebhookEventType]
@@ -2363,12 +2535,19 @@ __all__ = [
     "AnalysisStatus",
     "AnalysisStreamAlertEvent",
     "AnalysisStreamCompletedEvent",
+    "AnalysisStreamErrorData",
     "AnalysisStreamErrorEvent",
-    "AnalysisStreamErrorEventData",
     "AnalysisStreamEvent",
+    "AnalysisStreamItem",
+    "AnalysisStreamItem1",
+    "AnalysisStreamItem2",
+    "AnalysisStreamItem3",
+    "AnalysisStreamItem4",
+    "AnalysisStreamItem5",
+    "AnalysisStreamItem6",
     "AnalysisStreamSignalEvent",
+    "AnalysisStreamStatusData",
     "AnalysisStreamStatusEvent",
-    "AnalysisStreamStatusEventData",
     "AnalysisStreamTranscriptSegmentEvent",
     "AnalysisUpdate",
     "AnalysisUpload",
