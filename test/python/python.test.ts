@@ -76,7 +76,7 @@ describe("the README's Python example", () => {
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/^anl_\w+ (completed|processing|queued|failed|canceled) /m);
     expect(run.output).toMatch(/^(SPEAKER_\d+|None) \S/m);
-    expect(run.output).toMatch(/\['path', 'analysis_id'\] must match pattern/);
+    expect(run.output).toMatch(/\['path', 'analysis_id'\] is not in the expected format/);
     expect(run.output).toMatch(/^RateLimit\(limit=\d+, remaining=\d+/m);
   }, 120_000);
 });
