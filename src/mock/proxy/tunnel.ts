@@ -40,7 +40,7 @@ export function tunnel(s: Services, p: Proxy): Stage {
     upstream.on("error", (e: NodeJS.ErrnoException) => {
       if (socket.destroyed) return;
       const failure = p.failure(timedOut, e);
-      writeRaw(socket, failure.reply);
+      writeRaw(socket, failure.reply, s.head);
       s.logRequest(ctx, failure.status);
       p.judge.judge({ ...observed, transport: failure });
     });
