@@ -28,7 +28,7 @@ export async function startProxy(upstream: string, opts: Parameters<typeof start
       if (res.status !== 200) throw new Error(`GET /__mock/violations answered ${res.status}: ${await res.text()}`);
       return (await res.json()) as ViolationsView;
     },
-    violationLines: () => g.logs.filter((l) => / violation /.test(l)),
+    violationLines: () => g.logs.filter((l) => /^\S+ violation /.test(l)),
   };
 }
 
