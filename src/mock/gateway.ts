@@ -144,8 +144,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     },
     async close() {
       clearInterval(pruner);
-      proxy?.close();
+      proxy?.cutStreams();
       await drain(s, server);
+      proxy?.close();
       await stateFile?.close();
     },
   };

@@ -165,6 +165,24 @@ describe("proxy mode: WebSocket", () => {
   });
 });
 
+describe("proxy mode: closing the gateway", () => {
+  it("cuts the WebSocket tunnels still open (they are no connections of its server any more)", async () => {
+    const server = http.createServer();
+    const wss = new WebSocketServer({ server });
+    wss.on("connection", (ws) => ws.send(JSON.stringify({ open: true })));
+    const upstream = await listening(server);
+    const proxy = await startProxy(upstream.url);
+    try {
+      const session = wsSession(`${proxy.url.replace("http", "ws")}/ws/analyses/${ANALYSIS_ID}?token=${KEY}`, { onMessage: () => void proxy.close() });
+      const ended = await within(session, 10_000, "the tunnel stayed open after the gateway closed");
+      expect(ended.messages).toEqual([{ open: true }]);
+    } finally {
+      wss.close();
+      await upstream.close();
+    }
+  });
+});
+
 describe("proxy mode: an upstream that cannot answer", () => {
   it("unreachable: 502 with the gateway's error body, listed under `transport`; the gateway's own paths still answer", async () => {
     const gone = await startScripted(() => {});

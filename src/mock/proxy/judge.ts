@@ -74,9 +74,9 @@ export class Judge {
     this.pending.add(p);
   }
 
-  /** Resolves once every exchange handed to `judge` so far is judged. */
+  /** Resolves once every exchange handed to `judge` so far is judged (not those handed to it meanwhile). */
   async settled(): Promise<void> {
-    while (this.pending.size) await Promise.all([...this.pending]);
+    await Promise.all([...this.pending]);
   }
 
   private say(text: string): void {

@@ -63,9 +63,13 @@ export class Proxy {
     x.once("close", () => this.open.delete(x));
   }
 
-  /** Cuts the tunnels and streams still open and the idle upstream connections. */
-  close(): void {
+  /** Cuts the tunnels and event streams still open (as the mock's own are cut when it drains). */
+  cutStreams(): void {
     for (const x of this.open) x.destroy();
+  }
+
+  /** Closes the upstream connections, once the gateway has drained (plain answers had their time to finish). */
+  close(): void {
     this.agent.destroy();
   }
 }

@@ -2,21 +2,14 @@
 // list for GET /__mock/violations (the newest last; the oldest dropped past `capacity`, and counted). Entries have
 // the verify report's shape (operationId, method, path template, status, rule, message, request) plus `seq`, a
 // number that only grows (`?since=` takes it), and `timestamp`. Secrets are redacted before anything is kept.
+import type { Violation } from "../../verify/types.js";
 import { redact, type LogSink } from "../log.js";
 
-export interface Finding {
-  /** Null for a request no operation of the contract describes. */
-  operationId: string | null;
-  method: string;
-  /** The contract's path template; the request's path (redacted) when no operation matches. */
-  path: string;
-  /** The status the client got. */
-  status: number;
-  rule: string;
-  message: string;
-  /** The request as received, method and path with query, credentials redacted. */
-  request: string;
-}
+/**
+ * One departure: a violation of the verify report (Y15) without `count` (each exchange is listed); `operationId` is
+ * null for a request no operation of the contract describes, and `path` then the request's path.
+ */
+export type Finding = Omit<Violation, "count" | "operationId"> & { operationId: string | null };
 
 export interface ListedViolation extends Finding {
   seq: number;
