@@ -11,14 +11,16 @@ import { createHttpServer, listen } from "./http/server.js";
 import type { KeyRecord, KeyStore } from "./keys.js";
 import type { Clock, RateLimiter } from "./limiter.js";
 import type { LogSink } from "./log.js";
-import { httpPipeline, proxyPipeline, proxyUpgradePipeline, upgradePipeline } from "./pipeline.js";
-import { Proxy, type ProxyOptions } from "./proxy/proxy.js";
-import { refuseMockSettings } from "./proxy/upstream.js";
+import { httpPipeline, upgradePipeline } from "./pipeline.js";
 import { serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
 import { StateFile } from "./state-file.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { Latency } from "./stages/latency.js";
+// Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
+import { proxyPipeline, proxyUpgradePipeline } from "./pipeline.js";
+import { Proxy, type ProxyOptions } from "./proxy/proxy.js";
+import { refuseMockSettings } from "./proxy/upstream.js";
 import type { Webhooks } from "./webhooks.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "./http/body.js";
