@@ -19,6 +19,10 @@ import { buildServices, type Services } from "./services.js";
 import { StateFile } from "./state-file.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { Latency } from "./stages/latency.js";
+// Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
+import { proxyPipeline, proxyUpgradePipeline } from "./pipeline.js";
+import { Proxy, type ProxyOptions } from "./proxy/proxy.js";
+import { refuseMockSettings } from "./proxy/upstream.js";
 import type { Webhooks } from "./webhooks.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "./http/body.js";
@@ -75,6 +79,18 @@ export interface GatewayOptions {
   stateFile?: string | null;
   /** Wait after a change before the state file is written, ms (default 200). */
   stateWriteDelayMs?: number;
+  /**
+   * Proxy mode (--upstream, MOCK_UPSTREAM): the backend's base URL (http or https). Every request but the gateway's
+   * own paths is forwarded there and its answer streamed back unchanged, each exchange judged against the contract
+   * (GET /__mock/violations). No credentials, limits, examples or state of the mock's then: `stateless`,
+   * `stateFile`, `latencyMs` and `keysFile` are refused with it (UpstreamError).
+   */
+  upstream?: string | null;
+  /** Proxy mode: where violation lines go (default: `log`); the time the upstream has to answer; the body copy limit; the list's size. */
+  violationLog?: ProxyOptions["violationLog"];
+  upstreamTimeoutMs?: number;
+  maxValidatedBytes?: number;
+  maxViolations?: number;
 }
 
 export interface Gateway {
@@ -106,12 +122,14 @@ export interface Gateway {
 }
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  if (opts.upstream) refuseMockSettings(opts as Record<string, unknown>);
   const s = buildServices(opts);
   let ready: Promise<{ operations: number }> | null = null;
   const stateFile = openStateFile(s, opts);
+  const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;
   const server = createHttpServer({
-    request: serveRequests(s, httpPipeline(s)),
-    upgrade: serveUpgrades(s, upgradePipeline(s)),
+    request: serveRequests(s, proxy ? proxyPipeline(s, proxy) : httpPipeline(s)),
+    upgrade: serveUpgrades(s, proxy ? proxyUpgradePipeline(s, proxy) : upgradePipeline(s)),
     requestTimeoutMs: opts.requestTimeoutMs,
   });
   const pruner = setInterval(() => s.limiter.prune(), 60_000);
@@ -136,7 +154,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     },
     async close() {
       clearInterval(pruner);
+      proxy?.cutStreams();
       await drain(s, server);
+      proxy?.close();
       await stateFile?.close();
     },
   };

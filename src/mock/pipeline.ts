@@ -31,6 +31,14 @@
 //
 // WebSocket upgrades: shuttingDown (503) → apiPrefix → latency → the same admission → webSocketOnly (400) →
 // webSocket (101).
+//
+// Proxy mode (--upstream, proxy/): no admission and no responders; the backend answers, and each exchange is judged
+// against the contract once it is over (proxy/judge.ts), never changing what crosses.
+//   edge       malformed           HTTP/1.1 without Host       400, closes
+//              ownPaths            the gateway's own paths, as above (they are not forwarded)
+//              proxyControls       GET, DELETE /__mock/violations; other /__mock/ paths 404
+//              forward             everything else, CORS preflights included, to the upstream and back
+// WebSocket upgrades: shuttingDown (503) → tunnel (the upstream's 101, then the sockets piped together).
 import type { Services } from "./services.js";
 import type { Stage } from "./stage.js";
 import { billing } from "./responders/billing.js";
@@ -42,6 +50,10 @@ import { store } from "./responders/store.js";
 import { upgradeRequired } from "./responders/upgrade-required.js";
 import { webhooks } from "./responders/webhooks.js";
 import { webSocket } from "./responders/websocket.js";
+import { proxyControls } from "./proxy/controls.js";
+import { forward } from "./proxy/forward.js";
+import type { Proxy } from "./proxy/proxy.js";
+import { tunnel } from "./proxy/tunnel.js";
 import { apiPrefix } from "./stages/api-prefix.js";
 import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
@@ -92,4 +104,12 @@ export function httpPipeline(s: Services): Stage[] {
 
 export function upgradePipeline(s: Services): Stage[] {
   return [shuttingDown(s), apiPrefix(s), ...delay(s), ...admission(s), webSocketOnly(s), webSocket(s)];
+}
+
+export function proxyPipeline(s: Services, p: Proxy): Stage[] {
+  return [malformed(s), ownPaths(s), proxyControls(s, p), forward(s, p)];
+}
+
+export function proxyUpgradePipeline(s: Services, p: Proxy): Stage[] {
+  return [shuttingDown(s), tunnel(s, p)];
 }
