@@ -137,6 +137,8 @@ describe("proxy mode in front of the project's own mock", () => {
   it("WebSocket: the upgrade and every frame cross unchanged, the 101 is judged (no departure); a refused upgrade comes back as the mock gave it", async () => {
     const { wsSession, ANALYSIS_ID } = await import("../mock/helpers.js");
     await fetch(`${proxy.url}/__mock/violations`, { method: "DELETE" });
+    // An earlier --allow-writes verify run may have deleted the example analysis: back to the seeded start.
+    expect((await fetch(`${mock.url}/__mock/reset`, { method: "POST" })).status).toBe(204);
     const ws = (base: string) => wsSession(`${base.replace("http", "ws")}/ws/analyses/${ANALYSIS_ID}?token=${KEY}`);
     const [direct, proxied] = await Promise.all([ws(mock.url), ws(proxy.url)]);
     expect(proxied.messages.length).toBeGreaterThan(2);
