@@ -260,9 +260,12 @@ export interface paths {
          *     analysis from the first one, then continues live; with it, the stream resumes
          *     after that event. A comment line (`: keep-alive`) is sent every 15 seconds
          *     of silence. The server closes the stream after the last event: `completed`,
-         *     `error`, or a `status` event with `canceled`. Opening the stream counts as one
-         *     request of the `streaming` category. Errors before the stream opens are
-         *     ordinary JSON error responses.
+         *     `error`, or a `status` event with `canceled`. Reconnecting to a finished
+         *     analysis with `Last-Event-ID` naming its last event (or a later one) answers
+         *     `204` without a body: nothing more will come, and a browser's `EventSource`
+         *     stops reconnecting. Opening the stream counts as one request of the
+         *     `streaming` category. Errors before the stream opens are ordinary JSON error
+         *     responses.
          */
         get: operations["streamAnalysisEvents"];
         put?: never;
@@ -6730,6 +6733,19 @@ export interface operations {
                 content: {
                     "text/event-stream": components["schemas"]["AnalysisStreamEvent"];
                 };
+            };
+            /** @description The analysis has finished and `Last-Event-ID` names its last event, or a later one; nothing more will be sent. */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
+                    "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

@@ -48,6 +48,8 @@ export class RequestContext {
   params: Record<string, string> = NONE;
   /** `Prefer: code=…, example=…, dynamic=…` (`prefer`). */
   prefer: Preferences = NO_PREFERENCES;
+  /** `Prefer: scenario=…` or `?__scenario=…`, checked against the operation's scenarios (`prefer`). */
+  scenario: string | undefined = undefined;
   /** The request body's bytes (`readBody`) and its parsed, validated value (`validateBody`). */
   raw: Buffer | null = null;
   body: unknown = undefined;

@@ -68,7 +68,8 @@ export function serveUpgrades(s: Services, stages: readonly Stage[]): (req: http
     const ctx = new RequestContext(req, null, { socket, head });
     const out = await runStages(stages, ctx);
     if (out === TAKEN || out === undefined) return;
-    writeRaw(socket, out);
+    // With the headers every answer carries (CORS), as the contract's refusals declare them.
+    writeRaw(socket, out, s.head);
     s.logRequest(ctx, out.status);
   };
 }

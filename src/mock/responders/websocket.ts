@@ -1,11 +1,15 @@
-// Responder `webSocket` (upgrades): completes the upgrade with the rate-limit headers on the 101, then plays the
-// analysis's events on /ws/analyses/{id} (resuming after `last_event_id`) or a live session on /v1/stream
-// (sessions.ts).
+// Responder `webSocket` (upgrades): completes the upgrade with the rate-limit headers on the 101, then shows the
+// analysis's events on /ws/analyses/{id} (resuming after `last_event_id`) or runs a live session on /v1/stream
+// (sessions.ts). With the store, /ws/analyses follows the analysis's event log (an analysis not in the workspace
+// answers 404 before the upgrade) and a live session stores its analysis; stateless, both play fixed scripts.
 import type http from "node:http";
+import type { WebSocket } from "ws";
 import { newId } from "../events.js";
-import { runAnalysisEvents, runLiveSession } from "../sessions.js";
+import { contentTypeOf, followAnalysisLog, runAnalysisEvents, runLiveSession } from "../sessions.js";
 import type { RequestContext } from "../context.js";
 import type { Services } from "../services.js";
+import type { EventLog } from "../store/log.js";
+import { liveSession } from "../store/live.js";
 import { TAKEN, type StageFactory } from "../stage.js";
 import { writeRaw } from "../http/respond.js";
 import type { Reply } from "../http/reply.js";
@@ -28,6 +32,12 @@ export const webSocket: StageFactory = (s) => {
     s.logRequest(ctx, 400);
   });
   return function webSocket(ctx) {
+    const analysisId = Object.values(ctx.params)[0];
+    let log: EventLog | undefined;
+    if (analysisId !== undefined && !s.settings.stateless) {
+      log = s.store.eventLog(ctx.principal!.workspaceId, analysisId);
+      if (!log) return ctx.json(404, { detail: s.store.missingStream(analysisId) });
+    }
     upgrading.set(ctx.req, ctx);
     const { socket, head } = ctx.upgrade!;
     s.wss.handleUpgrade(ctx.req, socket, head, (ws) => {
@@ -35,7 +45,7 @@ export const webSocket: StageFactory = (s) => {
       s.live.sockets.add(ws);
       ws.on("close", () => s.live.sockets.delete(ws));
       ws.on("error", () => {}); // e.g. a frame over maxPayload: ws itself closes with 1009
-      play(s, ctx, ws);
+      play(s, ctx, ws, analysisId, log);
     });
     return TAKEN;
   };
@@ -52,21 +62,14 @@ function handshakeRefused(ctx: RequestContext, error: Error): Reply {
   return ctx.json(400, { detail: `Not a valid WebSocket handshake: ${error.message}.` }, version);
 }
 
-function play(s: Services, ctx: RequestContext, ws: import("ws").WebSocket): void {
+function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: string | undefined, log: EventLog | undefined): void {
   const workspaceId = ctx.principal!.workspaceId;
-  const analysisId = Object.values(ctx.params)[0];
   const q = ctx.query;
-  if (analysisId) {
-    runAnalysisEvents(ws, s.scripts.analysisEvents(analysisId, workspaceId), q.get("last_event_id"), s.settings.streamIntervalMs);
-    return;
-  }
-  runLiveSession(ws, {
-    scripts: s.scripts,
-    analysisId: newId("anl", s.clock.now()),
-    workspaceId,
-    mediaType: q.get("media_type") ?? "audio",
-    encoding: q.get("encoding") ?? "pcm_s16le",
-    intervalMs: s.settings.streamIntervalMs,
-    idleTimeoutMs: s.settings.wsIdleTimeoutMs,
-  });
+  const lastEventId = q.get("last_event_id");
+  if (log) return followAnalysisLog(ws, log, lastEventId);
+  if (analysisId) return runAnalysisEvents(ws, s.scripts.analysisEvents(analysisId, workspaceId), lastEventId, s.settings.streamIntervalMs);
+  const mediaType = q.get("media_type") ?? "audio";
+  const opts = { mediaType, contentType: contentTypeOf(q.get("encoding") ?? "pcm_s16le", mediaType) };
+  const script = s.settings.stateless ? s.scripts.liveSession(newId("anl", s.clock.now()), workspaceId, opts) : liveSession(s.store, workspaceId, ctx.route, q, opts);
+  runLiveSession(ws, { script, intervalMs: s.settings.streamIntervalMs, idleTimeoutMs: s.settings.wsIdleTimeoutMs });
 }

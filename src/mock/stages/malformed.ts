@@ -4,11 +4,18 @@
 // has no workspace and its path cannot be trusted: it is counted in the anonymous bucket of its address and carries
 // that bucket's headers, or is its 429 (decision G26).
 import { json } from "../http/reply.js";
-import type { StageFactory } from "../stage.js";
-import { countAnonymous } from "./rate-limit.js";
+import type { Stage, StageFactory } from "../stage.js";
+import { countAnonymous, type Counted } from "./rate-limit.js";
 
-export const malformed: StageFactory = (s) => {
-  const count = countAnonymous(s);
+export const malformed: StageFactory = (s) => refuseMalformed(countAnonymous(s));
+
+/**
+ * Proxy mode: the same refusals, counted nowhere and without rate-limit headers: the proxy keeps no limits (the
+ * backend does), so it has no bucket to tell of.
+ */
+export const malformedUncounted: StageFactory = () => refuseMalformed(null);
+
+function refuseMalformed(count: ((address: string | undefined) => Counted) | null): Stage {
   return function malformed(ctx) {
     const hosts = hostHeaders(ctx.req.rawHeaders);
     const problem =
@@ -18,12 +25,13 @@ export const malformed: StageFactory = (s) => {
           ? "Malformed HTTP request: an HTTP/1.1 request needs a Host header."
           : null;
     if (!problem) return undefined;
+    const close = { Connection: "close" };
+    if (!count) return json(400, { detail: problem }, close);
     const { rate, refused } = count(ctx.req.socket.remoteAddress);
     ctx.rate = rate;
-    const close = { Connection: "close" };
     return refused ? { ...refused, headers: { ...refused.headers, ...close } } : json(400, { detail: problem }, close, rate);
   };
-};
+}
 
 /** How many Host header lines a request has (from the raw list: no object of all headers built on every request). */
 function hostHeaders(raw: readonly string[]): number {

@@ -29,13 +29,16 @@ export const mockControls: StageFactory = (s) => {
   };
 };
 
-/** Why a request may not use the controls, or null when it comes from a program on this machine. */
-function notFromThisMachine(ctx: RequestContext): string | null {
+/**
+ * Why a request may not use the controls, or null when it comes from a program on this machine. `example` shows
+ * how to call the control from a terminal instead.
+ */
+export function notFromThisMachine(ctx: RequestContext, example = "curl -X POST …/__mock/reset"): string | null {
   if (!isLoopbackAddress(ctx.req.socket.remoteAddress)) return "The mock's controls answer only clients on this machine.";
   const origin = ctx.req.headers.origin;
   if (origin === undefined) return null;
   const own = isLoopbackUrl(origin) && new URL(origin).host === ctx.req.headers.host;
-  return own ? null : "The mock's controls do not answer web pages of other sites (this request carries their Origin). Call it from a terminal or a script: curl -X POST …/__mock/reset";
+  return own ? null : `The mock's controls do not answer web pages of other sites (this request carries their Origin). Call it from a terminal or a script: ${example}`;
 }
 
 function isLoopbackAddress(a: string | undefined): boolean {

@@ -481,7 +481,7 @@ export class CaseFactory {
     return this.op((o) => o.spec.op.security?.length !== 0 && !o.spec.webSocket).chain((info) =>
       fc.tuple(this.validPath(info), variants).map(([path, v]) => {
         const streaming = info.route.tokenQuery !== null && v.q?.startsWith("token=") && !v.q.includes(c.forgedJwt);
-        return { kind: "bad-credentials", req: { method: info.spec.method.toUpperCase(), path: v.q ? `${path}?${v.q}` : path, headers: v.h }, expect: streaming ? [...info.success, 422, 429] : [401, 429] };
+        return { kind: "bad-credentials", req: { method: info.spec.method.toUpperCase(), path: v.q ? `${path}?${v.q}` : path, headers: v.h }, expect: streaming ? [...info.answered, 422, 429] : [401, 429] };
       }),
     );
   }
