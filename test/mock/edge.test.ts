@@ -191,3 +191,23 @@ describe("HTTP at the edge", () => {
     }
   });
 });
+
+describe("proxy mode", () => {
+  it("refuses the same malformed requests, counted nowhere and without rate-limit headers: it keeps no limits", async () => {
+    // The upstream is never reached: the refusals come first (port 9 on loopback: discard, nothing listens).
+    const proxy = await startGateway({ upstream: "http://127.0.0.1:9" });
+    try {
+      const base = new URL(proxy.url);
+      for (const bytes of [
+        Buffer.from("GET /v1/analyses HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n"),
+        Buffer.from("GET /v1/analyses HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n"),
+      ]) {
+        const r = await rawExchange(base, bytes);
+        expect(r?.status).toBe(400);
+        expect(header(r!, contract.policy.headers.limit)).toBeUndefined();
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+});
