@@ -12,7 +12,22 @@ import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { createGateway, demoKeys, KeysFileError, LatencyError, loadContract, parseLatency, StateFileError, type Gateway, type KeyRecord } from "../src/mock/index.js";
+import {
+  createGateway,
+  demoKeys,
+  KeysFileError,
+  LatencyError,
+  loadContract,
+  parseLatency,
+  parseUpstream,
+  StateFileError,
+  UpstreamError,
+  VIOLATIONS_PATH,
+  type Gateway,
+  type KeyRecord,
+} from "../src/mock/index.js";
+import { consoleSink } from "../src/mock/log.js";
+import { refuseMockSettings } from "../src/mock/proxy/upstream.js";
 import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 
@@ -134,11 +149,16 @@ const HELP = `npm start [-- options]   Start the mock gateway.
                     (env MOCK_STATE_FILE); POST /__mock/reset empties it
   --stateless       Answer every operation from the contract's examples and keep nothing requests create
                     (env MOCK_STATELESS=1); Prefer works as always
+  --upstream <url>  Proxy mode (env MOCK_UPSTREAM): forward every request to this backend (http or https) and
+                    stream its answers back unchanged, checking each against the contract; each departure is
+                    logged on one line and listed at GET /__mock/violations. No credentials, limits, examples
+                    or state of the mock's then (so not with --stateless, --state, --latency or --keys)
   --no-generate     Do not check generated/ against spec/ (env MOCK_NO_GENERATE=1)
-  --quiet           No request log lines (env MOCK_QUIET=1)
+  --quiet           No request log lines (env MOCK_QUIET=1); with --upstream the violation lines still show
   -h, --help        This help
 
-Other settings (env): MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
+Other settings (env): MOCK_STEP_MS (time between two lifecycle steps of a stored resource, default 2000),
+MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
 streamed events, default 400), MOCK_WEBHOOK_DELAY_MS (delay before a new webhook's sample deliveries, default 500).`;
 
 function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[]): string {
@@ -178,6 +198,27 @@ function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord
   return lines.join("\n");
 }
 
+function proxyBanner(g: Gateway, url: string, upstream: string, ms: number): string {
+  const info = g.contract.doc.info ?? {};
+  return [
+    "",
+    `  Contract proxy for ${info.title ?? "the API"} ${info.version ?? ""} (${g.contract.router.routes.length} operations) — ready in ${(ms / 1000).toFixed(1)} s`,
+    "",
+    `  API          ${url}  →  ${upstream}`,
+    `  Violations   ${url}${VIOLATIONS_PATH}   (curl -X DELETE ${url}${VIOLATIONS_PATH} forgets them)`,
+    `  Swagger UI   ${url}/swagger.html`,
+    `  OpenAPI      ${url}/openapi.yaml`,
+    `  Health       ${url}/health   (this proxy's; the backend's is ${url}/v1/health)`,
+    "",
+    "  Every request is forwarded to the backend as it came, and its answer comes back unchanged; each exchange is",
+    "  checked against the contract, and each departure is written below on one line beginning `violation`.",
+    "  The mock's keys, limits, examples and state play no part in this mode.",
+    "",
+    "  Ctrl-C stops it; `npm start -- --help` lists the settings. One line per request and one per violation follow.",
+    "",
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   // Times are since the process started (performance.now()'s origin), module loading included.
   let args;
@@ -190,6 +231,7 @@ async function main(): Promise<void> {
         latency: { type: "string" },
         state: { type: "string" },
         stateless: { type: "boolean" },
+        upstream: { type: "string" },
         "no-generate": { type: "boolean" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -225,6 +267,17 @@ async function main(): Promise<void> {
     console.error("--state (MOCK_STATE_FILE) keeps what requests create, and --stateless (MOCK_STATELESS) keeps nothing: use one or the other.");
     process.exit(2);
   }
+  const upstream = args.upstream ?? (env.MOCK_UPSTREAM || undefined);
+  if (upstream !== undefined) {
+    try {
+      parseUpstream(upstream, args.upstream !== undefined ? "--upstream" : "MOCK_UPSTREAM");
+      refuseMockSettings({ stateless, stateFile, latencyMs, keysFile });
+    } catch (e) {
+      console.error((e as UpstreamError).message);
+      process.exit(2);
+    }
+  }
+  const quiet = args.quiet || env.MOCK_QUIET === "1";
   const num = (v: string | undefined, d: number) => (v !== undefined && v !== "" && Number.isFinite(Number(v)) ? Number(v) : d);
 
   if (!args["no-generate"] && env.MOCK_NO_GENERATE !== "1") {
@@ -249,8 +302,11 @@ async function main(): Promise<void> {
     gateway = await createGateway({
       contract,
       keysFile,
-      log: args.quiet || env.MOCK_QUIET === "1" ? null : undefined,
+      log: quiet ? null : undefined,
+      upstream,
+      violationLog: consoleSink,
       streamIntervalMs: num(env.MOCK_STREAM_INTERVAL_MS, 400),
+      stepMs: num(env.MOCK_STEP_MS, 2000),
       webhookDelayMs: num(env.MOCK_WEBHOOK_DELAY_MS, 500),
       warm: true,
       latencyMs,
@@ -259,6 +315,10 @@ async function main(): Promise<void> {
     });
     fileKeys = gateway.keys.list().filter((k) => !demoKeys(contract.policy).some((d) => d.key === k.key));
   } catch (e) {
+    if (e instanceof UpstreamError) {
+      console.error(e.message);
+      process.exit(2);
+    }
     const prefix =
       e instanceof KeysFileError
         ? "Bad keys file (MOCK_KEYS_FILE / --keys): "
@@ -281,12 +341,21 @@ async function main(): Promise<void> {
   }
   // Listening on every interface: show an address a browser on this machine can open.
   const shown = /^http:\/\/(0\.0\.0\.0|\[::\])/.test(url) ? url.replace(/^http:\/\/[^/]+?(?=:\d+$)/, "http://localhost") : url;
+  if (upstream !== undefined) {
+    console.log(proxyBanner(gateway, shown, parseUpstream(upstream).url, performance.now()));
+    stopOnSignals(gateway);
+    return;
+  }
   const controls = [
     `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];
   console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls));
+  stopOnSignals(gateway);
+}
 
+/** Ctrl-C, SIGTERM, or the launcher going away: drain and exit (a second signal exits at once). */
+function stopOnSignals(gateway: Gateway): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {

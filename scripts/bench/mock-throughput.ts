@@ -1,6 +1,8 @@
 // Mock throughput and latency: autocannon (its Node API), 10 connections, GET /v1/analyses with a valid key,
 // against (a) our gateway, (b) bare `prism mock -v error` on generated/openapi.json and (c) a minimal node:http
-// server answering the same example body (the ceiling). The targets alternate round by round (a, b, c, a, b, c,
+// server answering the same example body (the ceiling). Then the stateful path against the static one: the
+// gateway's GET of a stored analysis and a page of a 1,000-board list, each beside the same request to the
+// gateway with `stateless: true` (the contract's example answer). The targets alternate round by round (a, b, c,
 // …) so that load from elsewhere on the machine hits all of them alike. Every response must be a 2xx: the run
 // fails otherwise (a 429 or an error counted as throughput would flatter the figure).
 // Besides req/s and latency, each run records the server process's CPU time per request (Linux, from
@@ -31,8 +33,22 @@ const autocannon = require("autocannon") as Autocannon;
 
 export const PATH = "/v1/analyses";
 export const KEY = "pk_test_demo_pro";
-const TARGETS = ["gateway", "prism", "ceiling"] as const;
+/** A stored resource: the analysis the examples show, seeded in every workspace. */
+const ITEM_PATH = "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
+/** A page (the default 20) of the list the stateful gateway fills with BOARDS boards. */
+const PAGE_PATH = "/v1/boards";
+const TARGETS = ["gateway", "prism", "ceiling", "storedItem", "staticItem", "storedPage", "staticPage"] as const;
 export type Target = (typeof TARGETS)[number];
+/** Which server each target loads, and with which request. */
+const PLAN: Record<Target, { server: "gateway" | "prism" | "ceiling" | "stateless"; path: string }> = {
+  gateway: { server: "gateway", path: PATH },
+  prism: { server: "prism", path: PATH },
+  ceiling: { server: "ceiling", path: PATH },
+  storedItem: { server: "gateway", path: ITEM_PATH },
+  staticItem: { server: "stateless", path: ITEM_PATH },
+  storedPage: { server: "gateway", path: PAGE_PATH },
+  staticPage: { server: "stateless", path: PAGE_PATH },
+};
 
 export interface LoadRun {
   rps: number;
@@ -52,7 +68,15 @@ export interface MockThroughput {
   rounds: number;
   runs: Record<Target, LoadRun[]>;
   median: Record<Target, { rps: number; p50: number; p99: number; cpuUsPerRequest: number | null }>;
-  ratios: { gatewayOverPrism: number; gatewayOverCeiling: number; prismOverCeiling: number; gatewayCpuOverCeiling: number | null };
+  ratios: {
+    gatewayOverPrism: number;
+    gatewayOverCeiling: number;
+    prismOverCeiling: number;
+    gatewayCpuOverCeiling: number | null;
+    /** The stateful answers over the static ones (the contract's examples, `stateless: true`). */
+    storedItemOverStatic: number;
+    storedPageOverStatic: number;
+  };
   non2xx: number;
 }
 
@@ -72,12 +96,12 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
 }
 
-function load(target: Server, seconds: number, connections: number): Promise<LoadRun> {
+function load(target: Server, urlPath: string, seconds: number, connections: number): Promise<LoadRun> {
   const cpu0 = cpuMs(target.pid);
   // Latencies from each response's own timing: autocannon's histogram keeps whole milliseconds only.
   const times: number[] = [];
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ url: target.url + PATH, connections, duration: seconds, headers: { "X-API-Key": KEY } }, (err, r) => {
+    const instance = autocannon({ url: target.url + urlPath, connections, duration: seconds, headers: { "X-API-Key": KEY } }, (err, r) => {
       if (err) return reject(err);
       const cpu1 = cpuMs(target.pid);
       const sorted = Float64Array.from(times).sort();
@@ -103,13 +127,17 @@ interface Server {
   pid: number;
 }
 
-async function startServers(scratch: string): Promise<{ servers: Record<Target, Server>; children: ChildProcess[] }> {
+type ServerName = (typeof PLAN)[Target]["server"];
+
+async function startServers(scratch: string): Promise<{ servers: Record<ServerName, Server>; children: ChildProcess[] }> {
   const gw = spawnGroup(TSX, ["scripts/bench/servers.ts", "gateway"]);
+  const sl = spawnGroup(TSX, ["scripts/bench/servers.ts", "stateless"]);
   const prismPort = await freePort();
   const prism = spawnGroup(BIN("prism"), ["mock", "-h", "127.0.0.1", "-p", String(prismPort), "-v", "error", "generated/openapi.json"], { stdio: "ignore" });
-  const children = [gw, prism];
+  const children = [gw, sl, prism];
   try {
     const gateway = await firstJsonLine<Server>(gw, "gateway");
+    const stateless = await firstJsonLine<Server>(sl, "stateless gateway");
     const prismUrl = `http://127.0.0.1:${prismPort}`;
     await waitForStatus(prismUrl + PATH, { "X-API-Key": KEY }, { timeoutMs: 90_000, everyMs: 100, gone: () => prism.exitCode !== null });
     // The ceiling answers exactly the bytes the gateway answers.
@@ -119,7 +147,7 @@ async function startServers(scratch: string): Promise<{ servers: Record<Target, 
     const ceil = spawnGroup(TSX, ["scripts/bench/servers.ts", "ceiling", bodyFile]);
     children.push(ceil);
     const ceiling = await firstJsonLine<Server>(ceil, "ceiling server");
-    return { servers: { gateway, prism: { url: prismUrl, pid: prism.pid! }, ceiling }, children };
+    return { servers: { gateway, stateless, prism: { url: prismUrl, pid: prism.pid! }, ceiling }, children };
   } catch (e) {
     await Promise.all(children.map((c) => stopGroup(c)));
     throw e;
@@ -130,14 +158,15 @@ export async function mockThroughput(o: { rounds: number; seconds: number; conne
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "avt-bench-mock-"));
   const { servers, children } = await startServers(scratch);
   try {
-    o.say(`  servers up: gateway ${servers.gateway.url}, prism ${servers.prism.url}, ceiling ${servers.ceiling.url}`);
+    o.say(`  servers up: gateway ${servers.gateway.url}, stateless gateway ${servers.stateless.url}, prism ${servers.prism.url}, ceiling ${servers.ceiling.url}`);
+    const run = (t: Target, seconds: number) => load(servers[PLAN[t].server], PLAN[t].path, seconds, o.connections);
     // Warm-up (JIT, caches, compiled validators), not recorded.
-    await alternate([...TARGETS], 1, (t) => load(servers[t], 1, o.connections));
+    await alternate([...TARGETS], 1, (t) => run(t, 1));
     const runs = await alternate([...TARGETS], o.rounds, async (t, r) => {
-      const run = await load(servers[t], o.seconds, o.connections);
-      const cpu = run.cpuUsPerRequest === null ? "" : `  CPU ${run.cpuUsPerRequest.toFixed(0)} µs/req`;
-      o.say(`  round ${r + 1} ${t.padEnd(8)} ${Math.round(run.rps)} req/s  p50 ${run.p50.toFixed(2)} ms  p99 ${run.p99.toFixed(2)} ms${cpu}  non-2xx ${run.non2xx}`);
-      return run;
+      const result = await run(t, o.seconds);
+      const cpu = result.cpuUsPerRequest === null ? "" : `  CPU ${result.cpuUsPerRequest.toFixed(0)} µs/req`;
+      o.say(`  round ${r + 1} ${t.padEnd(10)} ${Math.round(result.rps)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}  non-2xx ${result.non2xx}`);
+      return result;
     });
     const cpu = (t: Target) => (runs[t].every((r) => r.cpuUsPerRequest !== null) ? runs[t].map((r) => r.cpuUsPerRequest!) : null);
     const med = (t: Target) => ({
@@ -153,12 +182,14 @@ export async function mockThroughput(o: { rounds: number; seconds: number; conne
       durationSeconds: o.seconds,
       rounds: o.rounds,
       runs,
-      median: { gateway: med("gateway"), prism: med("prism"), ceiling: med("ceiling") },
+      median: Object.fromEntries(TARGETS.map((t) => [t, med(t)])) as MockThroughput["median"],
       ratios: {
         gatewayOverPrism: medianRatio(rps("gateway"), rps("prism")),
         gatewayOverCeiling: medianRatio(rps("gateway"), rps("ceiling")),
         prismOverCeiling: medianRatio(rps("prism"), rps("ceiling")),
         gatewayCpuOverCeiling: cpu("gateway") && cpu("ceiling") && medianRatio(cpu("gateway")!, cpu("ceiling")!),
+        storedItemOverStatic: medianRatio(rps("storedItem"), rps("staticItem")),
+        storedPageOverStatic: medianRatio(rps("storedPage"), rps("staticPage")),
       },
       non2xx,
     };

@@ -4,7 +4,9 @@
 //
 //   tsx scripts/bench/servers.ts gateway           our mock gateway, quiet, Prism loaded, with every plan's limits
 //                                                  raised so no request of the run is refused (the route's
-//                                                  validators compile on the bench's warm-up requests)
+//                                                  validators compile on the bench's warm-up requests); the demo
+//                                                  Pro workspace holds 1,000 more boards (BOARDS), made through the API
+//   tsx scripts/bench/servers.ts stateless         the same gateway with `stateless: true`: every answer the examples'.
 //   tsx scripts/bench/servers.ts ceiling <file>    a minimal node:http server answering every request with the
 //                                                  bytes of <file> as JSON: what one Node process can do at best
 import fs from "node:fs";
@@ -24,10 +26,21 @@ export function withBenchLimits(contract: Contract): Contract {
   return { ...contract, policy };
 }
 
-async function gateway(): Promise<string> {
-  const g = await createGateway({ contract: withBenchLimits(loadContract()), log: null, warm: false });
+/** Boards made in the stateful gateway's demo Pro workspace before the run: a list of 1,000 to page through. */
+export const BOARDS = 1000;
+
+async function gateway(stateless: boolean): Promise<string> {
+  const g = await createGateway({ contract: withBenchLimits(loadContract()), log: null, warm: false, stateless });
   await g.ready;
   const url = await g.listen(0, "127.0.0.1");
+  for (let i = 0; !stateless && i < BOARDS; i++) {
+    const res = await fetch(`${url}/v1/boards`, {
+      method: "POST",
+      headers: { "X-API-Key": "pk_test_demo_pro", "Content-Type": "application/json" },
+      body: JSON.stringify({ name: `Board ${i}`, description: "Made for the bench.", shared: i % 2 === 0 }),
+    });
+    if (res.status !== 201) throw new Error(`creating board ${i} answered ${res.status}`);
+  }
   const stop = () => void g.close().then(() => process.exit(0));
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
@@ -46,9 +59,9 @@ function ceiling(file: string): Promise<string> {
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scripts/bench/servers.ts")) {
   const [kind, file] = process.argv.slice(2);
-  const url = kind === "gateway" ? await gateway() : kind === "ceiling" && file ? await ceiling(file) : null;
+  const url = kind === "gateway" || kind === "stateless" ? await gateway(kind === "stateless") : kind === "ceiling" && file ? await ceiling(file) : null;
   if (!url) {
-    console.error("usage: tsx scripts/bench/servers.ts gateway | ceiling <body-file>");
+    console.error("usage: tsx scripts/bench/servers.ts gateway | stateless | ceiling <body-file>");
     process.exit(2);
   }
   console.log(JSON.stringify({ url, pid: process.pid }));

@@ -20,7 +20,7 @@ const RATE_LIMIT_HEADERS = [
   'X-RateLimit-Daily-Remaining',
 ];
 const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
-const ALWAYS = ['401', '403', '429', '500'];
+const ALWAYS = ['400', '401', '403', '429', '500'];
 
 const hasHeader = (headers, name) => Object.keys(headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase());
 
@@ -62,7 +62,7 @@ function securityPolicy({ public_paths: publicPaths = [] }) {
   }));
 }
 
-/** 401, 403, 429 and 500 everywhere; 400/422 with input; 404 with a path id. */
+/** 400, 401, 403, 429 and 500 everywhere; 422 with input; 404 with a path id. */
 function errorResponses({ public_paths: publicPaths = [] }) {
   return withPath((path) => ({
     Operation(op, { report, location, parent }) {
@@ -70,7 +70,7 @@ function errorResponses({ public_paths: publicPaths = [] }) {
       const codes = new Set(Object.keys(op.responses ?? {}));
       const params = [...(parent?.parameters ?? []), ...(op.parameters ?? [])];
       const need = [...ALWAYS];
-      if (op.requestBody || params.some((p) => p?.in === 'query')) need.push('400', '422');
+      if (op.requestBody || params.some((p) => p?.in === 'query')) need.push('422');
       if (params.some((p) => p?.in === 'path')) need.push('404', '422');
       for (const code of new Set(need)) {
         if (!codes.has(code)) report({ message: `${op.operationId ?? path()} must document a ${code} response.`, location: location.child('responses').key() });

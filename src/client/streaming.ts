@@ -23,7 +23,10 @@ export interface EventStreamOptions {
   timeoutMs?: number;
 }
 
-/** Opens the stream once (after `lastEventId`, if any); its body, or undefined when `signal` aborted it while opening. */
+/**
+ * Opens the stream once (after `lastEventId`, if any); its body, or undefined when there is nothing to read: `signal`
+ * aborted it while opening, or the server answered 204 (a finished analysis whose last event `lastEventId` names).
+ */
 async function openStream(client: ApiClient, analysisId: string, lastEventId: string | undefined, opts: EventStreamOptions) {
   const { signal } = opts;
   let opened;
@@ -41,6 +44,7 @@ async function openStream(client: ApiClient, analysisId: string, lastEventId: st
   }
   const { data, error, response } = opened;
   if (!response.ok) throw toApiError(response, error);
+  if (response.status === 204) return undefined;
   const type = response.headers.get("Content-Type");
   if (type && !/^text\/event-stream\b/i.test(type)) {
     void data?.cancel().catch(() => {});
@@ -64,7 +68,7 @@ export async function* streamAnalysisEvents(client: ApiClient, analysisId: strin
   let failures = 0;
   for (;;) {
     const body = await openStream(client, analysisId, lastEventId, opts);
-    if (body === undefined) return; // aborted while opening
+    if (body === undefined) return; // aborted while opening, or finished (204)
     let cause: unknown;
     if (body) {
       try {

@@ -86,17 +86,20 @@ export const MESSAGES = {
 } as const;
 
 /**
- * `WWW-Authenticate` of each kind of 401 (RFC 9110 §11.6.1; the Bearer ones as RFC 6750 §3 describes). Missing
- * credentials, or an unsupported Authorization scheme, list both schemes without an error (RFC 6750 §3.1: no
- * error code when the request lacks authentication information); a bad bearer token is `invalid_token`; a bad
- * API key names its header; a credential sent twice is `invalid_request`.
+ * `WWW-Authenticate` of each kind of 401 (RFC 9110 §11.6.1, RFC 6750 §3): the two values the contract's
+ * `WWW-Authenticate` header allows (decisions B4, G23). Every 401 offers both schemes, Bearer first; a refused
+ * bearer token (in Authorization or `?token=`, expired included, or two Authorization headers) adds
+ * `error="invalid_token"` after the Bearer realm. Nothing else gets an error code (RFC 6750 §3.1: none when the
+ * request lacks authentication information); the body's `error` tells the finer reason.
  */
+const CHALLENGE = 'Bearer realm="api", ApiKey realm="api", header="X-API-Key"';
+const INVALID_TOKEN_CHALLENGE = 'Bearer realm="api", error="invalid_token", ApiKey realm="api", header="X-API-Key"';
 export const CHALLENGES = {
-  missing: 'ApiKey realm="api", header="X-API-Key", Bearer realm="api"',
-  invalidToken: 'Bearer realm="api", error="invalid_token"',
-  invalidKey: 'ApiKey realm="api", header="X-API-Key", error="invalid_key"',
-  duplicateKey: 'ApiKey realm="api", header="X-API-Key", error="invalid_request"',
-  duplicateAuthorization: 'Bearer realm="api", error="invalid_request"',
+  missing: CHALLENGE,
+  invalidToken: INVALID_TOKEN_CHALLENGE,
+  invalidKey: CHALLENGE,
+  duplicateKey: CHALLENGE,
+  duplicateAuthorization: INVALID_TOKEN_CHALLENGE,
 } as const;
 
 /** The `aud` of the mock's dev tokens: the API they are for. */

@@ -15,6 +15,15 @@ const NO_PREFERENCES: Readonly<Preferences> = Object.freeze({});
 const NO_MATCH: RouteMatch = Object.freeze({ kind: "none" });
 /** The query of every request without one (most): shared, so never changed by anyone. */
 const NO_QUERY = new URLSearchParams();
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * Where the path of an absolute-form target of this server's schemes begins (after `http://authority`); 0 for
+ * any other target, which is then routed as sent (and found nowhere).
+ */
+function absoluteFormAuthorityEnd(target: string): number {
+  return ABSOLUTE_FORM.exec(target)?.[0].length ?? 0;
+}
 
 export class RequestContext {
   readonly t0 = performance.now();
@@ -39,6 +48,8 @@ export class RequestContext {
   params: Record<string, string> = NONE;
   /** `Prefer: code=…, example=…, dynamic=…` (`prefer`). */
   prefer: Preferences = NO_PREFERENCES;
+  /** `Prefer: scenario=…` or `?__scenario=…`, checked against the operation's scenarios (`prefer`). */
+  scenario: string | undefined = undefined;
   /** The request body's bytes (`readBody`) and its parsed, validated value (`validateBody`). */
   raw: Buffer | null = null;
   body: unknown = undefined;
@@ -52,8 +63,11 @@ export class RequestContext {
   ) {
     this.method = req.method ?? "GET";
     this.url = req.url ?? "/";
-    this.qi = this.url.indexOf("?");
-    this.pathname = this.qi < 0 ? this.url : this.url.slice(0, this.qi);
+    // Origin-form (`/v1/analyses?limit=2`), or absolute-form (`http://host/v1/analyses?limit=2`, RFC 9112
+    // §3.2.2), which a server must accept: routed by its path and query alone (decision G24).
+    const start = this.url.charCodeAt(0) === 47 /* "/" */ ? 0 : absoluteFormAuthorityEnd(this.url);
+    this.qi = this.url.indexOf("?", start);
+    this.pathname = this.url.slice(start, this.qi < 0 ? undefined : this.qi) || "/";
   }
 
   /** The query string, parsed on first use (read it; do not change it). */

@@ -1,6 +1,8 @@
-// The real-time events the mock plays, built from the contract's own examples (Analysis, Transcript, SignalList,
-// AlertList), so they always match its schemas: the event sequence of one analysis (SSE stream and the
-// /ws/analyses WebSocket) and the script of a live /v1/stream session.
+// The real-time events of an analysis, built from the contract's own examples (Analysis, Transcript, SignalList,
+// AlertList, AnalysisSpeakerList), so they always match its schemas. The pieces are shared by two users:
+//   - the stateful store (store/analysis.ts), which releases an analysis's content while it is processing and
+//     writes each event into the analysis's event log;
+//   - the stateless mock (`--stateless`), whose SSE stream and WebSockets play a fixed script (EventScripts).
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Contract, Json } from "./contract.js";
 
@@ -10,17 +12,26 @@ export interface StreamEvent {
   data: Json;
 }
 
+/** An event before it has an id. */
+export interface Item {
+  event: string;
+  data: Json;
+}
+
 const REQUIRED_EXAMPLES = ["Analysis", "Transcript", "SignalList", "AlertList"] as const;
 
-interface Templates {
+/** The examples an analysis's content is made of. */
+export interface Templates {
   analysis: Json;
+  transcript: Json;
   segments: Json[];
   signals: Json[];
   alerts: Json[];
+  speakers: Json[];
 }
 
 /** Replaces every `key` property, at any depth, whose value is a string, with `value`. */
-function replaceKey(node: Json, key: string, value: string): Json {
+export function replaceKey(node: Json, key: string, value: string): Json {
   if (Array.isArray(node)) return node.map((n) => replaceKey(n, key, value));
   if (node && typeof node === "object") {
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === key && typeof v === "string" ? value : replaceKey(v, key, value)]));
@@ -39,106 +50,159 @@ export function newId(prefix: string, now = Date.now()): string {
   return `${prefix}_${time}${rand}`;
 }
 
-export class EventScripts {
-  private readonly t: Templates;
-
-  constructor(contract: Contract) {
-    const examples: Record<string, Json> = contract.doc.components?.examples ?? {};
-    const missing = REQUIRED_EXAMPLES.filter((n) => examples[n]?.value === undefined);
-    if (missing.length) throw new Error(`the contract lacks the examples the mock's event streams are built from: ${missing.join(", ")}`);
-    this.t = {
-      analysis: examples.Analysis.value,
-      segments: examples.Transcript.value.segments ?? [],
-      signals: examples.SignalList.value.data ?? [],
-      alerts: examples.AlertList.value.data ?? [],
-    };
-  }
-
-  /**
-   * The events of one analysis from `queued` to `completed`: status and progress, transcript segments and
-   * signals in media-time order, each alert right after the signal that raised it, then the final analysis.
-   */
-  analysisEvents(analysisId: string, workspaceId: string): StreamEvent[] {
-    const ids = eventIds(analysisId);
-    const own = (n: Json) => replaceKey(replaceKey(structuredClone(n), "analysis_id", analysisId), "workspace_id", workspaceId);
-    const status = (s: string, progress: number) => ({ event: "status", data: { analysis_id: analysisId, status: s, progress } });
-    const body: Array<{ event: string; data: Json }> = [];
-    for (const item of this.mediaOrder()) {
-      body.push({ event: item.kind, data: own(item.value) });
-      if (item.kind === "signal") {
-        for (const a of this.t.alerts.filter((x) => x.signal_id === item.value.id)) body.push({ event: "alert", data: own(liveAlert(a)) });
-      }
-    }
-    // Progress updates spread through the results.
-    const out: Array<{ event: string; data: Json }> = [status("queued", 0), status("processing", 5)];
-    let reported = 5;
-    body.forEach((e, i) => {
-      out.push(e);
-      const progress = Math.round(5 + ((i + 1) / body.length) * 90);
-      if (i < body.length - 1 && progress - reported >= 20) out.push(status("processing", (reported = progress)));
-    });
-    out.push(status("completed", 100));
-    const analysis = own(this.t.analysis);
-    out.push({ event: "completed", data: { ...analysis, id: analysisId, status: "completed", progress: 100 } });
-    return out.map((e, i) => ({ ...e, id: ids(i) }));
-  }
-
-  /** The events of a live `/v1/stream` session, split by when they are sent; ids increase in sending order. */
-  liveSession(analysisId: string, workspaceId: string, opts: { mediaType: string; contentType: string | null }) {
-    const all = this.analysisEvents(analysisId, workspaceId);
-    const ids = eventIds(analysisId);
-    let n = 0;
-    const next = () => ids(n++);
-    const status = (s: string, progress: number): StreamEvent => ({ event: "status", id: next(), data: { analysis_id: analysisId, status: s, progress } });
-    const started: StreamEvent = { event: "session.started", id: next(), data: { analysis_id: analysisId } };
-    const opening = [status("processing", 0)];
-    const results: StreamEvent[] = [];
-    for (const e of all) {
-      if (e.event === "status" || e.event === "completed") continue;
-      if (e.event === "transcript.segment") {
-        // Interim text first, as a recognizer produces it, then the final segment that replaces it.
-        const words = String(e.data.text ?? "").split(" ");
-        const partial = { start: e.data.start, end: e.data.end, speaker_label: e.data.speaker_label ?? null, text: words.slice(0, Math.ceil(words.length / 2)).join(" ") };
-        results.push({ event: "transcript.partial", id: next(), data: partial });
-      }
-      results.push({ ...e, id: next() });
-    }
-    const completedTemplate = all[all.length - 1]!.data;
-    const lastEnd = Math.max(0, ...this.t.segments.map((s) => Number(s.end) || 0));
-    return {
-      started,
-      opening,
-      results,
-      finish: (): StreamEvent[] => [
-        status("completed", 100),
-        {
-          event: "completed",
-          id: next(),
-          data: {
-            ...completedTemplate,
-            media_type: opts.mediaType,
-            source: { type: "stream", url: null, filename: null, content_type: opts.contentType, size_bytes: null },
-            duration_seconds: lastEnd,
-          },
-        },
-      ],
-      cancel: (): StreamEvent[] => [status("canceled", 0)],
-      error: (detail: string): StreamEvent => ({ event: "error", id: next(), data: { detail } }),
-    };
-  }
-
-  private mediaOrder(): Array<{ kind: "transcript.segment" | "signal"; value: Json; at: number }> {
-    const items = [
-      ...this.t.segments.map((s) => ({ kind: "transcript.segment" as const, value: s, at: Number(s.end ?? s.start ?? 0) })),
-      ...this.t.signals.map((s) => ({ kind: "signal" as const, value: s, at: Number(s.end ?? s.start ?? Infinity) })),
-    ];
-    return items.sort((a, b) => a.at - b.at);
-  }
+/**
+ * Copies of `values` whose `id`s are new (same prefix), with every reference to an old id among them (an alert's
+ * `signal_id`) following: the content of a new analysis is the examples' content under ids of its own.
+ */
+export function freshIds(values: Json[], now: number): Json[] {
+  const renamed = new Map<string, string>();
+  for (const v of values) if (typeof v?.id === "string" && /^[a-z]+_/.test(v.id)) renamed.set(v.id, newId(v.id.slice(0, v.id.indexOf("_")), now));
+  const swap = (n: Json): Json => {
+    if (typeof n === "string") return renamed.get(n) ?? n;
+    if (Array.isArray(n)) return n.map(swap);
+    if (n && typeof n === "object") return Object.fromEntries(Object.entries(n).map(([k, v]) => [k, swap(v)]));
+    return n;
+  };
+  return values.map(swap);
 }
 
 /** An alert as it is when raised: open, not yet acknowledged or resolved. */
-function liveAlert(a: Json): Json {
+export function liveAlert(a: Json): Json {
   return { ...a, status: "open", acknowledged_at: null, resolved_at: null };
+}
+
+/**
+ * The content events of an analysis in media-time order: transcript segments and signals by their end, each
+ * alert right after the signal that raised it (as raised: open).
+ */
+export function mediaOrder(segments: Json[], signals: Json[], alerts: Json[]): Item[] {
+  const items = [
+    ...segments.map((s) => ({ kind: "transcript.segment", value: s, at: Number(s.end ?? s.start ?? 0) })),
+    ...signals.map((s) => ({ kind: "signal", value: s, at: Number(s.end ?? s.start ?? Infinity) })),
+  ].sort((a, b) => a.at - b.at);
+  const out: Item[] = [];
+  for (const item of items) {
+    out.push({ event: item.kind, data: item.value });
+    if (item.kind === "signal") for (const a of alerts.filter((x) => x.signal_id === item.value.id)) out.push({ event: "alert", data: liveAlert(a) });
+  }
+  return out;
+}
+
+/** The progress an analysis reports when processing starts, and how it grows with its content (5 → 95). */
+export const PROCESSING_START_PROGRESS = 5;
+
+/**
+ * `body` with a progress report (`status(progress)`) each time the share of content sent has grown by at least 20
+ * points, never after the last item.
+ */
+export function withProgress(body: Item[], status: (progress: number) => Item): Item[] {
+  const out: Item[] = [];
+  let reported = PROCESSING_START_PROGRESS;
+  body.forEach((e, i) => {
+    out.push(e);
+    const progress = Math.round(PROCESSING_START_PROGRESS + ((i + 1) / body.length) * 90);
+    if (i < body.length - 1 && progress - reported >= 20) out.push(status((reported = progress)));
+  });
+  return out;
+}
+
+/** A `transcript.partial` (WebSocket only): the first half of a segment's words, as a recognizer shows them first. */
+export function partialOf(segment: Json): Json {
+  const words = String(segment.text ?? "").split(" ");
+  return { start: segment.start, end: segment.end, speaker_label: segment.speaker_label ?? null, text: words.slice(0, Math.ceil(words.length / 2)).join(" ") };
+}
+
+/** The examples the content is made of; throws when the contract lacks one. */
+export function readTemplates(contract: Contract): Templates {
+  const examples: Record<string, Json> = contract.doc.components?.examples ?? {};
+  const missing = REQUIRED_EXAMPLES.filter((n) => examples[n]?.value === undefined);
+  if (missing.length) throw new Error(`the contract lacks the examples the mock's event streams are built from: ${missing.join(", ")}`);
+  return {
+    analysis: examples.Analysis.value,
+    transcript: examples.Transcript.value,
+    segments: examples.Transcript.value.segments ?? [],
+    signals: examples.SignalList.value.data ?? [],
+    alerts: examples.AlertList.value.data ?? [],
+    speakers: examples.AnalysisSpeakerList?.value?.data ?? [],
+  };
+}
+
+/** What a live `/v1/stream` session sends, in order; `send` gives an item its id (and, in the store, records it). */
+export interface LiveScript {
+  analysisId: string;
+  started(): StreamEvent;
+  opening(): StreamEvent[];
+  results: Item[];
+  send(item: Item): StreamEvent;
+  /** `stop`: the final events (call after the remaining results are sent). */
+  finish(): StreamEvent[];
+  /** `cancel`: the final events. */
+  cancel(): StreamEvent[];
+  /** The session ended because of the client (idle, unreadable frame): the final events. */
+  error(detail: string): StreamEvent[];
+}
+
+/** Options of a live session that show in its analysis. */
+export interface LiveOptions {
+  mediaType: string;
+  contentType: string | null;
+}
+
+/** The scripts of the stateless mock: every analysis plays the examples' events from `queued` to `completed`. */
+export class EventScripts {
+  readonly t: Templates;
+
+  constructor(contract: Contract) {
+    this.t = readTemplates(contract);
+  }
+
+  private own(analysisId: string, workspaceId: string) {
+    return (n: Json) => replaceKey(replaceKey(structuredClone(n), "analysis_id", analysisId), "workspace_id", workspaceId);
+  }
+
+  /** The events of one analysis from `queued` to `completed`, with ids. */
+  analysisEvents(analysisId: string, workspaceId: string): StreamEvent[] {
+    const ids = eventIds(analysisId);
+    const own = this.own(analysisId, workspaceId);
+    const status = (s: string, progress: number): Item => ({ event: "status", data: { analysis_id: analysisId, status: s, progress } });
+    const body = mediaOrder(this.t.segments, this.t.signals, this.t.alerts).map((e) => ({ event: e.event, data: own(e.data) }));
+    const out: Item[] = [status("queued", 0), status("processing", PROCESSING_START_PROGRESS), ...withProgress(body, (p) => status("processing", p)), status("completed", 100)];
+    out.push({ event: "completed", data: { ...own(this.t.analysis), id: analysisId, status: "completed", progress: 100 } });
+    return out.map((e, i) => ({ ...e, id: ids(i) }));
+  }
+
+  /** The script of a live `/v1/stream` session; ids increase in sending order. */
+  liveSession(analysisId: string, workspaceId: string, opts: LiveOptions): LiveScript {
+    const all = this.analysisEvents(analysisId, workspaceId);
+    const ids = eventIds(analysisId);
+    let n = 0;
+    const send = (item: Item): StreamEvent => ({ ...item, id: ids(n++) });
+    const status = (s: string, progress: number) => send({ event: "status", data: { analysis_id: analysisId, status: s, progress } });
+    const results: Item[] = [];
+    for (const e of all) {
+      if (e.event === "status" || e.event === "completed") continue;
+      if (e.event === "transcript.segment") results.push({ event: "transcript.partial", data: partialOf(e.data) });
+      results.push({ event: e.event, data: e.data });
+    }
+    const completed = all.at(-1)!.data;
+    const lastEnd = Math.max(0, ...this.t.segments.map((s) => Number(s.end) || 0));
+    return {
+      analysisId,
+      started: () => send({ event: "session.started", data: { analysis_id: analysisId } }),
+      opening: () => [status("processing", 0)],
+      results,
+      send,
+      finish: () => [
+        status("completed", 100),
+        send({
+          event: "completed",
+          data: { ...completed, media_type: opts.mediaType, source: { type: "stream", url: null, filename: null, content_type: opts.contentType, size_bytes: null }, duration_seconds: lastEnd },
+        }),
+      ],
+      cancel: () => [status("canceled", 0)],
+      error: (detail) => [send({ event: "error", data: { detail } })],
+    };
+  }
 }
 
 /** Increasing event ids of one analysis: `evt_` + part of the analysis id + a sequence number. */
@@ -155,7 +219,7 @@ export function resumeAfter(events: StreamEvent[], lastEventId: string | null | 
 }
 
 /** Sends events one by one, `intervalMs` apart, until done or aborted. Resolves false when aborted. */
-export async function play(events: StreamEvent[], intervalMs: number, send: (e: StreamEvent) => void, signal: AbortSignal): Promise<boolean> {
+export async function play<T>(events: T[], intervalMs: number, send: (e: T) => void, signal: AbortSignal): Promise<boolean> {
   for (const e of events) {
     if (signal.aborted) return false;
     try {

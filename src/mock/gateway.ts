@@ -11,12 +11,18 @@ import { createHttpServer, listen } from "./http/server.js";
 import type { KeyRecord, KeyStore } from "./keys.js";
 import type { Clock, RateLimiter } from "./limiter.js";
 import type { LogSink } from "./log.js";
+import type { Scheduler } from "./store/scheduler.js";
+import type { Store } from "./store/store.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
-import { serveRequests, serveUpgrades } from "./serve.js";
+import { serveRefusals, serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
 import { StateFile } from "./state-file.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { Latency } from "./stages/latency.js";
+// Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
+import { proxyPipeline, proxyUpgradePipeline } from "./pipeline.js";
+import { Proxy, type ProxyOptions } from "./proxy/proxy.js";
+import { refuseMockSettings } from "./proxy/upstream.js";
 import type { Webhooks } from "./webhooks.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "./http/body.js";
@@ -50,6 +56,9 @@ export interface GatewayOptions {
    * alone get at most 60 000 ms. A request not received in time answers 408 and its connection is closed.
    */
   requestTimeoutMs?: number;
+  /** The stateful mock's settings: a processing step every `stepMs` (default 2000, MOCK_STEP_MS) on `scheduler` (default real timers; tests pass a ManualScheduler). */
+  stepMs?: number;
+  scheduler?: Scheduler;
   /**
    * Delay of every answer under /v1, /aria and /ws, ms: a fixed time, or [min, max] for one drawn uniformly
    * (MOCK_LATENCY_MS, --latency). Whole milliseconds, at most a minute. Default: none.
@@ -70,6 +79,18 @@ export interface GatewayOptions {
   stateFile?: string | null;
   /** Wait after a change before the state file is written, ms (default 200). */
   stateWriteDelayMs?: number;
+  /**
+   * Proxy mode (--upstream, MOCK_UPSTREAM): the backend's base URL (http or https). Every request but the gateway's
+   * own paths is forwarded there and its answer streamed back unchanged, each exchange judged against the contract
+   * (GET /__mock/violations). No credentials, limits, examples or state of the mock's then: `stateless`,
+   * `stateFile`, `latencyMs` and `keysFile` are refused with it (UpstreamError).
+   */
+  upstream?: string | null;
+  /** Proxy mode: where violation lines go (default: `log`); the time the upstream has to answer; the body copy limit; the list's size. */
+  violationLog?: ProxyOptions["violationLog"];
+  upstreamTimeoutMs?: number;
+  maxValidatedBytes?: number;
+  maxViolations?: number;
 }
 
 export interface Gateway {
@@ -77,6 +98,8 @@ export interface Gateway {
   readonly contract: Contract;
   readonly keys: KeyStore;
   readonly limiter: RateLimiter;
+  /** The stateful mock's resources (a MockState, registered in `states`: reset, snapshot, restore). */
+  readonly store: Store;
   /** The state kept between requests (reset by `POST /__mock/reset`). */
   readonly states: StateRegistry;
   /** The registered webhooks; `webhooks.emit(workspace, type, data)` delivers an event. */
@@ -99,12 +122,16 @@ export interface Gateway {
 }
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  if (opts.upstream) refuseMockSettings(opts as Record<string, unknown>);
   const s = buildServices(opts);
   let ready: Promise<{ operations: number }> | null = null;
   const stateFile = openStateFile(s, opts);
+  const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;
   const server = createHttpServer({
-    request: serveRequests(s, httpPipeline(s)),
-    upgrade: serveUpgrades(s, upgradePipeline(s)),
+    request: serveRequests(s, proxy ? proxyPipeline(s, proxy) : httpPipeline(s)),
+    upgrade: serveUpgrades(s, proxy ? proxyUpgradePipeline(s, proxy) : upgradePipeline(s)),
+    // What node:http refuses itself carries the rate-limit headers of the mock's limiter; the proxy keeps none (G26).
+    refused: proxy ? undefined : serveRefusals(s),
     requestTimeoutMs: opts.requestTimeoutMs,
   });
   const pruner = setInterval(() => s.limiter.prune(), 60_000);
@@ -115,6 +142,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     contract: s.contract,
     keys: s.keys,
     limiter: s.limiter,
+    store: s.store,
     states: s.states,
     webhooks: s.webhooks,
     get ready() {
@@ -128,7 +156,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     },
     async close() {
       clearInterval(pruner);
+      proxy?.cutStreams();
       await drain(s, server);
+      proxy?.close();
       await stateFile?.close();
     },
   };

@@ -11,3 +11,6 @@ export { parseLatency, LatencyError, MAX_LATENCY_MS, type Latency } from "./stag
 export { StateFileError, STATE_FILE_VERSION } from "./state-file.js";
 export type { MockState } from "./state.js";
 export type { StateRegistry } from "./state-registry.js";
+export { UpstreamError, parseUpstream } from "./proxy/upstream.js";
+export { VIOLATIONS_PATH } from "./proxy/controls.js";
+export type { ListedViolation } from "./proxy/violations.js";

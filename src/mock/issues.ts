@@ -4,12 +4,19 @@
 // the keyword and its schema, never per field. At most MAX_REPORTED_ISSUES are listed, then one item saying how
 // many more there were, so a body with 100,000 unknown fields gets a short answer.
 import type { ErrorObject } from "ajv/dist/2020.js";
+import { truncate } from "./log.js";
 
 export interface ValidationIssue {
   loc: Array<string | number>;
   msg: string;
   type: string;
 }
+
+/**
+ * Longest string in a 422 item's `loc` (the contract's `ValidationErrorItem.loc` bound): a field name the client
+ * chose (an unknown property) is cut there, ending in "…" (decision G22).
+ */
+export const MAX_LOC_CHARACTERS = 256;
 
 /** How many violations a 422 lists before its final "… more" item. */
 export const MAX_REPORTED_ISSUES = 100;
@@ -167,9 +174,11 @@ export class IssueCollector {
       if (reason) msg += `: it ${reason}`;
     }
     const type = typeOf(e);
+    // Told apart by their whole names, so two long names alike in their first 255 characters stay two items.
     const key = JSON.stringify([loc, type, msg]);
     if (this.seen.has(key)) return;
     this.seen.add(key);
+    for (let i = 1; i < loc.length; i++) if (typeof loc[i] === "string") loc[i] = truncate(loc[i] as string, MAX_LOC_CHARACTERS);
     this.issues.push({ loc, msg, type });
   }
 

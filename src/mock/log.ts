@@ -15,8 +15,8 @@ const SECRET_QUERY_PARAMS = new Set(["token", "api_key", "apikey", "key", "acces
 
 /**
  * Removes credentials from a URL or free text: the values of credential query parameters (`?token=…`), the
- * userinfo of URLs (`https://user:password@host`), API keys (`pk_live_…`, `pk_test_…`), JWTs and webhook
- * secrets wherever they appear.
+ * userinfo of URLs (`https://user:password@host`), API keys (`pk_live_…`, `pk_test_…`), JWTs (whole or cut
+ * short) and webhook secrets wherever they appear.
  */
 export function redact(text: string): string {
   let out = text;
@@ -36,7 +36,27 @@ export function redact(text: string): string {
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi, "$1[redacted]@")
     .replace(/pk_(live|test)_[0-9A-Za-z_]+/g, "pk_$1_[redacted]")
     .replace(/whsec_[0-9A-Za-z]+/g, "whsec_[redacted]")
-    .replace(/eyJ[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*\.[0-9A-Za-z_-]*/g, "[redacted-jwt]");
+    // A JWT, or the start of one (an excerpt of a body may cut it short): base64url of `{"` and what follows.
+    .replace(/eyJ[0-9A-Za-z_-]*(?:\.[0-9A-Za-z_-]*){0,2}/g, "[redacted-jwt]");
+}
+
+/** Longest piece of a request (a path, a header value) that an error's `detail` quotes (decision G22). */
+export const MAX_QUOTED_CHARACTERS = 200;
+
+/**
+ * `text` cut to at most `max` characters, its last one an ellipsis ("…") when anything was cut, never in the
+ * middle of a surrogate pair.
+ */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  if (/[\uD800-\uDBFF]/.test(text[end - 1] ?? "")) end--;
+  return text.slice(0, end) + "…";
+}
+
+/** Client text as an error's `detail` quotes it: credentials taken out (`redact`), then cut to MAX_QUOTED_CHARACTERS. */
+export function quote(text: string): string {
+  return truncate(redact(text), MAX_QUOTED_CHARACTERS);
 }
 
 /**

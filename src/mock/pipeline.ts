@@ -2,7 +2,7 @@
 // stages/ or responders/ (the contract they keep: stage.ts); a request goes down the list until one answers.
 //
 // Plain HTTP requests:                                        answers
-//   edge       malformed           HTTP/1.1 without Host       400, closes
+//   edge       malformed           no Host, or several         400, closes
 //              cors                CORS preflight, any path    204
 //              ownPaths            /health, /healthz, /openapi.yaml, /swagger.html, /swagger-ui/*, /
 //              mockControls        POST /__mock/reset          204, 403, 404, 405
@@ -16,7 +16,7 @@
 //              route               no such operation           404, 405
 //              validateParams      path, query, headers        422
 //   request    prefer              Prefer it cannot honour     400
-//              readBody            body over its limit         400, closes
+//              readBody            body not taken, or too big  400, closes
 //              validateBody        body against its schema     400, 422
 //   responders upgradeRequired     WebSocket op, no upgrade    426
 //              sse                 event streams               200 text/event-stream
@@ -25,11 +25,20 @@
 //              keys                API keys: create, list, read, update, revoke
 //              oauth               token per grant type, revoke
 //              webhooks            create, list, read, update, delete, test
-//   (the edge's own state answers these operations whole: nothing after it sees them, unless Prefer asks)
+//              store               every other stored resource (store/): created, read, listed, moved
+//   (each answers its operations whole: nothing after it sees them, unless Prefer asks)
 //              examples            the contract's examples     always answers
 //
-// WebSocket upgrades: shuttingDown (503) → apiPrefix → latency → the same admission → webSocketOnly (400) →
-// webSocket (101).
+// WebSocket upgrades: malformed (400) → shuttingDown (503) → apiPrefix → latency → the same admission →
+// webSocketOnly (400) → webSocket (101, or 400 for a handshake ws refuses).
+//
+// Proxy mode (--upstream, proxy/): no admission and no responders; the backend answers, and each exchange is judged
+// against the contract once it is over (proxy/judge.ts), never changing what crosses.
+//   edge       malformed           no Host, or several         400, closes (uncounted: the proxy keeps no limits)
+//              ownPaths            the gateway's own paths, as above (they are not forwarded)
+//              proxyControls       GET, DELETE /__mock/violations; other /__mock/ paths 404
+//              forward             everything else, CORS preflights included, to the upstream and back
+// WebSocket upgrades: shuttingDown (503) → tunnel (the upstream's 101, then the sockets piped together).
 import type { Services } from "./services.js";
 import type { Stage } from "./stage.js";
 import { billing } from "./responders/billing.js";
@@ -37,15 +46,20 @@ import { examples } from "./responders/examples.js";
 import { keys } from "./responders/keys.js";
 import { oauth } from "./responders/oauth.js";
 import { sse } from "./responders/sse.js";
+import { store } from "./responders/store.js";
 import { upgradeRequired } from "./responders/upgrade-required.js";
 import { webhooks } from "./responders/webhooks.js";
 import { webSocket } from "./responders/websocket.js";
+import { proxyControls } from "./proxy/controls.js";
+import { forward } from "./proxy/forward.js";
+import type { Proxy } from "./proxy/proxy.js";
+import { tunnel } from "./proxy/tunnel.js";
 import { apiPrefix } from "./stages/api-prefix.js";
 import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
 import { frozen } from "./stages/frozen.js";
 import { latency } from "./stages/latency.js";
-import { malformed } from "./stages/malformed.js";
+import { malformed, malformedUncounted } from "./stages/malformed.js";
 import { matchRoute } from "./stages/match-route.js";
 import { mockControls } from "./stages/mock-controls.js";
 import { ownPaths } from "./stages/own-paths.js";
@@ -71,7 +85,7 @@ function responders(s: Services): Stage[] {
 
 /** The responders that keep what requests create: none with --stateless. */
 function state(s: Services): Stage[] {
-  return s.settings.stateless ? [] : [keys(s), oauth(s), webhooks(s)];
+  return s.settings.stateless ? [] : [keys(s), oauth(s), webhooks(s), store(s)];
 }
 
 /** The delay of every API answer, when one is set (MOCK_LATENCY_MS): no stage at all otherwise. */
@@ -89,5 +103,13 @@ export function httpPipeline(s: Services): Stage[] {
 }
 
 export function upgradePipeline(s: Services): Stage[] {
-  return [shuttingDown(s), apiPrefix(s), ...delay(s), ...admission(s), webSocketOnly(s), webSocket(s)];
+  return [malformed(s), shuttingDown(s), apiPrefix(s), ...delay(s), ...admission(s), webSocketOnly(s), webSocket(s)];
+}
+
+export function proxyPipeline(s: Services, p: Proxy): Stage[] {
+  return [malformedUncounted(s), ownPaths(s), proxyControls(s, p), forward(s, p)];
+}
+
+export function proxyUpgradePipeline(s: Services, p: Proxy): Stage[] {
+  return [shuttingDown(s), tunnel(s, p)];
 }

@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import type { Route } from "./contract.js";
+import { quote } from "./log.js";
 
 const require = createRequire(import.meta.url);
 
@@ -81,14 +82,14 @@ export function preferProblem(route: Route, prefer: Preferences, deref: (v: unkn
   const op = `${route.method.toUpperCase()} ${route.template}`;
   const responses: Record<string, unknown> = route.op.responses ?? {};
   const codes = Object.keys(responses).join(", ");
-  if (prefer.badCode !== undefined) return `Prefer code=${prefer.badCode} is not a status code; ${op} documents ${codes}.`;
+  if (prefer.badCode !== undefined) return `Prefer code=${quote(prefer.badCode)} is not a status code; ${op} documents ${codes}.`;
   if (prefer.code !== undefined && !(String(prefer.code) in responses)) return `Prefer code=${prefer.code}: ${op} documents ${codes}.`;
   if (prefer.example === undefined) return undefined;
   const status = String(prefer.code ?? route.successCode);
   const content: Record<string, { examples?: Record<string, unknown> }> = deref(responses[status])?.content ?? {};
   const names = [...new Set(Object.values(content).flatMap((m) => Object.keys(m.examples ?? {})))];
   if (names.includes(prefer.example)) return undefined;
-  return `Prefer example=${prefer.example}: the ${status} response of ${op} has ${names.length ? `the examples ${names.join(", ")}` : "no named examples"}.`;
+  return `Prefer example=${quote(prefer.example)}: the ${status} response of ${op} has ${names.length ? `the examples ${names.join(", ")}` : "no named examples"}.`;
 }
 
 // Prism logs through pino with a custom `success` level; the gateway writes its own request log instead.

@@ -2,18 +2,24 @@
 // after the headers every answer carries, or nothing when a stage has answered by itself (TAKEN). A stage that
 // throws answers 500, and the request log gets the stack.
 import type http from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { RequestContext } from "./context.js";
-import { lingerAfterAnswer } from "./http/body.js";
-import { json } from "./http/reply.js";
+import { hasBody, lingerAfterAnswer } from "./http/body.js";
+import { json, type Reply } from "./http/reply.js";
 import { send, writeRaw } from "./http/respond.js";
 import { redact } from "./log.js";
 import type { Services } from "./services.js";
 import { runStages, TAKEN, type Outcome, type Stage } from "./stage.js";
+import { countAnonymous } from "./stages/rate-limit.js";
+
+/** The context of each request being served, by its response (what node:http knows of a connection's request). */
+const serving = new WeakMap<http.ServerResponse, RequestContext>();
 
 export function serveRequests(s: Services, stages: readonly Stage[]): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   return function onRequest(req, res) {
     const ctx = new RequestContext(req, res);
+    serving.set(res, ctx);
     // 499 (as nginx logs it): the client closed the connection before an answer was sent.
     if (s.sink) res.on("close", () => s.logRequest(ctx, res.headersSent ? res.statusCode : 499));
     try {
@@ -37,8 +43,11 @@ async function settle(s: Services, ctx: RequestContext, pending: Promise<Outcome
 function answer(s: Services, ctx: RequestContext, out: Outcome): void {
   if (out === TAKEN) return;
   if (out === undefined) throw new Error(`no stage answered ${ctx.method} ${ctx.pathname}`);
-  if (out.linger) lingerAfterAnswer(ctx.req);
-  send(ctx.res!, out, s.head, s.live.draining);
+  // A body not read to its end (refused, or answered before it was wanted): the connection closes lingering
+  // rather than reading the rest for the next request (decisions L2, G21).
+  const unread = out.linger === true || (!ctx.req.complete && hasBody(ctx.req));
+  if (unread) lingerAfterAnswer(ctx.req);
+  send(ctx.res!, out, s.head, s.live.draining || unread);
   // A request that may have changed the mock's state (a successful POST, PUT, PATCH or DELETE): the state file
   // is written soon, whichever part of the state it changed (state-registry.ts).
   if (out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") s.states.changed();
@@ -59,7 +68,23 @@ export function serveUpgrades(s: Services, stages: readonly Stage[]): (req: http
     const ctx = new RequestContext(req, null, { socket, head });
     const out = await runStages(stages, ctx);
     if (out === TAKEN || out === undefined) return;
-    writeRaw(socket, out);
+    // With the headers every answer carries (CORS), as the contract's refusals declare them.
+    writeRaw(socket, out, s.head);
     s.logRequest(ctx, out.status);
+  };
+}
+
+/**
+ * The rate-limit headers of an answer the server gives by itself (http/server.ts `refused`): those of the request
+ * the pipeline is serving on that connection (it was counted, or is on a path that is not), else those of the
+ * anonymous bucket of the client's address, in which it is counted now, or its 429 (decision G26).
+ */
+export function serveRefusals(s: Services): (socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined) => Reply {
+  const count = countAnonymous(s);
+  return (socket, reply, inFlight) => {
+    const ctx = inFlight && serving.get(inFlight);
+    if (ctx) return { ...reply, rate: ctx.rate };
+    const { rate, refused } = count((socket as Socket).remoteAddress);
+    return refused ?? { ...reply, rate };
   };
 }

@@ -19,6 +19,8 @@ import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "./examples.js";
 import { PrismOnDemand } from "./prism.js";
 import { corsHead } from "./stages/cors.js";
+import { timerScheduler } from "./store/scheduler.js";
+import { Store } from "./store/store.js";
 import { RequestValidator } from "./validation.js";
 import { Webhooks } from "./webhooks.js";
 import type { RateLimitPolicy } from "../policy.js";
@@ -42,6 +44,8 @@ export interface Services {
    */
   readonly states: StateRegistry;
   readonly scripts: EventScripts;
+  /** The stateful mock: every workspace's resources (store/). Unused with `stateless`. */
+  readonly store: Store;
   readonly wss: WebSocketServer;
   /** Headers every answer carries (CORS), as a flat [name, value, …] list. */
   readonly head: readonly string[];
@@ -60,6 +64,9 @@ export interface Services {
   /** Writes the request's log line (nothing when logging is off). */
   logRequest(ctx: RequestContext, status: number): void;
 }
+
+/** Time between two processing steps of a stored resource (MOCK_STEP_MS). */
+export const DEFAULT_STEP_MS = 2000;
 
 export function buildServices(opts: GatewayOptions): Services {
   const contract = opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR);
@@ -81,7 +88,8 @@ export function buildServices(opts: GatewayOptions): Services {
     onChange,
   });
   const stateless = opts.stateless ?? false;
-  if (!stateless) for (const part of [keys, webhooks, oauth]) states.register(part);
+  const store = new Store({ contract, clock, scheduler: opts.scheduler ?? timerScheduler, stepMs: opts.stepMs ?? DEFAULT_STEP_MS, webhooks, onChange });
+  if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);
   return {
     contract,
     policy,
@@ -96,6 +104,7 @@ export function buildServices(opts: GatewayOptions): Services {
     oauth,
     states,
     scripts: new EventScripts(contract),
+    store,
     wss: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }),
     head: corsHead(policy),
     settings: {

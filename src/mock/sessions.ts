@@ -3,16 +3,15 @@
 //    final transcript, signals, alerts); `{"type":"stop"}` sends what is left plus `status completed` and
 //    `completed`, then closes 1000; `{"type":"cancel"}` sends `status canceled` and closes 1000; 30 s (configurable)
 //    without any frame from the client sends `error` and closes 1008, as does a control frame it cannot read.
+//    The script (events.ts LiveScript) is the store's (the session's analysis is stored and its events logged) or,
+//    in the stateless mock, a fixed one.
 //  - /ws/analyses/{analysis_id}: the analysis's events (resuming after `last_event_id`), then close 1000.
 import type { WebSocket } from "ws";
-import { play, resumeAfter, type EventScripts, type StreamEvent } from "./events.js";
+import { play, resumeAfter, type LiveScript, type StreamEvent } from "./events.js";
+import { follow, type EventLog } from "./store/log.js";
 
 export interface LiveSessionOptions {
-  scripts: EventScripts;
-  analysisId: string;
-  workspaceId: string;
-  mediaType: string;
-  encoding: string;
+  script: LiveScript;
   intervalMs: number;
   idleTimeoutMs: number;
 }
@@ -26,7 +25,8 @@ const CONTENT_TYPES: Record<string, string> = {
   fmp4: "audio/mp4",
 };
 
-function contentTypeOf(encoding: string, mediaType: string): string | null {
+/** The media type a live session's frames have, from its `encoding` and `media_type`. */
+export function contentTypeOf(encoding: string, mediaType: string): string | null {
   const ct = Object.hasOwn(CONTENT_TYPES, encoding) ? CONTENT_TYPES[encoding]! : null; // `constructor` is no encoding
   return ct && mediaType === "video" ? ct.replace(/^audio\//, "video/") : ct;
 }
@@ -36,27 +36,25 @@ function sendEvent(ws: WebSocket, e: StreamEvent): void {
 }
 
 export function runLiveSession(ws: WebSocket, o: LiveSessionOptions): void {
-  const s = o.scripts.liveSession(o.analysisId, o.workspaceId, { mediaType: o.mediaType, contentType: contentTypeOf(o.encoding, o.mediaType) });
-  const queue = [...s.opening, ...s.results];
+  const s = o.script;
+  const queue = [...s.results];
   const ac = new AbortController();
   let sent = 0;
   let done = false;
   let idle: NodeJS.Timeout | undefined;
 
-  const end = (events: StreamEvent[], code: number, reason: string) => {
+  const end = (final: () => StreamEvent[], code: number, reason: string) => {
     if (done) return;
     done = true;
     ac.abort();
     clearTimeout(idle);
-    for (const e of events) sendEvent(ws, e);
+    for (const e of final()) sendEvent(ws, e);
     ws.close(code, reason);
   };
+  const rest = () => queue.slice(sent).map((item) => s.send(item));
   const armIdle = () => {
     clearTimeout(idle);
-    idle = setTimeout(
-      () => end([s.error(`No frames for ${Math.round(o.idleTimeoutMs / 1000)} seconds: the session ended.`)], 1008, "idle timeout"),
-      o.idleTimeoutMs,
-    );
+    idle = setTimeout(() => end(() => s.error(`No frames for ${Math.round(o.idleTimeoutMs / 1000)} seconds: the session ended.`), 1008, "idle timeout"), o.idleTimeoutMs);
   };
 
   ws.on("message", (data, isBinary) => {
@@ -73,40 +71,53 @@ export function runLiveSession(ws: WebSocket, o: LiveSessionOptions): void {
       case "keep_alive":
         return;
       case "stop":
-        return end([...queue.slice(sent), ...s.finish()], 1000, "completed");
+        return end(() => [...rest(), ...s.finish()], 1000, "completed");
       case "cancel":
-        return end(s.cancel(), 1000, "canceled");
+        return end(() => s.cancel(), 1000, "canceled");
       default:
         return end(
-          [s.error('Unknown control frame: send {"type": "stop"}, {"type": "cancel"} or {"type": "keep_alive"} as JSON text, media as binary frames.')],
+          () => s.error('Unknown control frame: send {"type": "stop"}, {"type": "cancel"} or {"type": "keep_alive"} as JSON text, media as binary frames.'),
           1008,
           "invalid control frame",
         );
     }
   });
   ws.on("close", () => {
-    done = true;
-    ac.abort();
-    clearTimeout(idle);
+    if (!done) end(() => s.error("The client closed the connection before sending stop."), 1000, "closed");
   });
 
-  sendEvent(ws, s.started);
+  sendEvent(ws, s.started());
+  for (const e of s.opening()) sendEvent(ws, e);
   armIdle();
   void play(
     queue,
     o.intervalMs,
-    (e) => {
+    (item) => {
       sent++;
-      sendEvent(ws, e);
+      sendEvent(ws, s.send(item));
     },
     ac.signal,
   );
 }
 
+/** The stateless mock: a fixed list of events, resumed after `lastEventId`, then close 1000. */
 export function runAnalysisEvents(ws: WebSocket, events: StreamEvent[], lastEventId: string | null, intervalMs: number): void {
   const ac = new AbortController();
   ws.on("close", () => ac.abort());
   void play(resumeAfter(events, lastEventId), intervalMs, (e) => sendEvent(ws, e), ac.signal).then((finished) => {
     if (finished && ws.readyState === ws.OPEN) ws.close(1000, "completed");
   });
+}
+
+/** The store: the analysis's event log, replayed after `lastEventId` and followed live, then close 1000 at its end. */
+export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: string | null): void {
+  const stop = follow(
+    log,
+    lastEventId,
+    (e) => sendEvent(ws, e),
+    () => {
+      if (ws.readyState === ws.OPEN) ws.close(1000, "completed");
+    },
+  );
+  ws.on("close", stop);
 }

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { guardArrays, jsonBodyLimit, useLinearUniqueItems } from "./bounds.js";
 import type { Contract, Json, Route } from "./contract.js";
 import { IssueCollector, pointer, toIssues, type ValidationIssue } from "./issues.js";
-import { withoutExcerpt } from "./log.js";
+import { quote, withoutExcerpt } from "./log.js";
 
 export { MAX_REPORTED_ISSUES, toIssues, type ValidationIssue } from "./issues.js";
 
@@ -54,10 +54,16 @@ interface ParamSet {
   params: Json[];
 }
 
+interface MediaEntry {
+  /** Null: accepted without schema validation (raw bytes). */
+  validate: ValidateFunction | null;
+  content: Json;
+}
+
 interface BodySpec {
   required: boolean;
-  /** Media type → validator (null: accepted without schema validation, e.g. raw bytes). */
-  media: Map<string, { validate: ValidateFunction | null; content: Json }>;
+  /** Media type (lower case) → its validator. */
+  media: Map<string, MediaEntry>;
 }
 
 export interface CompiledRoute {
@@ -209,6 +215,19 @@ export class RequestValidator {
   }
 
   /**
+   * What `readBody` may read of a request body sent with `contentType`: the media type and its kind (`json`,
+   * `form`, or `raw` bytes that are counted, not kept); `none` when the operation takes no body; `refused`, with the
+   * reason, when it takes none of this media type (decision G21).
+   */
+  bodyMedia(route: Route, contentType: string | undefined): BodyMedia {
+    const spec = this.compiled(route).body;
+    if (!spec) return { kind: "none" };
+    const mt = mediaTypeOf(contentType);
+    if (!mediaEntry(spec, mt)) return { kind: "refused", detail: notAccepted(spec, mt) };
+    return { kind: isJson(mt) ? "json" : isForm(mt) ? "form" : "raw", mediaType: mt };
+  }
+
+  /**
    * Parses and validates a body. Throws BadRequest for unparseable input or a media type the operation does not
    * take; returns the violations otherwise.
    */
@@ -218,11 +237,9 @@ export class RequestValidator {
     if (raw.length === 0) {
       return spec.required ? { issues: [{ loc: ["body"], msg: "Request body is required.", type: "required" }], value: undefined } : { issues: [], value: undefined };
     }
-    const mt = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-    const entry = spec.media.get(mt) ?? [...spec.media].find(([k]) => matchesMediaRange(k, mt))?.[1];
-    if (!entry) {
-      throw new BadRequest(`Content-Type ${mt || "(none)"} is not accepted here; send ${[...spec.media.keys()].join(" or ")}.`);
-    }
+    const mt = mediaTypeOf(contentType);
+    const entry = mediaEntry(spec, mt);
+    if (!entry) throw new BadRequest(notAccepted(spec, mt));
     let value: unknown;
     if (isJson(mt)) {
       try {
@@ -249,6 +266,26 @@ export class RequestValidator {
     }
     return { issues: [], value };
   }
+}
+
+/** How a request body of one media type is read (`bodyMedia`). */
+export type BodyMedia =
+  | { kind: "json" | "form" | "raw"; mediaType: string }
+  | { kind: "none" }
+  | { kind: "refused"; detail: string };
+
+/** The media type of a Content-Type header, lower case, without parameters ("" when there is none). */
+function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+/** The operation's entry for media type `mt`, a declared range (`audio/*`) included. */
+function mediaEntry(spec: BodySpec, mt: string): MediaEntry | undefined {
+  return spec.media.get(mt) ?? [...spec.media].find(([k]) => matchesMediaRange(k, mt))?.[1];
+}
+
+function notAccepted(spec: BodySpec, mt: string): string {
+  return `Content-Type ${quote(mt) || "(none)"} is not accepted here; send ${[...spec.media.keys()].join(" or ")}.`;
 }
 
 function isJson(mt: string): boolean {
@@ -319,7 +356,7 @@ function formToObject(form: URLSearchParams | FormData, content: Json, contract:
       try {
         value = JSON.parse(values[0]!);
       } catch {
-        throw new BadRequest(`Form field ${name} is not valid JSON.`);
+        throw new BadRequest(`Form field ${quote(name)} is not valid JSON.`);
       }
     } else {
       value = schemaType(prop, contract) === "array" ? values : values[0];

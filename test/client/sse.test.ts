@@ -58,6 +58,13 @@ describe("streamAnalysisEvents (SSE)", () => {
     expect(call.headers.get("Accept")).toBe("text/event-stream");
   });
 
+  it("ends quietly on 204 (a finished analysis whose last event lastEventId names), without reconnecting", async () => {
+    const { client, calls } = testClient(() => new Response(null, { status: 204 }));
+    expect(await collect(streamAnalysisEvents(client, ID, { lastEventId: evt(9) }))).toEqual([]);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.headers.get("Last-Event-ID")).toBe(evt(9));
+  });
+
   it("skips comments, keep-alives and event kinds the contract does not know", async () => {
     const body = liveBody();
     body.push(": keep-alive\n\n");

@@ -2,6 +2,7 @@
 // in its creator's workspace and plan with its own rate_limit_rpm; lists and reads show it without its secret,
 // demo keys included; PATCH renames and re-limits it within the plan; DELETE revokes it for good (401 key_revoked).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHALLENGES } from "../../src/mock/auth.js";
 import { mintToken } from "../../src/mock/index.js";
 import { seededKeyId } from "../../src/mock/keys.js";
 import { apiKey, freshKey, getJson, rateHeaders, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
@@ -164,7 +165,7 @@ describe("DELETE /v1/keys/{key_id}", () => {
     const k = await create({ name: "leaked", environment: "test" });
     expect((await call("DELETE", `/v1/keys/${k.id}`)).status).toBe(204);
     const r = await call("GET", "/v1/analyses", { key: k.secret });
-    expect([r.status, r.body.error, r.headers.get("www-authenticate")]).toEqual([401, "key_revoked", 'ApiKey realm="api", header="X-API-Key", error="invalid_key"']);
+    expect([r.status, r.body.error, r.headers.get("www-authenticate")]).toEqual([401, "key_revoked", CHALLENGES.invalidKey]);
     const revokedAt = (await call("GET", `/v1/keys/${k.id}`)).body.revoked_at;
     expect(revokedAt).toBe(new Date(g.clock.now()).toISOString().replace(/\.\d{3}Z$/, "Z"));
     g.clock.advance(5000);

@@ -39,9 +39,10 @@ function collect(ws: WebSocket, onMessage?: (m: any) => void): Promise<{ message
 }
 
 describe("the client against the mock", () => {
-  it("GET /v1/analyses returns the contract's example, with the rate-limit headers readable", async () => {
+  it("GET /v1/analyses returns the workspace's analyses (the contract's examples), with the rate-limit headers readable", async () => {
     const { data, response } = await client().GET("/v1/analyses", { params: { query: { limit: 5 } } });
-    expect(data).toEqual(contract.doc.components.examples.AnalysisList.value);
+    const example = contract.doc.components.examples.AnalysisList.value;
+    expect(data!.data.filter((a) => example.data.some((e: { id: string }) => e.id === a.id))).toEqual(example.data.map((a: object) => ({ ...a, workspace_id: "ws_DemoPro00000" })));
     expect(readRateLimit(response)).toMatchObject({ limit: 150, remaining: 149, daily_limit: 10000, daily_remaining: 9999 });
   });
 

@@ -80,6 +80,8 @@ describe("POST /__mock/reset", () => {
   it("forgets created keys, webhooks and tokens, and undoes changes to demo keys (204); the limiter keeps counting", async () => {
     const key = (await post(`${g.url}/v1/keys`, { name: "temp", environment: "test" })).body;
     const hook = (await post(`${g.url}/v1/webhooks`, { url: "https://hooks.northwind.example/in", event_types: ["report.ready"] })).body;
+    const board = (await post(`${g.url}/v1/boards`, { name: "Forgotten" })).body;
+    await getJson(`${g.url}/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0`, { method: "DELETE", headers: apiKey("pk_test_demo_business") });
     const code = { grant_type: "authorization_code", code: "ac_reset", redirect_uri: "https://app.example/cb", code_verifier: "v".repeat(43), client_id: "app" };
     const tokens = (await form(`${g.url}/v1/oauth/token`, code)).body;
     const revokedDemo = (await getJson(`${g.url}/v1/keys`, { headers: apiKey("pk_test_demo_starter") })).body.data[0];
@@ -98,7 +100,10 @@ describe("POST /__mock/reset", () => {
     expect((await getJson(`${g.url}/v1/webhooks`, { headers: apiKey("pk_test_demo_business") })).body.data).toEqual([]);
     expect((await form(`${g.url}/v1/oauth/token`, { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: "app" })).body.error).toBe("invalid_grant");
     expect((await form(`${g.url}/v1/oauth/token`, code)).status).toBe(200); // the used code is forgotten too
-    expect(g.logs.some((l) => / mock state reset: keys, webhooks, oauth$/.test(l))).toBe(true);
+    // The store is back to its seed: what was created is gone, what was deleted is back.
+    expect((await getJson(`${g.url}/v1/boards/${board.id}`, { headers: apiKey("pk_test_demo_business") })).status).toBe(404);
+    expect((await getJson(`${g.url}/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0`, { headers: apiKey("pk_test_demo_business") })).status).toBe(200);
+    expect(g.logs.some((l) => / mock state reset: keys, webhooks, oauth, store$/.test(l))).toBe(true);
   });
 
   it("refuses scripts of other web pages (403), answers its own origin, and knows only POST on its own paths", async () => {

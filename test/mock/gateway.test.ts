@@ -132,16 +132,37 @@ describe("request validation", () => {
     expect(t.body.detail).toMatch(/application\/json/);
   });
 
-  it("passes a valid request on to Prism, which answers with the contract's example", async () => {
+  it("passes a valid request on: the store answers with the workspace's records, seeded from the contract's examples", async () => {
     const r = await getJson(`${g.url}/v1/analyses`, { headers: pro });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual(example("AnalysisList"));
+    for (const a of example("AnalysisList").data) {
+      expect(r.body.data.find((x: { id: string }) => x.id === a.id)).toEqual({ ...a, workspace_id: "ws_DemoBusiness" });
+    }
+    expect([r.body.has_more, r.body.next_cursor]).toEqual([false, null]);
     const created = await getJson(`${g.url}/v1/speakers`, {
       method: "POST",
       headers: { ...pro, "Content-Type": "application/json" },
       body: JSON.stringify(example("SpeakerCreate")),
     });
     expect(created.status).toBe(201);
+  });
+});
+
+describe("stateless (`stateless: true`, `--stateless`)", () => {
+  it("passes a valid request on to Prism, which answers with the contract's example", async () => {
+    const s = await startGateway({ stateless: true });
+    try {
+      const r = await getJson(`${s.url}/v1/analyses`, { headers: pro });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual(example("AnalysisList"));
+      // Nothing is kept: a created board is not there to read, and any analysis streams the examples' script.
+      const made = await getJson(`${s.url}/v1/boards`, { method: "POST", headers: { ...pro, "Content-Type": "application/json" }, body: JSON.stringify({ name: "Gone" }) });
+      expect((await getJson(`${s.url}/v1/boards/${made.body.id}`, { headers: pro })).body.name).not.toBe("Gone");
+      const stream = await fetch(`${s.url}/v1/analysis/anl_01HZZZZZZZZZZZZZZZZZZZZZZZ/stream`, { headers: pro });
+      expect([stream.status, (await stream.text()).trim().split("\n\n").at(-1)]).toEqual([200, expect.stringContaining("event: completed")]);
+    } finally {
+      await s.close();
+    }
   });
 });
 

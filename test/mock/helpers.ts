@@ -4,6 +4,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import http from "node:http";
 import { WebSocket } from "ws";
 import { createGateway, loadContract, type Gateway, type GatewayOptions, type KeyRecord } from "../../src/mock/index.js";
+import { ManualScheduler } from "../../src/mock/store/scheduler.js";
 import { componentSchemaId, createContractAjv } from "../../src/mock/validation.js";
 
 export const contract = loadContract();
@@ -158,4 +159,22 @@ export async function startReceiver(status = 200) {
     received: (n: number) => new Promise<void>((resolve) => (deliveries.length >= n ? resolve() : waiters.push({ n, resolve }))),
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+}
+
+/** Time between two processing steps in the stateful tests' gateways (moved by hand with `scheduler.advance`). */
+export const STEP_MS = 100;
+
+/** A gateway whose stored resources move only when the test advances its scheduler (and clock): no sleeping. */
+export async function startStateful(opts: Omit<GatewayOptions, "clock"> = {}): Promise<TestGateway & { scheduler: ManualScheduler }> {
+  const clock = new ManualClock();
+  const scheduler = new ManualScheduler(clock);
+  const g = await startGateway({ clock, scheduler, stepMs: STEP_MS, ...opts });
+  return { ...g, scheduler };
+}
+
+/** A JSON call with a demo key (`pk_test_demo_pro` unless `key` says otherwise). */
+export async function call(base: string, method: string, path: string, o: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { "X-API-Key": o.key ?? "pk_test_demo_pro", ...o.headers };
+  if (o.body !== undefined) headers["Content-Type"] = "application/json";
+  return getJson(base + path, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
 }

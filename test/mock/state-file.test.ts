@@ -18,11 +18,12 @@ const form = (url: string, fields: Record<string, string>) =>
   getJson(url, { method: "POST", headers: { ...apiKey("pk_test_demo_business"), "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
 
 describe("state file", () => {
-  it("keeps keys, webhooks, tokens and revocations across a restart", async () => {
+  it("keeps keys, webhooks, tokens, revocations and stored resources across a restart", async () => {
     const file = fresh();
     const a = await startGateway({ stateFile: file });
     const key = (await post(`${a.url}/v1/keys`, { name: "kept", environment: "test", rate_limit_rpm: 7 })).body;
     const hook = (await post(`${a.url}/v1/webhooks`, { url: "https://hooks.northwind.example/in", event_types: ["report.ready"] })).body;
+    const board = (await post(`${a.url}/v1/boards`, { name: "Kept board" })).body;
     const tokens = (await form(`${a.url}/v1/oauth/token`, { grant_type: "authorization_code", code: "ac_kept", redirect_uri: "https://app.example/cb", code_verifier: "v".repeat(43), client_id: "app" })).body;
     const access = (await form(`${a.url}/v1/oauth/token`, { grant_type: "client_credentials", client_id: "app" })).body.access_token;
     await form(`${a.url}/v1/oauth/revoke`, { token: access });
@@ -32,7 +33,7 @@ describe("state file", () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     const saved = JSON.parse(fs.readFileSync(file, "utf8"));
     expect(saved.version).toBe(1);
-    expect(Object.keys(saved.states).sort()).toEqual(["keys", "oauth", "webhooks"]);
+    expect(Object.keys(saved.states).sort()).toEqual(["keys", "oauth", "store", "webhooks"]);
 
     const b = await startGateway({ stateFile: file, clock: a.clock });
     try {
@@ -40,6 +41,7 @@ describe("state file", () => {
       expect([used.status, used.headers.get("x-ratelimit-limit")]).toEqual([200, "7"]);
       expect((await getJson(`${b.url}/v1/keys/${key.id}`, { headers: json })).body).toMatchObject({ name: "kept", rate_limit_rpm: 7 });
       expect((await getJson(`${b.url}/v1/webhooks/${hook.id}`, { headers: json })).body).toMatchObject({ url: hook.url, created_at: hook.created_at });
+      expect((await getJson(`${b.url}/v1/boards/${board.id}`, { headers: json })).body).toEqual(board);
       expect((await form(`${b.url}/v1/oauth/token`, { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: "app" })).status).toBe(200);
       expect((await form(`${b.url}/v1/oauth/token`, { grant_type: "authorization_code", code: "ac_kept", redirect_uri: "https://app.example/cb", code_verifier: "v".repeat(43), client_id: "app" })).body.error).toBe("invalid_grant");
       expect((await getJson(`${b.url}/v1/analyses`, { headers: { Authorization: `Bearer ${access}` } })).body.error).toBe("token_revoked");
@@ -105,14 +107,14 @@ describe("state file", () => {
     }
   });
 
-  it("keeps the parts no registered state claims (the store, written by a mock that has one)", async () => {
+  it("keeps the parts no registered state claims (written by a mock that has one)", async () => {
     const file = fresh();
-    fs.writeFileSync(file, JSON.stringify({ version: 1, states: { store: { analyses: [{ id: "anl_1" }] } } }));
+    fs.writeFileSync(file, JSON.stringify({ version: 1, states: { extra: { analyses: [{ id: "anl_1" }] } } }));
     const g = await startGateway({ stateFile: file });
     await post(`${g.url}/v1/keys`, { name: "x", environment: "test" });
     await g.close();
     const saved = JSON.parse(fs.readFileSync(file, "utf8"));
-    expect(saved.states.store).toEqual({ analyses: [{ id: "anl_1" }] });
+    expect(saved.states.extra).toEqual({ analyses: [{ id: "anl_1" }] });
     expect(saved.states.keys.created).toHaveLength(1);
   });
 
@@ -120,11 +122,11 @@ describe("state file", () => {
     const file = fresh();
     const g = await startGateway({ stateFile: file, stateWriteDelayMs: 1 });
     try {
-      // A part that never says when it changes, like a store of resources answered by a responder of its own.
-      const part = { name: "store", n: 0, resets: 0, reset: () => void part.resets++, snapshot: () => ({ n: ++part.n }), restore: () => {} };
+      // A part that never says when it changes, answered by a responder of its own.
+      const part = { name: "extra", n: 0, resets: 0, reset: () => void part.resets++, snapshot: () => ({ n: ++part.n }), restore: () => {} };
       g.gateway.states.register(part);
-      expect(() => g.gateway.states.register({ ...part })).toThrow('a mock state named "store" is already registered');
-      const saved = () => JSON.parse(fs.readFileSync(file, "utf8")).states.store;
+      expect(() => g.gateway.states.register({ ...part })).toThrow('a mock state named "extra" is already registered');
+      const saved = () => JSON.parse(fs.readFileSync(file, "utf8")).states.extra;
       await getJson(`${g.url}/v1/analyses`, { headers: json }); // the key's first use this minute (last_used_at)
       await vi.waitFor(() => expect(saved()).toEqual({ n: 1 }));
       await getJson(`${g.url}/v1/analyses`, { headers: json }); // a GET changes nothing more: nothing written

@@ -8,13 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "../../src/mock/index.js";
 import { RequestValidator } from "../../src/mock/validation.js";
 import { freshKey, schemaErrors, startGateway, type TestGateway } from "../mock/helpers.js";
-import { header, rawRequest, type RawResponse } from "./lib/http.js";
+import { header, keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "./lib/http.js";
 import { ContractOracle } from "./lib/oracle.js";
 
 const key = freshKey("business");
 let g: TestGateway;
 let small: TestGateway;
 let oracle: ContractOracle;
+/** Requests sent with it do not ask for Connection: close themselves, so a `close` in the answer is the gateway's. */
+const keepAlive = keepAliveAgent();
 const SMALL = 1024;
 
 beforeAll(async () => {
@@ -24,6 +26,7 @@ beforeAll(async () => {
   await g.gateway.ready;
 });
 afterAll(async () => {
+  keepAlive.destroy();
   await g.close();
   await small.close();
 });
@@ -152,6 +155,66 @@ describe("body size limits", () => {
       const refused = await rawRequest(base, { method: "POST", path: "/v1/speakers", headers: jsonHeaders, body: over, chunked });
       expectTooLarge(refused, "POST", "/v1/speakers", `${SMALL} bytes`);
     }
+  });
+
+  it("refuses a body of a content type the operation does not take at once, before reading it, and closes", async () => {
+    const GIB = 1024 ** 3;
+    const cases: Array<[string, string, string]> = [
+      ["/v1/speakers", "text/plain", "application/json"],
+      ["/v1/speakers", "application/octet-stream", "application/json"],
+      ["/v1/speakers", "multipart/form-data; boundary=b0undary", "application/json"],
+      ["/v1/analyses/upload", "application/json", "multipart/form-data"],
+      ["/v1/analysis/stream-upload?media_type=audio", "text/plain", "application/octet-stream"],
+    ];
+    for (const [path, contentType, accepted] of cases) {
+      // 300 MiB, then 1 GiB declared: only 10 bytes are sent, and the answer must not wait for the rest.
+      for (const declared of [300 * MIB, GIB]) {
+        const res = await rawRequest(new URL(g.url), { method: "POST", path, headers: [...auth, ["Content-Type", contentType]], body: Buffer.from("0123456789"), declaredLength: declared, timeoutMs: 5000 }, keepAlive);
+        expect(res.status, `${contentType} to ${path}`).toBe(400);
+        expect(JSON.parse(res.body.toString()).detail).toBe(`Content-Type ${contentType.split(";")[0]} is not accepted here; send ${accepted}.`);
+        expect(header(res, "connection")).toBe("close");
+        expect(oracle.check("POST", path, res)).toEqual([]);
+      }
+    }
+    const none = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/speakers", headers: auth, body: Buffer.from("{}"), declaredLength: GIB, timeoutMs: 5000 });
+    expect([none.status, JSON.parse(none.body.toString()).detail]).toEqual([400, "Content-Type (none) is not accepted here; send application/json."]);
+  });
+
+  it("refuses a streamed text/plain body at once: the gateway reads none of it", async () => {
+    const { res, sentBeforeAnswer, closed } = await streamUntilAnswered(g.url, "/v1/speakers", [...auth, ["Content-Type", "text/plain"]], 300 * MIB);
+    expect(res.status).toBe(400);
+    expect(sentBeforeAnswer).toBeLessThan(32 * MIB); // socket buffers at most, never the 300 MiB
+    expect(closed).toBe(true);
+  }, 60_000);
+
+  it("refuses a body sent to an operation that takes none, at once, whatever its length", async () => {
+    for (const [method, path] of [["GET", "/v1/analyses"], ["DELETE", "/v1/speakers/spk_01HZX4A9B7C5D3E1F2G4H6J8K0"], ["GET", "/v1/billing/plan"]] as const) {
+      const res = await rawRequest(new URL(g.url), { method, path, headers: [...auth, ["Content-Type", "application/json"]], body: Buffer.from("{}"), declaredLength: 1024 ** 3, timeoutMs: 5000 }, keepAlive);
+      expect(res.status, `${method} ${path}`).toBe(400);
+      expect(JSON.parse(res.body.toString()).detail).toMatch(/takes no request body/);
+      expect(header(res, "connection")).toBe("close");
+      expect(oracle.check(method, path, res)).toEqual([]);
+    }
+    // An empty body is no body: a chunked one that ends at once is taken, and so is Content-Length: 0.
+    const empty = await rawRequest(new URL(g.url), { method: "GET", path: "/v1/analyses", headers: auth, body: Buffer.alloc(0), chunked: true });
+    expect(empty.status).toBe(200);
+    const zero = await rawRequest(new URL(g.url), { method: "GET", path: "/v1/billing/plan", headers: [...auth, ["Content-Length", "0"]] });
+    expect(zero.status).toBe(200);
+  });
+
+  it("answers Expect: 100-continue with the refusal itself, never inviting a body it would not read", async () => {
+    const base = new URL(g.url);
+    const head = (lines: string[]) => Buffer.from([...lines, `Host: ${base.host}`, `X-API-Key: ${key.key}`, "Expect: 100-continue", "Content-Length: 1073741824", "", ""].join("\r\n"));
+    const refused = await rawExchange(base, head(["POST /v1/speakers HTTP/1.1", "Content-Type: text/plain"]));
+    expect(refused?.status).toBe(400);
+    const anonymous = await rawExchange(base, Buffer.from(head(["POST /v1/speakers HTTP/1.1", "Content-Type: application/json"]).toString().replace(/X-API-Key: .*\r\n/, "")));
+    expect(anonymous?.status).toBe(401);
+  });
+
+  it("closes a connection whose body was never read, whatever answered first (401 here), instead of reading it to the end", async () => {
+    const res = await rawRequest(new URL(g.url), { method: "POST", path: "/v1/speakers", headers: [["Content-Type", "application/json"]], body: Buffer.from('{"name":'), declaredLength: 1024 ** 3, timeoutMs: 5000 }, keepAlive);
+    expect(res.status).toBe(401);
+    expect(header(res, "connection")).toBe("close");
   });
 
   it("keeps serving on the same gateway afterwards", async () => {

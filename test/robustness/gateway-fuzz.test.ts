@@ -30,6 +30,7 @@ describe("the mock gateway under fuzzing", () => {
       "rate-limited",
       "unknown-method",
       "unknown-path",
+      "unwanted-body",
       "valid",
       "wrong-content-type",
     ]);

@@ -67,6 +67,8 @@ describe("bad input fails with file and line, and leaves generated/ as it was", 
     ["duplicate-operation-id", "paths/v1_speakers_{speaker_id}.yaml", (t) => t.replace("operationId: getSpeaker", "operationId: listSpeakers"), /paths\/v1_speakers_\{speaker_id\}\.yaml:\d+:\d+.*operation-operationId-unique/],
     ["invalid-example", "components/examples/Speaker.yaml", (t) => t.replace("enrollment_status: enrolled", "enrollment_status: half-enrolled"), /components\/examples\/Speaker\.yaml:\d+:\d+.*no-invalid-media-type-examples/],
     ["broken-lifecycle", "components/schemas/Analysis.yaml", (t) => t.replace("getAnalysisTranscript: [completed]", "getAnalysisTranscript: [done]"), /components\/schemas\/Analysis\.yaml:\d+:\d+.*required state "done" is not a state of status.*policy\/lifecycle/],
+    // 400 on every operation, one without input too: the gateway refuses a body sent to it (decision G21).
+    ["missing-400", "paths/v1_billing_plan.yaml", (t) => t.replace("    '400':\n      $ref: ../components/responses/BadRequest.yaml\n", ""), /paths\/v1_billing_plan\.yaml:\d+:\d+.*must document a 400 response.*policy\/error-responses/],
     ["missing-401", "paths/v1_speakers.yaml", (t) => t.replace("    '401':\n      $ref: ../components/responses/Unauthorized.yaml\n", ""), /paths\/v1_speakers\.yaml:\d+:\d+.*must document a 401 response.*policy\/error-responses/],
     // Valid OpenAPI that has no Python type: the Python generator refuses it, naming the schema.
     [

@@ -16,7 +16,6 @@ afterEach(async () => {
 interface Case {
   defect: Defect | null;
   options: Partial<VerifyOptions>;
-  statefulSpeakers?: boolean;
   /** Exactly the rules reported, and where. */
   expected: { rules: string[]; operations: string[] };
 }
@@ -46,14 +45,13 @@ const CASES: Case[] = [
   { defect: "remaining-not-counted", options: reads("listAnalyses"), expected: { rules: ["rate-limit-semantics"], operations: ["listAnalyses"] } },
   {
     defect: "delete-ineffective",
-    statefulSpeakers: true,
     options: writes("createSpeaker", { stateful: true }),
     expected: { rules: ["crud-roundtrip"], operations: ["getSpeaker"] },
   },
 ];
 
-async function runAgainst(c: Pick<Case, "defect" | "options" | "statefulSpeakers">) {
-  server = await startDefectiveServer({ upstream: mock.g.url, defect: c.defect, key: BUSINESS_KEY, statefulSpeakers: c.statefulSpeakers ?? false });
+async function runAgainst(c: Pick<Case, "defect" | "options">) {
+  server = await startDefectiveServer({ upstream: mock.g.url, defect: c.defect, key: BUSINESS_KEY });
   return mock.run(server.url, c.options);
 }
 
@@ -69,7 +67,7 @@ describe("verify against a server with one planted defect", () => {
   }
 
   // The same runs without a defect (one per distinct set of options) report nothing.
-  const baselines = new Map(CASES.map((c) => [JSON.stringify([c.options, c.statefulSpeakers]), c]));
+  const baselines = new Map(CASES.map((c) => [JSON.stringify(c.options), c]));
   for (const c of baselines.values()) {
     it(`without a defect, the run of ${c.defect} reports nothing`, async () => {
       const report = await runAgainst({ ...c, defect: null });
@@ -87,7 +85,7 @@ describe("verify against a server with one planted defect", () => {
   });
 
   it("a round trip on a conforming resource passes every step", async () => {
-    const report = await runAgainst({ defect: null, statefulSpeakers: true, options: writes("createSpeaker", { stateful: true }) });
+    const report = await runAgainst({ defect: null, options: writes("createSpeaker", { stateful: true }) });
     expect(report.violations, listed(report)).toEqual([]);
     expect(report.checks.find((c) => c.rule === "crud-roundtrip")!.run).toBe(6);
     expect(report.notices).toEqual([]);

@@ -2,6 +2,7 @@
 // a verify() that waits by moving that clock (a Retry-After of 40 s costs no real time), unpaced.
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { verify, type Report, type VerifyOptions } from "../../src/verify/index.js";
+import type { GatewayOptions } from "../../src/mock/index.js";
 import { contract, ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
 
 export const BUSINESS_KEY = "pk_test_demo_business";
@@ -19,12 +20,12 @@ export interface MockHandle {
 const DAY = 86_400_000;
 
 /** Starts a mock gateway for the file; every test starts at 12:00:30 UTC on a day of its own, so no limit carries over. */
-export function useMock(): MockHandle {
+export function useMock(gatewayOptions: Omit<GatewayOptions, "clock"> = {}): MockHandle {
   const h = { sleeps: [] as number[] } as MockHandle;
   beforeAll(async () => {
     h.clock = new ManualClock();
     // Webhooks registered by the run (example URLs on example.com) are never called: no traffic leaves the host.
-    h.g = await startGateway({ clock: h.clock, webhookDelayMs: 1_000_000_000 });
+    h.g = await startGateway({ clock: h.clock, webhookDelayMs: 1_000_000_000, ...gatewayOptions });
     await h.g.gateway.ready;
   });
   afterAll(() => h.g.close());

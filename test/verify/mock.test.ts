@@ -35,10 +35,32 @@ describe("verify against the mock gateway", () => {
     expect(report.notices).toEqual([]);
   });
 
+  it("--allow-writes --stateful: the stateful mock passes the round trip of every resource (create, read, update, delete, 404)", async () => {
+    const report = await mock.run(mock.g.url, { allowWrites: true, stateful: true });
+    expect(report.violations, listed(report)).toEqual([]);
+    const roundTrips = report.checks.find((c) => c.rule === "crud-roundtrip")!;
+    expect(roundTrips.run).toBeGreaterThanOrEqual(10);
+  });
+
   it("with a bearer JWT instead of an API key", async () => {
     const token = await mintToken({ secret: DEFAULT_JWT_SECRET, workspaceId: "ws_VerifyJwt0001", plan: "pro", expiresInSeconds: 3_600, now: mock.clock.now() });
     const report = await mock.run(mock.g.url, { apiKey: undefined, token, operations: "/v1/analyses*,/v1/reports*", allowWrites: true });
     expect(report.violations, listed(report)).toEqual([]);
     expect(report.checks.find((c) => c.rule === "rate-limit-semantics")!.run).toBeGreaterThan(0);
+  });
+});
+
+describe("verify against the mock gateway started --stateless (examples only)", () => {
+  const stateless = useMock({ stateless: true });
+
+  it("--allow-writes: every operation, no violation (the round trip is what only a stateful mock keeps)", async () => {
+    const report = await stateless.run(stateless.g.url, { allowWrites: true });
+    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.operations.map((o) => o.operationId).sort()).toEqual(operationIds);
+  });
+
+  it("--stateful finds the departures a stateless mock must have (a deleted resource still reads 200)", async () => {
+    const report = await stateless.run(stateless.g.url, { allowWrites: true, stateful: true, operations: "createBoard,getBoard,updateBoard,deleteBoard" });
+    expect(report.violations.map((v) => v.rule)).toContain("crud-roundtrip");
   });
 });

@@ -225,6 +225,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/analysis/{id}/stream",
         params=(Param("id", "id", "path", True), Param("Last-Event-ID", "last_event_id", "header", False)),
         kind="events",
+        answers=("none",),
         events=("status", "transcript.segment", "signal", "alert", "completed", "error"),
         token_query=True,
     ),
@@ -1155,9 +1156,12 @@ class Operations(OperationsBase):
         analysis from the first one, then continues live; with it, the stream resumes
         after that event. A comment line (`: keep-alive`) is sent every 15 seconds
         of silence. The server closes the stream after the last event: `completed`,
-        `error`, or a `status` event with `canceled`. Opening the stream counts as one
-        request of the `streaming` category. Errors before the stream opens are
-        ordinary JSON error responses.
+        `error`, or a `status` event with `canceled`. Reconnecting to a finished
+        analysis with `Last-Event-ID` naming its last event (or a later one) answers
+        `204` without a body: nothing more will come, and a browser's `EventSource`
+        stops reconnecting. Opening the stream counts as one request of the
+        `streaming` category. Errors before the stream opens are ordinary JSON error
+        responses.
         """
         return cast("Iterator[AnalysisStreamEvent]", self._events(OPERATIONS["streamAnalysisEvents"], {"id": id, "last_event_id": last_event_id}))
 

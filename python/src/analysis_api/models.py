@@ -973,7 +973,7 @@ class ConversationList(TypedDict):
 
 
 class _ErrorRequired(TypedDict):
-    # Human-readable message. It may quote the request's path, which the gateway's 16 KiB limit on the request line and headers bounds.
+    # Human-readable message. It quotes at most 200 characters of any part of the request (a path, a header value), ending with "…" where it cut one short.
     detail: str
 
 

@@ -21,13 +21,16 @@ export function send(res: http.ServerResponse, r: Reply, head: readonly string[]
   res.end(r.body ?? undefined);
 }
 
-/** Answers on a bare socket (a refused upgrade, an unparseable request) with a plain HTTP response, then closes it. */
-export function writeRaw(socket: Duplex, r: Reply): void {
+/**
+ * Answers on a bare socket (a refused upgrade, an unparseable request) with a plain HTTP response, then closes it;
+ * `head` as in `send`.
+ */
+export function writeRaw(socket: Duplex, r: Reply, head: readonly string[] = NONE): void {
   if (socket.destroyed) return;
   const body = r.body ?? Buffer.alloc(0);
   const lines = [`HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status] ?? ""}`];
-  const rate = r.rate ?? NONE;
-  for (let i = 0; i < rate.length; i += 2) lines.push(`${rate[i]}: ${rate[i + 1]}`);
+  const flat = head.concat(r.rate ?? NONE);
+  for (let i = 0; i < flat.length; i += 2) lines.push(`${flat[i]}: ${flat[i + 1]}`);
   for (const [k, v] of Object.entries({ ...r.headers, "Content-Length": String(body.length), Connection: "close" })) lines.push(`${k}: ${v}`);
   socket.end(Buffer.concat([Buffer.from(lines.join("\r\n") + "\r\n\r\n"), body]));
 }

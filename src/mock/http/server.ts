@@ -4,7 +4,7 @@
 import http from "node:http";
 import type { Duplex } from "node:stream";
 import { writeRaw } from "./respond.js";
-import { json } from "./reply.js";
+import { json, type Reply } from "./reply.js";
 
 /** node:http's own defaults, made explicit: a whole request within 5 minutes, its headers within 1 minute. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
@@ -15,6 +15,12 @@ export interface ServerHandlers {
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void>;
   /** Time a client has to send a whole request (headers alone: at most DEFAULT_HEADERS_TIMEOUT_MS). */
   requestTimeoutMs?: number;
+  /**
+   * Completes the answer to a request the pipeline could not finish (node:http could not parse it, or it was not
+   * received in time) with the rate-limit headers it carries, or turns it into a 429 (decision G26). `inFlight` is
+   * the response of the request the pipeline was already serving on that connection, if any.
+   */
+  refused?(socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined): Reply;
 }
 
 export function createHttpServer(h: ServerHandlers): http.Server {
@@ -34,18 +40,22 @@ export function createHttpServer(h: ServerHandlers): http.Server {
   // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1 allows it) rather than answered with
   // node:http's bare 417, which the contract does not declare.
   server.on("checkExpectation", h.request);
+  // `Expect: 100-continue` too: node:http would send 100 Continue at once, inviting a body the pipeline may refuse
+  // (credentials, limits, media type); `readBody` sends it when it starts reading.
+  server.on("checkContinue", h.request);
   // What node:http cannot parse (bad request line, header names or lengths, headers over 16 KiB) never reaches
   // the pipeline; it is refused here and the connection is closed.
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
-    const responding = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage?.headersSent;
-    if (err.code === "ECONNRESET" || !socket.writable || responding) return void socket.destroy();
+    const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage ?? undefined;
+    if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy();
     const detail =
       err.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? "The request was not received in time."
         : err.code === "HPE_HEADER_OVERFLOW"
           ? "The request headers are larger than the gateway accepts (16 KiB)."
           : "Malformed HTTP request.";
-    writeRaw(socket, json(err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400, { detail }));
+    const reply = json(err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400, { detail });
+    writeRaw(socket, h.refused ? h.refused(socket, reply, inFlight) : reply);
   });
   // CONNECT would otherwise get its connection closed without an answer: the gateway is no proxy.
   server.on("connect", (req: http.IncomingMessage, socket: Duplex) => {

@@ -2,6 +2,7 @@
 // contract's examples. examples.ts reads them straight from the contract, as Prism would serve them; only what
 // that does not settle (`Prefer: dynamic=true`, an Accept no documented media type satisfies, …) goes to Prism,
 // which is loaded then, on first need. Always answers.
+import type { Json, Route } from "../contract.js";
 import type { RequestContext } from "../context.js";
 import { redact } from "../log.js";
 import type { Reply } from "../http/reply.js";
@@ -11,23 +12,53 @@ import type { StageFactory } from "../stage.js";
 
 export const examples: StageFactory = (s) => {
   const retryAfterHeader = s.policy.headers.retry_after;
+  const required = requiredHeaders(s);
+  const reply = (ctx: RequestContext, a: MockAnswer) => toReply(a, ctx.rate, retryAfterHeader, required(ctx.route, a.status));
   return function examples(ctx) {
     const accept = ctx.req.headers.accept;
     const fromContract = s.examples.answer(ctx.route, ctx.prefer, accept);
-    if (fromContract) return toReply(fromContract, ctx.rate, retryAfterHeader);
+    if (fromContract) return reply(ctx, fromContract);
     const request = { path: ctx.pathname, query: ctx.query, accept };
     const hit = s.prism.loaded?.cached(ctx.route, request, ctx.prefer);
-    return hit ? toReply(hit, ctx.rate, retryAfterHeader) : fromPrism(s, ctx, request);
+    return hit ? reply(ctx, hit) : fromPrism(s, ctx, request).then((a) => reply(ctx, a));
   };
 };
 
-async function fromPrism(s: Services, ctx: RequestContext, request: { path: string; query: URLSearchParams; accept: string | undefined }): Promise<Reply> {
+async function fromPrism(s: Services, ctx: RequestContext, request: { path: string; query: URLSearchParams; accept: string | undefined }): Promise<MockAnswer> {
   const prism = await s.prism.get(`${ctx.method} ${redact(ctx.pathname)}`);
-  return toReply(await prism.answer(ctx.route, request, ctx.prefer), ctx.rate, s.policy.headers.retry_after);
+  return prism.answer(ctx.route, request, ctx.prefer);
 }
 
-function toReply(a: MockAnswer, rate: readonly string[], retryAfterHeader: string): Reply {
-  const headers: Record<string, string> = a.contentType ? { "Content-Type": a.contentType } : {};
+/**
+ * The headers a response of the contract requires that no other part of the gateway sends (the CORS and rate-limit
+ * headers are everyone's), each with the one value its schema names (`const`, the first of its `enum` or
+ * `examples`): `WWW-Authenticate` on a 401 asked for with `Prefer`, `Upgrade` on a 426. Worked out once per
+ * operation and status.
+ */
+function requiredHeaders(s: Services): (route: Route, status: number) => Record<string, string> | undefined {
+  const sentByAll = new Set([...s.head.filter((_, i) => i % 2 === 0), ...Object.values(s.policy.headers)].map((h) => h.toLowerCase()));
+  const known = new Map<Route, Map<number, Record<string, string> | undefined>>();
+  const build = (route: Route, status: number) => {
+    const out: Record<string, string> = {};
+    for (const [name, raw] of Object.entries<Json>(s.contract.deref(route.op.responses?.[status])?.headers ?? {})) {
+      const h = s.contract.deref(raw);
+      const schema = s.contract.deref(h?.schema) ?? {};
+      const value = schema.const ?? schema.enum?.[0] ?? schema.examples?.[0] ?? h?.example;
+      if (h?.required === true && !sentByAll.has(name.toLowerCase()) && value !== undefined) out[name] = String(value);
+    }
+    return Object.keys(out).length ? out : undefined;
+  };
+  return (route, status) => {
+    let byStatus = known.get(route);
+    if (!byStatus) known.set(route, (byStatus = new Map()));
+    if (!byStatus.has(status)) byStatus.set(status, build(route, status));
+    return byStatus.get(status);
+  };
+}
+
+function toReply(a: MockAnswer, rate: readonly string[], retryAfterHeader: string, required: Record<string, string> | undefined): Reply {
+  const headers: Record<string, string> = required ? { ...required } : {};
+  if (a.contentType) headers["Content-Type"] = a.contentType;
   if (a.status === 429) {
     // A 429 asked for with Prefer: its Retry-After agrees with the example's retry_after.
     const retry = (a.value as { retry_after?: unknown } | null)?.retry_after;

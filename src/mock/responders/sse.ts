@@ -1,10 +1,16 @@
-// Responder `sse`: the operations whose success is `text/event-stream` play the analysis's event sequence
-// (events.ts), resuming after `Last-Event-ID`, one event every `streamIntervalMs`, then end the stream. Prefer
-// asking for another response or a named example leaves the answer to the examples.
+// Responder `sse`: the operations whose success is `text/event-stream`. With the store, the stream is a view of
+// the analysis's event log (store/log.ts): without `Last-Event-ID` it replays the log, with it resumes after that
+// event, then follows live, with a `: keep-alive` comment every 15 s of silence, until the log ends; an analysis
+// not in the workspace answers 404, and a finished one whose last event the client has already seen answers 204,
+// which stops a browser's EventSource from reconnecting. `stream_error` ends the stream with an `error` event after
+// the replay. In the stateless mock it plays a fixed script (events.ts), one event every `streamIntervalMs`.
+// Prefer asking for another response or a named example leaves the answer to the examples.
 import type { Route } from "../contract.js";
-import { newId, play, resumeAfter, sseMessage } from "../events.js";
+import { newId, play, resumeAfter, sseMessage, type StreamEvent } from "../events.js";
 import type { RequestContext } from "../context.js";
+import type { Reply } from "../http/reply.js";
 import type { Services } from "../services.js";
+import { follow } from "../store/log.js";
 import { TAKEN, type StageFactory } from "../stage.js";
 
 const SSE_HEAD = [
@@ -18,30 +24,80 @@ const SSE_HEAD = [
   "no",
 ];
 
+/** A comment line every this many ms of silence keeps proxies from closing a quiet stream. */
+export const KEEP_ALIVE_MS = 15_000;
+
 export const sse: StageFactory = (s) => {
   const streaming = new Set<Route>(s.contract.router.routes.filter((r) => r.op.responses?.[String(r.successCode)]?.content?.["text/event-stream"]));
   return function sse(ctx) {
     if (!streaming.has(ctx.route) || !ctx.wantsSuccess() || ctx.prefer.example !== undefined) return undefined;
-    stream(s, ctx);
-    return TAKEN;
+    if (s.settings.stateless || ctx.prefer.code !== undefined) {
+      // Prefer: code=200 asks for the documented answer, whatever the store holds: the examples' script.
+      scripted(s, ctx);
+      return TAKEN;
+    }
+    return fromLog(s, ctx);
   };
 };
 
-function stream(s: Services, ctx: RequestContext): void {
+/** Opens the event stream; the returned function ends it. */
+function open(s: Services, ctx: RequestContext, onClose: () => void): () => void {
   const res = ctx.res!;
-  const analysisId = Object.values(ctx.params)[0] ?? newId("anl");
-  const lastEventId = ctx.req.headers["last-event-id"];
-  const events = resumeAfter(s.scripts.analysisEvents(analysisId, ctx.principal!.workspaceId), typeof lastEventId === "string" ? lastEventId : null);
   res.writeHead(200, [...s.head, ...ctx.rate, ...SSE_HEAD]);
   res.flushHeaders();
   const ac = new AbortController();
   s.live.streams.add(ac);
-  res.on("close", () => {
-    ac.abort();
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
     s.live.streams.delete(ac);
-  });
-  void play(events, s.settings.streamIntervalMs, (e) => res.write(sseMessage(e)), ac.signal).then(() => {
-    s.live.streams.delete(ac);
+    onClose();
     res.end();
+  };
+  ac.signal.addEventListener("abort", end);
+  res.on("close", end);
+  return end;
+}
+
+function lastEventId(ctx: RequestContext): string | null {
+  const v = ctx.req.headers["last-event-id"];
+  return typeof v === "string" ? v : null;
+}
+
+function fromLog(s: Services, ctx: RequestContext): Reply | typeof TAKEN {
+  const id = Object.values(ctx.params)[0] ?? "";
+  const log = s.store.eventLog(ctx.principal!.workspaceId, id);
+  if (!log) return ctx.json(404, { detail: s.store.missingStream(id) });
+  const last = lastEventId(ctx);
+  if (log.hasSeenAll(last)) return { status: 204, headers: {}, body: null, rate: ctx.rate };
+  const res = ctx.res!;
+  const write = (e: StreamEvent) => res.write(sseMessage(e));
+  if (ctx.scenario === "stream_error") {
+    const end = open(s, ctx, () => {});
+    for (const e of log.after(last)) write(e);
+    write({ event: "error", id: log.allocate(), data: { detail: "The stream broke (scenario stream_error): reconnect with Last-Event-ID to resume." } });
+    end();
+    return TAKEN;
+  }
+  let keepAlive: NodeJS.Timeout | undefined;
+  let stop = () => {};
+  const end = open(s, ctx, () => {
+    clearInterval(keepAlive);
+    stop();
   });
+  keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
+  keepAlive.unref();
+  stop = follow(log, last, write, end);
+  return TAKEN;
+}
+
+/** The stateless mock: the fixed event script of an analysis, paced. */
+function scripted(s: Services, ctx: RequestContext): void {
+  const res = ctx.res!;
+  const analysisId = Object.values(ctx.params)[0] ?? newId("anl");
+  const events = resumeAfter(s.scripts.analysisEvents(analysisId, ctx.principal!.workspaceId), lastEventId(ctx));
+  const ac = new AbortController();
+  const end = open(s, ctx, () => ac.abort());
+  void play(events, s.settings.streamIntervalMs, (e) => res.write(sseMessage(e)), ac.signal).then(end);
 }

@@ -10,6 +10,7 @@ import { json, type Reply } from "../http/reply.js";
 import type { RequestContext } from "../context.js";
 import type { StageFactory } from "../stage.js";
 import { isLoopbackUrl } from "../webhooks.js";
+import { quote } from "../log.js";
 
 export const MOCK_CONTROLS_PREFIX = "/__mock/";
 
@@ -18,8 +19,8 @@ export const mockControls: StageFactory = (s) => {
   return function mockControls(ctx) {
     if (!ctx.pathname.startsWith(MOCK_CONTROLS_PREFIX)) return undefined;
     const action = actions.get(ctx.pathname);
-    if (!action) return json(404, { detail: `No mock control at ${ctx.pathname}; there is POST /__mock/reset.` });
-    if (ctx.method !== "POST") return json(405, { detail: `${ctx.pathname} takes POST.` }, { Allow: "POST" });
+    if (!action) return json(404, { detail: `No mock control at ${quote(ctx.pathname)}; there is POST /__mock/reset.` });
+    if (ctx.method !== "POST") return json(405, { detail: `${quote(ctx.pathname)} takes POST.` }, { Allow: "POST" });
     const refused = notFromThisMachine(ctx);
     if (refused) return json(403, { detail: refused });
     action();
@@ -28,13 +29,16 @@ export const mockControls: StageFactory = (s) => {
   };
 };
 
-/** Why a request may not use the controls, or null when it comes from a program on this machine. */
-function notFromThisMachine(ctx: RequestContext): string | null {
+/**
+ * Why a request may not use the controls, or null when it comes from a program on this machine. `example` shows
+ * how to call the control from a terminal instead.
+ */
+export function notFromThisMachine(ctx: RequestContext, example = "curl -X POST …/__mock/reset"): string | null {
   if (!isLoopbackAddress(ctx.req.socket.remoteAddress)) return "The mock's controls answer only clients on this machine.";
   const origin = ctx.req.headers.origin;
   if (origin === undefined) return null;
   const own = isLoopbackUrl(origin) && new URL(origin).host === ctx.req.headers.host;
-  return own ? null : "The mock's controls do not answer web pages of other sites (this request carries their Origin). Call it from a terminal or a script: curl -X POST …/__mock/reset";
+  return own ? null : `The mock's controls do not answer web pages of other sites (this request carries their Origin). Call it from a terminal or a script: ${example}`;
 }
 
 function isLoopbackAddress(a: string | undefined): boolean {

@@ -4,7 +4,7 @@
 import { json, type Reply } from "../http/reply.js";
 import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
-import { readSwaggerAsset, swaggerCsp, swaggerInitJs, swaggerPage, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE } from "../swagger.js";
+import { readSwaggerAsset, swaggerCsp, swaggerInitJs, swaggerPage, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE } from "../swagger.js";
 
 export const ownPaths: StageFactory = (s) => {
   const doc = s.contract.doc;
@@ -20,11 +20,11 @@ export const ownPaths: StageFactory = (s) => {
     ],
     ["/", { status: 302, headers: { Location: "/swagger.html" }, body: null }],
   ]);
-  const assets = swaggerAssets();
+  const assets = new SwaggerAssetFiles();
   return function ownPaths(ctx) {
     if (ctx.method !== "GET" && ctx.method !== "HEAD") return undefined;
     const p = ctx.pathname;
-    const r = p === "/health" || p === "/healthz" ? health(s) : (fixed.get(p) ?? assets(p));
+    const r = p === "/health" || p === "/healthz" ? health(s) : (fixed.get(p) ?? assets.lookup(p));
     if (!r) return undefined;
     // A fresh copy: the server adds its own headers to the answer it sends.
     return { status: r.status, headers: { ...r.headers }, body: ctx.method === "HEAD" ? null : r.body };
@@ -43,17 +43,30 @@ function health(s: Services): Reply {
   return json(draining ? 503 : 200, body, { "Cache-Control": "no-store" });
 }
 
-/** The viewer's files under /swagger-ui/: the init script ("Try it out" calls this mock) and swagger-ui-dist's. */
-function swaggerAssets(): (pathname: string) => Reply | undefined {
-  const prefix = `/${SWAGGER_ASSETS_DIR}/`;
-  const init = Buffer.from(swaggerInitJs());
-  const cache = new Map<string, ReturnType<typeof readSwaggerAsset>>();
-  return (pathname): Reply | undefined => {
-    if (!pathname.startsWith(prefix)) return undefined;
-    const name = pathname.slice(prefix.length);
-    if (name === SWAGGER_INIT_FILE) return { status: 200, headers: { "Content-Type": "text/javascript; charset=utf-8" }, body: init };
-    if (!cache.has(name)) cache.set(name, readSwaggerAsset(name));
-    const asset = cache.get(name);
-    return asset ? { status: 200, headers: { "Content-Type": asset.contentType, "Cache-Control": "public, max-age=3600" }, body: asset.body } : undefined;
-  };
+/**
+ * The viewer's files under /swagger-ui/: the init script ("Try it out" calls this mock) and the swagger-ui-dist
+ * files the page uses, all read at start (a few MB, shared by every answer). A lookup of any other name keeps
+ * nothing: the set never changes after start, whatever names clients ask for (decision G20).
+ */
+export class SwaggerAssetFiles {
+  private readonly prefix = `/${SWAGGER_ASSETS_DIR}/`;
+  private readonly files = new Map<string, Reply>();
+
+  constructor() {
+    this.files.set(SWAGGER_INIT_FILE, { status: 200, headers: { "Content-Type": "text/javascript; charset=utf-8" }, body: Buffer.from(swaggerInitJs()) });
+    for (const name of Object.keys(SWAGGER_ASSETS)) {
+      const asset = readSwaggerAsset(name)!;
+      this.files.set(name, { status: 200, headers: { "Content-Type": asset.contentType, "Cache-Control": "public, max-age=3600" }, body: asset.body });
+    }
+  }
+
+  /** How many files it serves: fixed at start. */
+  get size(): number {
+    return this.files.size;
+  }
+
+  /** The answer for `pathname`, or undefined when it names none of the viewer's files. */
+  lookup(pathname: string): Reply | undefined {
+    return pathname.startsWith(this.prefix) ? this.files.get(pathname.slice(this.prefix.length)) : undefined;
+  }
 }

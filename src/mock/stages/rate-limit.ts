@@ -5,24 +5,60 @@
 import type { RateLimitPolicy } from "../../policy.js";
 import { json, type Reply } from "../http/reply.js";
 import type { Decision, Subject } from "../limiter.js";
+import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
 
 export const rateLimit: StageFactory = (s) => {
   const policy = s.policy;
-  const defaultCategory = policy.categories.find((c) => c.default)!;
-  const anonymousPlan = Object.entries(policy.plans).sort(([, a], [, b]) => a.requests_per_minute - b.requests_per_minute)[0]![0];
+  const defaultCategory = defaultCategoryOf(policy);
+  const anonymousPlan = smallestPlan(policy);
   return function rateLimit(ctx) {
     const m = ctx.match;
     const p = ctx.principal;
     const subject: Subject = p
       ? { bucket: p.workspaceId, plan: p.plan, key: p.key }
-      : { bucket: `anonymous:${ctx.req.socket.remoteAddress ?? "?"}`, plan: anonymousPlan };
+      : { bucket: anonymousBucket(ctx.req.socket.remoteAddress), plan: anonymousPlan };
     const d = s.limiter.take(subject, m.kind === "ok" ? m.route.category : defaultCategory);
     ctx.decision = d;
     ctx.rate = rateHeaders(policy, d);
     return d.allowed ? undefined : tooMany(policy, d, ctx.rate);
   };
 };
+
+/** The verdict of the rate limiter on a request, as the headers it answers with and, when refused, its 429. */
+export interface Counted {
+  rate: readonly string[];
+  refused: Reply | null;
+}
+
+/**
+ * Counts a request that never reached `rateLimit` (one node:http could not parse, or `malformed` refused) in the
+ * anonymous bucket of the client's address, in the policy's default category: it has no workspace, and its
+ * path, if any, cannot be trusted (decision G26). The answer then carries that bucket's headers, or is its 429.
+ */
+export function countAnonymous(s: Services): (address: string | undefined) => Counted {
+  const subjectPlan = smallestPlan(s.policy);
+  const category = defaultCategoryOf(s.policy);
+  return (address) => {
+    const d = s.limiter.take({ bucket: anonymousBucket(address), plan: subjectPlan }, category);
+    const rate = rateHeaders(s.policy, d);
+    return { rate, refused: d.allowed ? null : tooMany(s.policy, d, rate) };
+  };
+}
+
+/** Requests without a workspace are counted per client address (decision M2). */
+function anonymousBucket(address: string | undefined): string {
+  return `anonymous:${address ?? "?"}`;
+}
+
+/** The plan of the anonymous buckets: the policy's smallest. */
+function smallestPlan(policy: RateLimitPolicy): string {
+  return Object.entries(policy.plans).sort(([, a], [, b]) => a.requests_per_minute - b.requests_per_minute)[0]![0];
+}
+
+function defaultCategoryOf(policy: RateLimitPolicy) {
+  return policy.categories.find((c) => c.default)!;
+}
 
 /** A flat list rather than an object: its names come from the policy, and an object with computed names is slow to make. */
 function rateHeaders(policy: RateLimitPolicy, d: Decision): string[] {

@@ -1,7 +1,7 @@
 // Stage `route`: the match `matchRoute` found, answered: 404 when no operation has the path, 405 with `Allow` when
 // the path has operations but not this method; otherwise the operation and its path parameters are set for the
 // stages after it.
-import { redact } from "../log.js";
+import { quote } from "../log.js";
 import type { StageFactory } from "../stage.js";
 
 export const route: StageFactory = () =>
@@ -13,10 +13,10 @@ export const route: StageFactory = () =>
         ctx.params = m.params;
         return undefined;
       case "none":
-        return ctx.json(404, { detail: `No operation matches ${ctx.method} ${redact(ctx.pathname)}.` });
+        return ctx.json(404, { detail: `No operation matches ${ctx.method} ${quote(ctx.pathname)}.` });
       case "method": {
         const allow = m.allow.join(", ");
-        return ctx.json(405, { detail: `${ctx.method} is not allowed on ${redact(ctx.pathname)}; use ${allow}.` }, { Allow: allow });
+        return ctx.json(405, { detail: `${ctx.method} is not allowed on ${quote(ctx.pathname)}; use ${allow}.` }, { Allow: allow });
       }
     }
   };

@@ -1,8 +1,8 @@
 // fast-check arbitraries of requests to the mock gateway, derived from the contract (generated/openapi.json):
 // valid requests built from each operation's parameter and body examples, bodies mutated field by field,
-// malformed JSON, wrong content types, bodies over the size limits, unknown paths and methods, odd headers,
-// path traversal in ids, bad credentials, Prefer'd responses, CORS preflights, and requests that are not even
-// valid HTTP. Each case carries the statuses it may get (beyond "declared by the contract"), worked out here
+// malformed JSON, wrong content types, bodies over the size limits or where none is taken, unknown paths and
+// methods, odd headers, path traversal in ids, bad credentials, Prefer'd responses, CORS preflights, and requests
+// that are not even valid HTTP. Each case carries the statuses it may get (beyond "declared by the contract"), worked out here
 // from the bytes it sends, not from the gateway's code.
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
@@ -362,6 +362,23 @@ export class CaseFactory {
     );
   }
 
+  /**
+   * A body sent to an API operation that takes none, small or declared as a GiB: refused with 400 before it is
+   * read (decision G21), whatever the operation answers otherwise. (The gateway's public documents answer as usual
+   * and close the connection.)
+   */
+  unwantedBody(): fc.Arbitrary<FuzzCase> {
+    return this.op((o) => o.mediaTypes.length === 0 && o.spec.op.security?.length !== 0).chain((info) =>
+      fc.tuple(this.validPath(info), this.validQuery(info), fc.constantFrom("application/json", "text/plain", null), fc.boolean()).map(([path, query, ct, huge]) => {
+        const req = this.request(info, path, query, this.auth());
+        if (ct !== null) req.headers!.push(["Content-Type", ct]);
+        req.body = Buffer.from("{}");
+        if (huge) req.declaredLength = 2 ** 30;
+        return { kind: huge ? "unwanted-body:declared" : "unwanted-body", req, expect: [400, 429] };
+      }),
+    );
+  }
+
   /** A path no operation has, under the API's prefixes or outside them. */
   unknownPath(): fc.Arbitrary<FuzzCase> {
     const prefix = fc.constantFrom("/v1", "/aria", "/ws", "/v2", "/V1", "", "/v1/", "//v1", "/%76%31");
@@ -464,7 +481,7 @@ export class CaseFactory {
     return this.op((o) => o.spec.op.security?.length !== 0 && !o.spec.webSocket).chain((info) =>
       fc.tuple(this.validPath(info), variants).map(([path, v]) => {
         const streaming = info.route.tokenQuery !== null && v.q?.startsWith("token=") && !v.q.includes(c.forgedJwt);
-        return { kind: "bad-credentials", req: { method: info.spec.method.toUpperCase(), path: v.q ? `${path}?${v.q}` : path, headers: v.h }, expect: streaming ? [...info.success, 422, 429] : [401, 429] };
+        return { kind: "bad-credentials", req: { method: info.spec.method.toUpperCase(), path: v.q ? `${path}?${v.q}` : path, headers: v.h }, expect: streaming ? [...info.answered, 422, 429] : [401, 429] };
       }),
     );
   }
@@ -504,7 +521,10 @@ export class CaseFactory {
     }));
   }
 
-  /** Requests that are not valid HTTP/1.1 (and CONNECT): refused with a 400 (405) carrying the contract's error body. */
+  /**
+   * Requests that are not valid HTTP/1.1 (and CONNECT): refused with a 400 (405) carrying the contract's error body,
+   * or a 429 once the anonymous bucket of the address is spent (decision G26).
+   */
   malformedHttp(): fc.Arbitrary<FuzzCase> {
     const k = this.creds.key;
     const req = (lines: string[], body = "") => Buffer.concat([Buffer.from(lines.join("\r\n") + "\r\n\r\n", "latin1"), Buffer.from(body)]);
@@ -525,7 +545,7 @@ export class CaseFactory {
       )
       .map((wire) => {
         const method = wire.toString("latin1").split(" ")[0]!;
-        return { kind: "malformed-http", req: { method, path: wire.toString("latin1").split(" ")[1] ?? "/" }, wire, expect: [method === "CONNECT" ? 405 : 400] };
+        return { kind: "malformed-http", req: { method, path: wire.toString("latin1").split(" ")[1] ?? "/" }, wire, expect: method === "CONNECT" ? [405] : [400, 429] };
       });
   }
 
@@ -537,6 +557,7 @@ export class CaseFactory {
       { weight: 8, arbitrary: this.malformedJson() },
       { weight: 6, arbitrary: this.wrongContentType() },
       { weight: 3, arbitrary: this.hugeBody() },
+      { weight: 2, arbitrary: this.unwantedBody() },
       { weight: 6, arbitrary: this.unknownPath() },
       { weight: 5, arbitrary: this.unknownMethod() },
       { weight: 7, arbitrary: this.pathTraversal() },

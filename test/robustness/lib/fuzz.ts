@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { MAX_UPLOAD_BYTES, mintToken } from "../../../src/mock/index.js";
 import { contract, ManualClock, startGateway } from "../../mock/helpers.js";
 import { CaseFactory, type FuzzCase, type Limits } from "./cases.js";
-import { keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "./http.js";
+import { header, keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "./http.js";
 import { ContractOracle } from "./oracle.js";
 
 export interface FuzzOptions {
@@ -45,7 +45,8 @@ export class FuzzFailure extends Error {}
 /** Checks the answer to one case; an empty list when it is what the contract allows. */
 export function checkAnswer(oracle: ContractOracle, c: FuzzCase, res: RawResponse | null): string[] {
   if (c.wire) {
-    // Not HTTP: no operation to ask the contract about. A 400 (405 for CONNECT) with the contract's error body.
+    // Not HTTP: no operation to ask the contract about. A 400 (405 for CONNECT) with the contract's error body;
+    // counted in the anonymous bucket of the address (decision G26), so with its rate-limit headers, or its 429.
     if (!res) return ["the gateway closed the connection without an answer"];
     const problems = c.expect?.includes(res.status) ? [] : [`status ${res.status}, expected ${c.expect?.join(" or ")}`];
     let body: unknown;
@@ -54,7 +55,11 @@ export function checkAnswer(oracle: ContractOracle, c: FuzzCase, res: RawRespons
     } catch {
       return [...problems, `body is not JSON: ${JSON.stringify(res.body.toString("latin1").slice(0, 100))}`];
     }
-    if (!oracle.errorSchema(body)) problems.push(`body is not the contract's Error: ${JSON.stringify(body)}`);
+    const schema = res.status === 429 ? oracle.rateLimitSchema : oracle.errorSchema;
+    if (!schema(body)) problems.push(`body is not the contract's ${res.status === 429 ? "RateLimitError" : "Error"}: ${JSON.stringify(body)}`);
+    if (c.req.method !== "CONNECT") {
+      for (const name of oracle.rateHeaders) if (!/^\d+$/.test(header(res, name) ?? "")) problems.push(`${res.status} lacks an integer ${name} header`);
+    }
     return problems;
   }
   if (!res) return ["no response"];

@@ -49,6 +49,8 @@ export class ContractOracle {
   readonly templates: TemplateSpec[] = [];
   readonly rateHeaders: string[];
   readonly errorSchema: ValidateFunction;
+  /** The 429 body (RateLimitError). */
+  readonly rateLimitSchema: ValidateFunction;
   readonly rateLimitedPrefixes: string[];
 
   constructor(readonly contract: Contract) {
@@ -59,6 +61,7 @@ export class ContractOracle {
     const p = contract.policy.headers;
     this.rateHeaders = [p.limit, p.remaining, p.reset, p.daily_limit, p.daily_remaining];
     this.errorSchema = ajv.getSchema(componentSchemaId("Error"))!;
+    this.rateLimitSchema = ajv.getSchema(componentSchemaId("RateLimitError"))!;
     const prefixes = new Set<string>();
     const schemaCache = new Map<string, ValidateFunction>();
     for (const [template, rawItem] of Object.entries<Json>(contract.doc.paths ?? {})) {

@@ -1,0 +1,99 @@
+// Stage `forward` (proxy mode): every request that reaches it goes to the upstream as it came — method, path,
+// query, headers (headers.ts says which are dropped), the body streamed with back-pressure — and the upstream's
+// answer comes back the same way: its status, reason, headers and bytes, event streams flushed as they arrive.
+// Each body streams past a bounded copy (body-copy.ts), and when the exchange is over the judge (judge.ts) looks
+// at it; nothing the judge finds changes the traffic. An upstream that cannot be reached answers 502, one that
+// does not start answering within its time 504 (the gateway's own JSON error bodies), and both are listed.
+import type http from "node:http";
+import { hasBody, lingerAfterAnswer } from "../http/body.js";
+import { json } from "../http/reply.js";
+import { send } from "../http/respond.js";
+import type { RequestContext } from "../context.js";
+import type { Services } from "../services.js";
+import { TAKEN, type Stage } from "../stage.js";
+import { BodyCopy } from "./body-copy.js";
+import { forwardedRequestHeaders, forwardedResponseHeaders } from "./headers.js";
+import type { Observed } from "./judge.js";
+import { responseKeep } from "./judge.js";
+import type { Proxy } from "./proxy.js";
+
+export function forward(s: Services, p: Proxy): Stage {
+  return function forward(ctx) {
+    // An absolute-form target (`GET http://host/ HTTP/1.1`) asks for a forward proxy, which this is not.
+    if (!ctx.url.startsWith("/")) return json(400, { detail: "The request target must be a path: the gateway forwards to its own upstream only." });
+    relay(s, p, ctx);
+    return TAKEN;
+  };
+}
+
+/** The state of one exchange as it crosses the proxy. */
+interface Crossing {
+  observed: Observed;
+  judged: boolean;
+  /** The client went away before the answer was whole (its upstream request is then cut, not failed). */
+  clientGone: boolean;
+}
+
+function relay(s: Services, p: Proxy, ctx: RequestContext): void {
+  const { req } = ctx;
+  const res = ctx.res!;
+  const copy = hasBody(req) ? new BodyCopy(p.judge.requestKeep(ctx.method, ctx.pathname, req.headers["content-type"]), p.judge.limit) : null;
+  const c: Crossing = { observed: { method: ctx.method, target: ctx.url, pathname: ctx.pathname, headers: req.headers, request: copy }, judged: false, clientGone: false };
+  const upstream = p.request(ctx.method, ctx.url, forwardedRequestHeaders(req.rawHeaders, p.upstream.host, false));
+  let timedOut = false;
+  upstream.setTimeout(p.timeoutMs, () => ((timedOut = true), upstream.destroy()));
+  if (copy) {
+    req.on("data", (chunk: Buffer) => copy.add(chunk));
+    req.on("end", () => (copy.complete = true));
+  }
+  req.pipe(upstream);
+  upstream.on("response", (ures) => {
+    upstream.setTimeout(0);
+    relayResponse(p, c, ures, res);
+  });
+  upstream.on("error", (e: NodeJS.ErrnoException) => {
+    if (c.clientGone || res.headersSent) return;
+    req.unpipe(upstream);
+    const failure = p.failure(timedOut, e);
+    // The request body may still be arriving: read and drop it, then close (as a refused body does, http/body.ts).
+    if (!req.complete) lingerAfterAnswer(req), (failure.reply.headers.Connection = "close");
+    send(res, failure.reply, s.head, s.live.draining);
+    judgeOnce(p, c, { transport: failure });
+  });
+  res.on("close", () => {
+    if (res.writableEnded) return;
+    c.clientGone = true;
+    upstream.destroy();
+  });
+}
+
+function relayResponse(p: Proxy, c: Crossing, ures: http.IncomingMessage, res: http.ServerResponse): void {
+  const status = ures.statusCode ?? 502;
+  const body = new BodyCopy(responseKeep(status, ures.headers["content-type"]), p.judge.limit);
+  const response = { status, raw: ures.rawHeaders, body };
+  // The upstream's headers exactly: node:http adds no Date of its own.
+  res.sendDate = false;
+  res.writeHead(status, ures.statusMessage, forwardedResponseHeaders(ures.rawHeaders));
+  if (/^text\/event-stream/i.test(ures.headers["content-type"] ?? "")) {
+    res.flushHeaders();
+    p.track(res);
+  }
+  ures.on("data", (chunk: Buffer) => body.add(chunk));
+  ures.on("end", () => {
+    body.complete = true;
+    judgeOnce(p, c, { response });
+  });
+  ures.on("error", () => {}); // a reset upstream: 'close' below says what happened
+  ures.on("close", () => {
+    if (ures.complete) return;
+    res.destroy(); // the client sees the answer break off, as it did
+    judgeOnce(p, c, c.clientGone ? { response } : { response, transport: { status, message: `the upstream's answer broke off after ${body.size} bytes of body` } });
+  });
+  ures.pipe(res);
+}
+
+function judgeOnce(p: Proxy, c: Crossing, outcome: Pick<Observed, "response" | "transport">): void {
+  if (c.judged) return;
+  c.judged = true;
+  p.judge.judge({ ...c.observed, ...outcome });
+}

@@ -1,0 +1,227 @@
+// The one resource with an event stream (`/v1/analysis/{id}/stream`, `/ws/analyses/{analysis_id}`): its event
+// log and its content. A hand-written part, because what an analysis produces while it processes (transcript
+// segments, speakers, signals, alerts) and how its stream reports it are designed for it alone; the rest comes
+// from the contract:
+//   - the event vocabulary is the stream's schema (`AnalysisStreamEvent`): `status` carries the properties its
+//     data schema lists, `completed` the resource, `error` a `detail`; content events name the schema of their data;
+//   - the content is the contract's examples (events.ts) under fresh ids, stored as it is released: a `signal`
+//     or `alert` event's data becomes a record of the sub-collection of that schema, a `transcript.segment` joins
+//     the transcript (the child whose array holds that schema), and a speaker appears with its first segment;
+//   - it is released while the analysis waits for a processing step that ends it without an error (its
+//     `processing`, going `completed`), spread over that wait, with progress reports; with the `fail` scenario
+//     nothing is released;
+//   - a step into a state writes a `status` event; then, at the end, `completed` after the state processing
+//     ends in by default, `error` (the resource's `error.message`) after a state that sets an `error`, and the log
+//     is finished. A seeded analysis's log is written the first time it is needed, as its processing would have
+//     written it.
+import { isTerminal, type Machine, type Step } from "../../lifecycle.js";
+import type { Contract, Json } from "../contract.js";
+import { freshIds, mediaOrder, PROCESSING_START_PROGRESS, withProgress, type Item, type Templates } from "../events.js";
+import type { ResourceHooks } from "./driver.js";
+import { EventLog } from "./log.js";
+import { refName, type ChildModel, type CollectionModel, type StoreModel } from "./model.js";
+import type { Rec, WorkspaceData } from "./records.js";
+
+export interface ContentSink {
+  /** Adds a record of a sub-collection (starting its lifecycle, if it has one). */
+  insert(ws: WorkspaceData, coll: CollectionModel, parent: string, value: Json): Rec;
+  now(): number;
+}
+
+type Target = { kind: "records"; coll: CollectionModel } | { kind: "child"; child: ChildModel; property: string };
+
+export class AnalysisHooks implements ResourceHooks {
+  private readonly m: Machine;
+  /** Properties of the `status` event's data. */
+  private readonly statusFields: string[];
+  private readonly targets = new Map<string, Target>();
+  private readonly speakers: CollectionModel | undefined;
+  private readonly transcript: ChildModel | undefined;
+
+  constructor(
+    private readonly model: StoreModel,
+    private readonly coll: CollectionModel,
+    /** The stream's event schema (a oneOf of `{event, id, data}` variants). */
+    eventSchema: Json,
+    private readonly templates: Templates,
+    private readonly sink: ContentSink,
+  ) {
+    const { contract } = model;
+    this.m = coll.machine!;
+    const variants = new Map<string, Json>(); // event name → its data schema, as written (a $ref where it names one)
+    for (const v of contract.deref(eventSchema)?.oneOf ?? []) {
+      const s = contract.deref(v);
+      variants.set(s?.properties?.event?.const, s?.properties?.data);
+    }
+    this.statusFields = Object.keys(contract.deref(variants.get("status"))?.properties ?? {});
+    const subs = [...model.collections.values()].filter((c) => c.parent?.schema === coll.schema);
+    this.transcript = model.children.find((c) => c.parent === coll.schema);
+    for (const [event, data] of variants) {
+      const target = this.targetOf(contract, refName(data), subs);
+      if (target) this.targets.set(event, target);
+    }
+    this.speakers = subs.find((c) => ![...this.targets.values()].some((t) => t.kind === "records" && t.coll === c));
+  }
+
+  private targetOf(contract: Contract, schema: string | null, subs: CollectionModel[]): Target | undefined {
+    if (!schema) return undefined;
+    const coll = subs.find((c) => c.schema === schema);
+    if (coll) return { kind: "records", coll };
+    const child = this.transcript;
+    const props = child ? contract.deref(contract.doc.components.schemas[child.schema])?.properties ?? {} : {};
+    const property = Object.keys(props).find((k) => refName(contract.deref(props[k])?.items) === schema);
+    return child && property ? { kind: "child", child, property } : undefined;
+  }
+
+  /** The analysis's log, written from its history the first time it is needed. */
+  logOf(ws: WorkspaceData, rec: Rec): EventLog {
+    return (rec.log ??= this.history(ws, rec, rec.value[this.m.property], true));
+  }
+
+  afterStep(ws: WorkspaceData, rec: Rec, step: Step): void {
+    rec.log ??= step.from === null ? new EventLog(rec.key) : this.history(ws, rec, step.from, false);
+    if (this.isContentWait(step.to)) rec.value.progress = Math.max(rec.value.progress ?? 0, PROCESSING_START_PROGRESS);
+    if (isTerminal(this.m, step.to) && step.trigger === "async" && this.m.set[step.to]?.error === undefined) this.complete(ws, rec);
+    rec.changed();
+    rec.log.append("status", this.status(rec, step.to, rec.value.progress));
+    this.ending(rec, step.to, step.trigger === "async");
+  }
+
+  meanwhile(ws: WorkspaceData, rec: Rec, next: Step): Array<{ at: number; run: () => void }> {
+    if (!isTerminal(this.m, next.to) || this.m.set[next.to]?.error !== undefined) return [];
+    const items = this.freshContent(rec);
+    return items.map((item, i) => ({ at: (i + 1) / (items.length + 1), run: () => this.release(ws, rec, item) }));
+  }
+
+  /** Is `state` the wait before processing ends (content flows then)? */
+  private isContentWait(state: string): boolean {
+    return this.m.transitions.some((t) => t.trigger === "async" && t.scenario === undefined && t.from.includes(state) && isTerminal(this.m, t.to));
+  }
+
+  private status(rec: Rec, state: string, progress: number): Json {
+    const data: Json = {};
+    for (const f of this.statusFields) data[f] = f === this.m.property ? state : f === "progress" ? progress : (rec.value[f] ?? rec.key);
+    return data;
+  }
+
+  /** After a terminal status: `completed` or `error`, then the end of the log. */
+  private ending(rec: Rec, state: string, byProcessing: boolean): void {
+    if (!isTerminal(this.m, state)) return;
+    if (this.m.set[state]?.error !== undefined) rec.log!.append("error", { detail: String(rec.value.error?.message ?? `The ${this.coll.schema.toLowerCase()} ended ${state}.`) });
+    else if (byProcessing) rec.log!.append("completed", structuredClone(rec.value));
+    rec.log!.finish();
+  }
+
+  /** The content of a new analysis: the examples' under fresh ids, with progress reports, in release order. */
+  freshContent(rec: Rec): Item[] {
+    const t = this.templates;
+    const own = (v: Json) => ({ ...v, ...(v.analysis_id !== undefined ? { analysis_id: rec.key } : {}) });
+    const fresh = freshIds([...t.segments, ...t.signals, ...t.alerts], this.sink.now()).map(own);
+    const segments = fresh.slice(0, t.segments.length);
+    const signals = fresh.slice(t.segments.length, t.segments.length + t.signals.length);
+    const alerts = fresh.slice(t.segments.length + t.signals.length);
+    return withProgress(mediaOrder(segments, signals, alerts), (p) => ({ event: "status", data: { progress: p } }));
+  }
+
+  /** Stores one content item and logs its event (a progress report updates `progress`). */
+  release(ws: WorkspaceData, rec: Rec, item: Item): void {
+    if (item.event === "status") {
+      rec.value.progress = item.data.progress;
+      rec.changed();
+      rec.log!.append("status", this.status(rec, rec.value[this.m.property], item.data.progress));
+      return;
+    }
+    const target = this.targets.get(item.event);
+    let data = item.data;
+    if (target?.kind === "records") {
+      const value = { ...data };
+      if (target.coll.time) value[target.coll.time] = new Date(this.sink.now()).toISOString();
+      data = this.sink.insert(ws, target.coll, rec.key, value).value;
+    } else if (target?.kind === "child") {
+      const doc = this.transcriptOf(ws, rec);
+      doc[target.property].push(data);
+      if (this.speakers) this.speakerFor(ws, rec, data.speaker_label);
+    }
+    rec.log!.append(item.event, structuredClone(data));
+  }
+
+  /** The transcript of `rec` (made from the example, emptied, on its first segment). */
+  private transcriptOf(ws: WorkspaceData, rec: Rec): Json {
+    const child = ws.child(this.transcript!.schema);
+    let doc = child.get(rec.key);
+    if (!doc) {
+      doc = { ...structuredClone(this.templates.transcript), segments: [], text: "" };
+      if (this.transcript!.property) doc[this.transcript!.property] = rec.key;
+      if (typeof rec.value.language === "string" && rec.value.language !== "auto") doc.language = rec.value.language;
+      child.set(rec.key, doc);
+    }
+    return doc;
+  }
+
+  /** A speaker of the example appears with the first segment spoken under its label. */
+  private speakerFor(ws: WorkspaceData, rec: Rec, label: unknown): void {
+    const coll = this.speakers!;
+    if (typeof label !== "string" || ws.table(coll).get(rec.key, label)) return;
+    const template = this.templates.speakers.find((s) => s[coll.key] === label);
+    if (template) this.sink.insert(ws, coll, rec.key, structuredClone(template));
+  }
+
+  /** On completion the transcript's text is its segments'; an analysis that produced none still has one. */
+  private complete(ws: WorkspaceData, rec: Rec): void {
+    if (!this.transcript) return;
+    const doc = this.transcriptOf(ws, rec);
+    doc.text = doc.segments.map((s: Json) => s.text).join("\n");
+    if (rec.value.duration_seconds === null && typeof doc.duration_seconds === "number" && rec.value.media_type !== "text") rec.value.duration_seconds = doc.duration_seconds;
+  }
+
+  /** The log a resource's processing would have written to reach `state`. */
+  private history(ws: WorkspaceData, rec: Rec, state: string, current: boolean): EventLog {
+    const log = new EventLog(rec.key);
+    const path = pathTo(this.m, state);
+    for (const s of path) {
+      const progress = s === state && current ? rec.value.progress : (this.m.set[s]?.progress ?? (s === this.m.initial ? 0 : PROCESSING_START_PROGRESS));
+      log.append("status", this.status(rec, s, progress));
+      if (this.isContentWait(s) && s !== state) for (const item of this.storedContent(ws, rec)) log.append(item.event, item.event === "status" ? this.status(rec, s, item.data.progress) : item.data);
+    }
+    rec.log = log;
+    if (current) this.ending(rec, state, this.m.transitions.some((t) => t.trigger === "async" && t.scenario === undefined && t.to === state));
+    return log;
+  }
+
+  /** A seeded analysis's content as stored: its transcript's segments, its signals and alerts, in media order. */
+  private storedContent(ws: WorkspaceData, rec: Rec): Item[] {
+    const records = (event: string) => {
+      const t = this.targets.get(event);
+      return t?.kind === "records" ? ws.table(t.coll).ordered(rec.key).map((r) => r.value) : [];
+    };
+    const seg = this.targets.get("transcript.segment");
+    const segments = seg?.kind === "child" ? (ws.child(seg.child.schema).get(rec.key)?.[seg.property] ?? []) : [];
+    const body = mediaOrder(segments, records("signal"), records("alert"));
+    return withProgress(body, (p) => ({ event: "status", data: { progress: p } }));
+  }
+}
+
+/**
+ * The states a resource passed through to reach `state`, from its initial one: the shortest path over the
+ * service's processing steps, else over any transition.
+ */
+export function pathTo(m: Machine, state: string): string[] {
+  for (const allowed of [(t: Machine["transitions"][number]) => t.trigger === "async", () => true]) {
+    const prev = new Map<string, string | null>([[m.initial, null]]);
+    const queue = [m.initial];
+    while (queue.length) {
+      const s = queue.shift()!;
+      if (s === state) {
+        const path: string[] = [];
+        for (let x: string | null = s; x !== null; x = prev.get(x)!) path.unshift(x);
+        return path;
+      }
+      for (const t of m.transitions) {
+        if (!allowed(t) || !t.from.includes(s) || prev.has(t.to)) continue;
+        prev.set(t.to, s);
+        queue.push(t.to);
+      }
+    }
+  }
+  return [state];
+}

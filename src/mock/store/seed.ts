@@ -1,0 +1,119 @@
+// What every workspace starts with: the contract's own examples, as records. A collection's records are the
+// named examples of its item GET (default first), then the items of its list examples; a record seen twice keeps
+// its first version, so a list item and its GET agree. Example ids are kept, so the ids the docs and examples
+// show work in every workspace; only the examples' workspace id becomes the workspace's own.
+import type { Contract, Json, Route } from "../contract.js";
+import type { CollectionModel, StoreModel } from "./model.js";
+
+export interface SeedRecord {
+  /** Collection (item schema) name. */
+  coll: string;
+  parent: string | null;
+  value: Json;
+}
+
+export interface SeedChild {
+  schema: string;
+  parent: string;
+  value: Json;
+}
+
+export interface Seed {
+  records: SeedRecord[];
+  children: SeedChild[];
+  /** Singleton path → its value. */
+  singletons: Record<string, Json>;
+}
+
+/** Every example value of a route's success response, default first. */
+function responseExamples(contract: Contract, route: Route): Json[] {
+  const media = contract.deref(route.op.responses?.[String(route.successCode)])?.content?.["application/json"];
+  if (!media) return [];
+  const named = Object.values<Json>(media.examples ?? {}).map((e) => contract.deref(e)?.value);
+  return [...named, media.example].filter((v) => v !== undefined);
+}
+
+/** The example value of a route's path parameter (`anl_01HZX…` for `analysis_id`). */
+function paramExample(contract: Contract, route: Route, name: string): string | null {
+  const p = route.parameters.find((x) => x.in === "path" && x.name === name);
+  if (!p) return null;
+  const schema = contract.deref(p.schema);
+  const v = p.example ?? Object.values<Json>(p.examples ?? {}).map((e) => contract.deref(e)?.value)[0] ?? schema?.examples?.[0] ?? schema?.example;
+  return typeof v === "string" ? v : null;
+}
+
+function recordsOf(model: StoreModel, coll: CollectionModel): SeedRecord[] {
+  const { contract } = model;
+  const routes = contract.router.routes;
+  const itemGet = routes.find((r) => r.method === "get" && r.template === coll.itemPath);
+  const lists = routes.filter((r) => model.plans.get(r)?.kind === "list" && (model.plans.get(r) as { coll: CollectionModel }).coll === coll);
+  const found: SeedRecord[] = [];
+  const seen = new Set<string>();
+  const add = (value: Json, route: Route) => {
+    if (!value || typeof value !== "object" || typeof value[coll.key] !== "string") return;
+    const parent = coll.parent ? ((coll.parent.property ? value[coll.parent.property] : null) ?? paramExample(contract, route, coll.parent.param)) : null;
+    const id = `${parent ?? ""}\u0000${value[coll.key]}`;
+    if (seen.has(id)) return;
+    seen.add(id);
+    found.push({ coll: coll.schema, parent, value: structuredClone(value) });
+  };
+  if (itemGet) for (const v of responseExamples(contract, itemGet)) add(v, itemGet);
+  for (const r of lists) for (const v of responseExamples(contract, r)) for (const item of v?.data ?? []) add(item, r);
+  return found;
+}
+
+/** The records, children and singletons every workspace starts with, as the contract's examples show them. */
+export function readSeed(model: StoreModel): Seed {
+  const { contract } = model;
+  const records = [...model.collections.values()].flatMap((c) => recordsOf(model, c));
+  const children: SeedChild[] = [];
+  for (const child of model.children) {
+    const param = child.route.template.match(/\{([^}]+)\}/g)?.at(-1)?.slice(1, -1) ?? "";
+    for (const value of responseExamples(contract, child.route)) {
+      const parent = (child.property ? value?.[child.property] : null) ?? paramExample(contract, child.route, param);
+      if (typeof parent === "string" && !children.some((c) => c.schema === child.schema && c.parent === parent)) children.push({ schema: child.schema, parent, value: structuredClone(value) });
+    }
+  }
+  const singletons: Record<string, Json> = {};
+  for (const s of model.singletons.values()) {
+    const value = responseExamples(contract, s.route)[0];
+    if (value !== undefined) singletons[s.path] = structuredClone(value);
+  }
+  return { records, children, singletons };
+}
+
+/** The workspace id the examples are written in: the most frequent `workspace_id` among the seed's values. */
+export function exampleWorkspace(seed: Seed): string | null {
+  const counts = new Map<string, number>();
+  const visit = (v: Json): void => {
+    if (Array.isArray(v)) return v.forEach(visit);
+    if (!v || typeof v !== "object") return;
+    for (const [k, x] of Object.entries<Json>(v)) {
+      if (k === "workspace_id" && typeof x === "string") counts.set(x, (counts.get(x) ?? 0) + 1);
+      else visit(x);
+    }
+  };
+  visit([seed.records.map((r) => r.value), seed.children.map((c) => c.value), Object.values(seed.singletons)]);
+  return [...counts].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+}
+
+/**
+ * Makes copies of the seed for one workspace: the examples' workspace id becomes `workspaceId` wherever it
+ * appears (a workspace's own record included). The seed is serialised once; each copy is a string replacement
+ * and one JSON.parse, so a workspace's first request stays cheap.
+ */
+export class SeedFactory {
+  private readonly text: string;
+  private readonly quoted: string | null;
+
+  constructor(readonly seed: Seed) {
+    this.text = JSON.stringify(seed);
+    const ws = exampleWorkspace(seed);
+    this.quoted = ws ? JSON.stringify(ws) : null;
+  }
+
+  for(workspaceId: string): Seed {
+    const text = this.quoted ? this.text.replaceAll(this.quoted, JSON.stringify(workspaceId)) : this.text;
+    return JSON.parse(text) as Seed;
+  }
+}
