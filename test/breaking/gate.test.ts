@@ -4,9 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Json } from "../../scripts/lib/contract.js";
-import { BASELINE, compare, gateProblems, HEAD, type Comparison } from "../../scripts/lib/diff.js";
+import { BASELINE, compare, gateProblems, HEAD, nextVersion, type Comparison } from "../../scripts/lib/diff.js";
 import { ROOT } from "../../scripts/lib/paths.js";
 import { bump, operation, pool, realBundle, runScript, schema, scratchDir, writeBundle, type Mutation } from "./fixtures.js";
+
+/** The working tree's version, which every fixture starts from (the expectations follow each release). */
+const VERSION: string = (realBundle as Json).info.version;
+const esc = (v: string) => v.replace(/\./g, "\\.");
 
 /** A new optional request field, a new response field, and a new operation. */
 const addOnly: Mutation = (d) => {
@@ -73,8 +77,8 @@ describe("what passes", () => {
   it("--check-version: additions without a minor bump fail", () => {
     const sameVersion = { ...additive, head: { ...additive.head, version: additive.base.version } };
     expect(gateProblems(sameVersion)).toEqual([]);
-    expect(gateProblems(sameVersion, { checkVersion: true })).toEqual([expect.stringMatching(/additions need a minor bump: set it to 1\.1\.0/)]);
-    const patchOnly = { ...additive, head: { ...additive.head, version: "1.0.1" } };
+    expect(gateProblems(sameVersion, { checkVersion: true })).toEqual([expect.stringMatching(new RegExp(`additions need a minor bump: set it to ${esc(nextVersion(VERSION, "minor")!)}`))]);
+    const patchOnly = { ...additive, head: { ...additive.head, version: nextVersion(VERSION, "patch")! } };
     expect(gateProblems(patchOnly, { checkVersion: true })).toHaveLength(1);
   });
 
@@ -83,7 +87,7 @@ describe("what passes", () => {
     expect(docs.changes.map((c) => `${c.where}: ${c.message}`)).toEqual([expect.stringMatching(/^GET \/v1\/speakers: `description` changed/)]);
     expect(gateProblems(docs, { checkVersion: true })).toEqual([]);
     const sameVersion = { ...docs, head: { ...docs.head, version: docs.base.version } };
-    expect(gateProblems(sameVersion, { checkVersion: true })).toEqual([expect.stringMatching(/patch bump: set it to 1\.0\.1/)]);
+    expect(gateProblems(sameVersion, { checkVersion: true })).toEqual([expect.stringMatching(new RegExp(`patch bump: set it to ${esc(nextVersion(VERSION, "patch")!)}`))]);
   });
 
   it("the release's own version bump is not listed as a change", () => {
@@ -110,7 +114,7 @@ describe("the baseline", () => {
   it("the gate judges the working tree by the baseline's content: an operation the baseline has and the working tree lacks fails", () => {
     // spec/ and generated/ are untouched and valid; only the baseline knows the operation, and that is enough.
     expect(fromBaseline.code, fromBaseline.stdout + fromBaseline.stderr).toBe(1);
-    expect(fromBaseline.stdout).toMatch(/released\.json \(1\.0\.0\) → generated\/openapi\.yaml/);
+    expect(fromBaseline.stdout).toMatch(new RegExp(`released\\.json \\(${esc(VERSION)}\\) → generated/openapi\\.yaml`));
     expect(fromBaseline.stdout).toMatch(/✖ major {2}\/v1\/speakers\/legacy-export\n\s+path-removed: Path `\/v1\/speakers\/legacy-export` was removed\./);
     expect(fromBaseline.stdout).toContain("check:breaking FAILED");
   });
@@ -122,7 +126,7 @@ describe("npm run changelog", () => {
     const notes = await fs.readFile(notesFile, "utf8");
     expect(changelog.stdout).toBe(notes);
     const headings = notes.split("\n").filter((l) => l.startsWith("#"));
-    expect(headings).toEqual(["## Unreleased (since 1.0.0)", "### Breaking changes", "### Additions", "### Fixes and docs"]);
+    expect(headings).toEqual([`## Unreleased (since ${VERSION})`, "### Breaking changes", "### Additions", "### Fixes and docs"]);
     const section = (h: string) => notes.split(`### ${h}\n`)[1]!.split("###")[0]!;
     expect(section("Breaking changes")).toMatch(/- \*\*GET \/v1\/speakers\*\*: Operation `GET \/v1\/speakers` was removed\. \(`operation-removed`\)/);
     expect(section("Additions")).toContain("- **/v1/speakers/merge**: New path: POST `mergeSpeakers`.");

@@ -4,7 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { release, type ReleaseResult } from "../../scripts/release.js";
-import { bump, operation, pool, schema, scratchDir, writeBundle } from "./fixtures.js";
+import type { Json } from "../../scripts/lib/contract.js";
+import { nextVersion } from "../../scripts/lib/diff.js";
+import { bump, operation, pool, realBundle, schema, scratchDir, writeBundle } from "./fixtures.js";
+
+/** The working tree's version, which the fixtures start from, and the minor release after it. */
+const V1: string = (realBundle as Json).info.version;
+const V2 = nextVersion(V1, "minor")!;
+const esc = (v: string) => v.replace(/\./g, "\\.");
 
 const DATE = "2026-11-21";
 let dir: string;
@@ -37,17 +44,17 @@ describe("npm run release -- --initial", () => {
   it("takes the current bundle as the first release, with its notes", async () => {
     const out = path.join(dir, "initial");
     const r = await release({ initial: true, head: v1, dir: out, date: DATE });
-    expect(r).toMatchObject({ released: true, version: "1.0.0" });
+    expect(r).toMatchObject({ released: true, version: V1 });
     const [baseline, changelog] = await read(out);
-    expect(baseline.split("\n", 1)[0]).toBe("# The released contract, version 1.0.0: written by `npm run release` from generated/openapi.yaml. Do not edit.");
+    expect(baseline.split("\n", 1)[0]).toBe(`# The released contract, version ${V1}: written by \`npm run release\` from generated/openapi.yaml. Do not edit.`);
     expect(body(baseline)).toBe(await fs.readFile(v1, "utf8"));
     expect(changelog).toMatch(/^# Contract changelog\n/);
-    expect(changelog).toMatch(/\n## 1\.0\.0 — 2026-11-21\n\nFirst release of the contract: \d+ operations and \d+ webhook events\.\n/);
+    expect(changelog).toMatch(new RegExp(`\\n## ${esc(V1)} — 2026-11-21\\n\\nFirst release of the contract: \\d+ operations and \\d+ webhook events\\.\\n`));
     // Taking the same version again replaces its section; another version is refused.
     await release({ initial: true, head: v1, dir: out, date: "2026-11-22" });
-    expect((await read(out))[1].match(/## 1\.0\.0/g)).toHaveLength(1);
+    expect((await read(out))[1].match(new RegExp(`## ${esc(V1)} `, "g"))).toHaveLength(1);
     const refused = await release({ initial: true, head: additiveHead, dir: out, date: DATE });
-    expect(refused).toMatchObject({ released: false, problems: [expect.stringMatching(/release 1\.0\.0 exists.*--initial only takes the first release/)] });
+    expect(refused).toMatchObject({ released: false, problems: [expect.stringMatching(new RegExp(`release ${esc(V1)} exists.*--initial only takes the first release`))] });
   });
 });
 
@@ -68,11 +75,11 @@ describe("npm run release", () => {
   }, 120_000);
 
   it("an additive change with a minor bump is released: new baseline, notes above the previous release", async () => {
-    expect(results.additive).toMatchObject({ released: true, version: "1.1.0", problems: [] });
+    expect(results.additive).toMatchObject({ released: true, version: V2, problems: [] });
     const [baseline, changelog] = await read(dirs.additive);
     expect(body(baseline)).toBe(await fs.readFile(additiveHead, "utf8"));
-    expect(changelog.indexOf("## 1.1.0 — 2026-12-01")).toBeGreaterThan(0);
-    expect(changelog.indexOf("## 1.1.0 — 2026-12-01")).toBeLessThan(changelog.indexOf("## 1.0.0 — 2026-11-21"));
+    expect(changelog.indexOf(`## ${V2} — 2026-12-01`)).toBeGreaterThan(0);
+    expect(changelog.indexOf(`## ${V2} — 2026-12-01`)).toBeLessThan(changelog.indexOf(`## ${V1} — 2026-11-21`));
     expect(changelog).toContain("### Additions\n\n- **POST /v1/speakers request body `language`**: New field.");
   });
 
