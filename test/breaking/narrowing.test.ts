@@ -1,4 +1,4 @@
-// PROPOSAL (decision B12, scripts/lib/diff-narrowing.ts): request narrowings that break no documented use. An
+// Decision B12 (scripts/lib/diff-narrowing.ts): request narrowings that break no documented use. An
 // upper bound added where there was none is minor when no example of the baseline exceeds it; any other narrowing
 // is minor only when scripts/redocly/accepted-narrowings.yaml lists it with that exact value. Everything else
 // stays major.
