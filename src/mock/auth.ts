@@ -114,7 +114,8 @@ const badToken = (detail: string) => fail("invalid_credentials", detail, CHALLEN
 
 export class Authenticator {
   private readonly key: Uint8Array;
-  private readonly header: string;
+  /** The API-key header's name, lower-case (`x-api-key`). */
+  readonly header: string;
 
   constructor(private readonly opts: AuthenticatorOptions) {
     this.key = new TextEncoder().encode(opts.secret);
@@ -125,9 +126,10 @@ export class Authenticator {
    * Finds and checks the request's credentials: the API-key header, else `Authorization: Bearer`, else (only when
    * `tokenQuery` names the operation's query scheme) the query parameter, which holds an API key or a JWT.
    * A header sent more than once is refused rather than one of its values picked (node:http would join repeated
-   * X-API-Key values with ", " and keep only the first Authorization).
+   * X-API-Key values with ", " and keep only the first Authorization). Synchronous unless a JWT is verified
+   * (jose's verification is asynchronous): an API key, the common case, costs the request no promise.
    */
-  async authenticate(headers: DistinctHeaders, query: URLSearchParams, tokenQuery: string | null): Promise<AuthResult> {
+  authenticate(headers: DistinctHeaders, query: URLSearchParams, tokenQuery: string | null): AuthResult | Promise<AuthResult> {
     const apiKeys = headers[this.header];
     if (apiKeys && apiKeys.length > 1) return fail("invalid_credentials", MESSAGES.duplicateKey, CHALLENGES.duplicateKey);
     const authzs = headers.authorization;

@@ -50,7 +50,12 @@ export interface MockAnswer {
  * Parses RFC 7240 `Prefer` (`code=404, example=not_found`; `,` or `;` separated, values optionally quoted).
  * Hand-written: a few lines, and the installed packages offer no public parser for it.
  */
+/** What a request without `Prefer` (and without `__code`-style parameters) prefers: nothing. */
+const NO_PREFERENCES: Readonly<Preferences> = Object.freeze({});
+
 export function parsePrefer(header: string | undefined, query?: URLSearchParams): Preferences {
+  // Most requests ask for nothing: one shared, frozen answer, nothing allocated.
+  if (!header && (!query || query.size === 0)) return NO_PREFERENCES;
   // No prototype: a preference named `__proto__` or `constructor` is just an unknown one.
   const raw: Record<string, string> = Object.create(null);
   if (header) {

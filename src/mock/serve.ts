@@ -14,12 +14,15 @@ import { runStages, TAKEN, type Outcome, type Stage } from "./stage.js";
 import { countAnonymous } from "./stages/rate-limit.js";
 
 /** The context of each request being served, by its response (what node:http knows of a connection's request). */
-const serving = new WeakMap<http.ServerResponse, RequestContext>();
+// A symbol-keyed property of the response rather than a WeakMap: a WeakMap entry per request is an ephemeron
+// the garbage collector must trace specially, and this runs on every request.
+const SERVING = Symbol("serving");
+type Serving = http.ServerResponse & { [SERVING]?: RequestContext };
 
 export function serveRequests(s: Services, stages: readonly Stage[]): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   return function onRequest(req, res) {
     const ctx = new RequestContext(req, res);
-    serving.set(res, ctx);
+    (res as Serving)[SERVING] = ctx;
     // 499 (as nginx logs it): the client closed the connection before an answer was sent.
     if (s.sink) res.on("close", () => s.logRequest(ctx, res.headersSent ? res.statusCode : 499));
     try {
@@ -82,7 +85,7 @@ export function serveUpgrades(s: Services, stages: readonly Stage[]): (req: http
 export function serveRefusals(s: Services): (socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined) => Reply {
   const count = countAnonymous(s);
   return (socket, reply, inFlight) => {
-    const ctx = inFlight && serving.get(inFlight);
+    const ctx = inFlight && (inFlight as Serving)[SERVING];
     if (ctx) return { ...reply, rate: ctx.rate };
     const { rate, refused } = count((socket as Socket).remoteAddress);
     return refused ?? { ...reply, rate };

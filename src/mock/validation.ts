@@ -52,7 +52,12 @@ type Location = "path" | "query" | "header";
 interface ParamSet {
   validate: ValidateFunction;
   params: Json[];
+  /** None of them is required: a request sending none of them is valid without asking ajv (most GETs). */
+  optional: boolean;
 }
+
+const NO_ISSUES: readonly ValidationIssue[] = Object.freeze([]);
+const NONE: readonly Json[] = Object.freeze([]);
 
 interface MediaEntry {
   /** Null: accepted without schema validation (raw bytes). */
@@ -119,7 +124,7 @@ export class RequestValidator {
         properties: Object.fromEntries(list.map((p) => [p.name, this.rewrite(p.schema)])),
         required: list.filter((p) => p.required).map((p) => p.name),
       };
-      params[where] = { validate: this.coercingAjv.compile(schema), params: list };
+      params[where] = { validate: this.coercingAjv.compile(schema), params: list, optional: schema.required.length === 0 };
     }
     let body: BodySpec | null = null;
     const rb = this.contract.deref(route.op.requestBody);
@@ -183,35 +188,46 @@ export class RequestValidator {
   }
 
   /** Violations of the path, query and header parameters. */
-  checkParams(route: Route, pathParams: Record<string, string>, query: URLSearchParams, headers: IncomingHttpHeaders): ValidationIssue[] {
+  checkParams(route: Route, pathParams: Record<string, string>, query: URLSearchParams, headers: IncomingHttpHeaders): readonly ValidationIssue[] {
     const c = this.compiled(route);
-    const issues = new IssueCollector();
-    if (c.params.path) this.checkSet(c, "path", { ...pathParams }, issues);
+    // Allocated on the first violation only: this runs on every request, and most have none.
+    let issues: IssueCollector | null = null;
+    if (c.params.path) issues = this.checkSet(c, "path", { ...pathParams }, issues);
     if (c.params.query) {
       const values: Record<string, unknown> = {};
-      for (const p of c.params.query.params) {
+      let sent = false;
+      for (const p of query.size === 0 ? NONE : c.params.query.params) {
         const all = query.getAll(p.name);
         if (!all.length) continue;
         const array = schemaType(this.contract.deref(p.schema), this.contract) === "array";
         values[p.name] = array ? (p.explode === false ? all.flatMap((v) => v.split(",")) : all) : all[0];
+        sent = true;
       }
-      this.checkSet(c, "query", values, issues);
+      if (sent || !c.params.query.optional) issues = this.checkSet(c, "query", values, issues);
     }
     if (c.params.header) {
       const values: Record<string, unknown> = {};
+      let sent = false;
       for (const p of c.params.header.params) {
         const v = headers[String(p.name).toLowerCase()];
-        if (v !== undefined) values[p.name] = Array.isArray(v) ? v.join(", ") : v;
+        if (v !== undefined) {
+          values[p.name] = Array.isArray(v) ? v.join(", ") : v;
+          sent = true;
+        }
       }
-      this.checkSet(c, "header", values, issues);
+      if (sent || !c.params.header.optional) issues = this.checkSet(c, "header", values, issues);
     }
-    return issues.result();
+    return issues ? issues.result() : NO_ISSUES;
   }
 
-  /** Validates one location's values, adding its violations to `issues` (a method: no closure per request). */
-  private checkSet(c: CompiledRoute, where: Location, values: Record<string, unknown>, issues: IssueCollector): void {
+  /**
+   * Validates one location's values, adding its violations to `issues`, made on the first one (a method: no
+   * closure per request).
+   */
+  private checkSet(c: CompiledRoute, where: Location, values: Record<string, unknown>, issues: IssueCollector | null): IssueCollector | null {
     const set = c.params[where];
-    if (set && !set.validate(values)) issues.add(where, this.narrow(this.coercingAjv, set.validate.errors ?? [], values));
+    if (!set || set.validate(values)) return issues;
+    return (issues ?? new IssueCollector()).add(where, this.narrow(this.coercingAjv, set.validate.errors ?? [], values));
   }
 
   /**

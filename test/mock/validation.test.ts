@@ -156,3 +156,21 @@ describe("422 messages a form can show", () => {
     }
   });
 });
+
+describe("parameters: what a request leaves out", () => {
+  const v = new RequestValidator(contract);
+  const none = new URLSearchParams();
+
+  it("still answers a required query parameter that is missing, though nothing else is sent (the shortcut for requests without parameters)", () => {
+    const upload = route(contract, "POST", "/v1/analysis/stream-upload");
+    expect(v.checkParams(upload, {}, none, {})).toEqual([{ loc: ["query", "media_type"], msg: expect.any(String), type: "required" }]);
+    expect(v.checkParams(upload, {}, new URLSearchParams("__scenario=fail"), {})).toMatchObject([{ loc: ["query", "media_type"], type: "required" }]);
+    expect(v.checkParams(upload, {}, new URLSearchParams("media_type=audio"), {})).toEqual([]);
+  });
+
+  it("checks optional parameters once they are sent, and answers none for a request that sends none", () => {
+    const list = route(contract, "GET", "/v1/analyses");
+    expect(v.checkParams(list, {}, none, {})).toEqual([]);
+    expect(v.checkParams(list, {}, new URLSearchParams("limit=0"), {})).toMatchObject([{ loc: ["query", "limit"], type: "minimum" }]);
+  });
+});

@@ -11,11 +11,12 @@ const NONE: readonly string[] = [];
  * `Connection: close` (the gateway is draining).
  */
 export function send(res: http.ServerResponse, r: Reply, head: readonly string[], close: boolean): void {
-  if (close) r.headers.Connection = "close";
   // One flat list: the fastest form writeHead takes (merging objects with a spread, or res.setHeader before
-  // writeHead, costs more than the rest of the answer).
+  // writeHead, costs more than the rest of the answer). `r.headers` is only read: a stage may share one object
+  // between its answers.
   const flat = head.concat(r.rate ?? NONE);
   for (const name in r.headers) flat.push(name, r.headers[name]!);
+  if (close && r.headers.Connection === undefined) flat.push("Connection", "close");
   if (r.body) flat.push("Content-Length", String(r.body.length));
   res.writeHead(r.status, flat);
   res.end(r.body ?? undefined);

@@ -1,13 +1,38 @@
 // Stage `authenticate`: checks the request's credentials (auth.ts: X-API-Key, then Authorization: Bearer, then the
 // operation's token query parameter) and records the verdict, answering nothing: a request without valid
 // credentials is still counted (`rateLimit`, per client address) before its 401 (`requireCredentials`).
+// Synchronous for API keys; a promise only while a JWT is verified (stage.ts: a promise only when it really waits).
+import type { AuthResult, DistinctHeaders } from "../auth.js";
+import type { RequestContext } from "../context.js";
 import type { StageFactory } from "../stage.js";
 
 export const authenticate: StageFactory = (s) =>
-  async function authenticate(ctx) {
+  function authenticate(ctx) {
     const m = ctx.match;
-    const auth = await s.auth.authenticate(ctx.req.headersDistinct, ctx.query, m.kind === "ok" ? m.route.tokenQuery : null);
-    ctx.auth = auth;
-    if (auth.ok) ctx.principal = auth.principal;
-    return undefined;
+    const auth = s.auth.authenticate(credentialHeaders(ctx.req.rawHeaders, s.auth.header), ctx.query, m.kind === "ok" ? m.route.tokenQuery : null);
+    if (auth instanceof Promise) return auth.then((a) => record(ctx, a));
+    return record(ctx, auth);
   };
+
+function record(ctx: RequestContext, auth: AuthResult): undefined {
+  ctx.auth = auth;
+  if (auth.ok) ctx.principal = auth.principal;
+  return undefined;
+}
+
+/**
+ * The API-key and Authorization headers, every value kept (what `req.headersDistinct` would give for these two
+ * names): node:http joins repeated X-API-Key values and keeps only the first Authorization, and the edge refuses
+ * a repeated credential. A scan of the raw list rather than `headersDistinct`, which copies every header of every
+ * request into arrays.
+ */
+function credentialHeaders(raw: readonly string[], apiKeyHeader: string): DistinctHeaders {
+  let apiKeys: string[] | undefined;
+  let authorization: string[] | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === apiKeyHeader.length && name.toLowerCase() === apiKeyHeader) (apiKeys ??= []).push(raw[i + 1]!);
+    else if (name.length === 13 && name.toLowerCase() === "authorization") (authorization ??= []).push(raw[i + 1]!);
+  }
+  return { [apiKeyHeader]: apiKeys, authorization };
+}
