@@ -4212,8 +4212,7 @@ export interface components {
             /**
              * @description Analyses to cover. Each must exist in the workspace (400 otherwise) and be completed (409 otherwise).
              * @example [
-             *       "anl_01HZX4A9B7C5D3E1F2G4H6J8K0",
-             *       "anl_01HZXX9YP981068VCD1GDJFMGT"
+             *       "anl_01HZX4A9B7C5D3E1F2G4H6J8K0"
              *     ]
              */
             analysis_ids: string[];

@@ -326,3 +326,44 @@ function checkEmits(c: Collector, raw: Raw, facts: LifecycleFacts, state: StateC
     });
   }
 }
+
+// `x-references` on a request property whose value is the id of another resource (decision LC12):
+//   x-references:
+//     schema: Agent          the resource schema the id names; an id not in the workspace answers 400
+//     states: [active]       optional: the states (of that schema's x-lifecycle) it must be in; any other, 409
+// On a string property, or on the string items of an array (each item is an id).
+export const REFERENCES_KEY = "x-references";
+
+export interface ReferenceFacts {
+  /** The annotated schema itself (its `type`). */
+  node: Record<string, Raw>;
+  /** Every component schema's name. */
+  schemas: readonly string[];
+  /** The states of each schema with an x-lifecycle. */
+  machines: Record<string, { states: string[] }>;
+}
+
+/** Every problem of one `x-references` object; empty when it is well-formed and names what exists. */
+export function checkReference(raw: unknown, facts: ReferenceFacts): Problem[] {
+  const c = new Collector();
+  if (!isObject(raw)) {
+    c.add([], "x-references is an object: { schema, states? }");
+    return c.problems;
+  }
+  c.unknownKeys(raw, ["schema", "states"], []);
+  const types = asList(facts.node.type);
+  if (!types.includes("string") || types.some((t) => t !== "string" && t !== "null")) c.add([], `x-references belongs on a string property (an id), not on ${quote(String(facts.node.type))}`);
+  if (typeof raw.schema !== "string" || !facts.schemas.includes(raw.schema)) {
+    c.add(["schema"], `schema names the component schema the id refers to; ${quote(String(raw.schema))} is not one`);
+    return c.problems;
+  }
+  if (raw.states === undefined) return c.problems;
+  const machine = facts.machines[raw.schema];
+  if (!machine) return (c.add(["states"], `${raw.schema} has no x-lifecycle, so it has no states to require`), c.problems);
+  if (!Array.isArray(raw.states) || raw.states.length === 0) return (c.add(["states"], "states is a non-empty list of states"), c.problems);
+  raw.states.forEach((s: Raw, i: number) => {
+    if (!machine.states.includes(s)) c.add(["states", i], `${quote(String(s))} is not a state of ${raw.schema}; its states: ${listOf(machine.states)}`);
+  });
+  if (new Set(raw.states).size !== raw.states.length) c.add(["states"], "states lists a state twice");
+  return c.problems;
+}

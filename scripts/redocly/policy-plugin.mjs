@@ -9,7 +9,7 @@ import addFormatsModule from 'ajv-formats';
 
 // The checks of x-lifecycle live once, in src/lifecycle-check.ts, shared with the runtime reader (readLifecycles):
 // loaded through tsx, the TypeScript runner the npm scripts already use.
-const { checkLifecycle, statesOf, LIFECYCLE_KEY } = await tsImport('../../src/lifecycle-check.ts', import.meta.url);
+const { checkLifecycle, checkReference, statesOf, LIFECYCLE_KEY, REFERENCES_KEY } = await tsImport('../../src/lifecycle-check.ts', import.meta.url);
 
 const RATE_LIMIT_SCOPE = /^\/(v1|aria|ws)(\/|$)/;
 const RATE_LIMIT_HEADERS = [
@@ -181,8 +181,10 @@ function makeValidate() {
  */
 function lifecycle() {
   const schemas = new Map(); // file → { name, node, location, report, resolve, from }
+  const references = []; // { node, location, report } of each schema with x-references
   const operations = {};
   let webhooks = [];
+  let componentNames = new Set(); // the component schemas: named in the root, or a file under components/schemas
   let currentPath = '';
   const lastParamPattern = (params, resolve) => {
     const last = [...currentPath.matchAll(/\{([^}]+)\}/g)].pop()?.[1];
@@ -193,6 +195,7 @@ function lifecycle() {
     Root: {
       enter(root) {
         webhooks = Object.keys(root.webhooks ?? {});
+        componentNames = new Set(Object.keys(root.components?.schemas ?? {}));
       },
       leave() {
         const props = new Map([...schemas].map(([file, s]) => [file, inlineRefs(s.node.properties ?? {}, s.from, s.resolve)]));
@@ -206,9 +209,18 @@ function lifecycle() {
             s.report({ message: p.message, location: s.location.child([LIFECYCLE_KEY, ...p.path]) });
           }
         }
+        for (const r of references) {
+          for (const p of checkReference(r.node[REFERENCES_KEY], { node: r.node, schemas: [...componentNames], machines })) {
+            r.report({ message: p.message, location: r.location.child([REFERENCES_KEY, ...p.path]) });
+          }
+        }
       },
     },
     Schema(schema, { report, location, resolve }) {
+      if (schema?.[REFERENCES_KEY] !== undefined) references.push({ node: schema, location, report });
+      if (location.pointer === '#/' && /[/\\]components[/\\]schemas[/\\][^/\\]+\.ya?ml$/.test(location.source.absoluteRef)) {
+        componentNames.add(path.basename(location.source.absoluteRef).replace(/\.ya?ml$/, ''));
+      }
       if (schema?.[LIFECYCLE_KEY] === undefined) return;
       if (location.pointer !== '#/' && !/^#\/components\/schemas\/[^/]+$/.test(location.pointer)) {
         return report({ message: 'x-lifecycle belongs on a resource schema (a file under components/schemas), not on a nested schema.', location: location.child(LIFECYCLE_KEY).key() });

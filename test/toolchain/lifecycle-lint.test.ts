@@ -83,12 +83,24 @@ const CASES: Case[] = [
   ["Nested", (s, lc) => (s.properties.count["x-lifecycle"] = lc), /belongs on a resource schema/, true],
 ];
 
+/** Request bodies with an `x-references` property (decision LC12): a well-formed one, then one broken copy per check. */
+const reference = (refs: Json, type: Json = "string"): Json => ({ type: "object", properties: { thing_ids: { type: "array", items: { type, "x-references": refs } } } });
+const REFERENCE_CASES: Array<[name: string, schema: Json, expected: RegExp]> = [
+  ["RefUnknownSchema", reference({ schema: "Widget" }), /"Widget" is not one/],
+  ["RefNoLifecycle", reference({ schema: "Gadget", states: ["x"] }), /Gadget has no x-lifecycle/],
+  ["RefUnknownState", reference({ schema: "Thing", states: ["gone"] }), /"gone" is not a state of Thing/],
+  ["RefNotString", reference({ schema: "Thing" }, "integer"), /belongs on a string property/],
+  ["RefUnknownField", reference({ schema: "Thing", when: ["done"] }), /unknown field "when"/],
+];
+
 function fixture(): { root: Json; files: Record<string, Json> } {
   const files: Record<string, Json> = {
     "ThingStatus.yaml": { type: "string", enum: ["new", "busy", "done", "dropped"] },
     "Thing.yaml": thing(),
     "Gadget.yaml": { type: "object", properties: { id: { type: "string", pattern: gadgetId.schema.pattern } } },
+    "RefWellFormed.yaml": reference({ schema: "Thing", states: ["done"] }),
   };
+  for (const [name, schema] of REFERENCE_CASES) files[`${name}.yaml`] = schema;
   for (const [name, mutate] of CASES) {
     const s = thing();
     mutate(s, s["x-lifecycle"]);
@@ -139,9 +151,15 @@ describe("lint rule policy/lifecycle", () => {
     lines = problemLines(res.output);
   }, 60_000);
 
-  it("passes the well-formed lifecycle", () => {
-    expect(lines.filter((l) => /schemas\/(Thing|ThingStatus|Gadget)\.yaml:/.test(l))).toEqual([]);
+  it("passes the well-formed lifecycle and reference", () => {
+    expect(lines.filter((l) => /schemas\/(Thing|ThingStatus|Gadget|RefWellFormed)\.yaml:/.test(l))).toEqual([]);
   });
+  for (const [name, , expected] of REFERENCE_CASES) {
+    it(`${name}: an x-references problem reported in its file, with line and column`, () => {
+      const mine = lines.filter((l) => l.includes(`schemas/${name}.yaml:`));
+      expect(mine.some((l) => /:\d+:\d+ error /.test(l) && expected.test(l) && l.endsWith("(policy/lifecycle)")), mine.join("\n") || "no problem reported").toBe(true);
+    });
+  }
   for (const [name, , expected] of CASES) {
     it(`${name}: reported in its file, with line and column`, () => {
       const mine = lines.filter((l) => l.includes(`schemas/${name}.yaml:`));

@@ -8,6 +8,7 @@ import { HANDLERS, adaptCreate } from "./handlers.js";
 import { page, pageJson, ListError } from "./lists.js";
 import type { CollectionModel, OpPlan } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";
+import { checkReferences } from "./references.js";
 import { impliedScenario } from "./scenarios.js";
 import { nameOf, StoreError, type Store } from "./store.js";
 
@@ -124,6 +125,7 @@ export function listAnswer(store: Store, req: StoreRequest, records: readonly Re
 export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): Rec {
   const { contract } = store.model;
   const parent = parentKey(store, ws, coll, req.params);
+  checkReferences(contract, store.model, ws, req.route, req.body);
   const sent = adaptCreate(coll, sentFields(contract, req.route, coll, req.body, req.query), req.body);
   const value = buildRecord(contract, req.route, coll, sent, { workspaceId: ws.id, parent, now: store.now(), template: store.template(req.route, coll) });
   const m = coll.machine;

@@ -192,8 +192,14 @@ export class CaseFactory {
       mediaTypes: Object.keys(rb?.content ?? {}),
       jsonSchema,
       success: [...spec.responses.keys()].filter((s) => s >= 200 && s < 300),
-      answered: [...spec.responses.keys()].filter((s) => s >= 200 && s < 300).concat(stateful(spec, route)),
+      answered: [...spec.responses.keys()].filter((s) => s >= 200 && s < 300).concat(stateful(spec, route, this.references(rb))),
     };
+  }
+
+  /** Whether the JSON body's schema (a component, or inline) names other resources by id (`x-references`, LC12). */
+  private references(rb: Json): boolean {
+    const schema = this.contract.deref(rb?.content?.["application/json"]?.schema);
+    return schema !== undefined && JSON.stringify(schema).includes('"x-references"');
   }
 
   // ---- building blocks -------------------------------------------------------------------------------------
@@ -576,12 +582,13 @@ export class CaseFactory {
  * The statuses a well-formed request may get from the state the mock keeps (keys, webhooks, tokens, resources),
  * where the operation declares them: 403 (a permission rule: a `pk_test_` key creating a `live` key), 404 (an id
  * the workspace does not have), 409 (a conflict: a 21st webhook, a revoked key), and 400 where the operation's
- * description states a rule no schema can (decision E2: it "answers 400") or it takes a `cursor` (one the list
- * never gave out, such as the contract's example cursor, answers 400).
+ * description states a rule no schema can (decision E2: it "answers 400"), it takes a `cursor` (one the list
+ * never gave out, such as the contract's example cursor, answers 400), or its body names other resources by id
+ * (`x-references`: one the workspace does not have, or no longer has, answers 400).
  */
-function stateful(spec: OpSpec, route: Route): number[] {
+function stateful(spec: OpSpec, route: Route, references: boolean): number[] {
   const declared = [403, 404, 409].filter((s) => spec.responses.has(s));
-  const rule = /answers 400/.test(String(spec.op.description ?? "")) || route.parameters.some((p) => p.in === "query" && p.name === "cursor");
+  const rule = references || /answers 400/.test(String(spec.op.description ?? "")) || route.parameters.some((p) => p.in === "query" && p.name === "cursor");
   return rule && spec.responses.has(400) ? [...declared, 400] : declared;
 }
 
