@@ -262,3 +262,41 @@ describe("the store is a MockState", () => {
     }
   });
 });
+
+describe("the seeded world", () => {
+  it("every id a seeded record shows leads to a record: GET of it answers 200 (decision S21)", async () => {
+    // Every top-level collection the contract lists, read whole over HTTP in a fresh workspace, as a frontend would.
+    const fresh = await startStateful();
+    try {
+      const key = "pk_test_demo_business";
+      const colls = [...fresh.gateway.store.model.collections.values()].filter((c) => !c.parent && c.itemPath && c.prefix && c.keyParam);
+      const byPrefix = new Map(colls.map((c) => [c.prefix!, c]));
+      const shown: Array<[from: string, id: string]> = [];
+      const visit = (v: unknown, from: string): void => {
+        if (typeof v === "string") {
+          const m = /^([a-z]+_)[0-9A-Za-z]{8,40}$/.exec(v);
+          if (m && byPrefix.has(m[1]!) && m[1] !== "ws_") shown.push([from, v]);
+        } else if (Array.isArray(v)) v.forEach((x) => visit(x, from));
+        else if (v && typeof v === "object") Object.values(v).forEach((x) => visit(x, from));
+      };
+      for (const c of colls) {
+        const list = await call(fresh.url, "GET", `${c.collectionPath}?limit=100`, { key });
+        if (list.status !== 200) continue;
+        for (const item of list.body.data) visit(item, `${c.schema} ${item[c.key]}`);
+      }
+      expect(shown.length).toBeGreaterThan(40);
+      const missing: string[] = [];
+      for (const [from, id] of shown) {
+        const c = byPrefix.get(/^[a-z]+_/.exec(id)![0])!;
+        const r = await call(fresh.url, "GET", c.itemPath!.replace(`{${c.keyParam}}`, id), { key });
+        if (r.status !== 200) missing.push(`${from} → ${id}: ${r.status}`);
+      }
+      expect(missing).toEqual([]);
+      // A copy made for a named id points back at the record naming it: the approval a run names is that run's.
+      const run = (await call(fresh.url, "GET", "/v1/runs?limit=100", { key })).body.data.find((r: { approval_id: string | null }) => r.approval_id);
+      expect((await call(fresh.url, "GET", `/v1/approvals/${run.approval_id}`, { key })).body.run_id).toBe(run.id);
+    } finally {
+      await fresh.close();
+    }
+  });
+});

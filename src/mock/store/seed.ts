@@ -62,10 +62,93 @@ function recordsOf(model: StoreModel, coll: CollectionModel): SeedRecord[] {
   return found;
 }
 
+/** An id with a prefix (`anl_01HZX…`): what a record's fields hold when they name another record. */
+const PREFIXED_ID = /^([a-z]+_)[0-9A-Za-z]{8,40}$/;
+/** Rounds of filling in: a record made for one id may name another (an analysis names its use case). */
+const MAX_FILL_ROUNDS = 4;
+
+/**
+ * Every id the seed's values name (in any field, at any depth) that no record of its collection has, by the
+ * collection its prefix belongs to: top-level collections only (a sub-collection's record needs its parent).
+ */
+function danglingIds(model: StoreModel, records: SeedRecord[], skip: ReadonlySet<string>): Map<string, { coll: CollectionModel; by: string | null }> {
+  const byPrefix = new Map<string, CollectionModel>();
+  for (const c of model.collections.values()) if (c.prefix && !c.parent) byPrefix.set(c.prefix, c);
+  const have = new Set(records.map((r) => `${r.coll}\u0000${r.value[model.collections.get(r.coll)!.key]}`));
+  const out = new Map<string, { coll: CollectionModel; by: string | null }>();
+  let by: string | null = null;
+  const visit = (v: Json): void => {
+    if (typeof v === "string") {
+      const coll = byPrefix.get(PREFIXED_ID.exec(v)?.[1] ?? "");
+      if (coll && !skip.has(v) && !out.has(v) && !have.has(`${coll.schema}\u0000${v}`)) out.set(v, { coll, by });
+    } else if (Array.isArray(v)) v.forEach(visit);
+    else if (v && typeof v === "object") Object.values<Json>(v).forEach(visit);
+  };
+  for (const r of records) {
+    const key = r.value[model.collections.get(r.coll)!.key];
+    by = typeof key === "string" ? key : null;
+    visit(r.value);
+  }
+  return out;
+}
+
+/**
+ * Makes the records that the examples name but never show (decision S21): an analysis names use case
+ * `uc_01HZX1C4…`, a run the analyses it worked on and its approval, and no list example has them, so without this a
+ * frontend following those links from a demo workspace would get 404s. Each is a copy of its collection's first
+ * example with the named id, so every id an example shows leads somewhere in every workspace. Generic: any new
+ * example's ids are filled in the same way.
+ */
+function fillDangling(model: StoreModel, records: SeedRecord[], skip: ReadonlySet<string>): SeedRecord[] {
+  let added: SeedRecord[] = records;
+  const all = [...records];
+  for (let round = 0; round < MAX_FILL_ROUNDS && added.length; round++) {
+    added = [];
+    for (const [id, { coll, by }] of danglingIds(model, all, skip)) {
+      const template = all.find((r) => r.coll === coll.schema);
+      if (!template) continue;
+      const nth = all.filter((r) => r.coll === coll.schema).length + added.filter((r) => r.coll === coll.schema).length;
+      const value = { ...earlier(structuredClone(template.value), nth), [coll.key]: id };
+      if (by) linkBack(value, coll.key, by);
+      added.push({ coll: coll.schema, parent: null, value });
+    }
+    all.push(...added);
+  }
+  return all;
+}
+
+/**
+ * A copy made for the id a record names points back at that record where the template pointed at one of its kind
+ * (the approval a run names gets that run's id as its `run_id`, not the template's run).
+ */
+function linkBack(value: Json, key: string, by: string): void {
+  const prefix = PREFIXED_ID.exec(by)?.[1];
+  for (const [k, v] of Object.entries<Json>(value)) {
+    if (k !== key && typeof v === "string" && PREFIXED_ID.exec(v)?.[1] === prefix) value[k] = by;
+  }
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
+const DAY_MS = 86_400_000;
+
+/**
+ * A filled-in copy's top-level times moved `days` days back: each copy is older than the examples a list shows
+ * first (lists are newest first), and no two share a `created_at`.
+ */
+function earlier(value: Json, days: number): Json {
+  for (const [k, v] of Object.entries<Json>(value)) {
+    if (typeof v === "string" && ISO_TIME.test(v)) value[k] = new Date(Date.parse(v) - days * DAY_MS).toISOString().replace(".000Z", "Z");
+  }
+  return value;
+}
+
 /** The records, children and singletons every workspace starts with, as the contract's examples show them. */
 export function readSeed(model: StoreModel): Seed {
   const { contract } = model;
-  const records = [...model.collections.values()].flatMap((c) => recordsOf(model, c));
+  const shown = [...model.collections.values()].flatMap((c) => recordsOf(model, c));
+  // Workspace ids are the workspace's own, replaced per workspace (SeedFactory): never filled in.
+  const workspaces = new Set(shown.flatMap((r) => (typeof r.value.workspace_id === "string" ? [r.value.workspace_id] : [])));
+  const records = fillDangling(model, shown, workspaces);
   const children: SeedChild[] = [];
   for (const child of model.children) {
     const param = child.route.template.match(/\{([^}]+)\}/g)?.at(-1)?.slice(1, -1) ?? "";
