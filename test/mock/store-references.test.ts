@@ -71,3 +71,13 @@ describe("a run of an agent", () => {
     await conflict("/v1/runs", { ...body, input: { analysis_ids: [PROCESSING] } }, 409, `input.analysis_ids.0: analysis ${PROCESSING} is processing; it must be completed.`);
   });
 });
+
+describe("an analysis with a use case", () => {
+  it("is created with a use case of the workspace (the contract's example names one), and answers 400 for an unknown one", async () => {
+    const body = { media_url: "https://media.example.com/c.mp3", media_type: "audio" };
+    const useCase = contract.doc.components.schemas.AnalysisCreate.properties.use_case_id.examples[0];
+    expect((await call(g.url, "GET", `/v1/use-cases/${useCase}`)).status).toBe(200);
+    expect((await call(g.url, "POST", "/v1/analyses", { body: { ...body, use_case_id: useCase } })).status).toBe(202);
+    await conflict("/v1/analyses", { ...body, use_case_id: "uc_01HZZZZZZZZZZZZZZZZZZZZZZZ" }, 400, "use_case_id: no use case uc_01HZZZZZZZZZZZZZZZZZZZZZZZ in this workspace.");
+  });
+});
