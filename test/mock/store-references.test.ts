@@ -35,7 +35,8 @@ describe("a report over analyses", () => {
   it("answers 409 for an analysis that is not completed, naming it and its state, and 400 for one the workspace does not have", async () => {
     const body = { ...example("ReportCreate"), analysis_ids: [COMPLETED, PROCESSING] };
     await conflict("/v1/reports", body, 409, `analysis_ids.1: analysis ${PROCESSING} is processing; it must be completed.`);
-    await conflict("/v1/reports", { ...body, analysis_ids: [UNKNOWN] }, 400, `analysis_ids.0: no analysis ${UNKNOWN} in this workspace.`);
+    await conflict("/v1/reports", { ...body, analysis_ids: [UNKNOWN] }, 400, `analysis_ids.0: no analysis ${UNKNOWN} in this workspace.`);    // An id naming nothing wins over one in the wrong state, wherever it stands (400 before 409).
+    await conflict("/v1/reports", { ...body, analysis_ids: [PROCESSING, UNKNOWN] }, 400, `analysis_ids.1: no analysis ${UNKNOWN} in this workspace.`);
   });
 
   it("answers 400 for another workspace's analysis", async () => {
