@@ -296,7 +296,9 @@ async function main(): Promise<void> {
         ? "Bad keys file (MOCK_KEYS_FILE / --keys): "
         : e instanceof StateFileError
           ? "Bad state file (MOCK_STATE_FILE / --state), left as it is: "
-          : "Cannot start: ";
+          : e instanceof FixturesError
+            ? "Bad fixtures file (MOCK_FIXTURES / --fixtures): "
+            : "Cannot start: ";
     console.error(prefix + (e as Error).message);
     process.exit(1);
   }
@@ -320,6 +322,9 @@ async function main(): Promise<void> {
   }
   const controls = [
     `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
+    `  Clock        curl ${shown}/__mock/clock   (POST {"action": "pause" | "resume" | "advance", "ms": …})`,
+    `  Faults       curl ${shown}/__mock/faults  (POST a rule; docs/frontend.md)`,
+    ...(fixtures ? [`  Fixtures     ${fixtures}: ${gateway.store.fixtureWorkspaces.join(", ")}`] : []),
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];
   console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls));

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { JWT_AUDIENCE, JWT_ISSUER } from "../../src/mock/auth.js";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { ensureGenerated } from "../../scripts/start.js";
+import { SETTINGS } from "../../src/mock/settings.js";
 import { ManualClock, startGateway } from "./helpers.js";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "mock-start-"));
@@ -197,13 +198,14 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     for (const text of ["--latency <ms>", "MOCK_LATENCY_MS", "100-800", "--state <file>", "MOCK_STATE_FILE", "/__mock/reset", "--stateless", "MOCK_STATELESS=1", "--keys <file>", "--quiet"]) {
       expect(out).toContain(text);
     }
-    // README's "For frontend teams" documents each of them (PORT and HOST as variables).
-    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## For frontend teams"), readme.indexOf("\n## ", readme.indexOf("## For frontend teams") + 1));
+    // The frontend guide documents each of them (PORT and HOST as variables).
+    const section = fs.readFileSync(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
     const flags = [...out.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => !["--port", "--host", "--help"].includes(f));
     expect(flags.length).toBeGreaterThan(5);
     for (const f of flags) expect(section, f).toContain(f);
-    for (const v of ["MOCK_LATENCY_MS", "MOCK_STATE_FILE", "MOCK_STATELESS", "PORT=", "HOST="]) expect(section, v).toContain(v);
+    for (const v of ["MOCK_LATENCY_MS", "MOCK_STATE_FILE", "MOCK_STATELESS", "MOCK_FIXTURES", "PORT=", "HOST="]) expect(section, v).toContain(v);
+    // So does --help, every variable of the settings table among them.
+    for (const s of Object.values(SETTINGS)) if ("env" in s && s.env) expect(out, s.env).toContain(s.env);
   });
 
   it("refuses a bad latency naming the variable or flag, and --state with --stateless (exit 2)", async () => {

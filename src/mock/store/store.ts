@@ -99,6 +99,11 @@ export class Store implements MockState {
     return this.o.clock.now();
   }
 
+  /** The workspaces a fixtures file fills. */
+  get fixtureWorkspaces(): string[] {
+    return [...(this.o.fixtures?.keys() ?? [])];
+  }
+
   /** The seed, read from the contract on first use (not at start-up: cold start matters). */
   private get seedFactory(): SeedFactory {
     return (this.seeds ??= new SeedFactory(readSeed(this.model)));
