@@ -11,6 +11,10 @@ import { JWT_AUDIENCE, JWT_ISSUER } from "../../src/mock/auth.js";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { ensureGenerated } from "../../scripts/start.js";
 import { SETTINGS } from "../../src/mock/settings.js";
+
+const FIXTURES_EXAMPLE = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml");
+/** Where the example fixtures' analysis `status` is: line and column. */
+const STATUS_AT = `${fs.readFileSync(FIXTURES_EXAMPLE, "utf8").split("\n").findIndex((l) => l.includes("status: processing")) + 1}:17`;
 import { ManualClock, startGateway } from "./helpers.js";
 
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "mock-start-"));
@@ -212,6 +216,18 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     expect(await run([], { MOCK_LATENCY_MS: "slow" })).toEqual({ code: 2, out: 'MOCK_LATENCY_MS must be a delay in milliseconds such as 300, or a range such as 100-800; got "slow".\n' });
     expect((await run(["--latency", "9-1"])).out).toMatch(/^--latency must be a delay in milliseconds/);
     expect(await run(["--stateless", "--state", path.join(scratch, "s.json")])).toMatchObject({ code: 2, out: expect.stringMatching(/use one or the other/) });
+  });
+
+  it("MOCK_STEP_MS=abc stops the start, naming it (exit 2)", async () => {
+    expect(await run([], { MOCK_STEP_MS: "abc" })).toEqual({ code: 2, out: 'MOCK_STEP_MS must be a whole number of milliseconds from 1 to 86400000; got "abc".\n' });
+  });
+
+  it("an invalid fixtures file stops the start, naming the record and the rule (exit 1)", async () => {
+    const file = path.join(scratch, "bad-fixtures.yaml");
+    fs.writeFileSync(file, fs.readFileSync(FIXTURES_EXAMPLE, "utf8").replace("status: processing", "status: exploded"));
+    const { code, out } = await run(["--fixtures", file]);
+    expect(code).toBe(1);
+    expect(out).toContain(`Bad fixtures file (MOCK_FIXTURES / --fixtures): ${file}:${STATUS_AT}: workspaces.ws_Dashboard01.Analysis.0.status: analysis anl_01DashCall00000000000001: must be equal to one of the allowed values`);
   });
 
   it("refuses a malformed state file with its location and leaves it alone", async () => {
