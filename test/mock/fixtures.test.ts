@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { parseFixtures } from "../../src/mock/fixtures.js";
+import { refuseMockSettings } from "../../src/mock/proxy/upstream.js";
 import { readSettings, SETTINGS, SettingsError } from "../../src/mock/settings.js";
 import { readModel } from "../../src/mock/store/model.js";
 import { call, contract, policy, startGateway, type TestGateway } from "./helpers.js";
@@ -74,6 +75,10 @@ describe("--fixtures: an invalid file names the record and the rule", () => {
       parse(example.replace("status: processing", "status: exploded"), "fixtures.yaml"),
       parse(example.replace("agent_id: agt_01DashAgent0000000000001", "agent_id: agt_01Elsewhere000000000000001"), "fixtures.yaml"),
     ]);
+  });
+
+  it("has no meaning in proxy mode: refused beside --upstream", () => {
+    expect(() => refuseMockSettings({ fixtures: "fx.yaml" })).toThrow("--fixtures (MOCK_FIXTURES) has no meaning then");
   });
 
   it("reads JSON too", () => {
