@@ -53,6 +53,28 @@ describe("the simulated clock (/__mock/clock)", () => {
     expect(resumed.body.paused).toBe(false);
   });
 
+  it("expiries run on it: a pending approval expires after its 72 hours of simulated time", async () => {
+    await control(g, "clock", "POST", { action: "pause" });
+    const { body: run } = await call(g.url, "POST", "/v1/runs", { body: { agent_id: "agt_01HZXA3C5E7G9J1K3M5N7P9Q2R" } });
+    await control(g, "clock", "POST", { action: "advance", ms: STEP * 2 });
+    const waiting = (await call(g.url, "GET", `/v1/runs/${run.id}`)).body;
+    expect(waiting.status).toBe("awaiting_approval");
+    const approval = () => call(g.url, "GET", `/v1/approvals/${waiting.approval_id}`).then((r) => r.body);
+    await control(g, "clock", "POST", { action: "advance", ms: 72 * 3_600_000 - 1 });
+    expect((await approval()).status).toBe("pending");
+    await control(g, "clock", "POST", { action: "advance", ms: 1 });
+    expect((await approval()).status).toBe("expired");
+  });
+
+  it("rate-limit windows keep real time: a simulated hour does not reset the minute", async () => {
+    const before = await call(g.url, "GET", "/v1/analyses", { key: "pk_test_demo_free" });
+    await control(g, "clock", "POST", { action: "pause" });
+    await control(g, "clock", "POST", { action: "advance", ms: 3_600_000 });
+    const after = await call(g.url, "GET", "/v1/analyses", { key: "pk_test_demo_free" });
+    expect(rateHeaders(after.headers).reset).toBe(rateHeaders(before.headers).reset);
+    expect(rateHeaders(after.headers).remaining).toBe(rateHeaders(before.headers).remaining - 1);
+  });
+
   it("a resumed clock moves a new analysis by itself", async () => {
     const { body: created } = await call(g.url, "POST", "/v1/analyses", { body: CREATE, headers: { Prefer: "scenario=fail" } });
     // The stream ends on its own once the analysis has failed: the clock runs.
@@ -97,6 +119,13 @@ describe("fault rules (/__mock/faults)", () => {
     for (let i = 0; i < 2; i++) expect((await call(g.url, "POST", "/v1/analyses", { body: CREATE })).status).toBe(503);
     expect((await call(g.url, "POST", "/v1/analyses", { body: CREATE })).status).toBe(202);
     expect((await control(g, "faults")).body.rules).toEqual([]);
+  });
+
+  it("comes after credentials and validation: an invalid request answers as ever and spends nothing", async () => {
+    await control(g, "faults", "POST", { operationId: "createAnalysis", status: 503, times: 1 });
+    expect((await call(g.url, "POST", "/v1/analyses", { body: { media_type: "sound" } })).status).toBe(422);
+    expect((await getJson(`${g.url}/v1/analyses`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(CREATE) })).status).toBe(401);
+    expect((await control(g, "faults")).body.rules).toMatchObject([{ used: 0 }]);
   });
 
   it("a documented status answers the contract's example, as Prefer: code= would", async () => {
