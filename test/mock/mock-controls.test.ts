@@ -177,6 +177,18 @@ describe("fault rules (/__mock/faults)", () => {
     expect([ws.messages.length, ws.code]).toEqual([2, 1006]);
   });
 
+  it("the stateless mock's scripted stream breaks too", async () => {
+    const st = await startGateway({ stateless: true });
+    try {
+      await control(st, "faults", "POST", { operationId: "streamAnalysisEvents", break_after: 3 });
+      const got: string[] = [];
+      await collect(await fetch(`${st.url}/v1/analysis/anl_01HZX4A9B7C5D3E1F2G4H6J8K0/stream?token=pk_test_demo_pro`), got);
+      expect(got.join("").match(/^id: /gm)).toHaveLength(3);
+    } finally {
+      await st.close();
+    }
+  });
+
   it("refuses a rule it cannot keep, naming the field (400); DELETE clears the rules; reset too", async () => {
     for (const [rule, text] of [
       [{ operationId: "createAnalysis", status: 418 }, "status: createAnalysis documents 202, 400"],

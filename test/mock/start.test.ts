@@ -244,6 +244,8 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     const s = await launch(tsx, ["scripts/start.ts", "--no-generate", "--latency", "1-2"], { MOCK_STATE_FILE: file });
     expect(s.output()).toContain(`State        kept in ${file}; forget it: curl -X POST ${s.url}/__mock/reset`);
     expect(s.output()).toContain("Latency      1-2 ms on every answer under /v1, /aria and /ws");
+    expect(s.output()).toContain(`Clock        curl ${s.url}/__mock/clock`);
+    expect(s.output()).toContain(`Faults       curl ${s.url}/__mock/faults`);
     const created = await fetch(`${s.url}/v1/webhooks`, {
       method: "POST",
       headers: { "X-API-Key": "pk_test_demo_pro", "Content-Type": "application/json" },

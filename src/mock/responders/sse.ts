@@ -117,5 +117,6 @@ function scripted(s: Services, ctx: RequestContext): void {
   const events = resumeAfter(s.scripts.analysisEvents(analysisId, ctx.principal!.workspaceId), lastEventId(ctx));
   const ac = new AbortController();
   const end = open(s, ctx, () => ac.abort());
-  void play(events, s.settings.streamIntervalMs, (e) => res.write(sseMessage(e)), ac.signal).then(end);
+  const write = breaking(res, s.faults.breakAfter(ctx.route.operationId, analysisId, ctx.principal!.workspaceId));
+  void play(events, s.settings.streamIntervalMs, write, ac.signal).then(end);
 }
