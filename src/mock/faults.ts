@@ -159,6 +159,7 @@ export class Faults {
 
   private checkStatus(status: number, route: Route | undefined): void {
     if (!route) throw new FaultError("status: name the operation (operationId) whose answer it replaces.");
+    if (route.successCode === 101) throw new FaultError(`status: ${route.operationId} is a WebSocket upgrade, which a status rule does not reach; break_after breaks its stream.`);
     const documented = Object.keys(route.op.responses ?? {});
     if (!documented.includes(String(status)) && !EDGE_STATUSES.includes(status)) {
       throw new FaultError(`status: ${route.operationId} documents ${documented.join(", ")}, and any operation can meet the edge's ${EDGE_STATUSES.join(", ")}; not ${status}.`);

@@ -199,6 +199,7 @@ describe("fault rules (/__mock/faults)", () => {
       [{ resource: "xyz_1", scenario: "fail" }, 'resource: no collection of the contract has ids like "xyz_1"'],
       [{ resource: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0", scenario: "explode" }, 'scenario: a Analysis takes fail, not "explode"'],
       [{ operationId: "getAnalysis", break_after: 1 }, "break_after: getAnalysis is not an event stream"],
+      [{ operationId: "connectAnalysisEvents", status: 500 }, "status: connectAnalysisEvents is a WebSocket upgrade"],
       [{ operationId: "createAnalysis", status: 503, when: "later" }, 'has no field "when"'],
     ] as const) {
       const r = await control(g, "faults", "POST", rule);
