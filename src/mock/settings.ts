@@ -2,6 +2,7 @@
 // read, and its help line. scripts/start.ts reads argv and the environment through it, once, before anything
 // starts: a value that does not parse refuses the start and names the flag or variable (decision MC1). A new
 // setting is one row here (and its use in start.ts); nothing else reads process.env.
+import net from "node:net";
 import { parseArgs } from "node:util";
 import { parseLatency, type Latency } from "./stages/latency.js";
 import { parseUpstream } from "./proxy/upstream.js";
@@ -58,7 +59,16 @@ const DAY_MS = 86_400_000;
 /** The table. Keys are the names start.ts reads the values by. */
 export const SETTINGS = {
   port: integer({ flag: "port", env: "PORT", min: 0, max: 65535, default: 4010, help: "Port (0 picks a free one)" }),
-  host: text({ flag: "host", env: "HOST", default: "127.0.0.1", help: "Address to listen on" }),
+  host: {
+    flag: "host",
+    env: "HOST",
+    default: "127.0.0.1",
+    help: "Address to listen on",
+    parse: (t: string, name: string) => {
+      if (net.isIP(t) || /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*$/.test(t)) return t;
+      throw new SettingsError(`${name} must be an IP address or a host name such as 127.0.0.1, ::1 or localhost; got "${t}".`);
+    },
+  } satisfies Setting<string>,
   keysFile: text({ flag: "keys", env: "MOCK_KEYS_FILE", help: "JSON file of extra API keys" }),
   latency: {
     flag: "latency",

@@ -1,12 +1,11 @@
-// Fixtures (`--fixtures FILE`, decision MC6) and the settings table (decision MC1): a team's own records loaded
-// into named workspaces and checked against the contract, and every flag and variable checked at start.
+// Fixtures (`--fixtures FILE`, decision MC6): a team's own records loaded into named workspaces and checked
+// against the contract.
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { parseFixtures } from "../../src/mock/fixtures.js";
 import { refuseMockSettings } from "../../src/mock/proxy/upstream.js";
-import { readSettings, SETTINGS, SettingsError } from "../../src/mock/settings.js";
 import { readModel } from "../../src/mock/store/model.js";
 import { call, contract, policy, startGateway, type TestGateway } from "./helpers.js";
 
@@ -84,38 +83,5 @@ describe("--fixtures: an invalid file names the record and the rule", () => {
   it("reads JSON too", () => {
     const json = JSON.stringify({ workspaces: { ws_Dashboard01: { Agent: [{ id: "agt_01x" }] } } });
     expect(parse(json, "fx.json")).toMatch(/^fx\.json:1:\d+: workspaces\.ws_Dashboard01\.Agent\.0: agent agt_01x: must have required property/);
-  });
-});
-
-describe("settings: every flag and variable checked at start (src/mock/settings.ts)", () => {
-  it("reads each row from its flag or variable, the flag first, and refuses a bad value naming it", () => {
-    expect(readSettings([], {}).stepMs).toBe(2000);
-    expect(readSettings([], { MOCK_STEP_MS: "250" }).stepMs).toBe(250);
-    expect(readSettings(["--port", "0"], { PORT: "9" }).port).toBe(0);
-    expect(readSettings([], { MOCK_STATELESS: "1" }).stateless).toBe(true);
-    for (const [env, name] of [
-      [{ MOCK_STEP_MS: "abc" }, 'MOCK_STEP_MS must be a whole number of milliseconds from 1 to 86400000; got "abc".'],
-      [{ MOCK_STREAM_INTERVAL_MS: "-1" }, "MOCK_STREAM_INTERVAL_MS must be a whole number"],
-      [{ MOCK_WEBHOOK_DELAY_MS: "1.5" }, "MOCK_WEBHOOK_DELAY_MS must be a whole number"],
-      [{ PORT: "70000" }, 'PORT must be a whole number from 0 to 65535; got "70000".'],
-      [{ MOCK_STATELESS: "yes" }, 'MOCK_STATELESS takes 1 (or true) to turn it on, 0 (or false) to leave it off; got "yes".'],
-      [{ MOCK_UPSTREAM: "ftp://x" }, "MOCK_UPSTREAM must be an http:// or https:// URL"],
-      [{ MOCK_LATENCY_MS: "slow" }, "MOCK_LATENCY_MS must be a delay in milliseconds"],
-    ] as const) {
-      expect(() => readSettings([], env), name).toThrow(name);
-    }
-    expect(() => readSettings(["--bogus"], {})).toThrow(SettingsError);
-  });
-
-  it("every variable the mock's code reads is a row of the table", () => {
-    const rows = new Set(Object.values(SETTINGS).flatMap((s) => ("env" in s && s.env ? [s.env] : [])));
-    const read = new Set<string>();
-    for (const dir of ["src/mock", "scripts"]) {
-      for (const f of fs.readdirSync(path.join(REPO_ROOT, dir), { recursive: true }) as string[]) {
-        if (!f.endsWith(".ts")) continue;
-        for (const m of fs.readFileSync(path.join(REPO_ROOT, dir, f), "utf8").matchAll(/\benv\.(MOCK_[A-Z_]+|PORT|HOST)\b/g)) read.add(m[1]!);
-      }
-    }
-    for (const v of read) expect(rows, v).toContain(v);
   });
 });
