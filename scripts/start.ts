@@ -11,14 +11,12 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import {
   createGateway,
   demoKeys,
+  FixturesError,
   KeysFileError,
-  LatencyError,
   loadContract,
-  parseLatency,
   parseUpstream,
   StateFileError,
   UpstreamError,
@@ -28,6 +26,7 @@ import {
 } from "../src/mock/index.js";
 import { consoleSink } from "../src/mock/log.js";
 import { refuseMockSettings } from "../src/mock/proxy/upstream.js";
+import { envOnlyHelp, readSettings, SettingsError, SETTINGS, type Values } from "../src/mock/settings.js";
 import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 
@@ -153,13 +152,16 @@ const HELP = `npm start [-- options]   Start the mock gateway.
                     stream its answers back unchanged, checking each against the contract; each departure is
                     logged on one line and listed at GET /__mock/violations. No credentials, limits, examples
                     or state of the mock's then (so not with --stateless, --state, --latency or --keys)
+  --fixtures <file> Load your own records (JSON or YAML) into named workspaces, checked against the contract
+                    (env MOCK_FIXTURES); see docs/frontend.md
   --no-generate     Do not check generated/ against spec/ (env MOCK_NO_GENERATE=1)
   --quiet           No request log lines (env MOCK_QUIET=1); with --upstream the violation lines still show
   -h, --help        This help
 
-Other settings (env): MOCK_STEP_MS (time between two lifecycle steps of a stored resource, default 2000),
-MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
-streamed events, default 400), MOCK_WEBHOOK_DELAY_MS (delay before a new webhook's sample deliveries, default 500).`;
+Other settings (env only):
+${envOnlyHelp().join("\n")}
+
+Every value is checked at start: one that does not parse stops the mock, naming the flag or variable.`;
 
 function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[]): string {
   const policy: RateLimitPolicy = g.contract.policy;
@@ -221,66 +223,34 @@ function proxyBanner(g: Gateway, url: string, upstream: string, ms: number): str
 
 async function main(): Promise<void> {
   // Times are since the process started (performance.now()'s origin), module loading included.
-  let args;
+  // Every flag and variable is read and checked here, through one table (src/mock/settings.ts): a bad value stops
+  // the start and names the flag or variable (decision MC1).
+  let args: Values<typeof SETTINGS>;
   try {
-    args = parseArgs({
-      options: {
-        port: { type: "string" },
-        host: { type: "string" },
-        keys: { type: "string" },
-        latency: { type: "string" },
-        state: { type: "string" },
-        stateless: { type: "boolean" },
-        upstream: { type: "string" },
-        "no-generate": { type: "boolean" },
-        quiet: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
+    args = readSettings(process.argv.slice(2), process.env);
   } catch (e) {
-    console.error(`${(e as Error).message}\n\n${HELP}`);
+    console.error(e instanceof SettingsError && e.usage ? `${e.message}\n\n${HELP}` : (e as Error).message);
     process.exit(2);
   }
   if (args.help) {
     console.log(HELP);
     return;
   }
-  const env = process.env;
-  const portText = args.port ?? env.PORT ?? "4010";
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    console.error(`PORT must be a number from 0 to 65535, not "${portText}".`);
-    process.exit(2);
-  }
-  const host = args.host ?? env.HOST ?? "127.0.0.1";
-  const keysFile = args.keys ?? env.MOCK_KEYS_FILE ?? undefined;
-  const stateFile = args.state ?? (env.MOCK_STATE_FILE || undefined);
-  const stateless = args.stateless || env.MOCK_STATELESS === "1";
-  let latencyMs;
-  try {
-    latencyMs = parseLatency(args.latency ?? env.MOCK_LATENCY_MS ?? "", args.latency !== undefined ? "--latency" : "MOCK_LATENCY_MS");
-  } catch (e) {
-    console.error((e as LatencyError).message);
-    process.exit(2);
-  }
+  const { port, host, keysFile, stateFile, stateless, latency: latencyMs, upstream, quiet, fixtures } = args;
   if (stateFile && stateless) {
     console.error("--state (MOCK_STATE_FILE) keeps what requests create, and --stateless (MOCK_STATELESS) keeps nothing: use one or the other.");
     process.exit(2);
   }
-  const upstream = args.upstream ?? (env.MOCK_UPSTREAM || undefined);
   if (upstream !== undefined) {
     try {
-      parseUpstream(upstream, args.upstream !== undefined ? "--upstream" : "MOCK_UPSTREAM");
-      refuseMockSettings({ stateless, stateFile, latencyMs, keysFile });
+      refuseMockSettings({ stateless, stateFile, latencyMs, keysFile, fixtures });
     } catch (e) {
       console.error((e as UpstreamError).message);
       process.exit(2);
     }
   }
-  const quiet = args.quiet || env.MOCK_QUIET === "1";
-  const num = (v: string | undefined, d: number) => (v !== undefined && v !== "" && Number.isFinite(Number(v)) ? Number(v) : d);
 
-  if (!args["no-generate"] && env.MOCK_NO_GENERATE !== "1") {
+  if (!args.noGenerate) {
     try {
       await ensureGenerated({
         root: ROOT,
@@ -305,9 +275,11 @@ async function main(): Promise<void> {
       log: quiet ? null : undefined,
       upstream,
       violationLog: consoleSink,
-      streamIntervalMs: num(env.MOCK_STREAM_INTERVAL_MS, 400),
-      stepMs: num(env.MOCK_STEP_MS, 2000),
-      webhookDelayMs: num(env.MOCK_WEBHOOK_DELAY_MS, 500),
+      streamIntervalMs: args.streamIntervalMs,
+      stepMs: args.stepMs,
+      webhookDelayMs: args.webhookDelayMs,
+      jwtSecret: args.jwtSecret,
+      fixtures,
       warm: true,
       latencyMs,
       stateless,
@@ -324,7 +296,9 @@ async function main(): Promise<void> {
         ? "Bad keys file (MOCK_KEYS_FILE / --keys): "
         : e instanceof StateFileError
           ? "Bad state file (MOCK_STATE_FILE / --state), left as it is: "
-          : "Cannot start: ";
+          : e instanceof FixturesError
+            ? "Bad fixtures file (MOCK_FIXTURES / --fixtures): "
+            : "Cannot start: ";
     console.error(prefix + (e as Error).message);
     process.exit(1);
   }
@@ -348,6 +322,9 @@ async function main(): Promise<void> {
   }
   const controls = [
     `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
+    `  Clock        curl ${shown}/__mock/clock   (POST {"action": "pause" | "resume" | "advance", "ms": …})`,
+    `  Faults       curl ${shown}/__mock/faults  (POST a rule; docs/frontend.md)`,
+    ...(fixtures ? [`  Fixtures     ${fixtures}: ${gateway.store.fixtureWorkspaces.join(", ")}`] : []),
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];
   console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls));

@@ -77,6 +77,11 @@ export interface GatewayOptions {
    * StateFileError and is left alone), written after changes and on close. Not with `stateless`.
    */
   stateFile?: string | null;
+  /**
+   * JSON or YAML file of a team's own records, loaded into named workspaces (--fixtures, MOCK_FIXTURES; fixtures.ts):
+   * checked now against the contract's schemas and reference rules, a bad one throwing FixturesError.
+   */
+  fixtures?: string | null;
   /** Wait after a change before the state file is written, ms (default 200). */
   stateWriteDelayMs?: number;
   /**

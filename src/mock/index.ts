@@ -14,3 +14,6 @@ export type { StateRegistry } from "./state-registry.js";
 export { UpstreamError, parseUpstream } from "./proxy/upstream.js";
 export { VIOLATIONS_PATH } from "./proxy/controls.js";
 export type { ListedViolation } from "./proxy/violations.js";
+export { FixturesError } from "./fixtures.js";
+export { FaultError, type FaultRule, type ListedFault } from "./faults.js";
+export { SettingsError, SETTINGS, readSettings } from "./settings.js";

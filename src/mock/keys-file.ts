@@ -2,7 +2,7 @@
 // when malformed.
 import fs from "node:fs";
 import type { RateLimitPolicy } from "../policy.js";
-import { parseJsonSource } from "./json-file.js";
+import { parseJsonSource, type JsonSource } from "./json-file.js";
 import { KEY_PREFIXES, type KeyRecord } from "./keys.js";
 
 export class KeysFileError extends Error {}
@@ -22,10 +22,14 @@ export function loadKeysFile(file: string, policy: RateLimitPolicy): KeyRecord[]
 }
 
 export function parseKeysFile(text: string, file: string, policy: RateLimitPolicy): KeyRecord[] {
-  const src = parseJsonSource(text, file, (m) => new KeysFileError(m));
+  return checkKeys(parseJsonSource(text, file, (m) => new KeysFileError(m)), policy, (m) => new KeysFileError(m));
+}
+
+/** Checks the keys of a parsed file (`src.data`: `{"keys": [...]}` or a bare array); errors name file, line and column. */
+export function checkKeys(src: JsonSource, policy: RateLimitPolicy, makeError: (message: string) => Error): KeyRecord[] {
   const data = src.data;
   const fail = (where: Array<string | number>, msg: string): never => {
-    throw new KeysFileError(`${src.at(where)}: ${where.length ? where.join(".") + ": " : ""}${msg}`);
+    throw makeError(`${src.at(where)}: ${where.length ? where.join(".") + ": " : ""}${msg}`);
   };
 
   const plans = Object.keys(policy.plans);

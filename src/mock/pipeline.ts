@@ -5,7 +5,7 @@
 //   edge       malformed           no Host, or several         400, closes
 //              cors                CORS preflight, any path    204
 //              ownPaths            /health, /healthz, /openapi.yaml, /swagger.html, /swagger-ui/*, /
-//              mockControls        POST /__mock/reset          204, 403, 404, 405
+//              mockControls        /__mock/reset, clock, faults  200, 201, 204, 400, 403, 404, 405
 //              apiPrefix           outside /v1, /aria, /ws     404
 //              latency             MOCK_LATENCY_MS, if set     - (waits)
 //   admission  matchRoute          looks the operation up      -
@@ -18,6 +18,7 @@
 //   request    prefer              Prefer it cannot honour     400
 //              readBody            body not taken, or too big  400, closes
 //              validateBody        body against its schema     400, 422
+//              faultRules          a rule of POST /__mock/faults  its status (502-504 at once; else as Prefer)
 //   responders upgradeRequired     WebSocket op, no upgrade    426
 //              sse                 event streams               200 text/event-stream
 //              billing             plan and usage, from the rate limiter
@@ -57,6 +58,7 @@ import { tunnel } from "./proxy/tunnel.js";
 import { apiPrefix } from "./stages/api-prefix.js";
 import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
+import { faultRules } from "./stages/fault-rules.js";
 import { frozen } from "./stages/frozen.js";
 import { latency } from "./stages/latency.js";
 import { malformed, malformedUncounted } from "./stages/malformed.js";
@@ -97,7 +99,7 @@ export function httpPipeline(s: Services): Stage[] {
   return [
     ...[malformed(s), cors(s), ownPaths(s), mockControls(s), apiPrefix(s), ...delay(s)],
     ...admission(s),
-    ...[prefer(s), readBody(s), validateBody(s)],
+    ...[prefer(s), readBody(s), validateBody(s), faultRules(s)],
     ...responders(s),
   ];
 }

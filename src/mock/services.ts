@@ -21,6 +21,10 @@ import { PrismOnDemand } from "./prism.js";
 import { corsHead } from "./stages/cors.js";
 import { timerScheduler } from "./store/scheduler.js";
 import { Store } from "./store/store.js";
+import { SimulatedTime } from "./store/sim-time.js";
+import { Faults } from "./faults.js";
+import { loadFixtures } from "./fixtures.js";
+import { readModel } from "./store/model.js";
 import { RequestValidator } from "./validation.js";
 import { Webhooks } from "./webhooks.js";
 import type { RateLimitPolicy } from "../policy.js";
@@ -46,6 +50,10 @@ export interface Services {
   readonly scripts: EventScripts;
   /** The stateful mock: every workspace's resources (store/). Unused with `stateless`. */
   readonly store: Store;
+  /** The store's simulated clock and the scheduler that reads it: paused, resumed, stepped by `/__mock/clock`. */
+  readonly time: SimulatedTime;
+  /** The fault rules of `/__mock/faults`. */
+  readonly faults: Faults;
   readonly wss: WebSocketServer;
   /** Headers every answer carries (CORS), as a flat [name, value, …] list. */
   readonly head: readonly string[];
@@ -74,9 +82,10 @@ export function buildServices(opts: GatewayOptions): Services {
   const clock = opts.clock ?? systemClock;
   const sink = opts.log === undefined ? consoleSink : opts.log;
   const fileKeys = opts.keysFile ? loadKeysFile(opts.keysFile, policy) : [];
+  const fixtures = opts.fixtures ? loadFixtures(opts.fixtures, contract, readModel(contract), policy) : null;
   const states = new StateRegistry();
   const onChange = () => states.changed();
-  const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(opts.extraKeys ?? [])], { clock, onChange, contract });
+  const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract });
   const secret = opts.jwtSecret ?? jwtSecretFromEnv();
   const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(Object.keys(contract.doc.paths ?? {})) });
   const apiKeyScheme = Object.values<Json>(contract.doc.components?.securitySchemes ?? {}).find((s) => s.type === "apiKey" && s.in === "header");
@@ -88,7 +97,19 @@ export function buildServices(opts: GatewayOptions): Services {
     onChange,
   });
   const stateless = opts.stateless ?? false;
-  const store = new Store({ contract, clock, scheduler: opts.scheduler ?? timerScheduler, stepMs: opts.stepMs ?? DEFAULT_STEP_MS, webhooks, onChange });
+  const time = new SimulatedTime(clock, opts.scheduler ?? timerScheduler);
+  let faults: Faults | undefined;
+  const store = new Store({
+    contract,
+    clock: time.clock,
+    scheduler: time.scheduler,
+    stepMs: opts.stepMs ?? DEFAULT_STEP_MS,
+    webhooks,
+    onChange,
+    fixtures: fixtures?.workspaces,
+    scenarioOf: (ws, rec, scenarios) => faults!.resourceScenario(rec.key, ws.id, scenarios),
+  });
+  faults = new Faults(contract, store.model);
   if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);
   return {
     contract,
@@ -105,8 +126,10 @@ export function buildServices(opts: GatewayOptions): Services {
     states,
     scripts: new EventScripts(contract),
     store,
+    time,
+    faults,
     wss: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }),
-    head: corsHead(policy),
+    head: corsHead(contract),
     settings: {
       streamIntervalMs: opts.streamIntervalMs ?? 400,
       maxBodyBytes: opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

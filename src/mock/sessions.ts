@@ -110,11 +110,19 @@ export function runAnalysisEvents(ws: WebSocket, events: StreamEvent[], lastEven
 }
 
 /** The store: the analysis's event log, replayed after `lastEventId` and followed live, then close 1000 at its end. */
-export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: string | null): void {
+export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: string | null, breakAfter?: number): void {
+  // A fault rule's break (faults.ts): after `breakAfter` events the connection drops, with no close frame.
+  let sent = 0;
+  const send = (e: StreamEvent) => {
+    if (breakAfter !== undefined && sent >= breakAfter) return;
+    sendEvent(ws, e);
+    if (++sent === breakAfter) ws.terminate();
+  };
+  if (breakAfter === 0) ws.terminate();
   const stop = follow(
     log,
     lastEventId,
-    (e) => sendEvent(ws, e),
+    send,
     () => {
       if (ws.readyState === ws.OPEN) ws.close(1000, "completed");
     },

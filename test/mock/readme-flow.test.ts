@@ -1,4 +1,5 @@
-// The README's "A full flow" block, run as written against a mock on a free port. `curl` and `jq` are not on every
+// The sh blocks of docs/frontend.md (the guide for frontend teams: "A full flow", the clock, the fault rules), each
+// run as written against a mock on a free port. `curl` and `jq` are not on every
 // machine (a fresh Debian has neither), so the block's commands are read here with shell-quote and each `curl` is
 // made with fetch: the URLs, methods, headers and bodies are the README's own, so the block cannot drift from
 // what works. Only the options the block uses are understood; any other fails the test, as does any step that
@@ -8,16 +9,17 @@ import path from "node:path";
 import { parse, type ParseEntry } from "shell-quote";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
-import { readSse, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { DEFAULT_STEP_MS } from "../../src/mock/services.js";
+import { getJson, readSse, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
 
-const MARKER = "<!-- The block below is run by test/mock/readme-flow.test.ts";
+const GUIDE = "docs/frontend.md";
 
-/** The fenced `sh` block after the marker in README.md. */
-function flowBlock(): string[] {
-  const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-  const at = readme.indexOf(MARKER);
-  expect(at, "README.md has the flow block's marker").toBeGreaterThan(0);
-  const m = /```sh\n([\s\S]*?)\n```/.exec(readme.slice(at));
+/** The fenced `sh` block after the marker `<!-- The block below (name) is run by test/mock/readme-flow.test.ts` in the guide. */
+function flowBlock(name: string): string[] {
+  const guide = fs.readFileSync(path.join(REPO_ROOT, GUIDE), "utf8");
+  const at = guide.indexOf(`<!-- The block below (${name}) is run by test/mock/readme-flow.test.ts`);
+  expect(at, `${GUIDE} has the marker of the ${name} block`).toBeGreaterThan(0);
+  const m = /```sh\n([\s\S]*?)\n```/.exec(guide.slice(at));
   return m![1]!.split("\n");
 }
 
@@ -49,8 +51,9 @@ async function curl(args: string[]): Promise<Step> {
   }
   if (data !== undefined && method === "GET") method = "POST";
   const res = await fetch(url, { method, headers, body: data });
+  if (res.status === 204) return { method, url, status: res.status, body: null };
   if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
-    const events = (await readSse(res)).map((e) => ({ event: e.event!, id: e.id!, data: JSON.parse(e.data) }));
+    const events = (await readSse(res).catch(() => [])).map((e) => ({ event: e.event!, id: e.id!, data: JSON.parse(e.data) }));
     return { method, url, status: res.status, body: null, events };
   }
   const text = await res.text();
@@ -96,10 +99,13 @@ beforeAll(async () => {
 });
 afterAll(() => g.close());
 
-describe("README: a full flow", () => {
+/** `METHOD /path status` of each step, ids generalised. */
+const shape = (steps: Step[]) => steps.map((s) => `${s.method} ${new URL(s.url).pathname.replace(/anl_\w+/, "{id}")} ${s.status}`);
+
+describe("docs/frontend.md: a full flow", () => {
   it("works as written: create, watch the stream to completed, read transcript and signals, rename, delete, 404", async () => {
-    const steps = await runFlow(flowBlock(), g.url);
-    expect(steps.map((s) => `${s.method} ${new URL(s.url).pathname.replace(/anl_\w+/, "{id}")} ${s.status}`)).toEqual([
+    const steps = await runFlow(flowBlock("full flow"), g.url);
+    expect(shape(steps)).toEqual([
       "POST /v1/analyses 202",
       "GET /v1/analysis/{id}/stream 200",
       "GET /v1/analyses/{id}/transcript 200",
@@ -119,5 +125,56 @@ describe("README: a full flow", () => {
     expect(signals.body.data.every((s: { score: number }) => s.score >= 0.5)).toBe(true);
     expect(renamed.body).toMatchObject({ id: created.body.id, title: "Q4 review (final)", status: "completed" });
     expect(schemaErrors("Error", gone.body)).toEqual([]);
+  });
+});
+
+describe("docs/frontend.md: the controls' examples", () => {
+  // The default pace of npm start (MOCK_STEP_MS 2000), on real timers beneath the simulated clock.
+  let c: TestGateway;
+  beforeAll(async () => {
+    c = await startGateway({ stepMs: DEFAULT_STEP_MS });
+  });
+  afterAll(() => c.close());
+
+  it("the clock: paused, an analysis stays queued; stepped 3 s, it is half way through processing and stays there", async () => {
+    const steps = await runFlow(flowBlock("clock"), c.url);
+    expect(shape(steps)).toEqual(["POST /__mock/clock 200", "POST /v1/analyses 202", "POST /__mock/clock 200", "GET /v1/analyses/{id} 200", "GET /v1/analyses/{id} 200", "POST /__mock/clock 200"]);
+    const [paused, created, stepped, first, second, resumed] = steps as [Step, Step, Step, Step, Step, Step];
+    expect(paused.body.paused).toBe(true);
+    expect(created.body.status).toBe("queued");
+    expect(Date.parse(stepped.body.now) - Date.parse(paused.body.now)).toBe(3000);
+    expect(first.body.status).toBe("processing");
+    expect(first.body.progress).toBeGreaterThan(0);
+    expect(first.body.progress).toBeLessThan(100);
+    expect(second.body).toEqual(first.body);
+    expect(resumed.body.paused).toBe(false);
+    await fetch(`${c.url}/__mock/reset`, { method: "POST" });
+  });
+
+  it("the faults: two 503s then a create, the analysis fails, the stream breaks after 2 events then replays", async () => {
+    const steps = await runFlow(flowBlock("faults"), c.url);
+    expect(shape(steps)).toEqual([
+      "POST /__mock/faults 201",
+      "POST /v1/analyses 503",
+      "POST /v1/analyses 503",
+      "POST /v1/analyses 202",
+      "POST /__mock/clock 200",
+      "POST /__mock/faults 201",
+      "POST /__mock/clock 200",
+      "GET /v1/analyses/{id} 200",
+      "POST /__mock/faults 201",
+      "GET /v1/analysis/{id}/stream 200",
+      "GET /v1/analysis/{id}/stream 200",
+      "GET /__mock/faults 200",
+      "DELETE /__mock/faults 204",
+    ]);
+    const failed = steps[7]!;
+    expect(failed.body).toMatchObject({ status: "failed", error: { code: expect.any(String) } });
+    const [broken, whole] = [steps[9]!.events!, steps[10]!.events!];
+    expect(broken.map((e) => e.id)).toEqual(whole.slice(0, 2).map((e) => e.id));
+    expect(whole.at(-1)!.event).toBe("error");
+    expect(steps[11]!.body.rules).toMatchObject([{ resource: failed.body.id, scenario: "fail", used: 1 }]);
+    expect((await getJson(`${c.url}/__mock/faults`)).body.rules).toEqual([]);
+    await fetch(`${c.url}/__mock/reset`, { method: "POST" });
   });
 });

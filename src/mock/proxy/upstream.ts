@@ -48,6 +48,7 @@ const MOCK_ONLY: Record<string, string> = {
   stateFile: "--state (MOCK_STATE_FILE)",
   latencyMs: "--latency (MOCK_LATENCY_MS)",
   keysFile: "--keys (MOCK_KEYS_FILE)",
+  fixtures: "--fixtures (MOCK_FIXTURES)",
 };
 
 /**

@@ -9,11 +9,18 @@ import type { Reply } from "../http/reply.js";
 import type { MockAnswer } from "../prism.js";
 import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
+import { askedTooMany } from "../stages/rate-limit.js";
 
 export const examples: StageFactory = (s) => {
   const retryAfterHeader = s.policy.headers.retry_after;
   const required = requiredHeaders(s);
-  const reply = (ctx: RequestContext, a: MockAnswer) => toReply(a, ctx.rate, retryAfterHeader, required(ctx.route, a.status));
+  const reply = (ctx: RequestContext, a: MockAnswer): Reply => {
+    if (a.status === 429 && ctx.decision) {
+      const refused = askedTooMany(s.policy, ctx.decision, a.value, s.clock.now());
+      return { ...refused, headers: { ...required(ctx.route, a.status), ...refused.headers } };
+    }
+    return toReply(a, ctx.rate, retryAfterHeader, required(ctx.route, a.status));
+  };
   return function examples(ctx) {
     const accept = ctx.req.headers.accept;
     const fromContract = s.examples.answer(ctx.route, ctx.prefer, accept);

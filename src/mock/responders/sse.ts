@@ -5,6 +5,7 @@
 // which stops a browser's EventSource from reconnecting. `stream_error` ends the stream with an `error` event after
 // the replay. In the stateless mock it plays a fixed script (events.ts), one event every `streamIntervalMs`.
 // Prefer asking for another response or a named example leaves the answer to the examples.
+import type { ServerResponse } from "node:http";
 import type { Route } from "../contract.js";
 import { newId, play, resumeAfter, sseMessage, type StreamEvent } from "../events.js";
 import type { RequestContext } from "../context.js";
@@ -72,7 +73,7 @@ function fromLog(s: Services, ctx: RequestContext): Reply | typeof TAKEN {
   const last = lastEventId(ctx);
   if (log.hasSeenAll(last)) return { status: 204, headers: {}, body: null, rate: ctx.rate };
   const res = ctx.res!;
-  const write = (e: StreamEvent) => res.write(sseMessage(e));
+  const write = breaking(res, s.faults.breakAfter(ctx.route.operationId, id, ctx.principal!.workspaceId));
   if (ctx.scenario === "stream_error") {
     const end = open(s, ctx, () => {});
     for (const e of log.after(last)) write(e);
@@ -92,6 +93,23 @@ function fromLog(s: Services, ctx: RequestContext): Reply | typeof TAKEN {
   return TAKEN;
 }
 
+/**
+ * Writes each event; with a fault rule's `breakAfter` (faults.ts), the connection is closed after that many events,
+ * without the stream's closing event, as a dropped connection is (an EventSource reconnects with Last-Event-ID).
+ */
+function breaking(res: ServerResponse, breakAfter: number | undefined): (e: StreamEvent) => void {
+  if (breakAfter === undefined) return (e) => res.write(sseMessage(e));
+  let sent = 0;
+  // Destroyed once the last bytes are handed to the socket, so they arrive before the cut.
+  const cut = () => res.destroy();
+  if (breakAfter === 0) res.write(": the connection breaks here (fault rule)\n\n", cut);
+  return (e) => {
+    if (sent >= breakAfter) return;
+    if (++sent === breakAfter) res.write(sseMessage(e), cut);
+    else res.write(sseMessage(e));
+  };
+}
+
 /** The stateless mock: the fixed event script of an analysis, paced. */
 function scripted(s: Services, ctx: RequestContext): void {
   const res = ctx.res!;
@@ -99,5 +117,6 @@ function scripted(s: Services, ctx: RequestContext): void {
   const events = resumeAfter(s.scripts.analysisEvents(analysisId, ctx.principal!.workspaceId), lastEventId(ctx));
   const ac = new AbortController();
   const end = open(s, ctx, () => ac.abort());
-  void play(events, s.settings.streamIntervalMs, (e) => res.write(sseMessage(e)), ac.signal).then(end);
+  const write = breaking(res, s.faults.breakAfter(ctx.route.operationId, analysisId, ctx.principal!.workspaceId));
+  void play(events, s.settings.streamIntervalMs, write, ac.signal).then(end);
 }

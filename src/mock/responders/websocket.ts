@@ -66,7 +66,7 @@ function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: strin
   const workspaceId = ctx.principal!.workspaceId;
   const q = ctx.query;
   const lastEventId = q.get("last_event_id");
-  if (log) return followAnalysisLog(ws, log, lastEventId);
+  if (log) return followAnalysisLog(ws, log, lastEventId, s.faults.breakAfter(ctx.route.operationId, analysisId!, workspaceId));
   if (analysisId) return runAnalysisEvents(ws, s.scripts.analysisEvents(analysisId, workspaceId), lastEventId, s.settings.streamIntervalMs);
   const mediaType = q.get("media_type") ?? "audio";
   const opts = { mediaType, contentType: contentTypeOf(q.get("encoding") ?? "pcm_s16le", mediaType) };

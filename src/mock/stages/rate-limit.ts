@@ -77,6 +77,25 @@ function rateHeaders(policy: RateLimitPolicy, d: Decision): string[] {
   ];
 }
 
+/**
+ * The 429 a request asks for with `Prefer: code=429` (or a fault rule sets): the limiter's real refusal as if the
+ * window (`daily` when the example named is the daily one) were exhausted now, so its body's `limit` and
+ * `retry_after` and its `X-RateLimit-*` and `Retry-After` headers agree, all read from `x-rate-limit-policy` and
+ * the request's own buckets (decision MC4).
+ */
+export function askedTooMany(policy: RateLimitPolicy, d: Decision, example: unknown, now: number): Reply {
+  const daily = (example as { error?: unknown } | null)?.error === policy.errors.daily.error;
+  const retryAfter = daily ? secondsTo(DAY_MS - (now % DAY_MS)) : secondsTo(d.reset * 1000 - now);
+  const forced: Decision = { ...d, allowed: false, exceeded: daily ? "daily" : "minute", remaining: daily ? d.remaining : 0, dailyRemaining: daily ? 0 : d.dailyRemaining, retryAfter };
+  return tooMany(policy, forced, rateHeaders(policy, forced));
+}
+
+const DAY_MS = 86_400_000;
+
+function secondsTo(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
 /** The 429 of the limit that refused the request: the daily one when both are exhausted. */
 function tooMany(policy: RateLimitPolicy, d: Decision, rate: readonly string[]): Reply {
   const daily = d.exceeded === "daily";

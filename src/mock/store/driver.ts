@@ -30,6 +30,8 @@ export interface DriverOptions {
   webhooks: WebhookSink;
   /** Makes a resource of `schema` for a `creates` transition (the store builds it from the contract). */
   create(ws: WorkspaceData, schema: string, fields: Json): Rec;
+  /** A scenario set on `rec` from outside (a fault rule), among those its state's processing can take. */
+  scenarioOf?: (ws: WorkspaceData, rec: Rec, scenarios: readonly string[]) => string | undefined;
 }
 
 export class Driver {
@@ -78,11 +80,20 @@ export class Driver {
   }
 
   /** The service's processing takes `rec`'s next step now (the scenario's, if it has one). */
-  advance(ws: WorkspaceData, rec: Rec, scenario = rec.scenario): Step | undefined {
+  advance(ws: WorkspaceData, rec: Rec, scenario = rec.scenario ?? this.outsideScenario(ws, rec)): Step | undefined {
     const m = this.machine(rec);
     const step = nextAsync(m, rec.value[m.property], this.now(), scenario);
     if (step) this.apply(ws, rec, step);
     return step;
+  }
+
+  /** The scenario a fault rule sets on `rec`, when its current state's processing can take it. */
+  private outsideScenario(ws: WorkspaceData, rec: Rec): string | undefined {
+    if (!this.o.scenarioOf) return undefined;
+    const m = this.machine(rec);
+    const state = rec.value[m.property];
+    const scenarios = m.transitions.filter((t) => t.trigger === "async" && t.scenario !== undefined && t.from.includes(state)).map((t) => t.scenario!);
+    return scenarios.length ? this.o.scenarioOf(ws, rec, scenarios) : undefined;
   }
 
   /** Writes a step into `rec` and does what entering its state does. */

@@ -7,8 +7,8 @@ import type { StoreModel as Model } from "./model.js";
 import type { WorkspaceData } from "./records.js";
 import { nameOf, StoreError } from "./store.js";
 
-/** One referencing property: where it is in the body (`*` for each item of an array), and what it must name. */
-interface Site {
+/** One referencing property (exported for the fixtures' check, fixtures.ts): where it is in the body (`*` for each item of an array), and what it must name. */
+export interface Site {
   path: readonly string[];
   schema: string;
   states: readonly string[] | null;
@@ -20,7 +20,7 @@ const MAX_DEPTH = 6;
 const sitesByRoute = new WeakMap<Route, readonly Site[]>();
 
 /** The referencing properties of an operation's JSON body, found once per operation. */
-function sitesOf(contract: Contract, model: Model, route: Route): readonly Site[] {
+export function sitesOf(contract: Contract, model: Model, route: Route): readonly Site[] {
   let sites = sitesByRoute.get(route);
   if (!sites) {
     const schema = contract.deref(contract.deref(route.op.requestBody)?.content?.["application/json"]?.schema);
@@ -56,7 +56,7 @@ function site(facts: ModelFacts, node: Json, raw: Json, path: string[]): Site {
 }
 
 /** The ids at `path` in `value`, each with where it is (`analysis_ids.1`). */
-function* idsAt(value: unknown, path: readonly string[], at: string[] = []): Iterable<[string, string]> {
+export function* idsAt(value: unknown, path: readonly string[], at: string[] = []): Iterable<[string, string]> {
   if (path.length === 0) {
     if (typeof value === "string") yield [at.join("."), value];
     return;

@@ -4,11 +4,12 @@
 // (analysis.ts). Implements MockState: reset, snapshot and restore.
 import type { Contract, Json, Route } from "../contract.js";
 import { readTemplates, type Templates } from "../events.js";
+import type { FixtureRecord } from "../fixtures.js";
 import type { Clock } from "../limiter.js";
 import type { MockState } from "../state.js";
 import { AnalysisHooks } from "./analysis.js";
 import { buildRecord } from "./build.js";
-import { Driver, type WebhookSink } from "./driver.js";
+import { Driver, type DriverOptions, type WebhookSink } from "./driver.js";
 import { readListSpec, type ListSpec } from "./lists.js";
 import { EventLog } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
@@ -27,6 +28,10 @@ export interface StoreOptions {
   maxWorkspaces?: number;
   /** Told after the store changed by itself (a processing step, a time-out): the state file is written then. */
   onChange?: () => void;
+  /** Workspaces whose records come from a fixtures file (fixtures.ts) instead of the seed. */
+  fixtures?: ReadonlyMap<string, readonly FixtureRecord[]>;
+  /** The outcome a resource's next processing step takes besides its own (a fault rule), among `scenarios`. */
+  scenarioOf?: DriverOptions["scenarioOf"];
 }
 
 export interface InsertOptions {
@@ -74,7 +79,7 @@ export class Store implements MockState {
     this.templates = readTemplates(o.contract);
     // Whatever runs on a timer changes the store by itself: say so after each task.
     const scheduler: Scheduler = { after: (ms, task) => o.scheduler.after(ms, () => (task(), o.onChange?.())) };
-    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, create: (ws, schema, fields) => this.createLinked(ws, schema, fields) });
+    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields) });
     for (const [route, plan] of this.model.plans) {
       if (plan.kind === "list") this.listSpecs.set(route, readListSpec(o.contract, route, plan.coll));
     }
@@ -92,6 +97,11 @@ export class Store implements MockState {
 
   now(): number {
     return this.o.clock.now();
+  }
+
+  /** The workspaces a fixtures file fills. */
+  get fixtureWorkspaces(): string[] {
+    return [...(this.o.fixtures?.keys() ?? [])];
   }
 
   /** The seed, read from the contract on first use (not at start-up: cold start matters). */
@@ -117,11 +127,20 @@ export class Store implements MockState {
   }
 
   private seeded(id: string): WorkspaceData {
+    const fixture = this.o.fixtures?.get(id);
+    if (fixture) return this.fromFixture(id, fixture);
     const ws = new WorkspaceData(id);
     const seed = this.seedFactory.for(id);
     for (const r of seed.records) ws.table(this.model.collections.get(r.coll)!).add(new Rec(this.model.collections.get(r.coll)!, r.parent, ws.seq++, r.value));
     for (const c of seed.children) ws.child(c.schema).set(c.parent, c.value);
     for (const [path, v] of Object.entries(seed.singletons)) ws.singletons.set(path, v);
+    return ws;
+  }
+
+  /** A fixture workspace: the file's records, each as it was written, resting until acted on (like seeded ones). */
+  private fromFixture(id: string, records: readonly FixtureRecord[]): WorkspaceData {
+    const ws = new WorkspaceData(id);
+    for (const r of records) ws.table(r.coll).add(new Rec(r.coll, r.parent, ws.seq++, structuredClone(r.value)));
     return ws;
   }
 

@@ -1,0 +1,87 @@
+// Fixtures (`--fixtures FILE`, decision MC6): a team's own records loaded into named workspaces and checked
+// against the contract.
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../../src/mock/contract.js";
+import { parseFixtures } from "../../src/mock/fixtures.js";
+import { refuseMockSettings } from "../../src/mock/proxy/upstream.js";
+import { readModel } from "../../src/mock/store/model.js";
+import { call, contract, policy, startGateway, type TestGateway } from "./helpers.js";
+
+const EXAMPLE = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml");
+const KEY = "pk_test_dashboard_demo";
+/** Where the example's analysis `status` is: line and column. */
+const STATUS_AT = `${fs.readFileSync(EXAMPLE, "utf8").split("\n").findIndex((l) => l.includes("status: processing")) + 1}:17`;
+
+describe("--fixtures: the example file, loaded", () => {
+  let g: TestGateway;
+  beforeAll(async () => {
+    g = await startGateway({ fixtures: EXAMPLE });
+  });
+  afterAll(() => g.close());
+
+  it("its workspace holds exactly its records, reached with its key; other workspaces are seeded as ever", async () => {
+    const agents = await call(g.url, "GET", "/v1/agents", { key: KEY });
+    expect(agents.body.data.map((a: { id: string }) => a.id)).toEqual(["agt_01DashAgent0000000000001"]);
+    expect((await call(g.url, "GET", "/v1/analyses", { key: KEY })).body.data).toMatchObject([{ id: "anl_01DashCall00000000000001", status: "processing", progress: 40 }]);
+    expect((await call(g.url, "GET", "/v1/runs/run_01DashRun000000000000001", { key: KEY })).body.agent_id).toBe("agt_01DashAgent0000000000001");
+    expect((await call(g.url, "GET", "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0", { key: KEY })).status).toBe(404);
+    expect((await call(g.url, "GET", "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0")).status).toBe(200);
+  });
+
+  it("reset brings the file's records back", async () => {
+    expect((await call(g.url, "PATCH", "/v1/analyses/anl_01DashCall00000000000001", { key: KEY, body: { title: "renamed" } })).body.title).toBe("renamed");
+    await fetch(`${g.url}/__mock/reset`, { method: "POST" });
+    expect((await call(g.url, "GET", "/v1/analyses/anl_01DashCall00000000000001", { key: KEY })).body.title).toBe("Renewal call with Acme");
+  });
+});
+
+describe("--fixtures: an invalid file names the record and the rule", () => {
+  const model = readModel(contract);
+  const example = fs.readFileSync(EXAMPLE, "utf8");
+  const parse = (text: string, file = "fx.yaml") => {
+    try {
+      parseFixtures(text, file, contract, model, policy);
+      return "loaded";
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+
+  it("loads the example as it is", () => expect(parse(example)).toBe("loaded"));
+
+  it.each([
+    ["a value its schema refuses", example.replace("status: processing", "status: exploded"), new RegExp(`^fx\\.yaml:${STATUS_AT}: workspaces\\.ws_Dashboard01\\.Analysis\\.0\\.status: analysis anl_01DashCall00000000000001: must be equal to one of the allowed values \\(schema Analysis, rule "enum"\\)$`)],
+    ["a missing required field", example.replace("        title: Renewal call with Acme\n", ""), /Analysis\.0: analysis anl_01DashCall00000000000001: must have required property 'title' \(schema Analysis, rule "required"\)/],
+    ["an id naming nothing in the workspace (x-references)", example.replace("agent_id: agt_01DashAgent0000000000001", "agent_id: agt_01Elsewhere000000000000001"), /^fx\.yaml:\d+:\d+: workspaces\.ws_Dashboard01\.Run\.0\.agent_id: run run_01DashRun000000000000001: no agent agt_01Elsewhere000000000000001 in workspace ws_Dashboard01 \(x-references: Agent\)$/],
+    ["an id in an array naming nothing", example.replace("analysis_ids: [anl_01DashCall00000000000001]", "analysis_ids: [anl_01Missing00000000000001]"), /Run\.0\.input\.analysis_ids\.0: run run_01DashRun000000000000001: no analysis anl_01Missing00000000000001/],
+    ["a collection the contract does not have", example.replace("    Run:\n", "    Runs:\n"), /workspaces\.ws_Dashboard01\.Runs: not a collection of the contract/],
+    ["a workspace id of the wrong shape", example.replaceAll("ws_Dashboard01:", "dashboard:"), /workspaces\.dashboard: a workspace id must match/],
+    ["a key of the wrong shape", example.replace("key: pk_test_dashboard_demo", "key: sk_dashboard"), /^fx\.yaml:5:\d+: keys\.0\.key: must be a string starting with/],
+    ["not YAML", "workspaces: [\n  {", /^fx\.yaml:\d+:\d+: not JSON or YAML/],
+  ])("%s", (_what, text, message) => expect(parse(text)).toMatch(message));
+
+  it("an id twice in one collection", () => {
+    const twice = example.replace("    Analysis:\n", "    Analysis:\n" + /    Analysis:\n([\s\S]*?)    Run:/.exec(example)![1]);
+    expect(parse(twice)).toMatch(/Analysis\.1\.id: analysis anl_01DashCall00000000000001 appears twice/);
+  });
+
+  it("docs/frontend.md shows the messages the loader gives (the example with its status, then its agent_id, broken)", () => {
+    const guide = fs.readFileSync(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
+    const shown = [...guide.matchAll(/^Bad fixtures file \(MOCK_FIXTURES \/ --fixtures\): (.*)$/gm)].map((m) => m[1]);
+    expect(shown).toEqual([
+      parse(example.replace("status: processing", "status: exploded"), "fixtures.yaml"),
+      parse(example.replace("agent_id: agt_01DashAgent0000000000001", "agent_id: agt_01Elsewhere000000000000001"), "fixtures.yaml"),
+    ]);
+  });
+
+  it("has no meaning in proxy mode: refused beside --upstream", () => {
+    expect(() => refuseMockSettings({ fixtures: "fx.yaml" })).toThrow("--fixtures (MOCK_FIXTURES) has no meaning then");
+  });
+
+  it("reads JSON too", () => {
+    const json = JSON.stringify({ workspaces: { ws_Dashboard01: { Agent: [{ id: "agt_01x" }] } } });
+    expect(parse(json, "fx.json")).toMatch(/^fx\.json:1:\d+: workspaces\.ws_Dashboard01\.Agent\.0: agent agt_01x: must have required property/);
+  });
+});
