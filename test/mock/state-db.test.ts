@@ -247,7 +247,7 @@ describe("a JSON state file of earlier versions", () => {
     const board = (await post(`${a.url}/v1/boards`, { name: "Bad later" })).body;
     const store = a.gateway.store.snapshot() as any;
     await a.close();
-    const [ws] = Object.keys(store.workspaces);
+    const ws = Object.keys(store.workspaces)[0]!;
     store.workspaces[ws].records.find((r: any) => r.value.id === board.id).value.name = 42;
     fs.writeFileSync(file, v1({ store }));
     await expect(startGateway({ stateFile: file })).rejects.toThrow(`${file}: workspace ${ws}, collection Board, id ${board.id}: /name: must be string`);
