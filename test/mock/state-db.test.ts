@@ -13,7 +13,7 @@ import { StateDb } from "../../src/mock/state-db.js";
 import { StateRegistry } from "../../src/mock/state-registry.js";
 import { ManualScheduler } from "../../src/mock/store/scheduler.js";
 import { Store } from "../../src/mock/store/store.js";
-import { apiKey, contract, getJson, ManualClock, startGateway } from "./helpers.js";
+import { apiKey, call, contract, getJson, ManualClock, startGateway, startStateful, STEP_MS } from "./helpers.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-state-db-"));
@@ -169,6 +169,32 @@ describe("state database", () => {
       expect(rows(file, "SELECT value FROM parts WHERE name = 'extra'")[0].value).toBe('{"n":5}');
       const back = b.gateway.store.workspace("ws_northwind01") as unknown as Record<string, unknown>;
       expect(back.remembered).toEqual(new Map([["idem_1", { status: 201 }]]));
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("keeps what a lifecycle's steps write by themselves: status, transcript, sub-records, and the same event log (ids and all) for a stream to resume", async () => {
+    const file = fresh();
+    const a = await startStateful({ stateFile: file });
+    const created = await call(a.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/a.mp3", media_type: "audio" } });
+    const id = created.body.id;
+    a.scheduler.advance(STEP_MS * 3);
+    const done = (await call(a.url, "GET", `/v1/analyses/${id}`)).body;
+    const transcript = (await call(a.url, "GET", `/v1/analyses/${id}/transcript`)).body;
+    const signals = (await call(a.url, "GET", `/v1/analyses/${id}/signals`)).body.data;
+    const ws = a.gateway.keys.list().find((k) => k.key === "pk_test_demo_pro")!.workspace_id;
+    const log = a.gateway.store.eventLog(ws, id)!.events;
+    await a.close();
+    expect(done.status).toBe("completed");
+    expect(signals.length).toBeGreaterThan(0);
+
+    const b = await startStateful({ stateFile: file });
+    try {
+      expect((await call(b.url, "GET", `/v1/analyses/${id}`)).body).toEqual(done);
+      expect((await call(b.url, "GET", `/v1/analyses/${id}/transcript`)).body).toEqual(transcript);
+      expect((await call(b.url, "GET", `/v1/analyses/${id}/signals`)).body.data).toEqual(signals);
+      expect(b.gateway.store.eventLog(ws, id)!.events).toEqual(log);
     } finally {
       await b.close();
     }

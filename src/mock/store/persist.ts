@@ -3,15 +3,15 @@
 // it is first used, and every record checked against the contract's schemas once, when the mock starts.
 //
 //   record row   workspace, collection, parent ('' for none), key, seq, value (the record's JSON), extra (what is
-//                kept with it: its lifecycle's scenario, whether processing drives it, its event log, its child
-//                records such as an analysis's transcript)
+//                kept with it: its lifecycle's scenario, whether processing drives it, its child records such as
+//                an analysis's transcript). Not its event log: that is written again from the stored records
+//                when first needed (analysis.ts `logOf`), with the same events and ids (decision DB3).
 //   field row    workspace, field name, JSON: every field of WorkspaceData but its id, tables, children and
 //                journal (`seq`, `singletons`, whatever a feature adds); Maps and Sets are tagged so they come back
 //                as Maps and Sets. A field is written when its JSON differs from what was written last.
 import type { Contract, Json } from "../contract.js";
 import type { JsonPath } from "../json-file.js";
 import { componentCheck, SnapshotError } from "../snapshot.js";
-import { EventLog } from "./log.js";
 import type { StoreModel } from "./model.js";
 import { Rec, WorkspaceData, type Journal } from "./records.js";
 
@@ -171,7 +171,6 @@ export class StorePersistence {
     const rec = new Rec(coll, row.parent === "" ? null : row.parent, row.seq, value);
     rec.scenario = typeof extra.scenario === "string" ? extra.scenario : undefined;
     rec.driven = extra.driven === true;
-    if (extra.log) rec.log = EventLog.restore(rec.key, extra.log);
     for (const [schema, child] of Object.entries<Json>(extra.children ?? {})) ws.child(schema).set(rec.key, child);
     ws.table(coll).add(rec);
     return rec;
@@ -221,7 +220,7 @@ export class StorePersistence {
       const child = ws.children.get(schema)?.get(rec.key);
       if (child !== undefined) children[schema] = child;
     }
-    const extra = { scenario: rec.scenario ?? null, driven: rec.driven, log: rec.log?.snapshot() ?? null, children };
+    const extra = { scenario: rec.scenario ?? null, driven: rec.driven, children };
     return { ws: ws.id, coll: rec.coll.schema, parent: rec.parent ?? "", key: rec.key, seq: rec.seq, value: rec.json().toString("utf8"), extra: JSON.stringify(extra) };
   }
 }
