@@ -52,8 +52,12 @@ function answer(s: Services, ctx: RequestContext, out: Outcome): void {
   if (unread) lingerAfterAnswer(ctx.req);
   // A request that may have changed the mock's state (a successful POST, PUT, PATCH or DELETE): with `--state`
   // it is in the database before the answer is sent, so an acknowledged change survives a crash (decision DB2).
-  if (out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") s.states.commit();
-  send(ctx.res!, out, s.head, s.live.draining || unread);
+  if (out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") {
+    s.states.commitThen(
+      () => send(ctx.res!, out, s.head, s.live.draining || unread),
+      (e) => failed(s, ctx, e),
+    );
+  } else send(ctx.res!, out, s.head, s.live.draining || unread);
 }
 
 function failed(s: Services, ctx: RequestContext, e: Error): void {

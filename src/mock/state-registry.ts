@@ -8,6 +8,8 @@ export class StateRegistry {
   private readonly parts = new Map<string, MockState>();
   private readonly listeners = new Set<() => void>();
   private readonly committers = new Set<() => void>();
+  /** Answers waiting for the next commit (group commit: one transaction for the requests of one turn of the loop). */
+  private waiting: Array<{ send: () => void; fail: (e: Error) => void }> = [];
 
   /** Adds a part; its `name` must be new (it is the part's key in the state file). */
   register(part: MockState): void {
@@ -40,6 +42,36 @@ export class StateRegistry {
    */
   commit(): void {
     for (const fn of this.committers) fn();
+  }
+
+  /**
+   * Sends a request's answer once its change is written: at once when nothing writes changes (in memory);
+   * otherwise after one commit, made when this turn of the event loop is over, for every request that changed
+   * something in it (group commit: the transaction's cost is shared). `fail` gets the error when the commit failed.
+   */
+  commitThen(send: () => void, fail: (e: Error) => void): void {
+    if (!this.committers.size) return send();
+    this.waiting.push({ send, fail });
+    if (this.waiting.length === 1) setImmediate(() => this.commitWaiting());
+  }
+
+  private commitWaiting(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    let error: Error | null = null;
+    try {
+      this.commit();
+    } catch (e) {
+      error = e as Error;
+    }
+    for (const w of batch) {
+      try {
+        if (error) w.fail(error);
+        else w.send();
+      } catch (e) {
+        w.fail(e as Error);
+      }
+    }
   }
 
   /** `fn` is called on every change; it must not throw (it runs in timers too). */

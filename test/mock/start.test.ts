@@ -236,7 +236,7 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     });
     const hook = (await created.json()) as { id: string };
     s.child.kill("SIGTERM");
-    expect(await s.exited).toBe(0);
+    expect(await s.exited, s.output()).toBe(0);
     const db = new Database(file, { readonly: true });
     const part = db.prepare("SELECT value FROM parts WHERE name = 'webhooks'").get() as { value: string };
     db.close();
