@@ -109,6 +109,22 @@ describe("state database", () => {
     }
   });
 
+  it("answers 500, and keeps nothing it acknowledged unwritten, when a change cannot be written", async () => {
+    const file = fresh();
+    const g = await startGateway({ stateFile: file });
+    try {
+      g.gateway.states.onCommit(() => {
+        throw new Error("disk full");
+      });
+      const res = await post(`${g.url}/v1/boards`, { name: "Not acknowledged" });
+      expect(res.status).toBe(500);
+      expect(g.logs.some((l) => l.includes("internal error on POST /v1/boards") && l.includes("disk full"))).toBe(true);
+      expect((await getJson(`${g.url}/v1/boards`, { headers: json })).status).toBe(200); // still serving
+    } finally {
+      await g.close();
+    }
+  });
+
   it("refuses a record the contract does not allow, naming workspace, collection, id and the rule, and leaves the file as it is", async () => {
     const file = fresh();
     const a = await startGateway({ stateFile: file });
