@@ -160,7 +160,10 @@ async function lifecycles(o: Options, out: Scale): Promise<void> {
     });
     const seconds = (performance.now() - t0) / 1000;
     o.say(`  ${made.requests} analyses created in ${seconds.toFixed(1)} s (non-2xx ${made.non2xx}); each moves every ${o.sizes.lifecycleStepMs / 1000} s`);
-    if (seconds * 1000 > o.sizes.lifecycleStepMs) out.notes.push(`creating ${o.sizes.lifecycles} analyses took ${seconds.toFixed(1)} s, longer than a step: the first ones were moving already`);
+    if (seconds * 1000 > o.sizes.lifecycleStepMs) {
+      out.notes.push(`creating ${o.sizes.lifecycles} analyses took ${seconds.toFixed(1)} s, longer than a step: the first ones were processing (releasing content) while /health was measured`);
+    }
+    if (seconds * 1000 + o.rounds * o.seconds * 1000 > 2 * o.sizes.lifecycleStepMs) out.notes.push("some analyses may have finished before /health was measured to the end: raise --scale-step-ms");
     out.runs.lifecycleCreates = [slim(made)];
     const runs = await health(s, o, `with ${o.sizes.lifecycles} analyses in flight`);
     out.runs.healthUnderLifecycles = runs.map(slim);
