@@ -58,6 +58,10 @@ function openDatabase(file: string): Database {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new StateFileError(`${file}: cannot create the state database (${(e as Error).message})`);
   }
+  // SQLite opens its log and shared-memory files beside the database by name, following links: refuse a planted one.
+  for (const side of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) {
+    if (fs.lstatSync(side, { throwIfNoEntry: false })?.isSymbolicLink()) throw new StateFileError(`${side} is a symbolic link: remove it (the state database's own files are never links)`);
+  }
   let db: Database | null = null;
   try {
     db = new (sqlite())(file);
@@ -105,6 +109,8 @@ function isJsonStateFile(file: string): boolean {
     const head = Buffer.alloc(SQLITE_HEADER.length);
     const n = fs.readSync(fd, head, 0, head.length, 0);
     return n > 0 && head.toString("latin1", 0, n) !== SQLITE_HEADER.slice(0, n);
+  } catch {
+    return false; // a folder, say: openDatabase says what is wrong with it
   } finally {
     fs.closeSync(fd);
   }

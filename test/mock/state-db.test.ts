@@ -165,6 +165,12 @@ describe("state database", () => {
       await g.close();
     }
     expect(fs.readFileSync(victim, "utf8")).toBe("untouched");
+    // SQLite's own files beside the database are opened by name: a link planted there refuses the start.
+    const other = fresh();
+    fs.symlinkSync(victim, `${other}-wal`);
+    await expect(startGateway({ stateFile: other })).rejects.toThrow(`${other}-wal is a symbolic link`);
+    expect(fs.readFileSync(victim, "utf8")).toBe("untouched");
+    await expect(startGateway({ stateFile: dir })).rejects.toThrow(`${dir}: not a state database this mock can read`);
   });
 
   it("keeps a part registered with one line, and a field a feature adds to the workspace, without code of their own", async () => {
