@@ -104,6 +104,11 @@ describe("state database", () => {
       edit(file, "UPDATE records SET extra = '{\"mark\":1}' WHERE coll = 'Board' AND key != ?", one);
       await getJson(`${g.url}/v1/boards/${one}`, { method: "PATCH", headers: json, body: JSON.stringify({ name: "Only me" }) });
       expect(rows(file, "SELECT count(*) AS n FROM records WHERE extra = '{\"mark\":1}'")[0].n).toBe(ids.length - 1);
+      // A workspace only read is never written (a GET with any minted token would otherwise fill the file).
+      await getJson(`${g.url}/v1/boards`, { headers: apiKey("pk_test_demo_free") });
+      await post(`${g.url}/v1/boards`, { name: "After the read" });
+      const free = g.gateway.keys.list().find((k) => k.key === "pk_test_demo_free")!.workspace_id;
+      expect(rows(file, "SELECT count(*) AS n FROM records WHERE ws = ?", free)[0].n).toBe(0);
     } finally {
       await g.close();
     }
