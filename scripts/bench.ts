@@ -2,8 +2,11 @@
 // several rounds, the things compared alternating within each round). Prints a table, writes bench/results.json
 // (the machine, the date, every raw run). bench/README.md explains each figure.
 //
-//   npm run bench                        everything (under 5 minutes on 2 cores)
+//   npm run bench                        everything but scale (under 5 minutes on 2 cores)
 //   npm run bench -- --only=client,size  some sections: client, mock, toolchain, size, cold (results.json untouched)
+//   npm run bench -- --only=scale        how costs grow (issue 22; several minutes): written into results.json's
+//                                        `scale`, the other sections kept; sizes: --scale-large=100000,
+//                                        --scale-streams=10000, --scale-lifecycles=20000, --scale-step-ms=20000
 //   npm run bench -- --rounds=5          more rounds for every section
 //
 // Nothing here is a test: timings never fail a build. The run fails only when a figure cannot be trusted
@@ -18,9 +21,12 @@ import { coldStart, type ColdStart } from "./bench/cold-start.js";
 import { median, medianRatio, stopAllOnExit, timed } from "./bench/lib.js";
 import { mockThroughput, type MockThroughput } from "./bench/mock-throughput.js";
 import { clientSize, ENTRIES, type ClientSize } from "./bench/size.js";
+import { DEFAULT_SIZES, scale, type Scale } from "./bench/scale.js";
 import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain.js";
 
-const SECTIONS = ["client", "mock", "toolchain", "size", "cold"] as const;
+const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "scale"] as const;
+/** What `npm run bench` runs without --only: scale takes minutes of its own (--only=scale). */
+const DEFAULT_SECTIONS = SECTIONS.filter((s) => s !== "scale");
 /** The stateful mock's answers keep at least this share of the static examples' throughput. */
 const STATEFUL_TARGET = 0.8;
 type Section = (typeof SECTIONS)[number];
@@ -64,6 +70,7 @@ interface Results {
   toolchain?: Toolchain;
   size?: ClientSize;
   coldStart?: ColdStart;
+  scale?: Scale;
 }
 
 const CLIENT_TARGET = 0.9;
@@ -243,13 +250,39 @@ export function table(r: Results): string {
       r.toolchain && !r.toolchain.generatedFresh ? "generated/ is STALE: run npm run generate" : "",
     ]);
   }
+  if (r.scale) rows.push(...scaleRows(r.scale));
   const head = ["figure", "median", "ratio", "check"];
   return [head, head.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
 }
 
+/** Issue 22's goals for the scale figures. */
+const SCALE_GOALS = { listPage: 1.5, healthMs: 50, createWithState: 0.5 };
+
+function scaleRows(s: Scale): string[][] {
+  const n = (x: number) => x.toLocaleString("en-US");
+  const ms = (x: number) => `${x.toFixed(2)} ms`;
+  return [
+    [`Scale: filtered, cursor-paged list p99 at ${n(s.sizes.large)} ÷ at ${n(s.sizes.small)} records`, "", `${x2(s.listPageP99At100kOver1k)}`, `≤ ${SCALE_GOALS.listPage}×: ${check(s.listPageP99At100kOver1k <= SCALE_GOALS.listPage)}`],
+    [`Scale: /health p99 with ${n(s.sizes.streams)} SSE streams open`, ms(s.healthP99UnderStreamsMs), "", `≤ ${SCALE_GOALS.healthMs} ms: ${check(s.healthP99UnderStreamsMs <= SCALE_GOALS.healthMs)}`],
+    [`Scale: /health p99 with ${n(s.sizes.lifecycles)} analyses in flight`, ms(s.healthP99UnderLifecyclesMs), "", `≤ ${SCALE_GOALS.healthMs} ms: ${check(s.healthP99UnderLifecyclesMs <= SCALE_GOALS.healthMs)}`],
+    ["Scale: POST /v1/boards with --state (SQLite) ÷ in memory", "", x2(s.createWithStateOverMemory), `≥ ${SCALE_GOALS.createWithState}×: ${check(s.createWithStateOverMemory >= SCALE_GOALS.createWithState)}`],
+    ["Scale: memory", `${n(s.bytesPerStoredAnalysis)} B per stored analysis (heap) · ${n(s.bytesPerOpenStream)} B per open stream (RSS)`, "", `non-2xx: ${s.non2xx} ${check(s.non2xx === 0)}`],
+  ];
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { only: { type: "string" }, rounds: { type: "string" } } });
-  const only = values.only ? (values.only.split(",").map((s) => s.trim()) as Section[]) : [...SECTIONS];
+  const { values } = parseArgs({
+    options: {
+      only: { type: "string" },
+      rounds: { type: "string" },
+      "scale-small": { type: "string" },
+      "scale-large": { type: "string" },
+      "scale-streams": { type: "string" },
+      "scale-lifecycles": { type: "string" },
+      "scale-step-ms": { type: "string" },
+    },
+  });
+  const only = values.only ? (values.only.split(",").map((s) => s.trim()) as Section[]) : [...DEFAULT_SECTIONS];
   const unknown = only.filter((s) => !SECTIONS.includes(s));
   if (unknown.length) {
     console.error(`unknown section(s) ${unknown.join(", ")}; sections: ${SECTIONS.join(", ")}`);
@@ -286,20 +319,39 @@ async function main(): Promise<void> {
     say("\n[cold] npm start and bare prism mock, from spawn to first 200…");
     results.coldStart = await coldStart({ rounds: rounds(3), say });
   }
+  if (has("scale")) {
+    const size = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));
+    const sizes = {
+      small: size(values["scale-small"], DEFAULT_SIZES.small),
+      large: size(values["scale-large"], DEFAULT_SIZES.large),
+      streams: size(values["scale-streams"], DEFAULT_SIZES.streams),
+      lifecycles: size(values["scale-lifecycles"], DEFAULT_SIZES.lifecycles),
+      lifecycleStepMs: size(values["scale-step-ms"], DEFAULT_SIZES.lifecycleStepMs),
+    };
+    say(`\n[scale] list pages at ${sizes.small} and ${sizes.large} records, /health under ${sizes.streams} streams and ${sizes.lifecycles} lifecycles, creates with --state…`);
+    results.scale = await scale({ rounds: rounds(3), seconds: 3, sizes, say });
+  }
   results.machine.loadAverageEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
   results.totalSeconds = Math.round((performance.now() - t0) / 100) / 10;
 
   say(`\n${table(results)}\n`);
   say(`${results.date.slice(0, 10)} · ${results.machine.cpus} CPUs · ${results.machine.memoryGiB} GiB · Node ${results.machine.node} · ${results.machine.os} · load ${results.machine.loadAverageStart.join("/")} → ${results.machine.loadAverageEnd.join("/")} · ${results.totalSeconds} s`);
 
-  if (only.length === SECTIONS.length) {
-    const out = path.join(ROOT, "bench/results.json");
+  const out = path.join(ROOT, "bench/results.json");
+  const previous = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, "utf8")) as Results) : null;
+  if (DEFAULT_SECTIONS.every(has)) {
+    // A full run keeps the scale figures of the last `--only=scale` run, unless it measured them itself.
+    const full = { ...results, scale: results.scale ?? previous?.scale };
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    fs.writeFileSync(out, JSON.stringify(results, null, 2) + "\n");
+    fs.writeFileSync(out, JSON.stringify(full, null, 2) + "\n");
     say(`wrote ${path.relative(process.cwd(), out)}`);
+  } else if (has("scale") && previous) {
+    fs.writeFileSync(out, JSON.stringify({ ...previous, scale: { ...results.scale, date: results.date, machine: results.machine, command: results.command } }, null, 2) + "\n");
+    say(`wrote the scale figures into ${path.relative(process.cwd(), out)} (the other sections kept)`);
   } else {
     say("partial run (--only): bench/results.json left as it was");
   }
+  if (results.scale && results.scale.non2xx !== 0) console.error(`scale: ${results.scale.non2xx} non-2xx answers or errors (raise the caps with BENCH_GATEWAY_OPTIONS): see results.scale.runs`);
   if (results.mock && results.mock.non2xx !== 0) {
     console.error(`mock: ${results.mock.non2xx} non-2xx answers or errors were counted: the throughput figures are not valid`);
     process.exit(1);

@@ -51,6 +51,8 @@ async function bundled(entry) {
     absWorkingDir: ROOT,
     bundle: true,
     platform: "node",
+    // Native addons cannot be bundled: loaded from node_modules at run time (the state database, src/mock/state-db.ts).
+    external: ["better-sqlite3"],
     format: "esm",
     target: "node20",
     // A linked map, not loaded by default (parsing it cost a tenth of the start-up): for stack traces that name the

@@ -144,8 +144,8 @@ const HELP = `npm start [-- options]   Start the mock gateway.
   --keys <file>     JSON file of extra API keys (env MOCK_KEYS_FILE); see docs/mock-keys.example.json
   --latency <ms>    Delay every answer under /v1, /aria and /ws: 300, or 100-800 for a random delay in that
                     range (env MOCK_LATENCY_MS; at most 60000)
-  --state <file>    Keep created keys, webhooks, tokens and resources in this JSON file across restarts
-                    (env MOCK_STATE_FILE); POST /__mock/reset empties it
+  --state <file>    Keep created keys, webhooks, tokens and resources in this SQLite database across restarts
+                    and crashes (env MOCK_STATE_FILE; a JSON state file is migrated); POST /__mock/reset empties it
   --stateless       Answer every operation from the contract's examples and keep nothing requests create
                     (env MOCK_STATELESS=1); Prefer works as always
   --upstream <url>  Proxy mode (env MOCK_UPSTREAM): forward every request to this backend (http or https) and

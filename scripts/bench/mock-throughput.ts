@@ -96,12 +96,13 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]! : NaN;
 }
 
-function load(target: Server, urlPath: string, seconds: number, connections: number): Promise<LoadRun> {
+/** Loads `urlPath` of `target` for `seconds`; `extra` adds autocannon options (a method and body, `requests`, headers). */
+export function load(target: Server, urlPath: string, seconds: number, connections: number, extra: Record<string, unknown> = {}): Promise<LoadRun> {
   const cpu0 = cpuMs(target.pid);
   // Latencies from each response's own timing: autocannon's histogram keeps whole milliseconds only.
   const times: number[] = [];
   return new Promise((resolve, reject) => {
-    const instance = autocannon({ url: target.url + urlPath, connections, duration: seconds, headers: { "X-API-Key": KEY } }, (err, r) => {
+    const instance = autocannon({ url: target.url + urlPath, connections, duration: seconds, headers: { "X-API-Key": KEY }, ...extra }, (err, r) => {
       if (err) return reject(err);
       const cpu1 = cpuMs(target.pid);
       const sorted = Float64Array.from(times).sort();
@@ -121,7 +122,7 @@ function load(target: Server, urlPath: string, seconds: number, connections: num
   });
 }
 
-interface Server {
+export interface Server {
   url: string;
   /** The process that serves (for its CPU time). */
   pid: number;

@@ -16,7 +16,7 @@ import type { Store } from "./store/store.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
 import { serveRefusals, serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
-import { StateFile } from "./state-file.js";
+import { StateDb } from "./state-db.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { Latency } from "./stages/latency.js";
 // Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
@@ -73,8 +73,9 @@ export interface GatewayOptions {
    */
   stateless?: boolean;
   /**
-   * JSON file that keeps the state across restarts (--state, MOCK_STATE_FILE): loaded now (a malformed one throws
-   * StateFileError and is left alone), written after changes and on close. Not with `stateless`.
+   * SQLite database that keeps the state across restarts and crashes (--state, MOCK_STATE_FILE; state-db.ts):
+   * opened now (a bad record throws StateFileError naming it; a JSON state file of earlier versions is migrated),
+   * every change a request makes committed before its answer. Not with `stateless`.
    */
   stateFile?: string | null;
   /**
@@ -82,8 +83,6 @@ export interface GatewayOptions {
    * checked now against the contract's schemas and reference rules, a bad one throwing FixturesError.
    */
   fixtures?: string | null;
-  /** Wait after a change before the state file is written, ms (default 200). */
-  stateWriteDelayMs?: number;
   /**
    * Proxy mode (--upstream, MOCK_UPSTREAM): the backend's base URL (http or https). Every request but the gateway's
    * own paths is forwarded there and its answer streamed back unchanged, each exchange judged against the contract
@@ -130,7 +129,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   if (opts.upstream) refuseMockSettings(opts as Record<string, unknown>);
   const s = buildServices(opts);
   let ready: Promise<{ operations: number }> | null = null;
-  const stateFile = openStateFile(s, opts);
+  const stateDb = openStateDb(s, opts);
   const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;
   const server = createHttpServer({
     request: serveRequests(s, proxy ? proxyPipeline(s, proxy) : httpPipeline(s)),
@@ -164,24 +163,17 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       proxy?.cutStreams();
       await drain(s, server);
       proxy?.close();
-      await stateFile?.close();
+      stateDb?.close();
     },
   };
   return gateway;
 }
 
-/** Loads the state file, if there is one, and has it written after each change. */
-function openStateFile(s: Services, opts: GatewayOptions): StateFile | null {
+/** Opens the state database, if there is one: every change is written to it from then on. */
+function openStateDb(s: Services, opts: GatewayOptions): StateDb | null {
   if (!opts.stateFile) return null;
   if (s.settings.stateless) throw new Error("A state file keeps what requests create, and a stateless mock keeps nothing: use one or the other.");
-  const file = new StateFile(opts.stateFile, s.states, {
-    writeDelayMs: opts.stateWriteDelayMs,
-    now: () => s.clock.now(),
-    onError: (e) => s.sink?.(`${new Date(s.clock.now()).toISOString()} state file ${opts.stateFile} not written: ${e.message}`),
-  });
-  file.load();
-  s.states.onChange(() => file.schedule());
-  return file;
+  return StateDb.open(opts.stateFile, s.states, { contract: s.contract, log: (line) => s.sink?.(`${new Date(s.clock.now()).toISOString()} ${line}`) });
 }
 
 /** /health turns 503, streams and sockets close, webhook deliveries are aborted, then the server closes. */

@@ -50,10 +50,14 @@ function answer(s: Services, ctx: RequestContext, out: Outcome): void {
   // rather than reading the rest for the next request (decisions L2, G21).
   const unread = out.linger === true || (!ctx.req.complete && hasBody(ctx.req));
   if (unread) lingerAfterAnswer(ctx.req);
-  send(ctx.res!, out, s.head, s.live.draining || unread);
-  // A request that may have changed the mock's state (a successful POST, PUT, PATCH or DELETE): the state file
-  // is written soon, whichever part of the state it changed (state-registry.ts).
-  if (out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") s.states.changed();
+  // A request that may have changed the mock's state (a successful POST, PUT, PATCH or DELETE): with `--state`
+  // it is in the database before the answer is sent, so an acknowledged change survives a crash (decision DB2).
+  if (out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") {
+    s.states.commitThen(
+      () => send(ctx.res!, out, s.head, s.live.draining || unread),
+      (e) => failed(s, ctx, e),
+    );
+  } else send(ctx.res!, out, s.head, s.live.draining || unread);
 }
 
 function failed(s: Services, ctx: RequestContext, e: Error): void {

@@ -1,46 +1,35 @@
-// The state file (`--state FILE`, MOCK_STATE_FILE): what the mock keeps between requests, kept across restarts.
+// The JSON state file of earlier versions (`--state FILE` before the state became a SQLite database,
+// state-db.ts): read once, when such a file is given, and migrated into a database (decision DB4).
 //
 //   { "version": 1, "saved_at": "…", "states": { "<part name>": <that part's snapshot()>, … } }
 //
-// Loaded once at start: a file that cannot be read, is not JSON, or holds a part its owner cannot restore stops the
-// start with the file, line and column, and the file is left as it was (never overwritten by an empty state).
-// Parts in the file that no registered state claims (one this gateway runs without) are written back unchanged.
-// Written after changes (debounced: one write per burst) and on close, atomically: to a temporary file in the same
-// folder, flushed to disk, then renamed over the old one, so a crash mid-write leaves the previous file whole.
-// Mode 0600: it holds the secrets of keys and webhooks created in the mock.
+// A file that cannot be read, is not JSON, or holds a part its owner cannot restore stops the start with the
+// file, line and column, and the file is left as it was. Parts in the file that no registered state claims (one
+// this gateway runs without) are kept as they are (`others`).
 import fs from "node:fs";
 import path from "node:path";
-import { isoSeconds } from "./ids.js";
 import { parseJsonSource } from "./json-file.js";
 import { SnapshotError } from "./snapshot.js";
 import type { StateRegistry } from "./state-registry.js";
+import { jsonDepth, MAX_STORED_DEPTH } from "./store/persist.js";
 
 export const STATE_FILE_VERSION = 1;
 
-export class StateFileError extends Error {}
+/** A stored value's depth and the file's own levels around it (states.store.workspaces.<id>.records.<i>.log…). */
+const MAX_FILE_DEPTH = MAX_STORED_DEPTH + 16;
 
-export interface StateFileOptions {
-  /** Wait after a change before writing, ms (more changes meanwhile join the same write). */
-  writeDelayMs?: number;
-  now?: () => number;
-  /** Told of a failed write (the mock keeps running; the next change tries again). */
-  onError?: (e: Error) => void;
-}
+export class StateFileError extends Error {}
 
 export class StateFile {
   /** Parts of the file no registered state claims, kept as they were. */
-  private others: Record<string, unknown> = {};
-  private timer: NodeJS.Timeout | null = null;
-  private writing: Promise<void> = Promise.resolve();
-  private closed = false;
+  others: Record<string, unknown> = {};
 
   constructor(
     readonly file: string,
     private readonly registry: StateRegistry,
-    private readonly opts: StateFileOptions = {},
   ) {}
 
-  /** Restores every registered part from the file; `new` when there is no file yet (it is written on the first change). */
+  /** Restores every registered part from the file; `new` when there is no file. */
   load(): "loaded" | "new" {
     let text: string;
     try {
@@ -53,6 +42,8 @@ export class StateFile {
       }
       throw new StateFileError(`${this.file}: cannot read the state file (${err.message})`);
     }
+    // Checked before parsing: a value nested thousands deep overflows the stack of whatever walks it later.
+    if (jsonDepth(text) > MAX_FILE_DEPTH) throw new StateFileError(`${this.file}: nested deeper than ${MAX_FILE_DEPTH} levels, which no state this mock wrote is`);
     const src = parseJsonSource(text, this.file, (m) => new StateFileError(m));
     const fail = (where: Array<string | number>, msg: string): never => {
       throw new StateFileError(`${src.at(where)}: ${where.length ? where.join(".") + ": " : ""}${msg}`);
@@ -79,45 +70,5 @@ export class StateFile {
     });
     this.others = others;
     return "loaded";
-  }
-
-  /** Called on every change: writes once the burst of changes is over. */
-  schedule(): void {
-    if (this.closed || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.save();
-    }, this.opts.writeDelayMs ?? 200);
-    this.timer.unref();
-  }
-
-  /** Writes now (after any write under way). Failures go to `onError`, and reject. */
-  save(): Promise<void> {
-    const next = this.writing.then(() => this.write());
-    this.writing = next.catch((e: Error) => this.opts.onError?.(e));
-    return next;
-  }
-
-  /** Writes the state one last time (the gateway is closing); later changes are not written. */
-  async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    this.closed = true;
-    await this.save();
-  }
-
-  private write(): void {
-    const states: Record<string, unknown> = { ...this.others };
-    for (const part of this.registry.all) states[part.name] = part.snapshot();
-    const text = JSON.stringify({ version: STATE_FILE_VERSION, saved_at: isoSeconds((this.opts.now ?? Date.now)()), states }, null, 2) + "\n";
-    const tmp = path.join(path.dirname(this.file), `.${path.basename(this.file)}.${process.pid}.tmp`);
-    const fd = fs.openSync(tmp, "w", 0o600);
-    try {
-      fs.writeSync(fd, text);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, this.file);
   }
 }

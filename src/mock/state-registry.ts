@@ -1,12 +1,15 @@
 // Every part of the state the mock keeps between requests (state.ts), in one list: `POST /__mock/reset` resets
-// them all, the state file (state-file.ts) saves and loads them all. A part joins with one line,
+// them all, the state database (state-db.ts) saves and loads them all. A part joins with one line,
 // `services.states.register(part)`, and says `services.states.changed()` when it changes by itself (a timer, a
-// delivery); requests that change something are noticed without it (serve.ts).
+// delivery); requests that change something are noticed without it (serve.ts commits them before answering).
 import type { MockState } from "./state.js";
 
 export class StateRegistry {
   private readonly parts = new Map<string, MockState>();
   private readonly listeners = new Set<() => void>();
+  private readonly committers = new Set<() => void>();
+  /** Answers waiting for the next commit (group commit: one transaction for the requests of one turn of the loop). */
+  private waiting: Array<{ send: () => void; fail: (e: Error) => void }> = [];
 
   /** Adds a part; its `name` must be new (it is the part's key in the state file). */
   register(part: MockState): void {
@@ -28,12 +31,56 @@ export class StateRegistry {
     this.changed();
   }
 
-  /** Something changed: tells the listeners (the state file schedules a write). Cheap: call it freely. */
+  /** Something changed: tells the listeners (the state database writes it; a failure is logged). Call it freely. */
   changed(): void {
     for (const fn of this.listeners) fn();
   }
 
+  /**
+   * A request changed something: written now, before its answer is sent (serve.ts). Throws when it cannot be
+   * written, so the request answers 500 rather than acknowledging a change that is not kept.
+   */
+  commit(): void {
+    for (const fn of this.committers) fn();
+  }
+
+  /**
+   * Sends a request's answer once its change is written: at once when nothing writes changes (in memory);
+   * otherwise after one commit, made when this turn of the event loop is over, for every request that changed
+   * something in it (group commit: the transaction's cost is shared). `fail` gets the error when the commit failed.
+   */
+  commitThen(send: () => void, fail: (e: Error) => void): void {
+    if (!this.committers.size) return send();
+    this.waiting.push({ send, fail });
+    if (this.waiting.length === 1) setImmediate(() => this.commitWaiting());
+  }
+
+  private commitWaiting(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    let error: Error | null = null;
+    try {
+      this.commit();
+    } catch (e) {
+      error = e as Error;
+    }
+    for (const w of batch) {
+      try {
+        if (error) w.fail(error);
+        else w.send();
+      } catch (e) {
+        w.fail(e as Error);
+      }
+    }
+  }
+
+  /** `fn` is called on every change; it must not throw (it runs in timers too). */
   onChange(fn: () => void): void {
     this.listeners.add(fn);
+  }
+
+  /** `fn` is called on every request's change before its answer; it throws when the change cannot be kept. */
+  onCommit(fn: () => void): void {
+    this.committers.add(fn);
   }
 }

@@ -1,9 +1,11 @@
 // `npm start`: the freshness check of generated/ (with a stand-in generator, in a scratch folder), and the real
 // script as a child process: it comes up on a free port, prints what a newcomer needs, and stops cleanly on
 // SIGTERM, leaving no process behind, also when the SIGTERM goes to npm.
+import type BetterSqlite3 from "better-sqlite3";
 import { decodeJwt } from "jose";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,6 +19,7 @@ const FIXTURES_EXAMPLE = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml")
 const STATUS_AT = `${fs.readFileSync(FIXTURES_EXAMPLE, "utf8").split("\n").findIndex((l) => l.includes("status: processing")) + 1}:17`;
 import { ManualClock, startGateway } from "./helpers.js";
 
+const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "mock-start-"));
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
@@ -257,8 +260,68 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     // while the validators warm up. What is tested here is the mock's own handling.
     const [script] = descendants(s.child.pid!);
     process.kill(script ?? s.child.pid!, "SIGTERM");
-    expect(await s.exited).toBe(0);
-    expect(JSON.parse(fs.readFileSync(file, "utf8")).states.webhooks.webhooks.map((h: { id: string }) => h.id)).toEqual([hook.id]);
+    expect(await s.exited, s.output()).toBe(0);
+    const db = new Database(file, { readonly: true });
+    const part = db.prepare("SELECT value FROM parts WHERE name = 'webhooks'").get() as { value: string };
+    db.close();
+    expect(JSON.parse(part.value).webhooks.map((h: { id: string }) => h.id)).toEqual([hook.id]);
+  });
+});
+
+describe.runIf(linux)("--state through `npm start`'s bundle (better-sqlite3 is a native addon, kept out of the bundle)", () => {
+  const business = { "X-API-Key": "pk_test_demo_business", "Content-Type": "application/json" };
+  const createBoard = async (url: string, name: string) => {
+    const res = await fetch(`${url}/v1/boards`, { method: "POST", headers: business, body: JSON.stringify({ name }) });
+    return res.status === 201 ? ((await res.json()) as { id: string }).id : null;
+  };
+
+  it("npm start -- --state FILE keeps a created resource across a restart", async () => {
+    const file = path.join(scratch, "npm-start.db");
+    const a = await launch("npm", ["start", "--silent", "--", "--no-generate", "--state", file]);
+    const id = await createBoard(a.url, "Through npm start");
+    expect(id).toMatch(/^brd_/);
+    const tree = descendants(a.child.pid!);
+    a.child.kill("SIGTERM");
+    await a.exited;
+    expect(await survivors(tree, 10_000)).toEqual([]); // stopped, its last writes done
+    const b = await launch("npm", ["start", "--silent", "--", "--no-generate", "--state", file]);
+    try {
+      expect((await fetch(`${b.url}/v1/boards/${id}`, { headers: business })).status).toBe(200);
+    } finally {
+      const tree = descendants(b.child.pid!);
+      b.child.kill("SIGTERM");
+      await b.exited;
+      await survivors(tree, 10_000);
+    }
+  });
+
+  it("loses no acknowledged create when killed with SIGKILL mid-burst (kill -9)", async () => {
+    const file = path.join(scratch, "killed.db");
+    const bundled = ["scripts/run-bundled.mjs", "scripts/start.ts", "--no-generate", "--quiet", "--state", file];
+    const a = await launch(process.execPath, bundled); // one process: the server itself, killed without warning
+    const acknowledged: string[] = [];
+    let killed = false;
+    const worker = async (w: number) => {
+      for (let i = 0; !killed; i++) {
+        const id = await createBoard(a.url, `Board ${w}.${i}`).catch(() => null);
+        if (id && !killed) acknowledged.push(id);
+        if (acknowledged.length >= 120 && !killed) {
+          killed = true;
+          a.child.kill("SIGKILL");
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, w) => worker(w)));
+    expect(await a.exited).toBe(null); // killed by the signal
+    expect(acknowledged.length).toBeGreaterThanOrEqual(120);
+    const b = await launch(process.execPath, bundled);
+    try {
+      const statuses = await Promise.all(acknowledged.map(async (id) => [id, (await fetch(`${b.url}/v1/boards/${id}`, { headers: business })).status]));
+      expect(statuses.filter(([, status]) => status !== 200)).toEqual([]);
+    } finally {
+      b.child.kill("SIGTERM");
+      await b.exited;
+    }
   });
 });
 

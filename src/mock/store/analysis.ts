@@ -143,6 +143,7 @@ export class AnalysisHooks implements ResourceHooks {
       if (this.speakers) this.speakerFor(ws, rec, data.speaker_label);
     }
     rec.log!.append(item.event, structuredClone(data));
+    rec.kept();
   }
 
   /** The transcript of `rec` (made from the example, emptied, on its first segment). */

@@ -47,10 +47,17 @@ export class Rec implements Position {
     return (this.buf ??= Buffer.from(JSON.stringify(this.value)));
   }
 
-  /** Call after changing `value`. */
+  /** Call after changing `value` (or what is kept with it: its event log, its child records). */
   changed(): void {
     this.buf = null;
-    if (this.table) this.table.version++;
+    if (!this.table) return;
+    this.table.version++;
+    this.table.ws?.journal?.changed.add(this);
+  }
+
+  /** Something kept with it changed (its event log, its child record) but not its value: written again, lists unchanged. */
+  kept(): void {
+    this.table?.ws?.journal?.changed.add(this);
   }
 
   cancelTimers(): void {
@@ -75,7 +82,11 @@ export class Table {
   version = 0;
   private readonly pages = new Map<string, { version: number; body: Buffer }>();
 
-  constructor(readonly coll: CollectionModel) {}
+  constructor(
+    readonly coll: CollectionModel,
+    /** The workspace holding it (its journal hears of every record added, changed or removed). */
+    readonly ws: WorkspaceData | null = null,
+  ) {}
 
   /** A page's bytes for `key` (parent and query), made by `make` unless made since the last change. */
   page(key: string, make: () => Buffer): Buffer {
@@ -112,6 +123,7 @@ export class Table {
   add(rec: Rec): void {
     rec.table = this;
     this.version++;
+    this.ws?.journal?.changed.add(rec);
     this.byKey.set(Table.id(rec.parent, rec.key), rec);
     const list = this.lists.get(rec.parent ?? "") ?? [];
     this.lists.set(rec.parent ?? "", list);
@@ -121,6 +133,11 @@ export class Table {
   remove(rec: Rec): void {
     rec.table = null;
     this.version++;
+    const journal = this.ws?.journal;
+    if (journal) {
+      journal.changed.delete(rec);
+      journal.removed.push({ ws: this.ws!, coll: this.coll.schema, parent: rec.parent, key: rec.key });
+    }
     this.byKey.delete(Table.id(rec.parent, rec.key));
     const list = this.lists.get(rec.parent ?? "");
     const i = list?.indexOf(rec) ?? -1;
@@ -140,7 +157,19 @@ export function insertionIndex(list: readonly Position[], pos: Position, timed: 
   return lo;
 }
 
-/** Everything one workspace holds. */
+/**
+ * What changed since the durable state was last written (state-db.ts): the records added or changed, the ones
+ * removed. Only a store kept in a database has one; in memory alone nothing is noted.
+ */
+export class Journal {
+  readonly changed = new Set<Rec>();
+  readonly removed: Array<{ ws: WorkspaceData; coll: string; parent: string | null; key: string }> = [];
+}
+
+/**
+ * Everything one workspace holds. Besides its records, every other field (`seq`, `singletons`, one a feature adds)
+ * is kept in the database as one JSON row of its own (store/persist.ts): a field must hold JSON, a Map or a Set.
+ */
 export class WorkspaceData {
   readonly tables = new Map<string, Table>();
   /** Child records (`Transcript`): schema → parent key → value. */
@@ -149,12 +178,14 @@ export class WorkspaceData {
   readonly singletons = new Map<string, Json>();
   /** Order in which records were added, across the workspace. */
   seq = 0;
+  /** Notes changes for the database, when there is one (not a field of the workspace's own state). */
+  journal: Journal | null = null;
 
   constructor(readonly id: string) {}
 
   table(coll: CollectionModel): Table {
     let t = this.tables.get(coll.schema);
-    if (!t) this.tables.set(coll.schema, (t = new Table(coll)));
+    if (!t) this.tables.set(coll.schema, (t = new Table(coll, this)));
     return t;
   }
 

@@ -13,7 +13,8 @@ import { Driver, type DriverOptions, type WebhookSink } from "./driver.js";
 import { readListSpec, type ListSpec } from "./lists.js";
 import { EventLog } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
-import { Rec, WorkspaceData } from "./records.js";
+import { StorePersistence, type StoreRows } from "./persist.js";
+import { Journal, Rec, WorkspaceData } from "./records.js";
 import type { Scheduler } from "./scheduler.js";
 import { readSeed, SeedFactory } from "./seed.js";
 
@@ -73,6 +74,8 @@ export class Store implements MockState {
   private lastUsed: string | null = null;
   /** A create operation's own example, its records' value of last resort; for `creates`, the collection's first seed. */
   private readonly createExamples = new Map<Route, Json>();
+  /** Kept in a database (`--state`): how rows are read and written, and what changed since the last write. */
+  private kept: { persistence: StorePersistence; journal: Journal; touched: Set<WorkspaceData>; cleared: boolean; flush: () => void } | null = null;
 
   constructor(readonly o: StoreOptions) {
     this.model = readModel(o.contract);
@@ -109,7 +112,7 @@ export class Store implements MockState {
     return (this.seeds ??= new SeedFactory(readSeed(this.model)));
   }
 
-  /** The workspace's data, seeded on its first use. */
+  /** The workspace's data, seeded on its first use (read from the database, when it holds it). */
   workspace(id: string): WorkspaceData {
     let ws = this.workspaces.get(id);
     if (ws) {
@@ -118,12 +121,66 @@ export class Store implements MockState {
         this.workspaces.set(id, ws); // most recently used last
       }
       this.lastUsed = id;
+      this.kept?.touched.add(ws);
       return ws;
     }
-    ws = this.seeded(id);
+    ws = this.kept ? this.fromDatabase(id) : this.seeded(id);
     this.workspaces.set(id, ws);
-    if (this.workspaces.size > (this.o.maxWorkspaces ?? 1000)) this.forget(this.workspaces.keys().next().value!);
+    this.lastUsed = id;
+    if (this.workspaces.size > (this.o.maxWorkspaces ?? 1000)) {
+      if (this.kept) this.unloadOne();
+      else this.forget(this.workspaces.keys().next().value!);
+    }
     return ws;
+  }
+
+  /**
+   * Keeps the store in `rows` from now on (state-db.ts): what memory holds is dropped, each workspace is read back
+   * when first used, and `persist()` writes what changed. `flush` writes now (before a workspace leaves memory).
+   */
+  keepIn(rows: StoreRows, flush: () => void): StorePersistence {
+    const persistence = new StorePersistence(this.model, this.o.contract, rows);
+    // What memory holds (a JSON state file being migrated) is written whole first.
+    for (const ws of this.workspaces.values()) persistence.writeWhole(ws);
+    for (const id of [...this.workspaces.keys()]) this.forget(id);
+    this.kept = { persistence, journal: new Journal(), touched: new Set(), cleared: false, flush };
+    return persistence;
+  }
+
+  /** Writes what changed since the last call into the rows given to `keepIn` (state-db.ts calls it in a transaction). */
+  persist(): void {
+    const k = this.kept;
+    if (!k) return;
+    if (k.cleared) k.persistence.rows.clear();
+    k.cleared = false;
+    k.persistence.write(k.journal, k.touched);
+    k.touched.clear();
+  }
+
+  private fromDatabase(id: string): WorkspaceData {
+    const k = this.kept!;
+    const loaded = k.persistence.load(id);
+    const ws = loaded ?? this.seeded(id);
+    if (!loaded) k.persistence.adopt(ws, false);
+    ws.journal = k.journal;
+    k.touched.add(ws);
+    if (loaded) for (const t of ws.tables.values()) for (const r of t.all()) if (r.coll.machine) this.driver.arm(ws, r);
+    return ws;
+  }
+
+  /**
+   * Kept in a database, a workspace leaves memory rather than being forgotten: the least recently used one whose
+   * resources are not moving (no step or time-out pending), once what changed is written; it is read back when next used.
+   */
+  private unloadOne(): void {
+    this.kept!.flush();
+    for (const [id, ws] of this.workspaces) {
+      if (id === this.lastUsed) continue;
+      if ([...ws.tables.values()].some((t) => [...t.all()].some((r) => r.cancels.length > 0))) continue;
+      this.workspaces.delete(id);
+      this.kept!.touched.delete(ws);
+      return;
+    }
   }
 
   private seeded(id: string): WorkspaceData {
@@ -228,6 +285,11 @@ export class Store implements MockState {
 
   reset(): void {
     for (const id of [...this.workspaces.keys()]) this.forget(id);
+    if (!this.kept) return;
+    this.kept.cleared = true;
+    this.kept.journal.changed.clear();
+    this.kept.journal.removed.length = 0;
+    this.kept.touched.clear();
   }
 
   snapshot(): unknown {

@@ -1,0 +1,78 @@
+// The servers of the scale figures (scripts/bench/scale.ts), each a gateway in its own process with every plan's
+// limits raised (servers.ts), printing one JSON line `{"url": …, "pid": …, …}` once it answers.
+//
+//   tsx scripts/bench/scale-server.ts lists <small> <large>   two workspaces of analyses, <small> (demo Pro) and
+//        <large> (demo Business), filled directly in the store (100,000 POSTs would take minutes), half of them
+//        completed, a third video; prints cursors spread over each list, and the heap each stored analysis costs
+//   tsx scripts/bench/scale-server.ts streams                 analyses that never move (step of a day), for streams
+//   tsx scripts/bench/scale-server.ts lifecycles <stepMs>     analyses that move every <stepMs>
+//   tsx scripts/bench/scale-server.ts create [stateFile]      in memory, or kept in a state database
+//
+// BENCH_GATEWAY_OPTIONS (JSON) is merged into every gateway's options: raise a cap the figures would meet (open
+// streams per address, records per collection) without changing this file.
+import path from "node:path";
+import { createGateway, loadContract, type GatewayOptions } from "../../src/mock/index.js";
+import { encodeCursor } from "../../src/mock/store/lists.js";
+import { Rec } from "../../src/mock/store/records.js";
+import { ROOT } from "../lib/paths.js";
+import { withBenchLimits } from "./servers.js";
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const extra = JSON.parse(process.env.BENCH_GATEWAY_OPTIONS || "{}") as GatewayOptions;
+
+async function start(opts: GatewayOptions) {
+  const g = await createGateway({ contract: withBenchLimits(loadContract()), log: null, warm: false, ...opts, ...extra });
+  const url = await g.listen(0, "127.0.0.1");
+  const stop = () => void g.close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+  return { g, url };
+}
+
+/** Heap and off-heap bytes in use after a full collection (run with --expose-gc; without it, a rougher figure). */
+function used(): number {
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external + m.arrayBuffers;
+}
+
+/** Fills the workspace of `key` with `n` analyses like the seeded one; returns cursors spread over its list. */
+function fill(g: Awaited<ReturnType<typeof start>>["g"], key: string, n: number): string[] {
+  const workspaceId = g.keys.list().find((k) => k.key === key)!.workspace_id;
+  const ws = g.store.workspace(workspaceId);
+  const coll = g.store.model.collections.get("Analysis")!;
+  const table = ws.table(coll);
+  const template = table.ordered(null)[0]!.value;
+  const base = Date.parse("2026-01-01T00:00:00Z");
+  for (let i = 0; i < n; i++) {
+    const value = { ...structuredClone(template), id: `anl_bench${String(i).padStart(12, "0")}${key.length}`, status: i % 2 ? "completed" : "failed", media_type: i % 3 ? "audio" : "video", created_at: new Date(base - i * 1000).toISOString() };
+    table.add(new Rec(coll, null, ws.seq++, value));
+  }
+  const list = table.ordered(null);
+  return Array.from({ length: 200 }, (_, i) => encodeCursor(list[Math.floor(((i + 0.5) * list.length) / 200)]!));
+}
+
+async function lists(small: number, large: number) {
+  const { g, url } = await start({});
+  const before = used();
+  const smallCursors = fill(g, "pk_test_demo_pro", small);
+  const afterSmall = used();
+  const largeCursors = fill(g, "pk_test_demo_business", large);
+  const after = used();
+  const bytesPerAnalysis = Math.round((after - afterSmall) / large);
+  return { url, cursors: { small: smallCursors, large: largeCursors }, bytesPerAnalysis, heapBeforeMiB: Math.round(before / 2 ** 20) };
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scripts/bench/scale-server.ts")) {
+  const [kind, a, b] = process.argv.slice(2);
+  let out: Record<string, unknown>;
+  if (kind === "lists") out = await lists(Number(a), Number(b));
+  else if (kind === "streams") out = { url: (await start({ stepMs: 86_400_000 })).url };
+  else if (kind === "lifecycles") out = { url: (await start({ stepMs: Number(a) })).url };
+  else if (kind === "create") out = { url: (await start({ stateFile: a ?? null })).url };
+  else {
+    console.error("usage: tsx scripts/bench/scale-server.ts lists <small> <large> | streams | lifecycles <stepMs> | create [stateFile]");
+    process.exit(2);
+  }
+  console.log(JSON.stringify({ ...out, pid: process.pid }));
+}

@@ -1,0 +1,230 @@
+// The store kept in a database (state-db.ts, `--state FILE`): a row per record, a row per other field of a
+// workspace, written as they change (the Journal of records.ts says which), read back a workspace at a time when
+// it is first used, and every record checked against the contract's schemas once, when the mock starts.
+//
+//   record row   workspace, collection, parent ('' for none), key, seq, value (the record's JSON), extra (what is
+//                kept with it: its lifecycle's scenario, whether processing drives it, its child records such as
+//                an analysis's transcript). Not its event log: that is written again from the stored records
+//                when first needed (analysis.ts `logOf`), with the same events and ids (decision DB3).
+//   field row    workspace, field name, JSON: every field of WorkspaceData but its id, tables, children and
+//                journal (`seq`, `singletons`, whatever a feature adds); Maps and Sets are tagged so they come back
+//                as Maps and Sets. A field is written when its JSON differs from what was written last.
+import type { Contract, Json } from "../contract.js";
+import type { JsonPath } from "../json-file.js";
+import { componentCheck, SnapshotError } from "../snapshot.js";
+import type { StoreModel } from "./model.js";
+import { Rec, WorkspaceData, type Journal } from "./records.js";
+
+export interface RecordRow {
+  ws: string;
+  coll: string;
+  parent: string;
+  key: string;
+  seq: number;
+  value: string;
+  extra: string;
+}
+
+export interface FieldRow {
+  ws: string;
+  name: string;
+  value: string;
+}
+
+/** Where the store's rows live (state-db.ts keeps them in SQLite). */
+export interface StoreRows {
+  records(ws: string): Iterable<RecordRow>;
+  fields(ws: string): Iterable<FieldRow>;
+  putRecord(row: RecordRow): void;
+  deleteRecord(ws: string, coll: string, parent: string, key: string): void;
+  putField(row: FieldRow): void;
+  /** Forgets every workspace (POST /__mock/reset). */
+  clear(): void;
+}
+
+/** A stored value nested deeper than this is refused when read (no contract schema nests so deep). */
+export const MAX_STORED_DEPTH = 64;
+
+/** Fields of WorkspaceData that are not rows of their own. */
+const NOT_FIELDS = new Set(["id", "tables", "children", "journal"]);
+
+/** A stored row that cannot be read back: the message names workspace, collection, id and the rule broken. */
+export class StoredRecordError extends Error {}
+
+/**
+ * How deeply `text` (JSON) nests, counted without parsing: a value nested a million deep would overflow the stack
+ * of everything that walks it (JSON.stringify, ajv), so it is measured before anything parses it.
+ */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) max = Math.max(max, ++depth);
+    else if (c === 125 || c === 93) depth--;
+  }
+  return max;
+}
+
+/** Parses stored JSON after checking its depth; `fail` says what is wrong. */
+export function parseStored(text: string, fail: (why: string) => never): Json {
+  if (jsonDepth(text) > MAX_STORED_DEPTH) fail(`nested deeper than ${MAX_STORED_DEPTH} levels`);
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return fail(`not JSON (${(e as Error).message})`);
+  }
+}
+
+function encodeField(v: unknown): string {
+  return JSON.stringify(v, (_k, x) => (x instanceof Map ? { $map: [...x] } : x instanceof Set ? { $set: [...x] } : x));
+}
+
+function decodeField(text: string, fail: (why: string) => never): unknown {
+  const v = parseStored(text, fail);
+  return JSON.parse(JSON.stringify(v), (_k, x) => (x && typeof x === "object" && Array.isArray(x.$map) ? new Map(x.$map) : x && typeof x === "object" && Array.isArray(x.$set) ? new Set(x.$set) : x));
+}
+
+/** The fields of `ws` kept as rows of their own, with their JSON. */
+export function fieldsOf(ws: WorkspaceData): Array<[string, string]> {
+  return Object.keys(ws)
+    .filter((k) => !NOT_FIELDS.has(k))
+    .map((k) => [k, encodeField((ws as unknown as Record<string, unknown>)[k])]);
+}
+
+/** A field read back: a Map or Set is filled in place (it may be readonly), anything else is assigned. */
+function restoreField(ws: WorkspaceData, name: string, value: unknown): void {
+  const own = ws as unknown as Record<string, unknown>;
+  const current = own[name];
+  if (current instanceof Map && value instanceof Map) {
+    current.clear();
+    for (const [k, v] of value) current.set(k, v);
+  } else if (current instanceof Set && value instanceof Set) {
+    current.clear();
+    for (const v of value) current.add(v);
+  } else own[name] = value;
+}
+
+/** Reads, checks and writes the store's rows; one per store. */
+export class StorePersistence {
+  /** What was last written of each workspace's fields (compared, so an unchanged field is not written again). */
+  private readonly written = new WeakMap<WorkspaceData, Map<string, string>>();
+  /** Workspaces with rows in the database (a seeded one is written whole on its first change). */
+  private readonly stored = new WeakSet<WorkspaceData>();
+  /** Child schemas by the collection of their parent (`Analysis` → [`Transcript`]). */
+  private readonly childrenOf = new Map<string, string[]>();
+
+  constructor(
+    private readonly model: StoreModel,
+    private readonly contract: Contract,
+    readonly rows: StoreRows,
+  ) {
+    for (const c of model.children) this.childrenOf.set(c.parent, [...(this.childrenOf.get(c.parent) ?? []), c.schema]);
+  }
+
+  /** A workspace just seeded or read: what it holds now counts as written. */
+  adopt(ws: WorkspaceData, fromDatabase: boolean): void {
+    this.written.set(ws, new Map(fieldsOf(ws)));
+    if (fromDatabase) this.stored.add(ws);
+  }
+
+  /** The workspace `id` as the database holds it, or null when it holds nothing of it. */
+  load(id: string): WorkspaceData | null {
+    const ws = new WorkspaceData(id);
+    let any = false;
+    for (const row of this.rows.fields(id)) {
+      any = true;
+      restoreField(ws, row.name, decodeField(row.value, (why) => this.refuse(`workspace ${id}, field ${row.name}: ${why}`)));
+    }
+    for (const row of this.rows.records(id)) {
+      any = true;
+      this.readRecord(ws, row);
+    }
+    if (!any) return null;
+    this.adopt(ws, true);
+    return ws;
+  }
+
+  /** Checks one stored record: JSON no deeper than allowed, of a collection of the contract, valid against its schema. */
+  check(row: RecordRow): void {
+    this.readRecord(new WorkspaceData(row.ws), row);
+  }
+
+  private readRecord(ws: WorkspaceData, row: RecordRow): Rec {
+    const where = `workspace ${row.ws}, collection ${row.coll}, id ${row.key}`;
+    const fail = (why: string): never => this.refuse(`${where}: ${why}`);
+    const coll = this.model.collections.get(row.coll) ?? fail(`${row.coll} is not a collection of the contract`);
+    const value = parseStored(row.value, fail);
+    try {
+      componentCheck(this.contract, coll.schema)(value, []);
+    } catch (e) {
+      if (!(e instanceof SnapshotError)) throw e;
+      fail(`${at(e.path)}${e.reason}`);
+    }
+    if (value[coll.key] !== row.key) fail(`its ${coll.key} is ${JSON.stringify(value[coll.key])}, not the row's key`);
+    const extra = parseStored(row.extra, (why) => fail(`extra: ${why}`));
+    const rec = new Rec(coll, row.parent === "" ? null : row.parent, row.seq, value);
+    rec.scenario = typeof extra.scenario === "string" ? extra.scenario : undefined;
+    rec.driven = extra.driven === true;
+    for (const [schema, child] of Object.entries<Json>(extra.children ?? {})) ws.child(schema).set(rec.key, child);
+    ws.table(coll).add(rec);
+    return rec;
+  }
+
+  private refuse(message: string): never {
+    throw new StoredRecordError(message);
+  }
+
+  /** Writes what the journal noted, and the changed fields of `touched` workspaces; empties the journal. */
+  write(journal: Journal, touched: Iterable<WorkspaceData>): void {
+    const whole = new Set<WorkspaceData>();
+    for (const r of journal.removed.splice(0)) {
+      if (this.stored.has(r.ws)) this.rows.deleteRecord(r.ws.id, r.coll, r.parent ?? "", r.key);
+      else whole.add(r.ws);
+    }
+    for (const rec of journal.changed) {
+      const ws = rec.table?.ws;
+      if (!ws) continue;
+      if (!this.stored.has(ws)) whole.add(ws);
+      else this.rows.putRecord(this.row(ws, rec));
+    }
+    journal.changed.clear();
+    for (const ws of touched) {
+      const fields = fieldsOf(ws);
+      const last = this.written.get(ws) ?? new Map<string, string>();
+      if (!this.stored.has(ws) && !whole.has(ws) && fields.every(([k, v]) => last.get(k) === v)) continue;
+      if (!this.stored.has(ws)) whole.add(ws);
+      else for (const [name, value] of fields) if (last.get(name) !== value) this.rows.putField({ ws: ws.id, name, value });
+      this.written.set(ws, new Map(fields));
+    }
+    for (const ws of whole) this.writeWhole(ws);
+  }
+
+  /** Every row of a workspace not yet in the database (seeded, then changed for the first time). */
+  writeWhole(ws: WorkspaceData): void {
+    for (const t of ws.tables.values()) for (const rec of t.all()) this.rows.putRecord(this.row(ws, rec));
+    const fields = fieldsOf(ws);
+    for (const [name, value] of fields) this.rows.putField({ ws: ws.id, name, value });
+    this.written.set(ws, new Map(fields));
+    this.stored.add(ws);
+  }
+
+  private row(ws: WorkspaceData, rec: Rec): RecordRow {
+    const children: Record<string, Json> = {};
+    for (const schema of this.childrenOf.get(rec.coll.schema) ?? []) {
+      const child = ws.children.get(schema)?.get(rec.key);
+      if (child !== undefined) children[schema] = child;
+    }
+    const extra = { scenario: rec.scenario ?? null, driven: rec.driven, children };
+    return { ws: ws.id, coll: rec.coll.schema, parent: rec.parent ?? "", key: rec.key, seq: rec.seq, value: rec.json().toString("utf8"), extra: JSON.stringify(extra) };
+  }
+}
+
+function at(path: JsonPath): string {
+  return path.length ? `/${path.join("/")}: ` : "";
+}

@@ -1,0 +1,313 @@
+// The state database (state-db.ts; --state, MOCK_STATE_FILE): what the mock keeps survives a restart; every
+// acknowledged change is in the database before its answer; writes are a row per change; a bad record refuses the
+// start naming it; a JSON state file of earlier versions is migrated once (state-file.ts).
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import { afterAll, describe, expect, it } from "vitest";
+import { StateFileError } from "../../src/mock/index.js";
+import { seededKeyId } from "../../src/mock/keys.js";
+import { StateDb } from "../../src/mock/state-db.js";
+import { StateRegistry } from "../../src/mock/state-registry.js";
+import { ManualScheduler } from "../../src/mock/store/scheduler.js";
+import { Store } from "../../src/mock/store/store.js";
+import { apiKey, call, contract, getJson, ManualClock, startGateway, startStateful, STEP_MS } from "./helpers.js";
+
+const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-state-db-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const fresh = (ext = "db") => path.join(dir, `state-${++n}.${ext}`);
+const json = { ...apiKey("pk_test_demo_business"), "Content-Type": "application/json" };
+const post = (url: string, body: unknown) => getJson(url, { method: "POST", headers: json, body: JSON.stringify(body) });
+const form = (url: string, fields: Record<string, string>) =>
+  getJson(url, { method: "POST", headers: { ...apiKey("pk_test_demo_business"), "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+/** Reads the database as another process would, while the mock has it open. */
+const rows = (file: string, sql: string, ...args: unknown[]) => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(sql).all(...args) as any[];
+  } finally {
+    db.close();
+  }
+};
+const edit = (file: string, sql: string, ...args: unknown[]) => {
+  const db = new Database(file);
+  db.prepare(sql).run(...args);
+  db.close();
+};
+
+describe("state database", () => {
+  it("keeps keys, webhooks, tokens, revocations and stored resources across a restart", async () => {
+    const file = fresh();
+    const a = await startGateway({ stateFile: file });
+    const key = (await post(`${a.url}/v1/keys`, { name: "kept", environment: "test", rate_limit_rpm: 7 })).body;
+    const hook = (await post(`${a.url}/v1/webhooks`, { url: "https://hooks.northwind.example/in", event_types: ["report.ready"] })).body;
+    const board = (await post(`${a.url}/v1/boards`, { name: "Kept board" })).body;
+    const tokens = (await form(`${a.url}/v1/oauth/token`, { grant_type: "authorization_code", code: "ac_kept", redirect_uri: "https://app.example/cb", code_verifier: "v".repeat(43), client_id: "app" })).body;
+    const access = (await form(`${a.url}/v1/oauth/token`, { grant_type: "client_credentials", client_id: "app" })).body.access_token;
+    await form(`${a.url}/v1/oauth/revoke`, { token: access });
+    await getJson(`${a.url}/v1/keys/${seededKeyId("pk_test_demo_free")}`, { method: "DELETE", headers: apiKey("pk_test_demo_free") });
+    await a.close();
+
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    expect(fs.readFileSync(file).subarray(0, 15).toString()).toBe("SQLite format 3");
+    expect(rows(file, "SELECT name FROM parts ORDER BY name").map((r) => r.name)).toEqual(["keys", "oauth", "webhooks"]);
+
+    const b = await startGateway({ stateFile: file, clock: a.clock });
+    try {
+      const used = await getJson(`${b.url}/v1/analyses`, { headers: apiKey(key.secret) });
+      expect([used.status, used.headers.get("x-ratelimit-limit")]).toEqual([200, "7"]);
+      expect((await getJson(`${b.url}/v1/keys/${key.id}`, { headers: json })).body).toMatchObject({ name: "kept", rate_limit_rpm: 7 });
+      expect((await getJson(`${b.url}/v1/webhooks/${hook.id}`, { headers: json })).body).toMatchObject({ url: hook.url, created_at: hook.created_at });
+      expect((await getJson(`${b.url}/v1/boards/${board.id}`, { headers: json })).body).toEqual(board);
+      expect((await form(`${b.url}/v1/oauth/token`, { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: "app" })).status).toBe(200);
+      expect((await getJson(`${b.url}/v1/analyses`, { headers: { Authorization: `Bearer ${access}` } })).body.error).toBe("token_revoked");
+      expect((await getJson(`${b.url}/v1/analyses`, { headers: apiKey("pk_test_demo_free") })).body.error).toBe("key_revoked");
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("has every acknowledged change in the database before its answer, a row per change, and forgets all on reset", async () => {
+    const file = fresh();
+    const g = await startGateway({ stateFile: file });
+    try {
+      const board = (await post(`${g.url}/v1/boards`, { name: "Committed" })).body;
+      // Read at once by another connection, the mock still running: the row is there.
+      const [row] = rows(file, "SELECT ws, coll, value FROM records WHERE key = ?", board.id);
+      expect(row).toMatchObject({ coll: "Board" });
+      expect(JSON.parse(row.value)).toEqual(board);
+      const patched = (await getJson(`${g.url}/v1/boards/${board.id}`, { method: "PATCH", headers: json, body: JSON.stringify({ name: "Renamed" }) })).body;
+      expect(JSON.parse(rows(file, "SELECT value FROM records WHERE key = ?", board.id)[0].value)).toEqual(patched);
+      await getJson(`${g.url}/v1/boards/${board.id}`, { method: "DELETE", headers: json });
+      expect(rows(file, "SELECT key FROM records WHERE key = ?", board.id)).toEqual([]);
+      const before = rows(file, "SELECT count(*) AS n FROM records")[0].n;
+      expect(before).toBeGreaterThan(1); // the workspace's seeded records, written whole with its first change
+      await fetch(`${g.url}/__mock/reset`, { method: "POST" });
+      expect(rows(file, "SELECT count(*) AS n FROM records")[0].n).toBe(0);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("writes only what changed: one record row for one change, whatever the workspace holds", async () => {
+    const file = fresh();
+    const g = await startGateway({ stateFile: file });
+    try {
+      for (let i = 0; i < 20; i++) await post(`${g.url}/v1/boards`, { name: `Board ${i}` });
+      const ids = rows(file, "SELECT key FROM records WHERE coll = 'Board'").map((r) => r.key);
+      // Tamper with every stored board but one behind the mock's back; a change to that one must leave them be.
+      const one = ids[0];
+      edit(file, "UPDATE records SET extra = '{\"mark\":1}' WHERE coll = 'Board' AND key != ?", one);
+      await getJson(`${g.url}/v1/boards/${one}`, { method: "PATCH", headers: json, body: JSON.stringify({ name: "Only me" }) });
+      expect(rows(file, "SELECT count(*) AS n FROM records WHERE extra = '{\"mark\":1}'")[0].n).toBe(ids.length - 1);
+      // A workspace only read is never written (a GET with any minted token would otherwise fill the file).
+      await getJson(`${g.url}/v1/boards`, { headers: apiKey("pk_test_demo_free") });
+      await post(`${g.url}/v1/boards`, { name: "After the read" });
+      const free = g.gateway.keys.list().find((k) => k.key === "pk_test_demo_free")!.workspace_id;
+      expect(rows(file, "SELECT count(*) AS n FROM records WHERE ws = ?", free)[0].n).toBe(0);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("answers 500, and keeps nothing it acknowledged unwritten, when a change cannot be written", async () => {
+    const file = fresh();
+    const g = await startGateway({ stateFile: file });
+    try {
+      g.gateway.states.onCommit(() => {
+        throw new Error("disk full");
+      });
+      const res = await post(`${g.url}/v1/boards`, { name: "Not acknowledged" });
+      expect(res.status).toBe(500);
+      expect(g.logs.some((l) => l.includes("internal error on POST /v1/boards") && l.includes("disk full"))).toBe(true);
+      expect((await getJson(`${g.url}/v1/boards`, { headers: json })).status).toBe(200); // still serving
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("refuses a record the contract does not allow, naming workspace, collection, id and the rule, and leaves the file as it is", async () => {
+    const file = fresh();
+    const a = await startGateway({ stateFile: file });
+    const board = (await post(`${a.url}/v1/boards`, { name: "Soon broken" })).body;
+    await a.close();
+    const [{ ws, value }] = rows(file, "SELECT ws, value FROM records WHERE key = ?", board.id);
+    edit(file, "UPDATE records SET value = ? WHERE key = ?", JSON.stringify({ ...JSON.parse(value), name: 42 }), board.id);
+    const bytes = fs.readFileSync(file);
+    await expect(startGateway({ stateFile: file })).rejects.toThrow(new StateFileError(`${file}: workspace ${ws}, collection Board, id ${board.id}: /name: must be string, as the contract's Board says`));
+    expect(fs.readFileSync(file).equals(bytes)).toBe(true);
+
+    // A value nested 50,000 deep (it once loaded, then broke GET and PATCH) is refused before anything parses it.
+    const deep = '{"a":'.repeat(50_000) + "1" + "}".repeat(50_000);
+    edit(file, "UPDATE records SET value = ? WHERE key = ?", deep, board.id);
+    await expect(startGateway({ stateFile: file })).rejects.toThrow(`${file}: workspace ${ws}, collection Board, id ${board.id}: nested deeper than 64 levels`);
+    edit(file, "UPDATE records SET coll = 'Nothing' WHERE key = ?", board.id);
+    await expect(startGateway({ stateFile: file })).rejects.toThrow("collection Nothing, id");
+  });
+
+  it("refuses a file that is neither a state database nor JSON, and a folder that does not exist", async () => {
+    const file = fresh();
+    fs.writeFileSync(file, "SQLite format 3\u0000 but nothing else");
+    await expect(startGateway({ stateFile: file })).rejects.toThrow(`${file}: not a state database this mock can read`);
+    const nowhere = path.join(dir, "no-such-folder", "state.db");
+    await expect(startGateway({ stateFile: nowhere })).rejects.toThrow(`${nowhere}: its folder does not exist`);
+  });
+
+  it("never follows a link planted where the JSON state file wrote its temporary file", async () => {
+    const file = fresh();
+    const victim = path.join(dir, "victim.txt");
+    fs.writeFileSync(victim, "untouched");
+    fs.symlinkSync(victim, path.join(dir, `.${path.basename(file)}.${process.pid}.tmp`));
+    const g = await startGateway({ stateFile: file });
+    try {
+      await post(`${g.url}/v1/boards`, { name: "Through the link?" });
+      await post(`${g.url}/v1/keys`, { name: "x", environment: "test" });
+    } finally {
+      await g.close();
+    }
+    expect(fs.readFileSync(victim, "utf8")).toBe("untouched");
+    // SQLite's own files beside the database are opened by name: a link planted there refuses the start.
+    const other = fresh();
+    fs.symlinkSync(victim, `${other}-wal`);
+    await expect(startGateway({ stateFile: other })).rejects.toThrow(`${other}-wal is a symbolic link`);
+    expect(fs.readFileSync(victim, "utf8")).toBe("untouched");
+    await expect(startGateway({ stateFile: dir })).rejects.toThrow(`${dir}: not a state database this mock can read`);
+  });
+
+  it("keeps a part registered with one line, and a field a feature adds to the workspace, without code of their own", async () => {
+    const file = fresh();
+    const a = await startGateway({ stateFile: file });
+    const part = { name: "extra", n: 0, restored: null as unknown, reset: () => {}, snapshot: () => ({ n: part.n }), restore: (v: unknown) => void (part.restored = v) };
+    a.gateway.states.register(part);
+    part.n = 5;
+    const ws = a.gateway.store.workspace("ws_northwind01") as unknown as Record<string, unknown>;
+    ws.remembered = new Map([["idem_1", { status: 201 }]]);
+    await post(`${a.url}/v1/boards`, { name: "A change to commit" });
+    await a.close();
+
+    const b = await startGateway({ stateFile: file });
+    try {
+      const again = { ...part, restored: null as unknown, restore: (v: unknown) => void (again.restored = v) };
+      b.gateway.states.register(again);
+      expect(rows(file, "SELECT value FROM parts WHERE name = 'extra'")[0].value).toBe('{"n":5}');
+      const back = b.gateway.store.workspace("ws_northwind01") as unknown as Record<string, unknown>;
+      expect(back.remembered).toEqual(new Map([["idem_1", { status: 201 }]]));
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("keeps what a lifecycle's steps write by themselves: status, transcript, sub-records, and the same event log (ids and all) for a stream to resume", async () => {
+    const file = fresh();
+    const a = await startStateful({ stateFile: file });
+    const created = await call(a.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/a.mp3", media_type: "audio" } });
+    const id = created.body.id;
+    a.scheduler.advance(STEP_MS * 3);
+    const done = (await call(a.url, "GET", `/v1/analyses/${id}`)).body;
+    const transcript = (await call(a.url, "GET", `/v1/analyses/${id}/transcript`)).body;
+    const signals = (await call(a.url, "GET", `/v1/analyses/${id}/signals`)).body.data;
+    const ws = a.gateway.keys.list().find((k) => k.key === "pk_test_demo_pro")!.workspace_id;
+    const log = a.gateway.store.eventLog(ws, id)!.events;
+    await a.close();
+    expect(done.status).toBe("completed");
+    expect(signals.length).toBeGreaterThan(0);
+
+    const b = await startStateful({ stateFile: file });
+    try {
+      expect((await call(b.url, "GET", `/v1/analyses/${id}`)).body).toEqual(done);
+      expect((await call(b.url, "GET", `/v1/analyses/${id}/transcript`)).body).toEqual(transcript);
+      expect((await call(b.url, "GET", `/v1/analyses/${id}/signals`)).body.data).toEqual(signals);
+      expect(b.gateway.store.eventLog(ws, id)!.events).toEqual(log);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("lets a workspace leave memory and reads it back when next used: remembered workspaces need no eviction", () => {
+    const file = fresh();
+    const clock = new ManualClock();
+    const store = new Store({ contract, clock, scheduler: new ManualScheduler(clock), stepMs: 100, webhooks: { emit: () => {} }, maxWorkspaces: 2 });
+    const registry = new StateRegistry();
+    registry.register(store);
+    const db = StateDb.open(file, registry, { contract });
+    const boards = store.model.collections.get("Board")!;
+    const first = store.workspace("ws_first0001");
+    const rec = store.insert(first, boards, null, { ...structuredClone(store.template(null, boards)), id: "brd_kept0001", name: "Still here" });
+    registry.commit();
+    store.workspace("ws_second001");
+    store.workspace("ws_third0001"); // a third: the first leaves memory
+    expect((store as unknown as { workspaces: Map<string, unknown> }).workspaces.has("ws_first0001")).toBe(false);
+    const back = store.workspace("ws_first0001");
+    expect(back).not.toBe(first);
+    expect(back.table(boards).get(null, "brd_kept0001")?.value).toEqual(rec.value);
+    db.close();
+  });
+});
+
+describe("a JSON state file of earlier versions", () => {
+  const v1 = (states: Record<string, unknown>) => JSON.stringify({ version: 1, saved_at: "2026-11-01T00:00:00Z", states }, null, 2);
+
+  it("is read once and migrated into a database; the JSON is kept beside it", async () => {
+    const file = fresh("json");
+    const a = await startGateway({ stateFile: fresh() });
+    const board = (await post(`${a.url}/v1/boards`, { name: "From JSON" })).body;
+    const store = a.gateway.store.snapshot();
+    const keys = a.gateway.keys.snapshot();
+    await a.close();
+    const text = v1({ store, keys, extra: { kept: true } });
+    fs.writeFileSync(file, text);
+
+    const b = await startGateway({ stateFile: file });
+    try {
+      expect(b.logs.some((l) => l.includes(`state file ${file} migrated from JSON to a SQLite database; the JSON is kept as ${file}.json-v1`))).toBe(true);
+      expect((await getJson(`${b.url}/v1/boards/${board.id}`, { headers: json })).body).toEqual(board);
+    } finally {
+      await b.close();
+    }
+    expect(fs.readFileSync(`${file}.json-v1`, "utf8")).toBe(text);
+    expect(fs.readFileSync(file).subarray(0, 15).toString()).toBe("SQLite format 3");
+    expect(rows(file, "SELECT value FROM parts WHERE name = 'extra'")[0].value).toBe('{"kept":true}');
+    const c = await startGateway({ stateFile: file });
+    try {
+      expect(c.logs.some((l) => l.includes("migrated"))).toBe(false);
+      expect((await getJson(`${c.url}/v1/boards/${board.id}`, { headers: json })).body).toEqual(board);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("refuses invalid JSON, a bad part and a schema-invalid record, naming where, and leaves the file as it was", async () => {
+    const file = fresh("json");
+    const text = '{"version": 1,\n  "states": {,}\n}';
+    fs.writeFileSync(file, text);
+    await expect(startGateway({ stateFile: file })).rejects.toThrow(new StateFileError(`${file}:2:14: invalid JSON: Expected property name or '}'`));
+    expect(fs.readFileSync(file, "utf8")).toBe(text);
+    for (const [bad, where] of [
+      ['{"version": 2, "states": {}}', ":1:13: version: must be 1"],
+      ['{"version": 1, "states": []}', ":1:26: states: must be an object"],
+      ['{"version": 1, "states": {"keys": {"started_at": "yesterday", "seeded": {}, "created": []}}}', ":1:50: states.keys.started_at: must be a string matching"],
+    ] as const) {
+      fs.writeFileSync(file, bad);
+      await expect(startGateway({ stateFile: file }), bad).rejects.toThrow(file + where);
+      expect(fs.readFileSync(file, "utf8")).toBe(bad);
+    }
+    // A record the contract does not allow once loaded silently (issue 20): refused, naming it; nothing migrated.
+    const a = await startGateway({ stateFile: fresh() });
+    const board = (await post(`${a.url}/v1/boards`, { name: "Bad later" })).body;
+    const store = a.gateway.store.snapshot() as any;
+    await a.close();
+    const ws = Object.keys(store.workspaces)[0]!;
+    store.workspaces[ws].records.find((r: any) => r.value.id === board.id).value.name = 42;
+    fs.writeFileSync(file, v1({ store }));
+    await expect(startGateway({ stateFile: file })).rejects.toThrow(`${file}: workspace ${ws}, collection Board, id ${board.id}: /name: must be string`);
+    expect(JSON.parse(fs.readFileSync(file, "utf8")).states.store.workspaces[ws]).toBeDefined();
+    expect(fs.readdirSync(dir).filter((f) => f.includes("migrating"))).toEqual([]);
+    const deep = `{"version": 1, "states": {"extra": ${"[".repeat(50_000)}${"]".repeat(50_000)}}}`;
+    fs.writeFileSync(file, deep);
+    await expect(startGateway({ stateFile: file })).rejects.toThrow(`${file}: nested deeper than 80 levels`);
+  });
+});
