@@ -10,6 +10,8 @@ import addFormatsModule from 'ajv-formats';
 // The checks of x-lifecycle live once, in src/lifecycle-check.ts, shared with the runtime reader (readLifecycles):
 // loaded through tsx, the TypeScript runner the npm scripts already use.
 const { checkLifecycle, checkReference, statesOf, LIFECYCLE_KEY, REFERENCES_KEY } = await tsImport('../../src/lifecycle-check.ts', import.meta.url);
+const { categoryOf, readPolicy } = await tsImport('../../src/policy.ts', import.meta.url);
+import * as author from './author-rules.mjs';
 
 const RATE_LIMIT_SCOPE = /^\/(v1|aria|ws)(\/|$)/;
 const RATE_LIMIT_HEADERS = [
@@ -21,6 +23,7 @@ const RATE_LIMIT_HEADERS = [
 ];
 const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const ALWAYS = ['400', '401', '403', '429', '500'];
+const SHARED_ERROR = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 422: 'UnprocessableEntity', 429: 'TooManyRequests', 500: 'InternalServerError' };
 
 const hasHeader = (headers, name) => Object.keys(headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase());
 
@@ -65,15 +68,21 @@ function securityPolicy({ public_paths: publicPaths = [] }) {
 /** 400, 401, 403, 429 and 500 everywhere; 422 with input; 404 with a path id. */
 function errorResponses({ public_paths: publicPaths = [] }) {
   return withPath((path) => ({
-    Operation(op, { report, location, parent }) {
+    Operation(op, { report, location, parent, resolve }) {
       if (!path() || publicPaths.includes(path())) return;
       const codes = new Set(Object.keys(op.responses ?? {}));
-      const params = [...(parent?.parameters ?? []), ...(op.parameters ?? [])];
-      const need = [...ALWAYS];
-      if (op.requestBody || params.some((p) => p?.in === 'query')) need.push('422');
-      if (params.some((p) => p?.in === 'path')) need.push('404', '422');
-      for (const code of new Set(need)) {
-        if (!codes.has(code)) report({ message: `${op.operationId ?? path()} must document a ${code} response.`, location: location.child('responses').key() });
+      // Path-level parameters count too, and a parameter is usually a $ref: resolve it before reading `in`.
+      const params = [...(parent?.parameters ?? []), ...(op.parameters ?? [])].map((p) => resolve(p).node);
+      const need = ALWAYS.map((c) => [c, 'always']);
+      if (op.requestBody) need.push(['422', 'it takes a body']);
+      if (params.some((p) => p?.in === 'query')) need.push(['422', 'it takes query parameters']);
+      if (params.some((p) => p?.in === 'path')) need.push(['404', 'it has a path id'], ['422', 'it has a path id']);
+      const seen = new Set();
+      for (const [code, why] of need) {
+        if (codes.has(code) || seen.has(code)) continue;
+        seen.add(code);
+        const fix = `\`'${code}': {$ref: ../components/responses/${SHARED_ERROR[code]}.yaml}\``;
+        report({ message: `${op.operationId ?? path()} must document a ${code} response (${why}): add ${fix} to its responses. See ${author.RULES_SECTION}.`, location: location.child('responses').key() });
       }
     },
   }));
@@ -96,19 +105,27 @@ function rateLimitHeaders() {
   }));
 }
 
-/** Every operation names a category that x-rate-limit-policy defines. */
+/** Every operation names the category that x-rate-limit-policy derives from its path (src/policy.ts). */
 function rateLimitCategory() {
-  let names = [];
+  let policy;
   return {
     Root(root, { report, location }) {
-      const policy = root['x-rate-limit-policy'];
-      if (!policy) return report({ message: 'The root must define x-rate-limit-policy.', location: location.key() });
-      names = (policy.categories ?? []).map((c) => c.name);
+      if (!root['x-rate-limit-policy']) return report({ message: 'The root must define x-rate-limit-policy.', location: location.key() });
+      try {
+        policy = readPolicy(root);
+      } catch (e) {
+        report({ message: `x-rate-limit-policy cannot be read: ${e.message}`, location: location.child('x-rate-limit-policy') });
+      }
     },
     ...withPath((path) => ({
       Operation(op, { report, location }) {
-          const cat = op['x-rate-limit-category'];
-        if (!names.includes(cat)) report({ message: `x-rate-limit-category must be one of ${names.join(', ')} (found ${JSON.stringify(cat)}).`, location: location.child('x-rate-limit-category').key() });
+        if (!policy) return;
+        const cat = op['x-rate-limit-category'];
+        const want = categoryOf(policy, path()).name;
+        if (cat !== want) {
+          const at = cat === undefined ? location.key() : location.child('x-rate-limit-category');
+          report({ message: `x-rate-limit-category of ${op.operationId ?? path()} must be \`${want}\`, the category x-rate-limit-policy gives the path ${path()} (found ${JSON.stringify(cat)}). See ${author.RULES_SECTION}.`, location: at });
+        }
       },
     })),
   };
@@ -272,6 +289,17 @@ export default function policyPlugin() {
         'snake-case': snakeCase,
         'success-response': successResponse,
         'lifecycle': lifecycle,
+        // The contract author's rules (issue 26), in author-rules.mjs.
+        'unreferenced-files': author.unreferencedFiles,
+        'bounded-values': author.boundedValues,
+        'cors-header': author.corsHeader,
+        'shared-errors': author.sharedErrors,
+        'timestamps': author.timestamps,
+        'closed-status': author.closedStatus,
+        'polymorphism': author.polymorphism,
+        'file-names': author.fileNames,
+        'list-shape': author.listShape,
+        'filters': author.filters,
       },
     },
   };
