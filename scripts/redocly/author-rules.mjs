@@ -225,3 +225,39 @@ export function filters() {
     },
   };
 }
+
+/**
+ * Summaries are short and sentence case: only the first word, all-caps acronyms and the configured names keep
+ * capitals. The message names the word to change (an assertion rule's pattern could not).
+ */
+export function summarySentenceCase({ names = [], maxLength = 60 } = {}) {
+  const allowed = new Set(names);
+  return {
+    Operation(op, { report, location }) {
+      const summary = op.summary;
+      if (typeof summary !== 'string') return;
+      const at = location.child('summary');
+      if (summary.length > maxLength) report({ message: `Summary "${summary}" is ${summary.length} characters: keep it to ${maxLength}.${see()}`, location: at });
+      const words = summary.split(/\s+/);
+      if (!/^[A-Z]/.test(words[0] ?? '')) report({ message: `Summary "${summary}" must start with a capital: "${words[0]}".${see()}`, location: at });
+      for (const w of words.slice(1)) {
+        const bare = w.replace(/[^A-Za-z-]/g, '');
+        if (!/[A-Z]/.test(bare) || allowed.has(bare) || /^[A-Z]{2,}s?$/.test(bare)) continue;
+        report({ message: `Summary "${summary}" is not sentence case: write "${w.toLowerCase()}", not "${w}" (only the first word, acronyms and ${[...allowed].join(', ')} keep capitals).${see()}`, location: at });
+      }
+    },
+  };
+}
+
+/** Ids carry a type prefix: a path parameter naming an id has a `pattern` like `^spk_[0-9A-Za-z]{8,40}$`. */
+export function idPrefix() {
+  return {
+    Parameter(param, { report, location, resolve }) {
+      if (param.in !== 'path' || !/(^|_)id$/.test(param.name ?? '')) return;
+      const schema = resolve(param.schema ?? {}).node ?? {};
+      if (!/^\^[a-z]+_/.test(schema.pattern ?? '')) {
+        report({ message: `Path parameter "${param.name}" is an id: give its schema a \`pattern\` with the type prefix, like \`^spk_[0-9A-Za-z]{8,40}$\`.${see()}`, location: location.child('schema').key() });
+      }
+    },
+  };
+}

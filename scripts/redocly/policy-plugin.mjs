@@ -25,6 +25,7 @@ const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const ALWAYS = ['400', '401', '403', '429', '500'];
 const SHARED_ERROR = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 422: 'UnprocessableEntity', 429: 'TooManyRequests', 500: 'InternalServerError' };
 
+const snake = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
 const hasHeader = (headers, name) => Object.keys(headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase());
 
 /**
@@ -57,7 +58,7 @@ function securityPolicy({ public_paths: publicPaths = [] }) {
       const isPublic = publicPaths.includes(path());
       const empty = Array.isArray(op.security) && op.security.length === 0;
       if (isPublic && !empty) report({ message: `${path()} is public: declare \`security: []\`.`, location: location.child('security').key() });
-      if (!isPublic && empty) report({ message: `Only ${publicPaths.join(', ')} may have \`security: []\`; ${path()} requires credentials.`, location: location.child('security') });
+      if (!isPublic && empty) report({ message: `Only ${publicPaths.join(', ')} may have \`security: []\`; ${path()} requires credentials: remove \`security\` to inherit the root's. See ${author.RULES_SECTION}.`, location: location.child('security') });
       const usesToken = (op.security ?? []).some((req) => 'TokenQuery' in req);
       if (usesToken && !isStreaming(op)) report({ message: 'The `token` query parameter (TokenQuery) is accepted on WebSocket (101) and SSE (text/event-stream) operations only.', location: location.child('security') });
       if (!usesToken && isStreaming(op) && !isPublic) report({ message: 'WebSocket and SSE operations accept the `token` query parameter: add `- TokenQuery: []` to security.', location: location.child('security').key() });
@@ -95,10 +96,10 @@ function rateLimitHeaders() {
       Response(response, { report, location, key }) {
         if (!RATE_LIMIT_SCOPE.test(path())) return;
         for (const name of RATE_LIMIT_HEADERS) {
-          if (!hasHeader(response.headers, name)) report({ message: `Response ${key} of ${path()} must carry the ${name} header.`, location: location.child('headers').key() });
+          if (!hasHeader(response.headers, name)) report({ message: `Response ${key} of ${path()} must carry the ${name} header: add \`${name}: {$ref: ../components/headers/${name}.yaml}\` to its headers. See ${author.RULES_SECTION}.`, location: location.child('headers').key() });
         }
         if (String(key) === '429' && !hasHeader(response.headers, 'Retry-After')) {
-          report({ message: `Response 429 of ${path()} must carry the Retry-After header.`, location: location.child('headers').key() });
+          report({ message: `Response 429 of ${path()} must carry the Retry-After header: $ref the shared TooManyRequests response. See ${author.RULES_SECTION}.`, location: location.child('headers').key() });
         }
       },
     },
@@ -136,7 +137,7 @@ function mediaExamples() {
   return {
     MediaType(media, { report, location }) {
       if (media.example === undefined && Object.keys(media.examples ?? {}).length === 0) {
-        report({ message: 'Every request and response body needs a named example.', location: location.key() });
+        report({ message: `Every request and response body needs a named example: add \`examples: {default: {$ref: ../components/examples/<Thing>.yaml}}\`. See ${author.RULES_SECTION}.`, location: location.key() });
       }
       if (media.example !== undefined) report({ message: 'Use named `examples` (default first), not `example`.', location: location.child('example').key() });
     },
@@ -148,11 +149,11 @@ function snakeCase() {
   return {
     Schema(schema, { report, location }) {
       for (const name of Object.keys(schema.properties ?? {})) {
-        if (!SNAKE.test(name)) report({ message: `Property "${name}" must be snake_case.`, location: location.child(['properties', name]).key() });
+        if (!SNAKE.test(name)) report({ message: `Property "${name}" must be snake_case: rename it to ${snake(name)}. See ${author.RULES_SECTION}.`, location: location.child(['properties', name]).key() });
       }
     },
     Parameter(param, { report, location }) {
-      if (param.in === 'query' && !SNAKE.test(param.name)) report({ message: `Query parameter "${param.name}" must be snake_case.`, location: location.child('name') });
+      if (param.in === 'query' && !SNAKE.test(param.name)) report({ message: `Query parameter "${param.name}" must be snake_case: rename it to ${snake(param.name)}. See ${author.RULES_SECTION}.`, location: location.child('name') });
     },
   };
 }
@@ -300,6 +301,8 @@ export default function policyPlugin() {
         'file-names': author.fileNames,
         'list-shape': author.listShape,
         'filters': author.filters,
+        'id-prefix': author.idPrefix,
+        'summary-sentence-case': author.summarySentenceCase,
       },
     },
   };
