@@ -57,11 +57,11 @@ function securityPolicy({ public_paths: publicPaths = [] }) {
     Operation(op, { report, location }) {
       const isPublic = publicPaths.includes(path());
       const empty = Array.isArray(op.security) && op.security.length === 0;
-      if (isPublic && !empty) report({ message: `${path()} is public: declare \`security: []\`.`, location: location.child('security').key() });
+      if (isPublic && !empty) report({ message: `${path()} is public: declare \`security: []\`. See ${author.RULES_SECTION}.`, location: location.child('security').key() });
       if (!isPublic && empty) report({ message: `Only ${publicPaths.join(', ')} may have \`security: []\`; ${path()} requires credentials: remove \`security\` to inherit the root's. See ${author.RULES_SECTION}.`, location: location.child('security') });
       const usesToken = (op.security ?? []).some((req) => 'TokenQuery' in req);
-      if (usesToken && !isStreaming(op)) report({ message: 'The `token` query parameter (TokenQuery) is accepted on WebSocket (101) and SSE (text/event-stream) operations only.', location: location.child('security') });
-      if (!usesToken && isStreaming(op) && !isPublic) report({ message: 'WebSocket and SSE operations accept the `token` query parameter: add `- TokenQuery: []` to security.', location: location.child('security').key() });
+      if (usesToken && !isStreaming(op)) report({ message: `The \`token\` query parameter (TokenQuery) is accepted on WebSocket (101) and SSE (text/event-stream) operations only: remove \`- TokenQuery: []\`. See ${author.RULES_SECTION}.`, location: location.child('security') });
+      if (!usesToken && isStreaming(op) && !isPublic) report({ message: `WebSocket and SSE operations accept the \`token\` query parameter: add \`- TokenQuery: []\` to security. See ${author.RULES_SECTION}.`, location: location.child('security').key() });
     },
   }));
 }
@@ -163,7 +163,7 @@ function successResponse() {
   return {
     Operation(op, { report, location }) {
       if (!Object.keys(op.responses ?? {}).some((c) => /^(2\d\d|2XX|101)$/.test(c))) {
-        report({ message: 'Operation must have a 2xx response (or 101 for a WebSocket upgrade).', location: location.child('responses').key() });
+        report({ message: `Operation must have a 2xx response (or 101 for a WebSocket upgrade): add its success response. See ${author.RULES_SECTION}.`, location: location.child('responses').key() });
       }
     },
   };
@@ -224,12 +224,12 @@ function lifecycle() {
         for (const [file, s] of schemas) {
           const facts = { schema: s.name, description: s.node.description ?? '', properties: props.get(file), operations, webhooks, machines, validate };
           for (const p of checkLifecycle(s.node[LIFECYCLE_KEY], facts)) {
-            s.report({ message: p.message, location: s.location.child([LIFECYCLE_KEY, ...p.path]) });
+            s.report({ message: `${p.message} See spec/README.md § x-lifecycle.`, location: s.location.child([LIFECYCLE_KEY, ...p.path]) });
           }
         }
         for (const r of references) {
           for (const p of checkReference(r.node[REFERENCES_KEY], { node: r.node, schemas: [...componentNames], machines })) {
-            r.report({ message: p.message, location: r.location.child([REFERENCES_KEY, ...p.path]) });
+            r.report({ message: `${p.message} See spec/README.md § x-references.`, location: r.location.child([REFERENCES_KEY, ...p.path]) });
           }
         }
       },

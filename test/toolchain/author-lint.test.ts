@@ -105,6 +105,12 @@ describe("npm run lint catches every rule spec/README.md lists, naming the spec 
     expect(output).toMatch(/0 errors and 0 warnings, with no ignore file/);
   });
 
+  it("every message of this project's rules points to the README section that states the rule", () => {
+    const ours = lines.filter((l) => /\((policy|rule)\/[a-z-]+\)$/.test(l));
+    expect(ours.length).toBeGreaterThan(PLANTS.length);
+    expect(ours.filter((l) => !/See spec\/README\.md § /.test(l))).toEqual([]);
+  });
+
   for (const p of PLANTS) {
     it(`${p.rule}: names spec/${p.file} and says what to do`, () => {
       const named = lines.filter((l) => l.includes(`spec/${p.file}:`) && l.endsWith(`(${p.rule})`));
