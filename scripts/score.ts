@@ -38,7 +38,8 @@ async function baseBundle(base: string | undefined, scratch: string): Promise<{ 
 
 export interface ScoreChange {
   head: ScoreReport;
-  base: ScoreReport;
+  /** Undefined when no base could be read (no git, no committed bundle): the score is shown alone. */
+  base?: ScoreReport;
   baseLabel: string;
   hotspots: Hotspot[];
 }
@@ -47,7 +48,11 @@ export interface ScoreChange {
 export async function scoreChange(root = SPEC_ROOT, base?: string): Promise<ScoreChange> {
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "score-"));
   try {
-    const b = await baseBundle(base, scratch);
+    const b = await baseBundle(base, scratch).catch((e: Error) => {
+      if (base) throw e; // asked for: say why it cannot be read
+      return undefined;
+    });
+    if (!b) return { head: await score(root), baseLabel: "no base (not a git checkout with generated/openapi.json)", hotspots: [] };
     const headFile = path.join(scratch, "head.json");
     await bundleRoot(root, headFile);
     const [head, baseReport, headDoc, baseDoc] = await Promise.all([score(root), score(b.file), fs.readFile(headFile, "utf8"), fs.readFile(b.file, "utf8")]);
@@ -62,9 +67,11 @@ const pct = (x: number) => `${Math.round(x * 100)}%`;
 
 function print(c: ScoreChange): void {
   const { head: r, base } = c;
-  const delta = Math.round((r.agentReadiness - base.agentReadiness) * 10) / 10;
-  console.log(`redocly score (agent readiness): ${r.agentReadiness}/100 (${base.agentReadiness} at ${c.baseLabel}, ${delta >= 0 ? "+" : ""}${delta}), discoverability ${r.discoverability}%`);
+  const delta = base ? Math.round((r.agentReadiness - base.agentReadiness) * 10) / 10 : 0;
+  const against = base ? `${base.agentReadiness} at ${c.baseLabel}, ${delta >= 0 ? "+" : ""}${delta}` : c.baseLabel;
+  console.log(`redocly score (agent readiness): ${r.agentReadiness}/100 (${against}), discoverability ${r.discoverability}%`);
   console.log(`  ${Object.entries(r.subscores).map(([k, v]) => `${k} ${pct(v)}`).join(", ")}`);
+  if (!base) return;
   if (!c.hotspots.length) console.log("  this change costs no operation any points");
   else {
     console.log("  costing the most points in this change:");
@@ -78,7 +85,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const min = values.min === undefined ? undefined : Number(values.min);
     if (min !== undefined && !Number.isFinite(min)) throw new Error(`--min must be a number, got ${values.min}`);
     const c = await scoreChange(values.root ? path.resolve(values.root) : SPEC_ROOT, values.base);
-    if (values.json) console.log(JSON.stringify({ ...c.head, base: { label: c.baseLabel, agentReadiness: c.base.agentReadiness }, changeHotspots: c.hotspots }, null, 2));
+    if (values.json) console.log(JSON.stringify({ ...c.head, base: { label: c.baseLabel, agentReadiness: c.base?.agentReadiness ?? null }, changeHotspots: c.hotspots }, null, 2));
     else print(c);
     if (min !== undefined && c.head.agentReadiness < min) {
       console.error(`score ${c.head.agentReadiness} is below the floor ${min}: the operations above cost the most in this change (spec/README.md, "Adding one endpoint", says what the score counts)`);
