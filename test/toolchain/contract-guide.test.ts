@@ -61,6 +61,11 @@ describe("docs/contract.md: adding tags, as the guide says", () => {
     expect(linted.code, linted.out).toBe(0);
     const out = path.join(dir, "generated");
     await generate({ root: path.join(dir, "spec/openapi.yaml"), outDir: out, pythonDir: path.join(dir, "python"), quiet: true });
+    // Step 3's claims: typed paths, the Python method with its filter, the filter in the docs.
+    expect(await fs.readFile(path.join(out, "schema.d.ts"), "utf8")).toContain(`"/v1/tags": {`);
+    expect(await fs.readFile(path.join(dir, "python/_operations.py"), "utf8")).toMatch(/def list_tags\(\n\s+self,\n\s+\*,\n(\s+\w+: Optional\[\w+\] = None,\n)*\s+name: Optional\[str\] = None,/);
+    const bundle = JSON.parse(await fs.readFile(path.join(out, "openapi.json"), "utf8"));
+    expect(bundle.paths["/v1/tags"].get.parameters.find((p: { name: string }) => p.name === "name").description).toMatch(/Filter \(`x-filter`\): items whose `name` starts with the value\./);
     const g = await startGateway({ contract: loadContract(out) });
     try {
       const created = await getJson(`${g.url}/v1/tags`, { method: "POST", headers: { ...KEY, "Content-Type": "application/json" }, body: JSON.stringify({ name: "renewal-q4" }) });
