@@ -6261,15 +6261,15 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only analyses in this status. */
+                /** @description Only analyses in this status. Filter (`x-filter`): items whose `status` equals the value. */
                 status?: components["schemas"]["AnalysisStatus"];
-                /** @description Only analyses of this kind of content. */
+                /** @description Only analyses of this kind of content. Filter (`x-filter`): items whose `media_type` equals the value. */
                 media_type?: components["schemas"]["AnalysisMediaType"];
-                /** @description Only analyses run with this use case. */
+                /** @description Only analyses run with this use case. Filter (`x-filter`): items whose `use_case_id` equals the value. */
                 use_case_id?: string;
-                /** @description Only analyses created at or after this time. */
+                /** @description Only analyses created at or after this time. Filter (`x-filter`): items whose `created_at` is at or after the time. */
                 created_after?: string;
-                /** @description Only analyses created before this time. Must be later than `created_after`, or the request answers 400. */
+                /** @description Only analyses created before this time. Must be later than `created_after`, or the request answers 400. Filter (`x-filter`): items whose `created_at` is before the time. */
                 created_before?: string;
             };
             header?: never;
@@ -6568,9 +6568,9 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only signals with `score` at or above this value. */
+                /** @description Only signals with `score` at or above this value. Filter (`x-filter`): items whose `score` is at least the value. */
                 min_score?: number;
-                /** @description Only signals produced by this skill. */
+                /** @description Only signals produced by this skill. Filter (`x-filter`): items whose `skill_id` equals the value. */
                 skill_id?: string;
             };
             header?: never;
@@ -6613,9 +6613,9 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only alerts in this status. */
+                /** @description Only alerts in this status. Filter (`x-filter`): items whose `status` equals the value. */
                 status?: components["schemas"]["AlertStatus"];
-                /** @description Only alerts of this severity. */
+                /** @description Only alerts of this severity. Filter (`x-filter`): items whose `severity` equals the value. */
                 severity?: components["schemas"]["AlertSeverity"];
             };
             header?: never;
@@ -6859,6 +6859,8 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
+                /** @description Only speakers whose name starts with this text (case-sensitive). Filter (`x-filter`): items whose `name` starts with the value. */
+                name?: string;
             };
             header?: never;
             path?: never;
@@ -7230,9 +7232,9 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only skills of this kind. */
+                /** @description Only skills of this kind. Filter (`x-filter`): items whose `kind` equals the value. */
                 kind?: "classifier" | "extractor" | "detector";
-                /** @description `true` for built-in skills only, `false` for the workspace's own skills only; omit it for both. */
+                /** @description `true` for built-in skills only, `false` for the workspace's own skills only; omit it for both. Filter (`x-filter`): items whose `builtin` equals the value. */
                 builtin?: boolean;
             };
             header?: never;
@@ -7420,7 +7422,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only reports in this status. */
+                /** @description Only reports in this status. Filter (`x-filter`): items whose `status` equals the value. */
                 status?: "queued" | "generating" | "ready" | "failed";
             };
             header?: never;
@@ -7602,7 +7604,7 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only agents in this status. */
+                /** @description Only agents in this status. Filter (`x-filter`): items whose `status` equals the value. */
                 status?: components["schemas"]["AgentStatus"];
             };
             header?: never;
@@ -7790,9 +7792,9 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only runs of this agent. */
+                /** @description Only runs of this agent. Filter (`x-filter`): items whose `agent_id` equals the value. */
                 agent_id?: string;
-                /** @description Only runs in this status. */
+                /** @description Only runs in this status. Filter (`x-filter`): items whose `status` equals the value. */
                 status?: components["schemas"]["RunStatus"];
             };
             header?: never;
@@ -7941,9 +7943,9 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only approvals in this status. */
+                /** @description Only approvals in this status. Filter (`x-filter`): items whose `status` equals the value. */
                 status?: components["schemas"]["ApprovalStatus"];
-                /** @description Only approvals of this run. */
+                /** @description Only approvals of this run. Filter (`x-filter`): items whose `run_id` equals the value. */
                 run_id?: string;
             };
             header?: never;
@@ -9676,9 +9678,9 @@ export interface operations {
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Maximum number of items on the page. */
                 limit?: components["parameters"]["Limit"];
-                /** @description Only agents in this health status. */
+                /** @description Only agents in this health status. Filter (`x-filter`): items whose `status` equals the value. */
                 status?: components["schemas"]["AgentHealthStatus"];
-                /** @description Period the figures cover, ending now. */
+                /** @description Period the figures cover, ending now. Filter (`x-filter`): items whose `window` equals the value. */
                 window?: components["schemas"]["AgentHealthWindow"];
             };
             header?: never;

@@ -46,6 +46,8 @@ export interface Change {
   where: string;
   message: string;
   location?: Location;
+  /** A new operation, schema or tag, named (release notes list these together: "New operations: `listTags` …"). */
+  added?: { what: "operations" | "schemas" | "tags"; names: string[] };
 }
 
 export interface Bundle {
@@ -163,6 +165,9 @@ function addedOrRemoved(c: RedoclyChange, doc: Json): string {
         ? [`\`${node.operationId}\``]
         : [];
   const word = c.kind === "added" ? "New" : "Removed";
+  const component = /^#\/components\/schemas\/([^/]+)$/.exec(c.path)?.[1];
+  if (c.typeName === "Schema" && component) return `${word} schema \`${component.replaceAll("~1", "/").replaceAll("~0", "~")}\`.`;
+  if (c.typeName === "Tag" && typeof node?.name === "string") return `${word} tag \`${node.name}\` in the root \`tags:\` list.`;
   return `${word} ${what}${ops.length ? (c.typeName === "PathItem" ? `: ${ops.join(", ")}` : ` ${ops[0]}`) : ""}.`;
 }
 
@@ -182,9 +187,26 @@ function messageOf(c: RedoclyChange, head: Json, base: Json): string {
   return from && to ? `\`${c.property}\` changed from ${from} to ${to}.` : `\`${c.property}\` changed.`;
 }
 
+/** The names a new path, operation, component schema or root tag brings, for the release notes. */
+function addedNames(c: RedoclyChange, head: Json): Change["added"] {
+  if (c.kind !== "added") return undefined;
+  const node = resolvePointer(head, c.path);
+  const segs = c.path.replace(/^#\//, "").split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  if (c.typeName === "PathItem" && segs[0] === "paths") {
+    const names = HTTP_METHODS.filter((m) => node?.[m]?.operationId).map((m) => `\`${node[m].operationId}\` (${m.toUpperCase()} ${segs[1]})`);
+    return names.length ? { what: "operations", names } : undefined;
+  }
+  if (c.typeName === "Operation" && node?.operationId && segs[0] === "paths") return { what: "operations", names: [`\`${node.operationId}\` (${segs[2]!.toUpperCase()} ${segs[1]})`] };
+  if (c.typeName === "Schema" && segs[0] === "components" && segs[1] === "schemas" && segs.length === 3) return { what: "schemas", names: [`\`${segs[2]}\``] };
+  if (c.typeName === "Tag" && typeof node?.name === "string") return { what: "tags", names: [`\`${node.name}\``] };
+  return undefined;
+}
+
 function fromRedocly(c: RedoclyChange, head: Json, base: Json): Change {
   const at = c.revision ?? c.base;
+  const added = addedNames(c, head);
   return {
+    ...(added && { added }),
     impact: c.impact,
     rule: c.verdicts.map((v) => v.ruleId).join(", "),
     kind: c.kind,

@@ -7,6 +7,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { GENERATED, ROOT } from "./paths.js";
+import type { SourcePlace } from "./source-map.js";
 
 export const RULESET = path.join(ROOT, ".spectral.mjs");
 export const BUNDLE_JSON = path.join(GENERATED, "openapi.json");
@@ -49,4 +50,11 @@ export async function lintBundle(file = BUNDLE_JSON): Promise<Finding[]> {
   return lintBundleText(await fs.readFile(file, "utf8"), file);
 }
 
-export const formatFinding = (f: Finding, file: string) => `${file}:${f.line} ${f.severity} ${f.rule} ${f.message} (at ${f.pointer})`;
+/**
+ * One finding as a line: the source file under spec/ and its line first (the place to edit, `SourceMap`), then the
+ * bundle's line and pointer. Without a source place, the bundle's line leads.
+ */
+export function formatFinding(f: Finding, file: string, source?: SourcePlace): string {
+  if (!source) return `${file}:${f.line} ${f.severity} ${f.rule} ${f.message} (at ${f.pointer})`;
+  return `${path.relative(ROOT, source.file)}:${source.line} ${f.severity} ${f.rule} ${f.message} (bundle ${file}:${f.line}, at ${f.pointer})`;
+}

@@ -10,6 +10,8 @@ import addFormatsModule from 'ajv-formats';
 // The checks of x-lifecycle live once, in src/lifecycle-check.ts, shared with the runtime reader (readLifecycles):
 // loaded through tsx, the TypeScript runner the npm scripts already use.
 const { checkLifecycle, checkReference, statesOf, LIFECYCLE_KEY, REFERENCES_KEY } = await tsImport('../../src/lifecycle-check.ts', import.meta.url);
+const { categoryOf, readPolicy } = await tsImport('../../src/policy.ts', import.meta.url);
+import * as author from './author-rules.mjs';
 
 const RATE_LIMIT_SCOPE = /^\/(v1|aria|ws)(\/|$)/;
 const RATE_LIMIT_HEADERS = [
@@ -21,7 +23,9 @@ const RATE_LIMIT_HEADERS = [
 ];
 const SNAKE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const ALWAYS = ['400', '401', '403', '429', '500'];
+const SHARED_ERROR = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 422: 'UnprocessableEntity', 429: 'TooManyRequests', 500: 'InternalServerError' };
 
+const snake = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[-\s]+/g, '_').toLowerCase();
 const hasHeader = (headers, name) => Object.keys(headers ?? {}).some((h) => h.toLowerCase() === name.toLowerCase());
 
 /**
@@ -53,11 +57,11 @@ function securityPolicy({ public_paths: publicPaths = [] }) {
     Operation(op, { report, location }) {
       const isPublic = publicPaths.includes(path());
       const empty = Array.isArray(op.security) && op.security.length === 0;
-      if (isPublic && !empty) report({ message: `${path()} is public: declare \`security: []\`.`, location: location.child('security').key() });
-      if (!isPublic && empty) report({ message: `Only ${publicPaths.join(', ')} may have \`security: []\`; ${path()} requires credentials.`, location: location.child('security') });
+      if (isPublic && !empty) report({ message: `${path()} is public: declare \`security: []\`. See ${author.RULES_SECTION}.`, location: location.child('security').key() });
+      if (!isPublic && empty) report({ message: `Only ${publicPaths.join(', ')} may have \`security: []\`; ${path()} requires credentials: remove \`security\` to inherit the root's. See ${author.RULES_SECTION}.`, location: location.child('security') });
       const usesToken = (op.security ?? []).some((req) => 'TokenQuery' in req);
-      if (usesToken && !isStreaming(op)) report({ message: 'The `token` query parameter (TokenQuery) is accepted on WebSocket (101) and SSE (text/event-stream) operations only.', location: location.child('security') });
-      if (!usesToken && isStreaming(op) && !isPublic) report({ message: 'WebSocket and SSE operations accept the `token` query parameter: add `- TokenQuery: []` to security.', location: location.child('security').key() });
+      if (usesToken && !isStreaming(op)) report({ message: `The \`token\` query parameter (TokenQuery) is accepted on WebSocket (101) and SSE (text/event-stream) operations only: remove \`- TokenQuery: []\`. See ${author.RULES_SECTION}.`, location: location.child('security') });
+      if (!usesToken && isStreaming(op) && !isPublic) report({ message: `WebSocket and SSE operations accept the \`token\` query parameter: add \`- TokenQuery: []\` to security. See ${author.RULES_SECTION}.`, location: location.child('security').key() });
     },
   }));
 }
@@ -65,15 +69,21 @@ function securityPolicy({ public_paths: publicPaths = [] }) {
 /** 400, 401, 403, 429 and 500 everywhere; 422 with input; 404 with a path id. */
 function errorResponses({ public_paths: publicPaths = [] }) {
   return withPath((path) => ({
-    Operation(op, { report, location, parent }) {
+    Operation(op, { report, location, parent, resolve }) {
       if (!path() || publicPaths.includes(path())) return;
       const codes = new Set(Object.keys(op.responses ?? {}));
-      const params = [...(parent?.parameters ?? []), ...(op.parameters ?? [])];
-      const need = [...ALWAYS];
-      if (op.requestBody || params.some((p) => p?.in === 'query')) need.push('422');
-      if (params.some((p) => p?.in === 'path')) need.push('404', '422');
-      for (const code of new Set(need)) {
-        if (!codes.has(code)) report({ message: `${op.operationId ?? path()} must document a ${code} response.`, location: location.child('responses').key() });
+      // Path-level parameters count too, and a parameter is usually a $ref: resolve it before reading `in`.
+      const params = [...(parent?.parameters ?? []), ...(op.parameters ?? [])].map((p) => resolve(p).node);
+      const need = ALWAYS.map((c) => [c, 'always']);
+      if (op.requestBody) need.push(['422', 'it takes a body']);
+      if (params.some((p) => p?.in === 'query')) need.push(['422', 'it takes query parameters']);
+      if (params.some((p) => p?.in === 'path')) need.push(['404', 'it has a path id'], ['422', 'it has a path id']);
+      const seen = new Set();
+      for (const [code, why] of need) {
+        if (codes.has(code) || seen.has(code)) continue;
+        seen.add(code);
+        const fix = `\`'${code}': {$ref: ../components/responses/${SHARED_ERROR[code]}.yaml}\``;
+        report({ message: `${op.operationId ?? path()} must document a ${code} response (${why}): add ${fix} to its responses. See ${author.RULES_SECTION}.`, location: location.child('responses').key() });
       }
     },
   }));
@@ -86,29 +96,37 @@ function rateLimitHeaders() {
       Response(response, { report, location, key }) {
         if (!RATE_LIMIT_SCOPE.test(path())) return;
         for (const name of RATE_LIMIT_HEADERS) {
-          if (!hasHeader(response.headers, name)) report({ message: `Response ${key} of ${path()} must carry the ${name} header.`, location: location.child('headers').key() });
+          if (!hasHeader(response.headers, name)) report({ message: `Response ${key} of ${path()} must carry the ${name} header: add \`${name}: {$ref: ../components/headers/${name}.yaml}\` to its headers. See ${author.RULES_SECTION}.`, location: location.child('headers').key() });
         }
         if (String(key) === '429' && !hasHeader(response.headers, 'Retry-After')) {
-          report({ message: `Response 429 of ${path()} must carry the Retry-After header.`, location: location.child('headers').key() });
+          report({ message: `Response 429 of ${path()} must carry the Retry-After header: $ref the shared TooManyRequests response. See ${author.RULES_SECTION}.`, location: location.child('headers').key() });
         }
       },
     },
   }));
 }
 
-/** Every operation names a category that x-rate-limit-policy defines. */
+/** Every operation names the category that x-rate-limit-policy derives from its path (src/policy.ts). */
 function rateLimitCategory() {
-  let names = [];
+  let policy;
   return {
     Root(root, { report, location }) {
-      const policy = root['x-rate-limit-policy'];
-      if (!policy) return report({ message: 'The root must define x-rate-limit-policy.', location: location.key() });
-      names = (policy.categories ?? []).map((c) => c.name);
+      if (!root['x-rate-limit-policy']) return report({ message: 'The root must define x-rate-limit-policy.', location: location.key() });
+      try {
+        policy = readPolicy(root);
+      } catch (e) {
+        report({ message: `x-rate-limit-policy cannot be read: ${e.message}`, location: location.child('x-rate-limit-policy') });
+      }
     },
     ...withPath((path) => ({
       Operation(op, { report, location }) {
-          const cat = op['x-rate-limit-category'];
-        if (!names.includes(cat)) report({ message: `x-rate-limit-category must be one of ${names.join(', ')} (found ${JSON.stringify(cat)}).`, location: location.child('x-rate-limit-category').key() });
+        if (!policy) return;
+        const cat = op['x-rate-limit-category'];
+        const want = categoryOf(policy, path()).name;
+        if (cat !== want) {
+          const at = cat === undefined ? location.key() : location.child('x-rate-limit-category');
+          report({ message: `x-rate-limit-category of ${op.operationId ?? path()} must be \`${want}\`, the category x-rate-limit-policy gives the path ${path()} (found ${JSON.stringify(cat)}). See ${author.RULES_SECTION}.`, location: at });
+        }
       },
     })),
   };
@@ -119,7 +137,7 @@ function mediaExamples() {
   return {
     MediaType(media, { report, location }) {
       if (media.example === undefined && Object.keys(media.examples ?? {}).length === 0) {
-        report({ message: 'Every request and response body needs a named example.', location: location.key() });
+        report({ message: `Every request and response body needs a named example: add \`examples: {default: {$ref: ../components/examples/<Thing>.yaml}}\`. See ${author.RULES_SECTION}.`, location: location.key() });
       }
       if (media.example !== undefined) report({ message: 'Use named `examples` (default first), not `example`.', location: location.child('example').key() });
     },
@@ -131,11 +149,11 @@ function snakeCase() {
   return {
     Schema(schema, { report, location }) {
       for (const name of Object.keys(schema.properties ?? {})) {
-        if (!SNAKE.test(name)) report({ message: `Property "${name}" must be snake_case.`, location: location.child(['properties', name]).key() });
+        if (!SNAKE.test(name)) report({ message: `Property "${name}" must be snake_case: rename it to ${snake(name)}. See ${author.RULES_SECTION}.`, location: location.child(['properties', name]).key() });
       }
     },
     Parameter(param, { report, location }) {
-      if (param.in === 'query' && !SNAKE.test(param.name)) report({ message: `Query parameter "${param.name}" must be snake_case.`, location: location.child('name') });
+      if (param.in === 'query' && !SNAKE.test(param.name)) report({ message: `Query parameter "${param.name}" must be snake_case: rename it to ${snake(param.name)}. See ${author.RULES_SECTION}.`, location: location.child('name') });
     },
   };
 }
@@ -145,7 +163,7 @@ function successResponse() {
   return {
     Operation(op, { report, location }) {
       if (!Object.keys(op.responses ?? {}).some((c) => /^(2\d\d|2XX|101)$/.test(c))) {
-        report({ message: 'Operation must have a 2xx response (or 101 for a WebSocket upgrade).', location: location.child('responses').key() });
+        report({ message: `Operation must have a 2xx response (or 101 for a WebSocket upgrade): add its success response. See ${author.RULES_SECTION}.`, location: location.child('responses').key() });
       }
     },
   };
@@ -206,12 +224,12 @@ function lifecycle() {
         for (const [file, s] of schemas) {
           const facts = { schema: s.name, description: s.node.description ?? '', properties: props.get(file), operations, webhooks, machines, validate };
           for (const p of checkLifecycle(s.node[LIFECYCLE_KEY], facts)) {
-            s.report({ message: p.message, location: s.location.child([LIFECYCLE_KEY, ...p.path]) });
+            s.report({ message: `${p.message} See spec/README.md § x-lifecycle.`, location: s.location.child([LIFECYCLE_KEY, ...p.path]) });
           }
         }
         for (const r of references) {
           for (const p of checkReference(r.node[REFERENCES_KEY], { node: r.node, schemas: [...componentNames], machines })) {
-            r.report({ message: p.message, location: r.location.child([REFERENCES_KEY, ...p.path]) });
+            r.report({ message: `${p.message} See spec/README.md § x-references.`, location: r.location.child([REFERENCES_KEY, ...p.path]) });
           }
         }
       },
@@ -272,6 +290,19 @@ export default function policyPlugin() {
         'snake-case': snakeCase,
         'success-response': successResponse,
         'lifecycle': lifecycle,
+        // The contract author's rules (issue 26), in author-rules.mjs.
+        'unreferenced-files': author.unreferencedFiles,
+        'bounded-values': author.boundedValues,
+        'cors-header': author.corsHeader,
+        'shared-errors': author.sharedErrors,
+        'timestamps': author.timestamps,
+        'closed-status': author.closedStatus,
+        'polymorphism': author.polymorphism,
+        'file-names': author.fileNames,
+        'list-shape': author.listShape,
+        'filters': author.filters,
+        'id-prefix': author.idPrefix,
+        'summary-sentence-case': author.summarySentenceCase,
       },
     },
   };

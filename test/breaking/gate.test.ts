@@ -22,6 +22,12 @@ const addOnly: Mutation = (d) => {
   merge.operationId = "mergeSpeakers";
   d.paths["/v1/speakers/merge"] = { post: merge };
 };
+/** A new component schema (used by the new operation's request) and a new root tag. */
+const schemaAndTag: Mutation = (d) => {
+  d.components.schemas.SpeakerMerge = { type: "object", properties: { speaker_ids: { type: "array", maxItems: 10, items: { type: "string", maxLength: 44 } } } };
+  d.paths["/v1/speakers/merge"].post.requestBody = { content: { "application/json": { schema: { $ref: "#/components/schemas/SpeakerMerge" } } } };
+  d.tags.push({ name: "Merges", description: "Merging speakers." });
+};
 const docsOnly: Mutation = (d) => void (operation(d, "/v1/speakers", "get").description = "Lists the workspace's speakers, newest first.");
 
 let dir: string;
@@ -43,7 +49,7 @@ beforeAll(async () => {
   const [addHead, docsHead, mixedHead] = await Promise.all([
     writeBundle(dir, "additive", (d) => (addOnly(d), bump(d, "minor"))),
     writeBundle(dir, "docs", (d) => (docsOnly(d), bump(d, "patch"))),
-    writeBundle(dir, "mixed", (d) => (addOnly(d), docsOnly(d), delete d.paths["/v1/speakers"].get)),
+    writeBundle(dir, "mixed", (d) => (addOnly(d), schemaAndTag(d), docsOnly(d), delete d.paths["/v1/speakers"].get)),
   ]);
   const results = await pool<unknown>([
     () => compare({ base, head: addHead }),
@@ -129,7 +135,9 @@ describe("npm run changelog", () => {
     expect(headings).toEqual([`## Unreleased (since ${VERSION})`, "### Breaking changes", "### Additions", "### Fixes and docs"]);
     const section = (h: string) => notes.split(`### ${h}\n`)[1]!.split("###")[0]!;
     expect(section("Breaking changes")).toMatch(/- \*\*GET \/v1\/speakers\*\*: Operation `GET \/v1\/speakers` was removed\. \(`operation-removed`\)/);
-    expect(section("Additions")).toContain("- **/v1/speakers/merge**: New path: POST `mergeSpeakers`.");
+    // New operations, schemas and tags are named together, in words, first (not "**tags `12`**: New tag.").
+    expect(section("Additions")).toMatch(/^\n- New operations: `mergeSpeakers` \(POST \/v1\/speakers\/merge\)\.\n- New schemas: `SpeakerMerge`\.\n- New tags in the root `tags:` list: `Merges`\.\n/);
+    expect(notes).not.toMatch(/\*\*tags `\d+`\*\*|New field\.\n.*SpeakerMerge|\*\*\/v1\/speakers\/merge\*\*/);
     expect(section("Fixes and docs")).toContain("`required` gained `language`");
   });
 });

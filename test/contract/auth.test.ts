@@ -115,7 +115,7 @@ describe("credential precedence: X-API-Key, then Bearer, then token (decision M4
     return codes(text.slice(m.index + m[0].length).replace(/\s+/g, " ").split(/\.(\s|$)|\|/)[0]!).map(schemeOf);
   };
   const RANKS = ["first", "second", "third"];
-  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+  const guide = fs.readFileSync(path.join(ROOT, "docs/contract.md"), "utf8");
   const decisions = fs.readFileSync(path.join(ROOT, "docs/decisions.md"), "utf8");
   const order = orderIn(doc.info.description, /Credential precedence:/);
 
@@ -123,8 +123,8 @@ describe("credential precedence: X-API-Key, then Bearer, then token (decision M4
   it("each security scheme's description states its own rank", () => {
     for (const [name, s] of Object.entries(schemes)) expect(`${name}: ${/Precedence: (\w+)\./.exec(s.description)?.[1]}`).toBe(`${name}: ${RANKS[order.indexOf(name)]}`);
   });
-  it("the README and decision M4 state the same order", () => {
-    expect(orderIn(readme, /Credential precedence:/)).toEqual(order);
+  it("the author's guide (docs/contract.md) and decision M4 state the same order", () => {
+    expect(orderIn(guide, /Credential precedence:/)).toEqual(order);
     expect(orderIn(decisions, /\| M4 \| Credential precedence \| /)).toEqual(order);
   });
   it("the first credential present is the only one judged", () => {

@@ -163,8 +163,10 @@ describe.runIf(linux)("scripts/start.ts as a process", () => {
     }
     const tree = descendants(s.child.pid!);
     expect(tree.length).toBeGreaterThan(0); // tsx runs the script in a child node process
-    s.child.kill("SIGTERM");
-    expect(await s.exited).toBe(0);
+    // To that process, not to tsx: tsx relays a signal only if its child acknowledges it within 30 ms, else it
+    // SIGKILLs it (exit 143), which a loaded machine can miss. The mock's own handling is what is tested here.
+    process.kill(tree[0]!, "SIGTERM");
+    expect(await s.exited, s.output()).toBe(0);
     expect(s.output()).toContain("Stopped.");
     expect(await survivors([s.child.pid!, ...tree])).toEqual([]);
   });

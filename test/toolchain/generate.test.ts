@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { generate } from "../../scripts/generate.js";
 import { lintRoot } from "../../scripts/lib/redocly.js";
+import { renderPython } from "../../scripts/lib/python/index.js";
 import { ROOT } from "../../scripts/lib/paths.js";
 
 let scratch: string;
@@ -70,12 +71,12 @@ describe("bad input fails with file and line, and leaves generated/ as it was", 
     // 400 on every operation, one without input too: the gateway refuses a body sent to it (decision G21).
     ["missing-400", "paths/v1_billing_plan.yaml", (t) => t.replace("    '400':\n      $ref: ../components/responses/BadRequest.yaml\n", ""), /paths\/v1_billing_plan\.yaml:\d+:\d+.*must document a 400 response.*policy\/error-responses/],
     ["missing-401", "paths/v1_speakers.yaml", (t) => t.replace("    '401':\n      $ref: ../components/responses/Unauthorized.yaml\n", ""), /paths\/v1_speakers\.yaml:\d+:\d+.*must document a 401 response.*policy\/error-responses/],
-    // Valid OpenAPI that has no Python type: the Python generator refuses it, naming the schema.
+    // allOf has no Python type; lint refuses it first (policy/polymorphism, decision AL1), naming the file.
     [
-      "python-allof",
+      "allof",
       "components/schemas/QueryUsage.yaml",
       (t) => "allOf:\n  - " + t.replace(/\n/g, "\n    ").trimEnd() + "\n  - type: object\n    description: Also an object.\n",
-      /Python client cannot be generated: #\/components\/schemas\/QueryUsage: allOf with several members/,
+      /components\/schemas\/QueryUsage\.yaml:\d+:\d+.*allOf is not used in this contract.*policy\/polymorphism/,
     ],
   ];
 
@@ -99,4 +100,11 @@ describe("bad input fails with file and line, and leaves generated/ as it was", 
       expect({ ...(await read(out)), ...(await read(path.join(out, "python"))) }).toEqual(before);
     }, 60_000);
   }
+});
+
+it("the Python generator refuses what has no Python type (allOf with several members), naming the schema", async () => {
+  // Lint refuses allOf first (the "allof" case above); this is the generator's own guard, behind it.
+  const doc = JSON.parse(await fs.readFile(path.join(ROOT, "generated/openapi.json"), "utf8"));
+  doc.components.schemas.QueryUsage = { allOf: [doc.components.schemas.QueryUsage, { type: "object", description: "Also an object." }] };
+  expect(() => renderPython(doc)).toThrow(/#\/components\/schemas\/QueryUsage: allOf with several members/);
 });

@@ -32,7 +32,7 @@ describe("npm run lint:owasp", () => {
     expect(findings.every((f) => f.line > 1)).toBe(true);
   }, 60_000);
 
-  it("the command fails on such a copy and names the place (exit 1)", async () => {
+  it("the command fails on such a copy and names the source file under spec/ and its line, then the bundle's (exit 1)", async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "owasp-"));
     try {
       const planted = JSON.parse(bundleText);
@@ -44,7 +44,9 @@ describe("npm run lint:owasp", () => {
         (e: { code: number; stdout: string }) => e,
       );
       expect(err?.code).toBe(1);
-      expect(err?.stdout).toMatch(/openapi\.json:\d+ error owasp:api4:2023-string-limit .*\(at #\/components\/schemas\/WebhookCreate\/properties\/url\)/);
+      // The source file to edit leads (spec/components/schemas/WebhookCreate.yaml at the url property), then the bundle.
+      const line = (await fs.readFile(path.join(ROOT, "spec/components/schemas/WebhookCreate.yaml"), "utf8")).split("\n").findIndex((l) => /^  url:/.test(l)) + 2;
+      expect(err?.stdout).toMatch(new RegExp(`^spec/components/schemas/WebhookCreate\\.yaml:${line} error owasp:api4:2023-string-limit .*\\(bundle .*openapi\\.json:\\d+, at #/components/schemas/WebhookCreate/properties/url\\)`, "m"));
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
     }

@@ -53,9 +53,9 @@ describe("verify against the mock gateway", () => {
 describe("verify against the mock gateway started --stateless (examples only)", () => {
   const stateless = useMock({ stateless: true });
 
-  it("--allow-writes: every operation, no violation (the round trip is what only a stateful mock keeps)", async () => {
+  it("--allow-writes: every operation; the only departures are filters (a stateless mock answers its examples whatever the filter)", async () => {
     const report = await stateless.run(stateless.g.url, { allowWrites: true });
-    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.violations.filter((v) => v.rule !== "list-filters"), listed(report)).toEqual([]);
     expect(report.operations.map((o) => o.operationId).sort()).toEqual(operationIds);
   });
 

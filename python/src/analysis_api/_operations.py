@@ -249,7 +249,7 @@ OPERATIONS: Dict[str, Operation] = {
         "listSpeakers",
         "GET",
         "/v1/speakers",
-        params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
+        params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("name", "name", "query", False)),
         answers=("json",),
         paginated=True,
     ),
@@ -1195,16 +1195,28 @@ class Operations(OperationsBase):
         """
         return self._token_url(OPERATIONS["connectAnalysisEvents"], {"analysis_id": analysis_id, "last_event_id": last_event_id})
 
-    def list_speakers(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> SpeakerList:
+    def list_speakers(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        name: Optional[str] = None,
+    ) -> SpeakerList:
         """List speakers: `GET /v1/speakers`.
 
         Lists the workspace's enrolled speakers, newest first.
         """
-        return cast("SpeakerList", self._call(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit}))
+        return cast("SpeakerList", self._call(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}))
 
-    def iter_speakers(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> Iterator[Speaker]:
+    def iter_speakers(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        name: Optional[str] = None,
+    ) -> Iterator[Speaker]:
         """Every item of `list_speakers`, page after page: follows `next_cursor` while `has_more` (`GET /v1/speakers`)."""
-        return cast("Iterator[Speaker]", self._paginate(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit}))
+        return cast("Iterator[Speaker]", self._paginate(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}))
 
     def create_speaker(self, body: SpeakerCreate) -> Speaker:
         """Enroll a speaker: `POST /v1/speakers`.

@@ -1,10 +1,9 @@
 // Pages of a collection: `limit` (its default and maximum are the contract's), an opaque `cursor` (the list
-// position of the last item shown), and the filters a list documents, read from its query parameters by name:
-//   `<property>`            equal to the record's property (an array property: contains it)
-//   `<stem>_after`          `<stem>_at` at or after the time; `<stem>_before`: before it (and later than `_after`)
-//   `min_<p>`, `max_<p>`    `<p>` at least, at most
-// A query parameter that names no property (`window`) is no filter. Newest first; the last page says
-// `has_more: false` and `next_cursor: null`.
+// position of the last item shown), and the filters a list declares on its query parameters with `x-filter`
+// (src/filters.ts: `{property, match}`; equals, prefix, in, range-min, range-max, after, before). A query parameter
+// without `x-filter` (`window`) filters nothing: filters are declared, never inferred from names (lint states the
+// default a name suggests). Newest first; the last page says `has_more: false` and `next_cursor: null`.
+import { FILTER_KEY, filterTest, type FilterDecl } from "../../filters.js";
 import type { Contract, Json, Route } from "../contract.js";
 import type { CollectionModel } from "./model.js";
 import { insertionIndex, type Position, type Rec } from "./records.js";
@@ -28,33 +27,6 @@ export class ListError extends Error {}
 
 const PAGING = new Set(["cursor", "limit"]);
 
-function typeOf(schema: Json): string | undefined {
-  if (typeof schema?.type === "string") return schema.type;
-  if (Array.isArray(schema?.type)) return schema.type.find((t: string) => t !== "null");
-  return undefined;
-}
-
-/** A query string value as the JSON value of a property of `schema`'s type. */
-function coerce(raw: string, schema: Json): unknown {
-  switch (typeOf(schema)) {
-    case "boolean":
-      return raw === "true";
-    case "integer":
-    case "number":
-      return Number(raw);
-    default:
-      return raw;
-  }
-}
-
-function equality(name: string, schema: Json): FilterSpec["make"] {
-  if (typeOf(schema) === "array") return (raw) => (v) => Array.isArray(v[name]) && raw.every((x) => v[name].includes(x));
-  return (raw) => {
-    const want = coerce(raw[0]!, schema);
-    return (v) => v[name] === want;
-  };
-}
-
 /** The filters, limits and ranges of a list operation, from its query parameters. */
 export function readListSpec(contract: Contract, route: Route, coll: CollectionModel): ListSpec {
   const filters: FilterSpec[] = [];
@@ -66,32 +38,13 @@ export function readListSpec(contract: Contract, route: Route, coll: CollectionM
     const schema = contract.deref(p.schema);
     if (name === "limit") limit = { default: schema?.default ?? limit.default, max: schema?.maximum ?? limit.max };
     if (PAGING.has(name)) continue;
-    const range = /^(.+)_(after|before)$/.exec(name);
-    const bound = /^(min|max)_(.+)$/.exec(name);
-    if (Object.hasOwn(props, name)) {
-      filters.push({ param: name, make: equality(name, props[name]) });
-    } else if (range && Object.hasOwn(props, `${range[1]}_at`)) {
-      const prop = `${range[1]}_at`;
-      const after = range[2] === "after";
-      filters.push({
-        param: name,
-        make: (raw) => {
-          const t = Date.parse(raw[0]!);
-          return (v) => (after ? Date.parse(v[prop]) >= t : Date.parse(v[prop]) < t);
-        },
-      });
-      const other = `${range[1]}_${after ? "before" : "after"}`;
-      if (after && route.parameters.some((x) => x.in === "query" && x.name === other)) ranges.push([name, other]);
-    } else if (bound && Object.hasOwn(props, bound[2]!)) {
-      const prop = bound[2]!;
-      const min = bound[1] === "min";
-      filters.push({
-        param: name,
-        make: (raw) => {
-          const n = Number(raw[0]);
-          return (v) => (min ? v[prop] >= n : v[prop] <= n);
-        },
-      });
+    const decl = p[FILTER_KEY] as FilterDecl | undefined;
+    if (!decl || !Object.hasOwn(props, decl.property)) continue;
+    const property = props[decl.property];
+    filters.push({ param: name, make: (raw) => filterTest(decl, property, raw) as Test });
+    if (decl.match === "after") {
+      const other = route.parameters.find((x) => x.in === "query" && x[FILTER_KEY]?.property === decl.property && x[FILTER_KEY]?.match === "before");
+      if (other) ranges.push([name, other.name]);
     }
   }
   return { coll, limit, filters, ranges };

@@ -9,6 +9,7 @@ import { contentTypeDeclared } from "./content-type-declared.js";
 import { crudRoundtrip } from "./crud-roundtrip.js";
 import { errorBody } from "./error-body.js";
 import { invalidInputRejected } from "./invalid-input-rejected.js";
+import { listFilters } from "./list-filters.js";
 import { malformedJsonRejected } from "./malformed-json-rejected.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { rateLimitSemantics } from "./rate-limit-semantics.js";
@@ -36,6 +37,7 @@ export function createChecks(view: ContractView): Check[] {
     malformedJsonRejected(),
     rateLimitSemantics(view),
     crudRoundtrip(),
+    listFilters(view),
   ];
 }
 
