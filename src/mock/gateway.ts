@@ -19,6 +19,7 @@ import { buildServices, type Services } from "./services.js";
 import { StateFile } from "./state-file.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { Latency } from "./stages/latency.js";
+import type { Limits } from "./limits.js";
 // Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
 import { proxyPipeline, proxyUpgradePipeline } from "./pipeline.js";
 import { Proxy, type ProxyOptions } from "./proxy/proxy.js";
@@ -91,6 +92,8 @@ export interface GatewayOptions {
   upstreamTimeoutMs?: number;
   maxValidatedBytes?: number;
   maxViolations?: number;
+  /** The caps (limits.ts, docs/limits.md): any not given keeps its default; a bad value throws LimitError. */
+  limits?: Partial<Limits>;
 }
 
 export interface Gateway {

@@ -22,6 +22,7 @@ import { corsHead } from "./stages/cors.js";
 import { timerScheduler } from "./store/scheduler.js";
 import { Store } from "./store/store.js";
 import { RequestValidator } from "./validation.js";
+import { resolveLimits, type Limits } from "./limits.js";
 import { Webhooks } from "./webhooks.js";
 import type { RateLimitPolicy } from "../policy.js";
 
@@ -58,6 +59,8 @@ export interface Services {
     /** Delay of every API answer, [min, max] ms; null for none (option `latencyMs`), and how it waits. */
     latency: [number, number] | null;
     sleep: (ms: number) => Promise<unknown>;
+    /** The caps (limits.ts). */
+    limits: Limits;
   };
   readonly live: { draining: boolean; readonly startedAt: number; readonly streams: Set<AbortController>; readonly sockets: Set<WebSocket> };
   readonly sink: LogSink | null;
@@ -73,6 +76,7 @@ export function buildServices(opts: GatewayOptions): Services {
   const policy = contract.policy;
   const clock = opts.clock ?? systemClock;
   const sink = opts.log === undefined ? consoleSink : opts.log;
+  const limits = resolveLimits(opts.limits);
   const fileKeys = opts.keysFile ? loadKeysFile(opts.keysFile, policy) : [];
   const states = new StateRegistry();
   const onChange = () => states.changed();
@@ -97,7 +101,7 @@ export function buildServices(opts: GatewayOptions): Services {
     keys,
     auth,
     limiter: new RateLimiter(policy, clock),
-    validator: new RequestValidator(contract),
+    validator: new RequestValidator(contract, limits),
     examples: new ContractExamples(contract),
     prism: new PrismOnDemand(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
     webhooks,
@@ -114,6 +118,7 @@ export function buildServices(opts: GatewayOptions): Services {
       stateless,
       latency: opts.latencyMs === undefined || opts.latencyMs === null ? null : checkLatency(opts.latencyMs),
       sleep: opts.sleep ?? sleep,
+      limits,
     },
     live: { draining: false, startedAt: clock.now(), streams: new Set(), sockets: new Set() },
     sink,
