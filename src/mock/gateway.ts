@@ -154,6 +154,9 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
       gateway.url = await listen(server, port, host);
+      // A webhook must never call the gateway itself (webhooks.ts `reachesGateway`).
+      const address = server.address();
+      if (address && typeof address === "object") s.webhooks.ownPorts.add(address.port);
       if (opts.warm) void s.validator.warmInBackground();
       return gateway.url;
     },

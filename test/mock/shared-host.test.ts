@@ -1,7 +1,8 @@
 // Issue 22, items 1 and 2: what one client can make the mock do on a shared host. Each case here failed before
 // its fix (decisions SH*): generation without bounds, quadratic forms, unknown fields by the hundred thousand.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, startGateway, type TestGateway } from "./helpers.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { SELF_TARGET_NOTICE } from "../../src/mock/webhooks.js";
+import { call, startGateway, startReceiver, type TestGateway } from "./helpers.js";
 
 const COMPLETED = "anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
 
@@ -75,5 +76,44 @@ describe("request bodies are read in linear time, with caps", () => {
     const nested = Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`k${i}`, i]));
     const r = await call(g.url, "POST", "/v1/boards", { body: { name: "b", widgets: [{ x: nested }] } });
     expect(r.status).toBe(400);
+  });
+});
+
+describe("webhooks never reach the gateway itself or /__mock/", () => {
+  let g: TestGateway;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  beforeAll(async () => {
+    g = await startGateway();
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await g.close();
+    await receiver.close();
+  });
+
+  it("stores them, never calls them, and says so; the state survives", async () => {
+    const port = new URL(g.url).port;
+    const other = new URL(receiver.url).origin;
+    const urls = [
+      `http://localhost:${port}/__mock/reset`,
+      `http://[::1]:${port}/v1/boards`,
+      `${other}/__mock/reset`,
+      `${other}/x/../__MOCK/reset`,
+      `${other}/%5F_mock/reset`,
+    ];
+    const board = await call(g.url, "POST", "/v1/boards", { body: { name: "kept", widgets: [] } });
+    expect(board.status).toBe(201);
+    for (const url of urls) {
+      const r = await call(g.url, "POST", "/v1/webhooks", { body: { url, event_types: ["report.ready"] } });
+      expect(r.status, url).toBe(201);
+      expect(r.headers.get("x-mock-notice"), url).toBe(SELF_TARGET_NOTICE);
+      const t = await call(g.url, "POST", `/v1/webhooks/${r.body.id}/test`, { body: { event_type: "report.ready" } });
+      expect(t.status).toBe(202);
+      await call(g.url, "DELETE", `/v1/webhooks/${r.body.id}`);
+    }
+    // Two deliveries per URL (the sample after registering, the test): each logged as not sent.
+    await vi.waitFor(() => expect(g.logs.filter((l) => /not sent: the URL reaches the mock gateway itself/.test(l))).toHaveLength(urls.length * 2));
+    expect(receiver.deliveries).toHaveLength(0);
+    expect((await call(g.url, "GET", `/v1/boards/${board.body.id}`)).status).toBe(200);
   });
 });
