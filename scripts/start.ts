@@ -17,6 +17,11 @@ import {
   demoKeys,
   KeysFileError,
   LatencyError,
+  LimitError,
+  limitFlagOptions,
+  limitsFromFlags,
+  limitsHelp,
+  startSecret,
   loadContract,
   parseLatency,
   parseUpstream,
@@ -157,11 +162,16 @@ const HELP = `npm start [-- options]   Start the mock gateway.
   --quiet           No request log lines (env MOCK_QUIET=1); with --upstream the violation lines still show
   -h, --help        This help
 
+Caps (docs/limits.md; over one, a request answers 403 limit_reached or 503 capacity_exceeded, and nothing
+is ever deleted to make room):
+${limitsHelp()}
+
 Other settings (env): MOCK_STEP_MS (time between two lifecycle steps of a stored resource, default 2000),
-MOCK_JWT_SECRET (HS256 secret of bearer tokens), MOCK_STREAM_INTERVAL_MS (pause between
+MOCK_JWT_SECRET (HS256 secret of bearer tokens; on an address beyond loopback without it, a random one is made
+for the process and the banner prints how npm run mock:token uses it), MOCK_STREAM_INTERVAL_MS (pause between
 streamed events, default 400), MOCK_WEBHOOK_DELAY_MS (delay before a new webhook's sample deliveries, default 500).`;
 
-function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[]): string {
+function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[], tokenCommand: string): string {
   const policy: RateLimitPolicy = g.contract.policy;
   const general = policy.categories.find((c) => c.default)!;
   const info = g.contract.doc.info ?? {};
@@ -185,7 +195,7 @@ function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord
     "  Demo keys (send as X-API-Key; on SSE and WebSocket also as ?token=):",
     ...demo,
     ...(fileKeys.length ? [`    + ${fileKeys.length} key(s) from ${keysFile}`] : []),
-    "  Bearer JWT:  npm run -s mock:token -- --plan pro      (--help for workspace, expiry, frozen)",
+    `  Bearer JWT:  ${tokenCommand} -- --plan pro      (--help for workspace, expiry, frozen)`,
     "",
     "  Try it:",
     `    curl -i -H "X-API-Key: pk_test_demo_pro" ${url}/v1/analyses`,
@@ -235,6 +245,7 @@ async function main(): Promise<void> {
         "no-generate": { type: "boolean" },
         quiet: { type: "boolean" },
         help: { type: "boolean", short: "h" },
+        ...limitFlagOptions(),
       },
     }).values;
   } catch (e) {
@@ -253,6 +264,15 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const host = args.host ?? env.HOST ?? "127.0.0.1";
+  let limits;
+  try {
+    limits = limitsFromFlags(args);
+  } catch (e) {
+    console.error((e as LimitError).message);
+    process.exit(2);
+  }
+  // Beyond loopback the public dev secret would let anyone mint tokens: a secret of this process's, unless given.
+  const jwt = startSecret(host, env);
   const keysFile = args.keys ?? env.MOCK_KEYS_FILE ?? undefined;
   const stateFile = args.state ?? (env.MOCK_STATE_FILE || undefined);
   const stateless = args.stateless || env.MOCK_STATELESS === "1";
@@ -312,6 +332,8 @@ async function main(): Promise<void> {
       latencyMs,
       stateless,
       stateFile,
+      limits,
+      jwtSecret: jwt.secret,
     });
     fileKeys = gateway.keys.list().filter((k) => !demoKeys(contract.policy).some((d) => d.key === k.key));
   } catch (e) {
@@ -350,7 +372,9 @@ async function main(): Promise<void> {
     `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];
-  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls));
+  const tokenCommand = jwt.generated ? `MOCK_JWT_SECRET=${jwt.secret} npm run -s mock:token` : "npm run -s mock:token";
+  if (jwt.generated) controls.push(`  JWT secret   made for this process (listening on ${host}, no MOCK_JWT_SECRET): tokens need it, as below`);
+  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls, tokenCommand));
   stopOnSignals(gateway);
 }
 

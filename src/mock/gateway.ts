@@ -20,6 +20,7 @@ import { StateFile } from "./state-file.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { Latency } from "./stages/latency.js";
 import type { Limits } from "./limits.js";
+import { refusePublicSecret } from "./secret.js";
 // Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
 import { proxyPipeline, proxyUpgradePipeline } from "./pipeline.js";
 import { Proxy, type ProxyOptions } from "./proxy/proxy.js";
@@ -153,6 +154,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     },
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
+      refusePublicSecret(host, s.secret);
       gateway.url = await listen(server, port, host);
       // A webhook must never call the gateway itself (webhooks.ts `reachesGateway`).
       const address = server.address();

@@ -14,3 +14,5 @@ export type { StateRegistry } from "./state-registry.js";
 export { UpstreamError, parseUpstream } from "./proxy/upstream.js";
 export { VIOLATIONS_PATH } from "./proxy/controls.js";
 export type { ListedViolation } from "./proxy/violations.js";
+export { isLoopbackHost, PublicSecretError, refusePublicSecret, startSecret } from "./secret.js";
+export { DEFAULT_LIMITS, LIMIT_ROWS, LimitError, limitFlagOptions, limitsFromFlags, limitsHelp, resolveLimits, type Limits } from "./limits.js";

@@ -88,7 +88,7 @@ export function limitsFromFlags(values: Record<string, unknown>): Limits {
   for (const row of LIMIT_ROWS) {
     const text = values[row.flag];
     if (typeof text !== "string") continue;
-    if (!/^\d+$/.test(text.trim())) throw new LimitError(`--${row.flag} must be a whole number of at least ${row.min}, not "${text}".`);
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(Number(text)) || Number(text) < row.min) throw new LimitError(`--${row.flag} must be a whole number of at least ${row.min}, not "${text}".`);
     given[row.name] = Number(text);
   }
   return resolveLimits(given);

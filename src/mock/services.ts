@@ -64,6 +64,8 @@ export interface Services {
   };
   readonly live: { draining: boolean; readonly startedAt: number; readonly streams: Set<AbortController>; readonly sockets: Set<WebSocket> };
   readonly sink: LogSink | null;
+  /** The HS256 secret of bearer JWTs (listening beyond loopback refuses the public default: secret.ts). */
+  readonly secret: string;
   /** Writes the request's log line (nothing when logging is off). */
   logRequest(ctx: RequestContext, status: number): void;
 }
@@ -122,6 +124,7 @@ export function buildServices(opts: GatewayOptions): Services {
     },
     live: { draining: false, startedAt: clock.now(), streams: new Set(), sockets: new Set() },
     sink,
+    secret,
     logRequest(ctx, status) {
       sink?.(formatRequestLine({ method: ctx.method, url: ctx.url, status, ms: performance.now() - ctx.t0, workspace: ctx.workspace }, new Date(clock.now())));
     },

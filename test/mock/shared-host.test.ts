@@ -2,6 +2,8 @@
 // its fix (decisions SH*): generation without bounds, quadratic forms, unknown fields by the hundred thousand.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SELF_TARGET_NOTICE } from "../../src/mock/webhooks.js";
+import { createGateway, DEFAULT_JWT_SECRET, isLoopbackHost, PublicSecretError, startSecret } from "../../src/mock/index.js";
+import { contract } from "./helpers.js";
 import { call, startGateway, startReceiver, type TestGateway } from "./helpers.js";
 
 const COMPLETED = "anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
@@ -115,5 +117,33 @@ describe("webhooks never reach the gateway itself or /__mock/", () => {
     await vi.waitFor(() => expect(g.logs.filter((l) => /not sent: the URL reaches the mock gateway itself/.test(l))).toHaveLength(urls.length * 2));
     expect(receiver.deliveries).toHaveLength(0);
     expect((await call(g.url, "GET", `/v1/boards/${board.body.id}`)).status).toBe(200);
+  });
+});
+
+describe("the JWT secret is never the public one beyond loopback", () => {
+  it("tells loopback addresses from the rest", () => {
+    for (const h of ["127.0.0.1", "127.9.9.9", "localhost", "::1", "[::1]", "::ffff:127.0.0.1"]) expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ["0.0.0.0", "::", "10.0.0.5", "192.168.1.2", "example.test", "::ffff:10.0.0.1"]) expect(isLoopbackHost(h), h).toBe(false);
+  });
+
+  it("a gateway with the public default refuses to listen beyond loopback, before it listens", async () => {
+    const g = await createGateway({ contract, log: null, jwtSecret: DEFAULT_JWT_SECRET });
+    try {
+      await expect(g.listen(0, "0.0.0.0")).rejects.toBeInstanceOf(PublicSecretError);
+      expect(g.server.listening).toBe(false);
+    } finally {
+      await g.close();
+    }
+  });
+
+  it("npm start makes a secret per process beyond loopback, unless MOCK_JWT_SECRET is set; none on loopback", () => {
+    const a = startSecret("0.0.0.0", {});
+    const b = startSecret("0.0.0.0", {});
+    expect(a.generated && b.generated).toBe(true);
+    expect(a.secret).not.toBe(b.secret);
+    expect(a.secret).not.toBe(DEFAULT_JWT_SECRET);
+    expect(a.secret!.length).toBeGreaterThanOrEqual(32);
+    expect(startSecret("0.0.0.0", { MOCK_JWT_SECRET: "mine" })).toEqual({ secret: "mine", generated: false });
+    expect(startSecret("127.0.0.1", {})).toEqual({ secret: undefined, generated: false });
   });
 });
