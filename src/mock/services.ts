@@ -94,7 +94,7 @@ export function buildServices(opts: GatewayOptions): Services {
     onChange,
   });
   const stateless = opts.stateless ?? false;
-  const store = new Store({ contract, clock, scheduler: opts.scheduler ?? timerScheduler, stepMs: opts.stepMs ?? DEFAULT_STEP_MS, webhooks, onChange });
+  const store = new Store({ contract, clock, scheduler: opts.scheduler ?? timerScheduler, stepMs: opts.stepMs ?? DEFAULT_STEP_MS, webhooks, onChange, limits });
   if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);
   return {
     contract,

@@ -38,6 +38,8 @@ export const webSocket: StageFactory = (s) => {
       log = s.store.eventLog(ctx.principal!.workspaceId, analysisId);
       if (!log) return ctx.json(404, { detail: s.store.missingStream(analysisId) });
     }
+    // A live session stores an analysis: its caps answer before the upgrade (limits.ts), never after it.
+    if (analysisId === undefined && !s.settings.stateless && s.store.streamed) s.store.checkRoom(s.store.workspace(ctx.principal!.workspaceId), s.store.streamed.coll);
     upgrading.set(ctx.req, ctx);
     const { socket, head } = ctx.upgrade!;
     s.wss.handleUpgrade(ctx.req, socket, head, (ws) => {

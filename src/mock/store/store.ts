@@ -6,6 +6,7 @@ import type { Contract, Json, Route } from "../contract.js";
 import { readTemplates, type Templates } from "../events.js";
 import type { Clock } from "../limiter.js";
 import type { MockState } from "../state.js";
+import { CapReached, DEFAULT_LIMITS, type Limits } from "../limits.js";
 import { AnalysisHooks } from "./analysis.js";
 import { buildRecord } from "./build.js";
 import { Driver, type WebhookSink } from "./driver.js";
@@ -23,8 +24,11 @@ export interface StoreOptions {
   /** Time between two processing steps of a lifecycle, ms. */
   stepMs: number;
   webhooks: WebhookSink;
-  /** Workspaces kept at most; the least recently used one is forgotten beyond (a token may name any workspace). */
-  maxWorkspaces?: number;
+  /**
+   * Caps (limits.ts): workspaces remembered (a new one beyond answers 503; none is ever forgotten), records per
+   * collection per workspace (403), pending lifecycle steps (503). Defaults: DEFAULT_LIMITS.
+   */
+  limits?: Pick<Limits, "workspaces" | "records" | "lifecycleTimers">;
   /** Told after the store changed by itself (a processing step, a time-out): the state file is written then. */
   onChange?: () => void;
 }
@@ -65,15 +69,26 @@ export class Store implements MockState {
   readonly templates: Templates;
   private seeds: SeedFactory | null = null;
   private readonly workspaces = new Map<string, WorkspaceData>();
-  private lastUsed: string | null = null;
+  /** Lifecycle steps scheduled and not yet run or cancelled (capped: `limits.lifecycleTimers`). */
+  private pendingSteps = 0;
+  private readonly limits: Pick<Limits, "workspaces" | "records" | "lifecycleTimers">;
   /** A create operation's own example, its records' value of last resort; for `creates`, the collection's first seed. */
   private readonly createExamples = new Map<Route, Json>();
 
   constructor(readonly o: StoreOptions) {
     this.model = readModel(o.contract);
     this.templates = readTemplates(o.contract);
-    // Whatever runs on a timer changes the store by itself: say so after each task.
-    const scheduler: Scheduler = { after: (ms, task) => o.scheduler.after(ms, () => (task(), o.onChange?.())) };
+    this.limits = o.limits ?? DEFAULT_LIMITS;
+    // Whatever runs on a timer changes the store by itself: say so after each task. Pending steps are counted.
+    const scheduler: Scheduler = {
+      after: (ms, task) => {
+        let pending = true;
+        const settle = () => pending && ((pending = false), this.pendingSteps--);
+        this.pendingSteps++;
+        const cancel = o.scheduler.after(ms, () => (settle(), task(), o.onChange?.()));
+        return () => (settle(), cancel());
+      },
+    };
     this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, create: (ws, schema, fields) => this.createLinked(ws, schema, fields) });
     for (const [route, plan] of this.model.plans) {
       if (plan.kind === "list") this.listSpecs.set(route, readListSpec(o.contract, route, plan.coll));
@@ -99,21 +114,32 @@ export class Store implements MockState {
     return (this.seeds ??= new SeedFactory(readSeed(this.model)));
   }
 
-  /** The workspace's data, seeded on its first use. */
+  /**
+   * The workspace's data, seeded on its first use. Beyond `limits.workspaces` a new workspace answers 503
+   * `capacity_exceeded`: no workspace is ever forgotten to make room (issue 22: eviction deleted a team's data).
+   */
   workspace(id: string): WorkspaceData {
-    let ws = this.workspaces.get(id);
-    if (ws) {
-      if (id !== this.lastUsed && this.workspaces.size > 1) {
-        this.workspaces.delete(id);
-        this.workspaces.set(id, ws); // most recently used last
-      }
-      this.lastUsed = id;
-      return ws;
+    const known = this.workspaces.get(id);
+    if (known) return known;
+    if (this.workspaces.size >= this.limits.workspaces) {
+      throw new CapReached("capacity_exceeded", `The mock keeps at most ${this.limits.workspaces} workspaces and has no room for another (--max-workspaces); POST /__mock/reset forgets them all.`);
     }
-    ws = this.seeded(id);
+    const ws = this.seeded(id);
     this.workspaces.set(id, ws);
-    if (this.workspaces.size > (this.o.maxWorkspaces ?? 1000)) this.forget(this.workspaces.keys().next().value!);
     return ws;
+  }
+
+  /**
+   * Throws the cap's answer when `coll` of `ws` may not take another record created by a request: 403
+   * `limit_reached` at `limits.records`, 503 `capacity_exceeded` when its lifecycle would pass `limits.lifecycleTimers`.
+   */
+  checkRoom(ws: WorkspaceData, coll: CollectionModel): void {
+    if (ws.table(coll).size >= this.limits.records) {
+      throw new CapReached("limit_reached", `This workspace has ${this.limits.records} ${nameOf(coll.schema)}s, the most the mock keeps per collection (--max-records): delete some first.`);
+    }
+    if (coll.machine && this.pendingSteps >= this.limits.lifecycleTimers) {
+      throw new CapReached("capacity_exceeded", `${this.limits.lifecycleTimers} resources are still moving through their lifecycles, the most the mock runs at once (--max-lifecycle-timers): retry once some have finished.`);
+    }
   }
 
   private seeded(id: string): WorkspaceData {
@@ -130,7 +156,6 @@ export class Store implements MockState {
     if (!ws) return;
     for (const t of ws.tables.values()) for (const r of t.all()) r.cancelTimers();
     this.workspaces.delete(id);
-    if (this.lastUsed === id) this.lastUsed = null;
   }
 
   /** The first example of a route's success response, if it has one. */
