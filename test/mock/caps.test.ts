@@ -1,6 +1,7 @@
 // Issue 22 item 2: caps, not eviction. Each cap answers its 403 `limit_reached` or 503 `capacity_exceeded` and
 // deletes nothing (decisions SH*); the numbers are small here so the tests stay quick.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seededKeyId } from "../../src/mock/keys.js";
 import type { ManualScheduler } from "../../src/mock/store/scheduler.js";
 import { call, freshKey, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
 
@@ -65,5 +66,52 @@ describe("lifecycle steps pending at once", () => {
     expect(refused[0]!.body.error).toBe("capacity_exceeded");
     for (let i = 0; i < 50; i++) g.scheduler.advance(STEP_MS);
     expect((await call(g.url, "POST", "/v1/analyses", { key: key.key, body: analysis })).status).toBe(202);
+  });
+});
+
+describe("API keys: no self-escalation, shared demo keys protected, a cap per workspace", () => {
+  const capped = freshKey("pro", { rate_limit_rpm: 10 });
+  const owner = freshKey("pro");
+  let g: TestGateway & { scheduler: ManualScheduler };
+  beforeAll(async () => (g = await startStateful({ extraKeys: [capped, owner], limits: { keys: 5 } })));
+  afterAll(() => g.close());
+  const as = (key: string) => (method: string, path: string, body?: unknown) => call(g.url, method, path, { key, body });
+
+  it("a key capped at rate_limit_rpm cannot lift its own cap nor create an uncapped or higher sibling (403)", async () => {
+    const ask = as(capped.key);
+    const own = seededKeyId(capped.key);
+    for (const rpm of [null, 11, 50]) {
+      const r = await ask("PATCH", `/v1/keys/${own}`, { rate_limit_rpm: rpm });
+      expect([r.status, r.body.error], String(rpm)).toEqual([403, "insufficient_permission"]);
+    }
+    for (const body of [{ name: "sib", environment: "test" }, { name: "sib", environment: "test", rate_limit_rpm: 11 }]) {
+      const r = await ask("POST", "/v1/keys", body);
+      expect([r.status, r.body.error]).toEqual([403, "insufficient_permission"]);
+    }
+    expect((await call(g.url, "GET", "/v1/analyses", { key: capped.key })).headers.get("x-ratelimit-limit")).toBe("10");
+    // Lowering, or a sibling at or under the cap, is allowed.
+    expect((await ask("PATCH", `/v1/keys/${own}`, { rate_limit_rpm: 8 })).status).toBe(200);
+    expect((await ask("POST", "/v1/keys", { name: "sib", environment: "test", rate_limit_rpm: 8 })).status).toBe(201);
+  });
+
+  it("no key can revoke or change a shared demo key (403); the demo key keeps working", async () => {
+    for (const demo of ["pk_test_demo_pro", "pk_test_demo_limited"]) {
+      const id = seededKeyId(demo);
+      const revoke = await call(g.url, "DELETE", `/v1/keys/${id}`, { key: demo });
+      expect([revoke.status, revoke.body.error]).toEqual([403, "insufficient_permission"]);
+      const patch = await call(g.url, "PATCH", `/v1/keys/${id}`, { key: demo, body: { name: "mine now" } });
+      expect(patch.status).toBe(403);
+      expect((await call(g.url, "GET", "/v1/analyses", { key: demo })).status).toBe(200);
+    }
+  });
+
+  it("a create beyond --max-keys answers 403 limit_reached; no key is deleted", async () => {
+    const ask = as(owner.key);
+    const statuses = [];
+    for (let i = 0; i < 6; i++) statuses.push((await ask("POST", "/v1/keys", { name: `k${i}`, environment: "test" })).status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(4); // the key it started with counts
+    const refused = await ask("POST", "/v1/keys", { name: "one more", environment: "test" });
+    expect([refused.status, refused.body.error]).toEqual([403, "limit_reached"]);
+    expect((await ask("GET", "/v1/keys?limit=100")).body.data).toHaveLength(5);
   });
 });
