@@ -137,6 +137,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     // What node:http refuses itself carries the rate-limit headers of the mock's limiter; the proxy keeps none (G26).
     refused: proxy ? undefined : serveRefusals(s),
     requestTimeoutMs: opts.requestTimeoutMs,
+    maxConnections: s.settings.limits.connections,
   });
   const pruner = setInterval(() => s.limiter.prune(), 60_000);
   pruner.unref();

@@ -23,6 +23,7 @@ import { timerScheduler } from "./store/scheduler.js";
 import { Store } from "./store/store.js";
 import { RequestValidator } from "./validation.js";
 import { resolveLimits, type Limits } from "./limits.js";
+import { StreamSlots } from "./streams.js";
 import { Webhooks } from "./webhooks.js";
 import type { RateLimitPolicy } from "../policy.js";
 
@@ -64,6 +65,8 @@ export interface Services {
   };
   readonly live: { draining: boolean; readonly startedAt: number; readonly streams: Set<AbortController>; readonly sockets: Set<WebSocket> };
   readonly sink: LogSink | null;
+  /** Open event streams and WebSocket sessions per workspace and address, capped (streams.ts). */
+  readonly slots: StreamSlots;
   /** The HS256 secret of bearer JWTs (listening beyond loopback refuses the public default: secret.ts). */
   readonly secret: string;
   /** Writes the request's log line (nothing when logging is off). */
@@ -124,6 +127,7 @@ export function buildServices(opts: GatewayOptions): Services {
     },
     live: { draining: false, startedAt: clock.now(), streams: new Set(), sockets: new Set() },
     sink,
+    slots: new StreamSlots(limits),
     secret,
     logRequest(ctx, status) {
       sink?.(formatRequestLine({ method: ctx.method, url: ctx.url, status, ms: performance.now() - ctx.t0, workspace: ctx.workspace }, new Date(clock.now())));

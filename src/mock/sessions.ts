@@ -6,6 +6,7 @@
 //    The script (events.ts LiveScript) is the store's (the session's analysis is stored and its events logged) or,
 //    in the stateless mock, a fixed one.
 //  - /ws/analyses/{analysis_id}: the analysis's events (resuming after `last_event_id`), then close 1000.
+import { idleTimer } from "./streams.js";
 import type { WebSocket } from "ws";
 import { play, resumeAfter, type LiveScript, type StreamEvent } from "./events.js";
 import { follow, type EventLog } from "./store/log.js";
@@ -109,15 +110,21 @@ export function runAnalysisEvents(ws: WebSocket, events: StreamEvent[], lastEven
   });
 }
 
-/** The store: the analysis's event log, replayed after `lastEventId` and followed live, then close 1000 at its end. */
-export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: string | null): void {
+/**
+ * The store: the analysis's event log, replayed after `lastEventId` and followed live, then close 1000 at its end;
+ * after `idleMs` without an event (a resting analysis), close 1001 (streams.ts).
+ */
+export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: string | null, idleMs: number): void {
+  const idle = idleTimer(idleMs, () => {
+    if (ws.readyState === ws.OPEN) ws.close(1001, "idle: no event");
+  });
   const stop = follow(
     log,
     lastEventId,
-    (e) => sendEvent(ws, e),
+    (e) => (idle.touch(), sendEvent(ws, e)),
     () => {
       if (ws.readyState === ws.OPEN) ws.close(1000, "completed");
     },
   );
-  ws.on("close", stop);
+  ws.on("close", () => (idle.stop(), stop()));
 }

@@ -1,6 +1,8 @@
 // Issue 22 item 2: caps, not eviction. Each cap answers its 403 `limit_reached` or 503 `capacity_exceeded` and
 // deletes nothing (decisions SH*); the numbers are small here so the tests stay quick.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import net from "node:net";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { WebSocket } from "ws";
 import { seededKeyId } from "../../src/mock/keys.js";
 import type { ManualScheduler } from "../../src/mock/store/scheduler.js";
 import { call, freshKey, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
@@ -113,5 +115,75 @@ describe("API keys: no self-escalation, shared demo keys protected, a cap per wo
     const refused = await ask("POST", "/v1/keys", { name: "one more", environment: "test" });
     expect([refused.status, refused.body.error]).toEqual([403, "limit_reached"]);
     expect((await ask("GET", "/v1/keys?limit=100")).body.data).toHaveLength(5);
+  });
+});
+
+describe("open streams and connections", () => {
+  const a = freshKey("pro");
+  const b = freshKey("pro");
+  let g: TestGateway & { scheduler: ManualScheduler };
+  beforeAll(async () => (g = await startStateful({ extraKeys: [a, b], limits: { streamsPerWorkspace: 2, streamsPerAddress: 3, streamIdleMs: 1000, connections: 40 } })));
+  afterAll(() => g.close());
+
+  /** A queued analysis of `key`'s workspace: the manual scheduler never moves it, so its streams stay open and quiet. */
+  const queued = async (key: string) => (await call(g.url, "POST", "/v1/analyses", { key, body: analysis })).body.id as string;
+  const sse = (key: string, id: string) => fetch(`${g.url}/v1/analysis/${id}/stream`, { headers: { "X-API-Key": key } });
+  const ws = (key: string, id: string) =>
+    new Promise<{ status: number; body: any } | WebSocket>((resolve) => {
+      const s = new WebSocket(`${g.url.replace("http", "ws")}/ws/analyses/${id}`, { headers: { "X-API-Key": key } });
+      s.on("open", () => resolve(s));
+      s.on("unexpected-response", (_q, res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c)).on("end", () => resolve({ status: res.statusCode!, body: JSON.parse(body) }));
+      });
+    });
+
+  it("per workspace (403 limit_reached, SSE and WebSocket alike) and per address (503 capacity_exceeded); a closed stream frees its slot", async () => {
+    const idA = await queued(a.key);
+    const idB = await queued(b.key);
+    const first = await sse(a.key, idA);
+    const second = (await ws(a.key, idA)) as WebSocket;
+    expect(first.status).toBe(200);
+    const third = await sse(a.key, idA);
+    expect([third.status, (await third.json()).error]).toEqual([403, "limit_reached"]);
+    expect(await ws(a.key, idA)).toMatchObject({ status: 403, body: { error: "limit_reached" } });
+    const other = await sse(b.key, idB); // the address's third
+    expect(other.status).toBe(200);
+    const fourth = await sse(b.key, idB);
+    expect([fourth.status, (await fourth.json()).error, fourth.headers.get("retry-after")]).toEqual([503, "capacity_exceeded", "5"]);
+    await first.body!.cancel();
+    second.close();
+    await other.body!.cancel();
+    await vi.waitFor(async () => {
+      const again = await sse(a.key, idA);
+      expect(again.status).toBe(200);
+      await again.body!.cancel();
+    });
+  });
+
+  it("a stream that shows no event for --stream-idle-ms ends (SSE ends; WebSocket closes 1001)", async () => {
+    const id = await queued(a.key);
+    const res = await sse(a.key, id);
+    expect(res.status).toBe(200);
+    await res.text(); // resolves only once the gateway ends the quiet stream
+    const socket = (await ws(a.key, id)) as WebSocket;
+    const code = await new Promise((resolve) => socket.on("close", resolve));
+    expect(code).toBe(1001);
+  });
+
+  it("a connection beyond --max-connections is answered 503 capacity_exceeded and closed", async () => {
+    const port = Number(new URL(g.url).port);
+    const sockets = await Promise.all(Array.from({ length: 40 }, () => new Promise<net.Socket>((r) => { const s = net.connect(port, "127.0.0.1", () => r(s)); })));
+    try {
+      const extra = net.connect(port, "127.0.0.1");
+      const text = await new Promise<string>((resolve) => {
+        let got = "";
+        extra.on("data", (c) => (got += c)).on("close", () => resolve(got)).on("error", () => resolve(got));
+      });
+      expect(text).toMatch(/^HTTP\/1\.1 503 /);
+      expect(text).toContain('"error":"capacity_exceeded"');
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
   });
 });
