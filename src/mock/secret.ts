@@ -5,7 +5,7 @@
 //  - `npm start` on such an address without MOCK_JWT_SECRET makes a random secret for this process and prints the
 //    command that gives it to `npm run mock:token`.
 import { randomBytes } from "node:crypto";
-import net from "node:net";
+import { isLoopbackAddress } from "../loopback.js";
 import { DEFAULT_JWT_SECRET } from "./auth.js";
 
 export class PublicSecretError extends Error {}
@@ -15,10 +15,7 @@ export class PublicSecretError extends Error {}
  * other name or address (`0.0.0.0`, `::`, a LAN address, a name that may resolve anywhere) is beyond loopback.
  */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
-  if (h === "localhost" || h === "::1" || h === "0:0:0:0:0:0:0:1") return true;
-  const v4 = h.startsWith("::ffff:") ? h.slice(7) : h;
-  return net.isIPv4(v4) && v4.startsWith("127.");
+  return isLoopbackAddress(host);
 }
 
 /** Throws PublicSecretError when listening on `host` would expose a gateway that signs with the public secret. */
