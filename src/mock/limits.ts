@@ -46,7 +46,7 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   { name: "workspaces", flag: "max-workspaces", default: 1000, min: 1, what: "workspaces the mock remembers (a token may name any workspace; each is seeded on first use)", answer: "503 `capacity_exceeded` for a new workspace; none is ever forgotten" },
   { name: "records", flag: "max-records", default: 10_000, min: 1, what: "records of one collection in one workspace (boards, analyses, …; the seed counts)", answer: "403 `limit_reached` on the create" },
   { name: "keys", flag: "max-keys", default: 100, min: 1, what: "API keys of one workspace, revoked ones included", answer: "403 `limit_reached` on the create" },
-  { name: "webhooks", flag: "max-webhooks", default: 100, min: 1, what: "webhooks of one workspace", answer: "403 `limit_reached` on the create" },
+  { name: "webhooks", flag: "max-webhooks", default: 20, min: 1, what: "webhooks of one workspace (the contract's createWebhook says 20)", answer: "409, as the contract says" },
   { name: "streamsPerWorkspace", flag: "max-streams-per-workspace", default: 100, min: 1, what: "open event streams and WebSocket sessions of one workspace", answer: "403 `limit_reached`" },
   { name: "streamsPerAddress", flag: "max-streams-per-address", default: 200, min: 1, what: "open event streams and WebSocket sessions from one client address", answer: "503 `capacity_exceeded`" },
   { name: "connections", flag: "max-connections", default: 4000, min: 1, what: "open TCP connections, all clients together", answer: "503 `capacity_exceeded`, then the connection closes" },
