@@ -52,7 +52,7 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   { name: "connections", flag: "max-connections", default: 4000, min: 1, what: "open TCP connections, all clients together", answer: "503 `capacity_exceeded`, then the connection closes" },
   { name: "streamIdleMs", flag: "stream-idle-ms", default: 300_000, min: 1000, what: "time an event stream or WebSocket session may stay open without sending an event (a resting analysis), ms", answer: "the stream ends (WebSocket: close 1001)" },
   { name: "lifecycleTimers", flag: "max-lifecycle-timers", default: 100_000, min: 1, what: "pending lifecycle steps (resources still moving by themselves), all workspaces together", answer: "503 `capacity_exceeded` on the create" },
-  { name: "proxyExchanges", flag: "max-proxy-exchanges", default: 128, min: 1, what: "proxy mode: exchanges forwarded at the same time", answer: "503 `capacity_exceeded`, not forwarded" },
+  { name: "proxyExchanges", flag: "max-proxy-exchanges", default: 64, min: 1, what: "proxy mode: exchanges forwarded at the same time", answer: "503 `capacity_exceeded`, not forwarded" },
   { name: "proxyKeptBytes", flag: "proxy-kept-bytes", default: 8 * 1024 * 1024, min: 1024, what: "proxy mode: bytes of each request and response body kept to judge the exchange (above the contract's largest JSON request, 7 MiB)", answer: "a larger body crosses whole, and is not judged" },
   { name: "formFields", flag: "max-form-fields", default: 1000, min: 1, what: "fields of one urlencoded or multipart body", answer: "400, before the fields are read into an object" },
   { name: "jsonMembers", flag: "max-json-members", default: 10_000, min: 1, what: "object members (properties), all levels together, of one JSON body", answer: "400, before validation" },
