@@ -187,3 +187,18 @@ describe("open streams and connections", () => {
     }
   });
 });
+
+describe("webhooks per workspace", () => {
+  const key = freshKey("pro");
+  let g: TestGateway & { scheduler: ManualScheduler };
+  beforeAll(async () => (g = await startStateful({ extraKeys: [key], limits: { webhooks: 2 } })));
+  afterAll(() => g.close());
+
+  it("--max-webhooks moves the contract's 409", async () => {
+    const make = () => call(g.url, "POST", "/v1/webhooks", { key: key.key, body: { url: "https://hooks.northwind.example/in", event_types: ["report.ready"] } });
+    expect([(await make()).status, (await make()).status]).toEqual([201, 201]);
+    const third = await make();
+    expect(third.status).toBe(409);
+    expect(third.body.detail).toMatch(/at most 2 webhooks/);
+  });
+});
