@@ -61,6 +61,14 @@ describe("request bodies are read in linear time, with caps", () => {
     expect((await r.json()).detail).toMatch(/more than 50 fields/);
   });
 
+  it("answers a multipart form of more than --max-form-fields parts 400 too", async () => {
+    const fd = new FormData();
+    for (let i = 0; i < 60; i++) fd.append(`f${i}`, "x");
+    const r = await fetch(`${g.url}/v1/analyses/upload`, { method: "POST", headers: { "X-API-Key": "pk_test_demo_pro" }, body: fd });
+    expect(r.status).toBe(400);
+    expect((await r.json()).detail).toMatch(/more than 50 fields/);
+  });
+
   it("reads a form within the cap as before", async () => {
     const r = await postForm(form(10));
     expect(r.status).not.toBe(400);
