@@ -56,7 +56,7 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   { name: "proxyKeptBytes", flag: "proxy-kept-bytes", default: 8 * 1024 * 1024, min: 1024, what: "proxy mode: bytes of each request and response body kept to judge the exchange (above the contract's largest JSON request, 7 MiB)", answer: "a larger body crosses whole, and is not judged" },
   { name: "formFields", flag: "max-form-fields", default: 1000, min: 1, what: "fields of one urlencoded or multipart body", answer: "400, counted before the form is parsed" },
   { name: "jsonMembers", flag: "max-json-members", default: 10_000, min: 1, what: "object members (properties), all levels together, of one JSON body", answer: "400, counted before the body is parsed" },
-  { name: "dynamicItems", flag: "dynamic-max-items", default: 10, min: 0, what: "`Prefer: dynamic=true`: items of each generated array (below the schema's own `maxItems`)", answer: "a smaller generated value" },
+  { name: "dynamicItems", flag: "dynamic-max-items", default: 5, min: 0, what: "`Prefer: dynamic=true`: items of each generated array (below the schema's own `maxItems`)", answer: "a smaller generated value" },
   { name: "dynamicLength", flag: "dynamic-max-length", default: 200, min: 0, what: "`Prefer: dynamic=true`: characters of each generated string (below the schema's own `maxLength`)", answer: "a smaller generated value" },
 ];
 
