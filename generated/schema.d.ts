@@ -3416,8 +3416,13 @@ export interface components {
              *     allow this operation on this resource), `workspace_frozen` (every
              *     request made in a frozen workspace answers 403 until support restores
              *     it), `bearer_token_required` (the operation acts for a signed-in user,
-             *     so an API key cannot call it) or `live_key_required` (a `pk_test_` key
-             *     cannot create a `live` key). New codes may be added: treat an unknown
+             *     so an API key cannot call it), `live_key_required` (a `pk_test_` key
+             *     cannot create a `live` key), or `limit_reached` (the workspace holds
+             *     as many of something as it may: records of a collection, API keys,
+             *     open streams; delete or close some first). A 503 may carry
+             *     `capacity_exceeded` (the service holds as much as it can for
+             *     everyone, or for your address: retry after `Retry-After`). New codes
+             *     may be added: treat an unknown
              *     code on a 401 as `invalid_credentials`, on a 403 as
              *     `insufficient_permission`. `x-extensible-enum` lists the current codes.
              * @example token_expired

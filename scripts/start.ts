@@ -16,6 +16,10 @@ import {
   demoKeys,
   FixturesError,
   KeysFileError,
+  LimitError,
+  limitsFromFlags,
+  limitsHelp,
+  startSecret,
   loadContract,
   parseUpstream,
   StateFileError,
@@ -26,7 +30,7 @@ import {
 } from "../src/mock/index.js";
 import { consoleSink } from "../src/mock/log.js";
 import { refuseMockSettings } from "../src/mock/proxy/upstream.js";
-import { envOnlyHelp, readSettings, SettingsError, SETTINGS, type Values } from "../src/mock/settings.js";
+import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../src/mock/settings.js";
 import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 
@@ -158,12 +162,19 @@ const HELP = `npm start [-- options]   Start the mock gateway.
   --quiet           No request log lines (env MOCK_QUIET=1); with --upstream the violation lines still show
   -h, --help        This help
 
+Caps (docs/limits.md; over one, a request answers 403 limit_reached or 503 capacity_exceeded, and nothing
+is ever deleted to make room):
+${limitsHelp()}
+
 Other settings (env only):
 ${envOnlyHelp().join("\n")}
 
+MOCK_JWT_SECRET: on an address beyond loopback without it, a random one is made for the process and the banner
+prints how npm run mock:token uses it.
 Every value is checked at start: one that does not parse stops the mock, naming the flag or variable.`;
 
-function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[]): string {
+
+function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[], tokenCommand: string): string {
   const policy: RateLimitPolicy = g.contract.policy;
   const general = policy.categories.find((c) => c.default)!;
   const info = g.contract.doc.info ?? {};
@@ -187,7 +198,7 @@ function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord
     "  Demo keys (send as X-API-Key; on SSE and WebSocket also as ?token=):",
     ...demo,
     ...(fileKeys.length ? [`    + ${fileKeys.length} key(s) from ${keysFile}`] : []),
-    "  Bearer JWT:  npm run -s mock:token -- --plan pro      (--help for workspace, expiry, frozen)",
+    `  Bearer JWT:  ${tokenCommand} -- --plan pro      (--help for workspace, expiry, frozen)`,
     "",
     "  Try it:",
     `    curl -i -H "X-API-Key: pk_test_demo_pro" ${url}/v1/analyses`,
@@ -227,7 +238,7 @@ async function main(): Promise<void> {
   // the start and names the flag or variable (decision MC1).
   let args: Values<typeof SETTINGS>;
   try {
-    args = readSettings(process.argv.slice(2), process.env);
+    args = readSettings(process.argv.slice(2), process.env, { ...SETTINGS, ...LIMIT_SETTINGS } as typeof SETTINGS);
   } catch (e) {
     console.error(e instanceof SettingsError && e.usage ? `${e.message}\n\n${HELP}` : (e as Error).message);
     process.exit(2);
@@ -237,6 +248,15 @@ async function main(): Promise<void> {
     return;
   }
   const { port, host, keysFile, stateFile, stateless, latency: latencyMs, upstream, quiet, fixtures } = args;
+  let limits;
+  try {
+    limits = limitsFromFlags(args as Record<string, unknown>);
+  } catch (e) {
+    console.error((e as LimitError).message);
+    process.exit(2);
+  }
+  // Beyond loopback the public dev secret would let anyone mint tokens: a secret of this process's, unless given.
+  const jwt = startSecret(host, process.env);
   if (stateFile && stateless) {
     console.error("--state (MOCK_STATE_FILE) keeps what requests create, and --stateless (MOCK_STATELESS) keeps nothing: use one or the other.");
     process.exit(2);
@@ -278,12 +298,13 @@ async function main(): Promise<void> {
       streamIntervalMs: args.streamIntervalMs,
       stepMs: args.stepMs,
       webhookDelayMs: args.webhookDelayMs,
-      jwtSecret: args.jwtSecret,
       fixtures,
       warm: true,
       latencyMs,
       stateless,
       stateFile,
+      limits,
+      jwtSecret: jwt.secret,
     });
     fileKeys = gateway.keys.list().filter((k) => !demoKeys(contract.policy).some((d) => d.key === k.key));
   } catch (e) {
@@ -327,7 +348,9 @@ async function main(): Promise<void> {
     ...(fixtures ? [`  Fixtures     ${fixtures}: ${gateway.store.fixtureWorkspaces.join(", ")}`] : []),
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];
-  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls));
+  const tokenCommand = jwt.generated ? `MOCK_JWT_SECRET=${jwt.secret} npm run -s mock:token` : "npm run -s mock:token";
+  if (jwt.generated) controls.push(`  JWT secret   made for this process (listening on ${host}, no MOCK_JWT_SECRET): tokens need it, as below`);
+  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls, tokenCommand));
   stopOnSignals(gateway);
 }
 

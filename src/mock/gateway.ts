@@ -19,6 +19,8 @@ import { buildServices, type Services } from "./services.js";
 import { StateDb } from "./state-db.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { Latency } from "./stages/latency.js";
+import type { Limits } from "./limits.js";
+import { refusePublicSecret } from "./secret.js";
 // Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
 import { proxyPipeline, proxyUpgradePipeline } from "./pipeline.js";
 import { Proxy, type ProxyOptions } from "./proxy/proxy.js";
@@ -95,6 +97,8 @@ export interface GatewayOptions {
   upstreamTimeoutMs?: number;
   maxValidatedBytes?: number;
   maxViolations?: number;
+  /** The caps (limits.ts, docs/limits.md): any not given keeps its default; a bad value throws LimitError. */
+  limits?: Partial<Limits>;
 }
 
 export interface Gateway {
@@ -137,6 +141,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     // What node:http refuses itself carries the rate-limit headers of the mock's limiter; the proxy keeps none (G26).
     refused: proxy ? undefined : serveRefusals(s),
     requestTimeoutMs: opts.requestTimeoutMs,
+    maxConnections: s.settings.limits.connections,
   });
   const pruner = setInterval(() => s.limiter.prune(), 60_000);
   pruner.unref();
@@ -154,7 +159,11 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     },
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
+      refusePublicSecret(host, s.secret);
       gateway.url = await listen(server, port, host);
+      // A webhook must never call the gateway itself (webhooks.ts `reachesGateway`).
+      const address = server.address();
+      if (address && typeof address === "object") s.webhooks.ownPorts.add(address.port);
       if (opts.warm) void s.validator.warmInBackground();
       return gateway.url;
     },

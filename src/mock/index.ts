@@ -17,3 +17,6 @@ export type { ListedViolation } from "./proxy/violations.js";
 export { FixturesError } from "./fixtures.js";
 export { FaultError, type FaultRule, type ListedFault } from "./faults.js";
 export { SettingsError, SETTINGS, readSettings } from "./settings.js";
+
+export { isLoopbackHost, PublicSecretError, refusePublicSecret, startSecret } from "./secret.js";
+export { DEFAULT_LIMITS, LIMIT_ROWS, LimitError, limitFlagOptions, limitsFromFlags, limitsHelp, resolveLimits, type Limits } from "./limits.js";

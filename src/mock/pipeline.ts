@@ -38,8 +38,11 @@
 //   edge       malformed           no Host, or several         400, closes (uncounted: the proxy keeps no limits)
 //              ownPaths            the gateway's own paths, as above (they are not forwarded)
 //              proxyControls       GET, DELETE /__mock/violations; other /__mock/ paths 404
+//              originFormOnly      an absolute-form target             400
+//              proxyCapacity       --max-proxy-exchanges crossing      503 capacity_exceeded
 //              forward             everything else, CORS preflights included, to the upstream and back
-// WebSocket upgrades: shuttingDown (503) → tunnel (the upstream's 101, then the sockets piped together).
+// WebSocket upgrades: malformed (400) → shuttingDown (503) → originFormOnly (400) → proxyCapacity (503) → tunnel
+// (the upstream's 101, then the sockets piped together).
 import type { Services } from "./services.js";
 import type { Stage } from "./stage.js";
 import { billing } from "./responders/billing.js";
@@ -52,6 +55,7 @@ import { upgradeRequired } from "./responders/upgrade-required.js";
 import { webhooks } from "./responders/webhooks.js";
 import { webSocket } from "./responders/websocket.js";
 import { proxyControls } from "./proxy/controls.js";
+import { originFormOnly, proxyCapacity } from "./proxy/edge.js";
 import { forward } from "./proxy/forward.js";
 import type { Proxy } from "./proxy/proxy.js";
 import { tunnel } from "./proxy/tunnel.js";
@@ -109,9 +113,10 @@ export function upgradePipeline(s: Services): Stage[] {
 }
 
 export function proxyPipeline(s: Services, p: Proxy): Stage[] {
-  return [malformedUncounted(s), ownPaths(s), proxyControls(s, p), forward(s, p)];
+  return [malformedUncounted(s), ownPaths(s), proxyControls(s, p), originFormOnly(), proxyCapacity(s, p), forward(s, p)];
 }
 
+/** The same edge checks as plain requests (issue 22: an absolute-form target and two Hosts were tunnelled). */
 export function proxyUpgradePipeline(s: Services, p: Proxy): Stage[] {
-  return [shuttingDown(s), tunnel(s, p)];
+  return [malformedUncounted(s), shuttingDown(s), originFormOnly(), proxyCapacity(s, p), tunnel(s, p)];
 }

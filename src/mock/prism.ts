@@ -112,6 +112,24 @@ const BASE_CONFIG = {
   isProxy: false,
 };
 
+/** How large a generated (`Prefer: dynamic=true`) value may grow: items per array, characters per string. */
+export interface DynamicBounds {
+  items: number;
+  length: number;
+}
+
+/**
+ * Bounds json-schema-faker, the generator Prism uses for dynamic answers, below the schema's own `maxItems` and
+ * `maxLength` (its `maxItems` and `maxLength` options take the smaller of the two). Unbounded, it drew up to the
+ * contract's bounds: a transcript of 100,000 segments of 50,000 words each ran the heap out of memory (issue 22).
+ * The generator is one module-wide instance, so the options are set before each generation.
+ */
+function boundGenerator(bounds: DynamicBounds): void {
+  const prismRequire = createRequire(require.resolve("@stoplight/prism-http"));
+  const jsf = (prismRequire("json-schema-faker") as { JSONSchemaFaker: { option(o: Record<string, unknown>): void } }).JSONSchemaFaker;
+  jsf.option({ maxItems: bounds.items, maxLength: bounds.length });
+}
+
 export class PrismBackend {
   private readonly cache = new Map<string, MockAnswer>();
 
@@ -155,8 +173,9 @@ export class PrismBackend {
     return prefer.dynamic ? undefined : this.cache.get(cacheKey(route, req, prefer));
   }
 
-  async answer(route: Route, req: { path: string; query: URLSearchParams; accept?: string }, prefer: Preferences): Promise<MockAnswer> {
+  async answer(route: Route, req: { path: string; query: URLSearchParams; accept?: string }, prefer: Preferences, bounds?: DynamicBounds): Promise<MockAnswer> {
     const key = cacheKey(route, req, prefer);
+    if (prefer.dynamic && bounds) boundGenerator(bounds);
     if (!prefer.dynamic) {
       const hit = this.cache.get(key);
       if (hit) return hit;
@@ -177,7 +196,7 @@ export class PrismBackend {
     if (req.accept && result._tag === "Left" && result.left.status === 406) {
       // An Accept no documented response satisfies: answer the documented representation (RFC 9110 §12.5.1 lets a
       // server ignore Accept) instead of a 406 or 500 the contract never declares.
-      return this.answer(route, { ...req, accept: undefined }, prefer);
+      return this.answer(route, { ...req, accept: undefined }, prefer, bounds);
     }
     let answer: MockAnswer;
     if (result._tag === "Left") {

@@ -8,6 +8,7 @@ import { RequestContext } from "./context.js";
 import { hasBody, lingerAfterAnswer } from "./http/body.js";
 import { json, type Reply } from "./http/reply.js";
 import { send, writeRaw } from "./http/respond.js";
+import { CapReached, CAPACITY_RETRY_AFTER_SECONDS } from "./limits.js";
 import { redact } from "./log.js";
 import type { Services } from "./services.js";
 import { runStages, TAKEN, type Outcome, type Stage } from "./stage.js";
@@ -62,6 +63,8 @@ function answer(s: Services, ctx: RequestContext, out: Outcome): void {
 
 function failed(s: Services, ctx: RequestContext, e: Error): void {
   const { req, res } = ctx;
+  // A cap met deep in a responder (limits.ts): its own answer, never a 500.
+  if (e instanceof CapReached && !res!.headersSent) return answer(s, ctx, capReply(ctx, e));
   // A client that went away mid-request is no internal error: its request line (499) records it.
   if (req.destroyed && !req.complete) return;
   s.sink?.(`${new Date(s.clock.now()).toISOString()} internal error on ${req.method} ${redact(req.url ?? "")}: ${redact(e.stack ?? e.message)}`);
@@ -69,11 +72,22 @@ function failed(s: Services, ctx: RequestContext, e: Error): void {
   else res!.destroy();
 }
 
+/** The 403 `limit_reached` or 503 `capacity_exceeded` of a cap (limits.ts); a 503 says when to retry. */
+export function capReply(ctx: RequestContext, e: CapReached): Reply {
+  return ctx.json(e.status, { detail: e.message, error: e.kind }, e.status === 503 ? { "Retry-After": String(CAPACITY_RETRY_AFTER_SECONDS) } : undefined);
+}
+
 /** A refused upgrade is answered on the raw socket, which then closes; an accepted one is the last stage's. */
 export function serveUpgrades(s: Services, stages: readonly Stage[]): (req: http.IncomingMessage, socket: Duplex, head: Buffer) => Promise<void> {
   return async function onUpgrade(req, socket, head) {
     const ctx = new RequestContext(req, null, { socket, head });
-    const out = await runStages(stages, ctx);
+    let out: Outcome;
+    try {
+      out = await runStages(stages, ctx);
+    } catch (e) {
+      if (!(e instanceof CapReached)) throw e;
+      out = capReply(ctx, e);
+    }
     if (out === TAKEN || out === undefined) return;
     // With the headers every answer carries (CORS), as the contract's refusals declare them.
     writeRaw(socket, out, s.head);

@@ -26,6 +26,8 @@ import { Faults } from "./faults.js";
 import { loadFixtures } from "./fixtures.js";
 import { readModel } from "./store/model.js";
 import { RequestValidator } from "./validation.js";
+import { resolveLimits, type Limits } from "./limits.js";
+import { StreamSlots } from "./streams.js";
 import { Webhooks } from "./webhooks.js";
 import type { RateLimitPolicy } from "../policy.js";
 
@@ -66,9 +68,15 @@ export interface Services {
     /** Delay of every API answer, [min, max] ms; null for none (option `latencyMs`), and how it waits. */
     latency: [number, number] | null;
     sleep: (ms: number) => Promise<unknown>;
+    /** The caps (limits.ts). */
+    limits: Limits;
   };
   readonly live: { draining: boolean; readonly startedAt: number; readonly streams: Set<AbortController>; readonly sockets: Set<WebSocket> };
   readonly sink: LogSink | null;
+  /** Open event streams and WebSocket sessions per workspace and address, capped (streams.ts). */
+  readonly slots: StreamSlots;
+  /** The HS256 secret of bearer JWTs (listening beyond loopback refuses the public default: secret.ts). */
+  readonly secret: string;
   /** Writes the request's log line (nothing when logging is off). */
   logRequest(ctx: RequestContext, status: number): void;
 }
@@ -81,6 +89,7 @@ export function buildServices(opts: GatewayOptions): Services {
   const policy = contract.policy;
   const clock = opts.clock ?? systemClock;
   const sink = opts.log === undefined ? consoleSink : opts.log;
+  const limits = resolveLimits(opts.limits);
   const fileKeys = opts.keysFile ? loadKeysFile(opts.keysFile, policy) : [];
   const fixtures = opts.fixtures ? loadFixtures(opts.fixtures, contract, readModel(contract), policy) : null;
   const states = new StateRegistry();
@@ -108,6 +117,7 @@ export function buildServices(opts: GatewayOptions): Services {
     onChange,
     fixtures: fixtures?.workspaces,
     scenarioOf: (ws, rec, scenarios) => faults!.resourceScenario(rec.key, ws.id, scenarios),
+    limits,
   });
   faults = new Faults(contract, store.model);
   if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);
@@ -118,7 +128,7 @@ export function buildServices(opts: GatewayOptions): Services {
     keys,
     auth,
     limiter: new RateLimiter(policy, clock),
-    validator: new RequestValidator(contract),
+    validator: new RequestValidator(contract, limits),
     examples: new ContractExamples(contract),
     prism: new PrismOnDemand(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
     webhooks,
@@ -137,9 +147,12 @@ export function buildServices(opts: GatewayOptions): Services {
       stateless,
       latency: opts.latencyMs === undefined || opts.latencyMs === null ? null : checkLatency(opts.latencyMs),
       sleep: opts.sleep ?? sleep,
+      limits,
     },
     live: { draining: false, startedAt: clock.now(), streams: new Set(), sockets: new Set() },
     sink,
+    slots: new StreamSlots(limits),
+    secret,
     logRequest(ctx, status) {
       sink?.(formatRequestLine({ method: ctx.method, url: ctx.url, status, ms: performance.now() - ctx.t0, workspace: ctx.workspace }, new Date(clock.now())));
     },

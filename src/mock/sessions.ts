@@ -6,6 +6,7 @@
 //    The script (events.ts LiveScript) is the store's (the session's analysis is stored and its events logged) or,
 //    in the stateless mock, a fixed one.
 //  - /ws/analyses/{analysis_id}: the analysis's events (resuming after `last_event_id`), then close 1000.
+import { idleTimer } from "./streams.js";
 import type { WebSocket } from "ws";
 import { play, resumeAfter, type LiveScript, type StreamEvent } from "./events.js";
 import { follow, type EventLog } from "./store/log.js";
@@ -109,12 +110,19 @@ export function runAnalysisEvents(ws: WebSocket, events: StreamEvent[], lastEven
   });
 }
 
-/** The store: the analysis's event log, replayed after `lastEventId` and followed live, then close 1000 at its end. */
-export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: string | null, breakAfter?: number): void {
+/**
+ * The store: the analysis's event log, replayed after `lastEventId` and followed live, then close 1000 at its end;
+ * after `idleMs` without an event (a resting analysis), close 1001 (streams.ts).
+ */
+export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: string | null, idleMs: number, breakAfter?: number): void {
+  const idle = idleTimer(idleMs, () => {
+    if (ws.readyState === ws.OPEN) ws.close(1001, "idle: no event");
+  });
   // A fault rule's break (faults.ts): after `breakAfter` events the connection drops, with no close frame.
   let sent = 0;
   const send = (e: StreamEvent) => {
     if (breakAfter !== undefined && sent >= breakAfter) return;
+    idle.touch();
     sendEvent(ws, e);
     if (++sent === breakAfter) ws.terminate();
   };
@@ -127,5 +135,5 @@ export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: str
       if (ws.readyState === ws.OPEN) ws.close(1000, "completed");
     },
   );
-  ws.on("close", stop);
+  ws.on("close", () => (idle.stop(), stop()));
 }

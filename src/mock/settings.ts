@@ -6,6 +6,7 @@ import net from "node:net";
 import { parseArgs } from "node:util";
 import { parseLatency, type Latency } from "./stages/latency.js";
 import { parseUpstream } from "./proxy/upstream.js";
+import { LIMIT_ROWS } from "./limits.js";
 
 /** A setting whose text does not parse: the message names the flag or variable it came from. */
 export class SettingsError extends Error {
@@ -95,6 +96,14 @@ export const SETTINGS = {
   jwtSecret: text({ env: "MOCK_JWT_SECRET", help: "HS256 secret of bearer tokens" }),
   help: flag({ flag: "help", help: "This help" }),
 } satisfies Record<string, Setting<any>>;
+
+/**
+ * The caps' flags (src/mock/limits.ts, docs/limits.md), one row each, read as text here and checked by
+ * limitsFromFlags, which knows each cap's minimum.
+ */
+export const LIMIT_SETTINGS: Record<string, Setting<string | undefined>> = Object.fromEntries(
+  LIMIT_ROWS.map((r) => [r.flag, text({ flag: r.flag, help: r.what })]),
+);
 
 /** The values of a table's settings. */
 export type Values<T extends Record<string, Setting<any>>> = { [K in keyof T]: ReturnType<T[K]["parse"]> | T[K]["default"] };

@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { guardArrays, jsonBodyLimit, useLinearUniqueItems } from "./bounds.js";
 import type { Contract, Json, Route } from "./contract.js";
 import { IssueCollector, pointer, toIssues, type ValidationIssue } from "./issues.js";
+import { DEFAULT_LIMITS } from "./limits.js";
 import { quote, withoutExcerpt } from "./log.js";
 
 export { MAX_REPORTED_ISSUES, toIssues, type ValidationIssue } from "./issues.js";
@@ -85,7 +86,11 @@ export class RequestValidator {
   /** The largest JSON request body worth reading (bounds.ts: 7 MiB for the contract's 500,000-character text). */
   readonly maxJsonBodyBytes: number;
 
-  constructor(private readonly contract: Contract) {
+  constructor(
+    private readonly contract: Contract,
+    /** Fields of one form, and object members of one JSON body, read at most (limits.ts): more answers 400. */
+    private readonly caps: { formFields: number; jsonMembers: number } = { formFields: DEFAULT_LIMITS.formFields, jsonMembers: DEFAULT_LIMITS.jsonMembers },
+  ) {
     this.strictAjv = createContractAjv(contract, false);
     this.coercingAjv = createContractAjv(contract, true);
     this.maxJsonBodyBytes = jsonBodyLimit(contract, isJson);
@@ -258,21 +263,25 @@ export class RequestValidator {
     if (!entry) throw new BadRequest(notAccepted(spec, mt));
     let value: unknown;
     if (isJson(mt)) {
+      checkMemberCount(raw, this.caps.jsonMembers);
       try {
         value = JSON.parse(raw.toString("utf8"));
       } catch (e) {
         throw new BadRequest(`Request body is not valid JSON: ${jsonErrorWhere(withoutExcerpt((e as Error).message), raw.toString("utf8"))}`);
       }
     } else if (mt === "application/x-www-form-urlencoded") {
-      value = formToObject(new URLSearchParams(raw.toString("utf8")), entry.content, this.contract);
+      checkFieldCount(raw, "&", this.caps.formFields);
+      value = formToObject(new URLSearchParams(raw.toString("utf8")), entry.content, this.contract, this.caps.formFields);
     } else if (mt === "multipart/form-data") {
+      const boundary = /;\s*boundary="?([^";]+)"?/i.exec(contentType ?? "")?.[1];
+      if (boundary) checkFieldCount(raw, `--${boundary}`, this.caps.formFields + 1); // n parts have n + 1 delimiters
       let form: FormData;
       try {
         form = await new Request("http://body.invalid/", { method: "POST", headers: { "content-type": contentType! }, body: new Uint8Array(raw) }).formData();
       } catch {
         throw new BadRequest("Request body is not valid multipart/form-data (check the boundary).");
       }
-      value = formToObject(form, entry.content, this.contract);
+      value = formToObject(form, entry.content, this.contract, this.caps.formFields);
     } else {
       return { issues: [], value: raw };
     }
@@ -356,14 +365,58 @@ function propertySchema(schema: Json, name: string, contract: Contract): Json {
 }
 
 /**
+ * A JSON body with more object members than `cap`, all levels together, answers 400 before it is even parsed:
+ * hundreds of thousands of unknown fields (a 7 MiB body) cost seconds to parse and validate (issue 22). Each member
+ * has exactly one `:` outside strings, so a scan of the bytes counts them, stopping at the cap; a hand-written
+ * scan because no JSON parser counts without building the objects, which is the cost avoided.
+ */
+function checkMemberCount(raw: Buffer, cap: number): void {
+  let members = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const b = raw[i]!;
+    if (inString) {
+      if (b === 0x5c /* \ */) i++;
+      else if (b === 0x22 /* " */) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x3a /* : */ && ++members > cap) {
+      throw new BadRequest(`Request body has more than ${cap} object members (fields), the most the mock reads in one body.`);
+    }
+  }
+}
+
+/**
+ * A form with more than `cap` fields answers 400 before it is parsed: `separator` (`&`, or a multipart delimiter)
+ * is counted in the raw bytes (Buffer.indexOf), so 80,000 fields cost a scan, not 80,000 entries.
+ */
+function checkFieldCount(raw: Buffer, separator: string, cap: number): void {
+  let count = 1;
+  for (let at = raw.indexOf(separator); at >= 0; at = raw.indexOf(separator, at + separator.length)) {
+    if (++count > cap) throw new BadRequest(`Form has more than ${cap - (separator === "&" ? 0 : 1)} fields, the most the mock reads in one body.`);
+  }
+}
+
+/** The values of each field of a form, in one pass (`getAll` per name was quadratic); more than `cap` fields answer 400. */
+function formFields(form: URLSearchParams | FormData, cap: number): Map<string, string[]> {
+  const fields = new Map<string, string[]>();
+  let count = 0;
+  for (const [name, v] of form) {
+    if (++count > cap) throw new BadRequest(`Form has more than ${cap} fields, the most the mock reads in one body.`);
+    const value = typeof v === "string" ? v : (v as File).name || "file";
+    const values = fields.get(name);
+    if (values) values.push(value);
+    else fields.set(name, [value]);
+  }
+  return fields;
+}
+
+/**
  * A form (urlencoded or multipart) as the object its schema describes: repeated fields become arrays where the
  * property is an array, parts whose encoding is JSON are parsed, files stand for their file name.
  */
-function formToObject(form: URLSearchParams | FormData, content: Json, contract: Contract): unknown {
+function formToObject(form: URLSearchParams | FormData, content: Json, contract: Contract, cap: number): unknown {
   const out: Record<string, unknown> = {};
-  const names = new Set<string>([...form.keys()]);
-  for (const name of names) {
-    const values = form.getAll(name).map((v) => (typeof v === "string" ? v : (v as File).name || "file"));
+  for (const [name, values] of formFields(form, cap)) {
     const prop = propertySchema(content.schema, name, contract);
     const encoding = content.encoding && Object.hasOwn(content.encoding, name) ? content.encoding[name] : undefined;
     const ct: string = encoding?.contentType ?? "";

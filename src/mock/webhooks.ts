@@ -48,6 +48,31 @@ export function isLoopbackUrl(url: string): boolean {
   return net.isIPv4(host) && host.startsWith("127.");
 }
 
+export const SELF_TARGET_NOTICE = "Stored but never called: the URL reaches the mock gateway itself or a /__mock/ path.";
+
+/**
+ * Does a loopback `url` reach this gateway (any loopback alias, on a port it listens on) or any mock's own
+ * `/__mock/` paths (issue 22: a webhook to `/__mock/reset` got past the reset guard)? The path is judged as the URL
+ * parser normalises it (`/x/../__mock/`, `%5F_mock` are caught: the parser resolves dots, and the comparison is on
+ * the decoded, lower-cased path).
+ */
+export function reachesGateway(url: string, ports: ReadonlySet<number>): boolean {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return false;
+  }
+  const port = Number(u.port || (u.protocol === "https:" ? 443 : 80));
+  let path = u.pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    /* a malformed escape: judged as written */
+  }
+  return ports.has(port) || path.toLowerCase().replace(/\/+/g, "/").startsWith("/__mock");
+}
+
 export function newWebhookSecret(): string {
   return "whsec_" + randomBase62(32);
 }
@@ -95,6 +120,8 @@ export class Webhooks implements MockState {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly aborter = new AbortController();
   private readonly changed: () => void;
+  /** The ports the gateway listens on (gateway.ts adds them): a loopback URL on one of them is never called. */
+  readonly ownPorts = new Set<number>();
 
   constructor(
     private readonly contract: Contract,
@@ -117,7 +144,8 @@ export class Webhooks implements MockState {
 
   /** Headers to add to an answer about `hook`: a notice when the mock will never call its URL. */
   notice(hook: RegisteredWebhook): Record<string, string> {
-    return isLoopbackUrl(hook.url) ? {} : { [MOCK_NOTICE_HEADER]: NOT_LOOPBACK_NOTICE };
+    if (!isLoopbackUrl(hook.url)) return { [MOCK_NOTICE_HEADER]: NOT_LOOPBACK_NOTICE };
+    return reachesGateway(hook.url, this.ownPorts) ? { [MOCK_NOTICE_HEADER]: SELF_TARGET_NOTICE } : {};
   }
 
   /** Registers a webhook from a validated `WebhookCreate` body; answers the `WebhookWithSecret` to return. */
@@ -232,6 +260,10 @@ export class Webhooks implements MockState {
   private async post(t: Target, type: string, raw: string): Promise<void> {
     if (!isLoopbackUrl(t.url)) {
       this.opts.log({ hook: t.hook.id, type, url: t.url, status: null, ms: 0, error: "not sent: the mock delivers only to loopback URLs" });
+      return;
+    }
+    if (reachesGateway(t.url, this.ownPorts)) {
+      this.opts.log({ hook: t.hook.id, type, url: t.url, status: null, ms: 0, error: "not sent: the URL reaches the mock gateway itself" });
       return;
     }
     const timestamp = String(Math.floor(this.opts.clock.now() / 1000));

@@ -1,6 +1,8 @@
 // Where the verifier may go, and what it may send there. Only http(s) targets; a credential in a URL (`?token=`)
 // only over TLS or to loopback (spec §5 rule 7), so the token-query checks are left out for a plain-HTTP target
 // elsewhere.
+import { isLoopbackAddress } from "../loopback.js";
+
 export class VerifyUsageError extends Error {}
 
 export interface Target {
@@ -25,10 +27,9 @@ export function parseTarget(raw: string): Target {
   return { base: url.origin + url.pathname.replace(/\/+$/, ""), tls: url.protocol === "https:", loopback: isLoopback(url.hostname) };
 }
 
-/** 127.0.0.0/8, ::1 and localhost. */
+/** 127.0.0.0/8, ::1 (IPv4-mapped and long forms included) and localhost (loopback.ts). */
 export function isLoopback(hostname: string): boolean {
-  const h = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  return h === "localhost" || h.endsWith(".localhost") || h === "::1" || /^127(\.\d{1,3}){3}$/.test(h);
+  return isLoopbackAddress(hostname);
 }
 
 /** May a credential travel in this target's URLs? */

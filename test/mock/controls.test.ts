@@ -6,7 +6,11 @@ import { buildServices } from "../../src/mock/services.js";
 import { mockControls } from "../../src/mock/stages/mock-controls.js";
 import type { RequestContext } from "../../src/mock/context.js";
 import { rawExchange } from "../robustness/lib/http.js";
-import { apiKey, contract, getJson, rateHeaders, startGateway, startReceiver, type TestGateway } from "./helpers.js";
+import { seededKeyId } from "../../src/mock/keys.js";
+import { apiKey, contract, freshKey, getJson, rateHeaders, startGateway, startReceiver, type TestGateway } from "./helpers.js";
+
+// A key the gateway starts with, not a demo key: those cannot be revoked (decision SH10).
+const startedWith = freshKey("starter");
 
 const json = (key = "pk_test_demo_business") => ({ ...apiKey(key), "Content-Type": "application/json" });
 const post = (url: string, body: unknown, key?: string) => getJson(url, { method: "POST", headers: json(key), body: JSON.stringify(body) });
@@ -73,7 +77,7 @@ describe("latency (MOCK_LATENCY_MS, --latency, latencyMs)", () => {
 describe("POST /__mock/reset", () => {
   let g: TestGateway;
   beforeAll(async () => {
-    g = await startGateway();
+    g = await startGateway({ extraKeys: [startedWith] });
   });
   afterAll(() => g.close());
 
@@ -84,9 +88,8 @@ describe("POST /__mock/reset", () => {
     await getJson(`${g.url}/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0`, { method: "DELETE", headers: apiKey("pk_test_demo_business") });
     const code = { grant_type: "authorization_code", code: "ac_reset", redirect_uri: "https://app.example/cb", code_verifier: "v".repeat(43), client_id: "app" };
     const tokens = (await form(`${g.url}/v1/oauth/token`, code)).body;
-    const revokedDemo = (await getJson(`${g.url}/v1/keys`, { headers: apiKey("pk_test_demo_starter") })).body.data[0];
-    await getJson(`${g.url}/v1/keys/${revokedDemo.id}`, { method: "DELETE", headers: apiKey("pk_test_demo_starter") });
-    expect((await getJson(`${g.url}/v1/analyses`, { headers: apiKey("pk_test_demo_starter") })).status).toBe(401);
+    await getJson(`${g.url}/v1/keys/${seededKeyId(startedWith.key)}`, { method: "DELETE", headers: apiKey(startedWith.key) });
+    expect((await getJson(`${g.url}/v1/analyses`, { headers: apiKey(startedWith.key) })).status).toBe(401);
     const before = rateHeaders((await getJson(`${g.url}/v1/analyses`, { headers: apiKey("pk_test_demo_business") })).headers).remaining;
 
     const r = await fetch(`${g.url}/__mock/reset`, { method: "POST" });
@@ -95,7 +98,7 @@ describe("POST /__mock/reset", () => {
     expect(after).toBe(before - 1); // the minute goes on: the limiter is not reset
 
     expect((await getJson(`${g.url}/v1/analyses`, { headers: apiKey(key.secret) })).body.error).toBe("invalid_credentials");
-    expect((await getJson(`${g.url}/v1/analyses`, { headers: apiKey("pk_test_demo_starter") })).status).toBe(200);
+    expect((await getJson(`${g.url}/v1/analyses`, { headers: apiKey(startedWith.key) })).status).toBe(200);
     expect((await getJson(`${g.url}/v1/webhooks/${hook.id}`, { headers: apiKey("pk_test_demo_business") })).status).toBe(404);
     expect((await getJson(`${g.url}/v1/webhooks`, { headers: apiKey("pk_test_demo_business") })).body.data).toEqual([]);
     expect((await form(`${g.url}/v1/oauth/token`, { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: "app" })).body.error).toBe("invalid_grant");

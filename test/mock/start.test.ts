@@ -2,6 +2,7 @@
 // script as a child process: it comes up on a free port, prints what a newcomer needs, and stops cleanly on
 // SIGTERM, leaving no process behind, also when the SIGTERM goes to npm.
 import type BetterSqlite3 from "better-sqlite3";
+import { LIMIT_ROWS } from "../../src/mock/limits.js";
 import { decodeJwt } from "jose";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -209,12 +210,19 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     }
     // The frontend guide documents each of them (PORT and HOST as variables).
     const section = fs.readFileSync(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
-    const flags = [...out.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => !["--port", "--host", "--help"].includes(f));
+    // The caps' flags are documented in docs/limits.md instead (test/mock/limits-doc.test.ts checks them there).
+    const capFlags = LIMIT_ROWS.map((r) => `--${r.flag}`);
+    const flags = [...out.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => !["--port", "--host", "--help", ...capFlags].includes(f));
     expect(flags.length).toBeGreaterThan(5);
     for (const f of flags) expect(section, f).toContain(f);
     for (const v of ["MOCK_LATENCY_MS", "MOCK_STATE_FILE", "MOCK_STATELESS", "MOCK_FIXTURES", "PORT=", "HOST="]) expect(section, v).toContain(v);
     // So does --help, every variable of the settings table among them.
     for (const s of Object.values(SETTINGS)) if ("env" in s && s.env) expect(out, s.env).toContain(s.env);
+  });
+
+  it("refuses a bad cap naming its flag (exit 2)", async () => {
+    expect(await run(["--max-records", "0"])).toEqual({ code: 2, out: '--max-records must be a whole number of at least 1, not "0".\n' });
+    expect(await run(["--stream-idle-ms", "soon"])).toEqual({ code: 2, out: '--stream-idle-ms must be a whole number of at least 1000, not "soon".\n' });
   });
 
   it("refuses a bad latency naming the variable or flag, and --state with --stateless (exit 2)", async () => {

@@ -1,6 +1,7 @@
 // The state database (state-db.ts; --state, MOCK_STATE_FILE): what the mock keeps survives a restart; every
 // acknowledged change is in the database before its answer; writes are a row per change; a bad record refuses the
 // start naming it; a JSON state file of earlier versions is migrated once (state-file.ts).
+import { DEFAULT_LIMITS } from "../../src/mock/limits.js";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -230,7 +231,7 @@ describe("state database", () => {
   it("lets a workspace leave memory and reads it back when next used: remembered workspaces need no eviction", () => {
     const file = fresh();
     const clock = new ManualClock();
-    const store = new Store({ contract, clock, scheduler: new ManualScheduler(clock), stepMs: 100, webhooks: { emit: () => {} }, maxWorkspaces: 2 });
+    const store = new Store({ contract, clock, scheduler: new ManualScheduler(clock), stepMs: 100, webhooks: { emit: () => {} }, limits: { ...DEFAULT_LIMITS, workspaces: 2 } });
     const registry = new StateRegistry();
     registry.register(store);
     const db = StateDb.open(file, registry, { contract });

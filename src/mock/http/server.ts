@@ -5,6 +5,7 @@ import http from "node:http";
 import type { Duplex } from "node:stream";
 import { writeRaw } from "./respond.js";
 import { json, type Reply } from "./reply.js";
+import { CAPACITY_RETRY_AFTER_SECONDS } from "../limits.js";
 
 /** node:http's own defaults, made explicit: a whole request within 5 minutes, its headers within 1 minute. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 300_000;
@@ -21,6 +22,24 @@ export interface ServerHandlers {
    * the response of the request the pipeline was already serving on that connection, if any.
    */
   refused?(socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined): Reply;
+  /** Open connections at most (limits.ts `connections`): one more is answered 503 `capacity_exceeded` and closed. */
+  maxConnections?: number;
+}
+
+/**
+ * Counts open connections; one beyond `max` gets a 503 `capacity_exceeded` at once and is closed, before any of
+ * its requests is read (node:http's own `maxConnections` would close it without a word).
+ */
+function capConnections(server: http.Server, max: number): void {
+  let open = 0;
+  server.on("connection", (socket: Duplex) => {
+    open++;
+    socket.once("close", () => open--);
+    if (open <= max) return;
+    socket.on("error", () => socket.destroy());
+    const detail = `The mock has ${max} connections open, the most it keeps (--max-connections): retry shortly.`;
+    writeRaw(socket, json(503, { detail, error: "capacity_exceeded" }, { "Retry-After": String(CAPACITY_RETRY_AFTER_SECONDS) }));
+  });
 }
 
 export function createHttpServer(h: ServerHandlers): http.Server {
@@ -66,6 +85,7 @@ export function createHttpServer(h: ServerHandlers): http.Server {
     socket.on("error", () => socket.destroy());
     h.upgrade(req, socket, head).catch(() => writeRaw(socket, json(500, { detail: "Internal server error." })));
   });
+  if (h.maxConnections !== undefined) capConnections(server, h.maxConnections);
   return server;
 }
 

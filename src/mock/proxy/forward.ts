@@ -6,7 +6,6 @@
 // does not start answering within its time 504 (the gateway's own JSON error bodies), and both are listed.
 import type http from "node:http";
 import { hasBody, lingerAfterAnswer } from "../http/body.js";
-import { json } from "../http/reply.js";
 import { send } from "../http/respond.js";
 import type { RequestContext } from "../context.js";
 import type { Services } from "../services.js";
@@ -19,8 +18,6 @@ import type { Proxy } from "./proxy.js";
 
 export function forward(s: Services, p: Proxy): Stage {
   return function forward(ctx) {
-    // An absolute-form target (`GET http://host/ HTTP/1.1`) asks for a forward proxy, which this is not.
-    if (!ctx.url.startsWith("/")) return json(400, { detail: "The request target must be a path: the gateway forwards to its own upstream only." });
     relay(s, p, ctx);
     return TAKEN;
   };

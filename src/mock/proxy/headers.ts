@@ -1,12 +1,13 @@
 // Which headers cross the proxy. Both ways it drops what belongs to one connection (RFC 9110 §7.6.1): the
 // framing and connection management node:http does itself on each side (Connection and the fields it names,
 // Keep-Alive, Proxy-Connection, Transfer-Encoding). Requests also lose TE, Expect (node:http has already said
-// 100 Continue to the client) and, unless they ask for a WebSocket, Upgrade; their Host becomes the upstream's.
+// 100 Continue to the client), Proxy-Authorization and, unless they ask for a WebSocket, Upgrade; their Host becomes the upstream's.
 // Responses keep Upgrade: a 426 must carry it (decision E6), and it says something to the app, not to a hop.
 // Everything else, duplicates and letter case included, passes in the order it came.
 
 const CONNECTION_SPECIFIC = ["connection", "keep-alive", "proxy-connection", "transfer-encoding"];
-const REQUEST_ONLY = ["te", "expect", "host", "http2-settings"];
+// Proxy-Authorization is the client's credential for this proxy (RFC 9110 §11.7.2): consumed here, never sent on.
+const REQUEST_ONLY = ["te", "expect", "host", "http2-settings", "proxy-authorization"];
 
 /** The names `Connection` lists (`Connection: close, X-Foo` → close, x-foo), lower case. */
 function connectionOptions(raw: readonly string[]): string[] {

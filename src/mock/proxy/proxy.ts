@@ -16,7 +16,7 @@ export interface ProxyOptions {
   violationLog?: LogSink | null;
   /** Time the upstream has to start answering, ms (default 300 000); then 504. */
   upstreamTimeoutMs?: number;
-  /** Bytes of each body kept for judging (default 8 MiB). */
+  /** Bytes of each body kept for judging (default: the `proxyKeptBytes` limit, 8 MiB). */
   maxValidatedBytes?: number;
   /** Violations kept for GET /__mock/violations (default 1000). */
   maxViolations?: number;
@@ -32,6 +32,8 @@ export class Proxy {
   readonly judge: Judge;
   readonly timeoutMs: number;
   private readonly agent: http.Agent;
+  /** Exchanges crossing now (capped: the `proxyExchanges` limit, stage `proxyCapacity`). */
+  crossing = 0;
   /** What the gateway cuts when it closes: WebSocket tunnels' sockets and open streamed answers. */
   private readonly open = new Set<Duplex | http.ServerResponse>();
 
@@ -41,7 +43,7 @@ export class Proxy {
     const sink = o.violationLog === undefined ? s.sink : o.violationLog;
     const now = () => s.clock.now();
     this.violations = new ViolationList(now, sink, o.maxViolations ?? DEFAULT_MAX_VIOLATIONS);
-    this.judge = new Judge(s.contract, this.violations, sink, now, o.maxValidatedBytes ?? DEFAULT_MAX_VALIDATED_BYTES);
+    this.judge = new Judge(s.contract, this.violations, sink, now, o.maxValidatedBytes ?? s.settings.limits.proxyKeptBytes);
     this.timeoutMs = o.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
   }
 

@@ -33,7 +33,8 @@ export const examples: StageFactory = (s) => {
 
 async function fromPrism(s: Services, ctx: RequestContext, request: { path: string; query: URLSearchParams; accept: string | undefined }): Promise<MockAnswer> {
   const prism = await s.prism.get(`${ctx.method} ${redact(ctx.pathname)}`);
-  return prism.answer(ctx.route, request, ctx.prefer);
+  const { dynamicItems: items, dynamicLength: length } = s.settings.limits;
+  return prism.answer(ctx.route, request, ctx.prefer, { items, length });
 }
 
 /**

@@ -12,6 +12,7 @@ import type { RequestContext } from "../context.js";
 import type { Reply } from "../http/reply.js";
 import type { Services } from "../services.js";
 import { follow } from "../store/log.js";
+import { idleTimer } from "../streams.js";
 import { TAKEN, type StageFactory } from "../stage.js";
 
 const SSE_HEAD = [
@@ -41,8 +42,12 @@ export const sse: StageFactory = (s) => {
   };
 };
 
-/** Opens the event stream; the returned function ends it. */
+/**
+ * Opens the event stream, in a slot of its workspace and address (streams.ts: over a cap, the cap's answer is
+ * thrown before anything is written); the returned function ends it.
+ */
 function open(s: Services, ctx: RequestContext, onClose: () => void): () => void {
+  const release = s.slots.take(ctx.principal!.workspaceId, ctx.req.socket.remoteAddress ?? "");
   const res = ctx.res!;
   res.writeHead(200, [...s.head, ...ctx.rate, ...SSE_HEAD]);
   res.flushHeaders();
@@ -53,6 +58,7 @@ function open(s: Services, ctx: RequestContext, onClose: () => void): () => void
     if (ended) return;
     ended = true;
     s.live.streams.delete(ac);
+    release();
     onClose();
     res.end();
   };
@@ -83,13 +89,17 @@ function fromLog(s: Services, ctx: RequestContext): Reply | typeof TAKEN {
   }
   let keepAlive: NodeJS.Timeout | undefined;
   let stop = () => {};
+  let idle: { touch(): void; stop(): void } | undefined;
   const end = open(s, ctx, () => {
     clearInterval(keepAlive);
+    idle?.stop();
     stop();
   });
   keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
   keepAlive.unref();
-  stop = follow(log, last, write, end);
+  // A stream that shows no event for `streamIdleMs` (a resting analysis) ends: keep-alive comments do not count.
+  idle = idleTimer(s.settings.limits.streamIdleMs, end);
+  stop = follow(log, last, (e) => (idle!.touch(), write(e)), end);
   return TAKEN;
 }
 

@@ -7,15 +7,16 @@ import type { RequestContext } from "../context.js";
 import type { Reply } from "../http/reply.js";
 import { listPage } from "../pages.js";
 import type { Services } from "../services.js";
-import { MAX_WEBHOOKS_PER_WORKSPACE, publicView, type RegisteredWebhook } from "../webhooks.js";
+import { publicView, type RegisteredWebhook } from "../webhooks.js";
 import { byOperation } from "./by-operation.js";
 
 export const webhooks = byOperation("webhooks", {
   listWebhooks: (s, ctx) => listPage(ctx, s.webhooks.list(ctx.principal!.workspaceId), (h) => s.webhooks.seqOf(h), publicView),
   createWebhook(s, ctx) {
     const ws = ctx.principal!.workspaceId;
-    if (s.webhooks.list(ws).length >= MAX_WEBHOOKS_PER_WORKSPACE) {
-      return ctx.json(409, { detail: `A workspace has at most ${MAX_WEBHOOKS_PER_WORKSPACE} webhooks: delete one before creating another.` });
+    const max = s.settings.limits.webhooks; // MAX_WEBHOOKS_PER_WORKSPACE unless --max-webhooks says otherwise
+    if (s.webhooks.list(ws).length >= max) {
+      return ctx.json(409, { detail: `A workspace has at most ${max} webhooks: delete one before creating another.` });
     }
     // The body has passed the contract's validation of WebhookCreate by now.
     const hook = s.webhooks.register(ws, ctx.body as components["schemas"]["WebhookCreate"]);

@@ -38,8 +38,14 @@ export const webSocket: StageFactory = (s) => {
       log = s.store.eventLog(ctx.principal!.workspaceId, analysisId);
       if (!log) return ctx.json(404, { detail: s.store.missingStream(analysisId) });
     }
+    // A live session stores an analysis: its caps answer before the upgrade (limits.ts), never after it.
+    if (analysisId === undefined && !s.settings.stateless && s.store.streamed) s.store.checkRoom(s.store.workspace(ctx.principal!.workspaceId), s.store.streamed.coll);
     upgrading.set(ctx.req, ctx);
     const { socket, head } = ctx.upgrade!;
+    // A slot of its workspace and address (streams.ts), taken before the upgrade (over a cap: its answer, thrown)
+    // and given back when the socket closes, whether the handshake succeeded or not.
+    const release = s.slots.take(ctx.principal!.workspaceId, ctx.req.socket.remoteAddress ?? "");
+    socket.once("close", release);
     s.wss.handleUpgrade(ctx.req, socket, head, (ws) => {
       s.logRequest(ctx, 101);
       s.live.sockets.add(ws);
@@ -66,7 +72,7 @@ function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: strin
   const workspaceId = ctx.principal!.workspaceId;
   const q = ctx.query;
   const lastEventId = q.get("last_event_id");
-  if (log) return followAnalysisLog(ws, log, lastEventId, s.faults.breakAfter(ctx.route.operationId, analysisId!, workspaceId));
+  if (log) return followAnalysisLog(ws, log, lastEventId, s.settings.limits.streamIdleMs, s.faults.breakAfter(ctx.route.operationId, analysisId!, workspaceId));
   if (analysisId) return runAnalysisEvents(ws, s.scripts.analysisEvents(analysisId, workspaceId), lastEventId, s.settings.streamIntervalMs);
   const mediaType = q.get("media_type") ?? "audio";
   const opts = { mediaType, contentType: contentTypeOf(q.get("encoding") ?? "pcm_s16le", mediaType) };

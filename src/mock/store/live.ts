@@ -15,6 +15,7 @@ export function liveSession(store: Store, workspaceId: string, route: Route, que
   const m = coll.machine!;
   const { contract } = store.model;
   const ws = store.workspace(workspaceId);
+  store.checkRoom(ws, coll);
   const sent = sentFields(contract, route, coll, undefined, query);
   sent.source = { type: "stream", url: null, filename: null, content_type: opts.contentType, size_bytes: null };
   if (opts.mediaType) sent.media_type = opts.mediaType;

@@ -125,6 +125,7 @@ export function listAnswer(store: Store, req: StoreRequest, records: readonly Re
 export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): Rec {
   const { contract } = store.model;
   const parent = parentKey(store, ws, coll, req.params);
+  store.checkRoom(ws, coll);
   checkReferences(contract, store.model, ws, req.route, req.body);
   const sent = adaptCreate(coll, sentFields(contract, req.route, coll, req.body, req.query), req.body);
   const value = buildRecord(contract, req.route, coll, sent, { workspaceId: ws.id, parent, now: store.now(), template: store.template(req.route, coll) });

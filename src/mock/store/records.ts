@@ -106,6 +106,11 @@ export class Table {
     return this.byKey.get(Table.id(parent, key));
   }
 
+  /** Records held, all parents together. */
+  get size(): number {
+    return this.byKey.size;
+  }
+
   /** Every record whose property `name` holds `value` (a linked resource's followers). */
   *where(name: string, value: unknown): Iterable<Rec> {
     for (const r of this.byKey.values()) if (r.value[name] === value) yield r;

@@ -7,6 +7,7 @@ import { readTemplates, type Templates } from "../events.js";
 import type { FixtureRecord } from "../fixtures.js";
 import type { Clock } from "../limiter.js";
 import type { MockState } from "../state.js";
+import { CapReached, DEFAULT_LIMITS, type Limits } from "../limits.js";
 import { AnalysisHooks } from "./analysis.js";
 import { buildRecord } from "./build.js";
 import { Driver, type DriverOptions, type WebhookSink } from "./driver.js";
@@ -25,8 +26,11 @@ export interface StoreOptions {
   /** Time between two processing steps of a lifecycle, ms. */
   stepMs: number;
   webhooks: WebhookSink;
-  /** Workspaces kept at most; the least recently used one is forgotten beyond (a token may name any workspace). */
-  maxWorkspaces?: number;
+  /**
+   * Caps (limits.ts): workspaces remembered (a new one beyond answers 503; none is ever forgotten), records per
+   * collection per workspace (403), pending lifecycle steps (503). Defaults: DEFAULT_LIMITS.
+   */
+  limits?: Pick<Limits, "workspaces" | "records" | "lifecycleTimers">;
   /** Told after the store changed by itself (a processing step, a time-out): the state file is written then. */
   onChange?: () => void;
   /** Workspaces whose records come from a fixtures file (fixtures.ts) instead of the seed. */
@@ -72,6 +76,9 @@ export class Store implements MockState {
   private seeds: SeedFactory | null = null;
   private readonly workspaces = new Map<string, WorkspaceData>();
   private lastUsed: string | null = null;
+  /** Lifecycle steps scheduled and not yet run or cancelled (capped: `limits.lifecycleTimers`). */
+  private pendingSteps = 0;
+  private readonly limits: Pick<Limits, "workspaces" | "records" | "lifecycleTimers">;
   /** A create operation's own example, its records' value of last resort; for `creates`, the collection's first seed. */
   private readonly createExamples = new Map<Route, Json>();
   /** Kept in a database (`--state`): how rows are read and written, and what changed since the last write. */
@@ -80,8 +87,17 @@ export class Store implements MockState {
   constructor(readonly o: StoreOptions) {
     this.model = readModel(o.contract);
     this.templates = readTemplates(o.contract);
-    // Whatever runs on a timer changes the store by itself: say so after each task.
-    const scheduler: Scheduler = { after: (ms, task) => o.scheduler.after(ms, () => (task(), o.onChange?.())) };
+    this.limits = o.limits ?? DEFAULT_LIMITS;
+    // Whatever runs on a timer changes the store by itself: say so after each task. Pending steps are counted.
+    const scheduler: Scheduler = {
+      after: (ms, task) => {
+        let pending = true;
+        const settle = () => pending && ((pending = false), this.pendingSteps--);
+        this.pendingSteps++;
+        const cancel = o.scheduler.after(ms, () => (settle(), task(), o.onChange?.()));
+        return () => (settle(), cancel());
+      },
+    };
     this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields) });
     for (const [route, plan] of this.model.plans) {
       if (plan.kind === "list") this.listSpecs.set(route, readListSpec(o.contract, route, plan.coll));
@@ -112,11 +128,16 @@ export class Store implements MockState {
     return (this.seeds ??= new SeedFactory(readSeed(this.model)));
   }
 
-  /** The workspace's data, seeded on its first use (read from the database, when it holds it). */
+  /**
+   * The workspace's data, seeded on its first use (read from the database, when it holds it). In memory, beyond
+   * `limits.workspaces` a new workspace answers 503 `capacity_exceeded`: no workspace is ever forgotten to make room
+   * (issue 22: eviction deleted a team's data). Kept in a database, the least recently used idle one leaves memory
+   * instead, to be read back when next used (DB6).
+   */
   workspace(id: string): WorkspaceData {
     let ws = this.workspaces.get(id);
     if (ws) {
-      if (id !== this.lastUsed && this.workspaces.size > 1) {
+      if (this.kept && id !== this.lastUsed && this.workspaces.size > 1) {
         this.workspaces.delete(id);
         this.workspaces.set(id, ws); // most recently used last
       }
@@ -124,13 +145,13 @@ export class Store implements MockState {
       this.kept?.touched.add(ws);
       return ws;
     }
+    if (!this.kept && this.workspaces.size >= this.limits.workspaces) {
+      throw new CapReached("capacity_exceeded", `The mock keeps at most ${this.limits.workspaces} workspaces and has no room for another (--max-workspaces); POST /__mock/reset forgets them all.`);
+    }
     ws = this.kept ? this.fromDatabase(id) : this.seeded(id);
     this.workspaces.set(id, ws);
     this.lastUsed = id;
-    if (this.workspaces.size > (this.o.maxWorkspaces ?? 1000)) {
-      if (this.kept) this.unloadOne();
-      else this.forget(this.workspaces.keys().next().value!);
-    }
+    if (this.kept && this.workspaces.size > this.limits.workspaces) this.unloadOne();
     return ws;
   }
 
@@ -183,6 +204,19 @@ export class Store implements MockState {
     }
   }
 
+  /**
+   * Throws the cap's answer when `coll` of `ws` may not take another record created by a request: 403
+   * `limit_reached` at `limits.records`, 503 `capacity_exceeded` when its lifecycle would pass `limits.lifecycleTimers`.
+   */
+  checkRoom(ws: WorkspaceData, coll: CollectionModel): void {
+    if (ws.table(coll).size >= this.limits.records) {
+      throw new CapReached("limit_reached", `This workspace has ${this.limits.records} ${nameOf(coll.schema)}s, the most the mock keeps per collection (--max-records): delete some first.`);
+    }
+    if (coll.machine && this.pendingSteps >= this.limits.lifecycleTimers) {
+      throw new CapReached("capacity_exceeded", `${this.limits.lifecycleTimers} resources are still moving through their lifecycles, the most the mock runs at once (--max-lifecycle-timers): retry once some have finished.`);
+    }
+  }
+
   private seeded(id: string): WorkspaceData {
     const fixture = this.o.fixtures?.get(id);
     if (fixture) return this.fromFixture(id, fixture);
@@ -206,7 +240,6 @@ export class Store implements MockState {
     if (!ws) return;
     for (const t of ws.tables.values()) for (const r of t.all()) r.cancelTimers();
     this.workspaces.delete(id);
-    if (this.lastUsed === id) this.lastUsed = null;
   }
 
   /** The first example of a route's success response, if it has one. */

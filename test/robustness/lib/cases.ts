@@ -38,6 +38,22 @@ export interface Limits {
   maxBodyBytes: number;
   /** Largest raw upload (application/octet-stream) it accepts. */
   maxUploadBytes: number;
+  /** Most object members, all levels together, of a JSON body it validates (a larger one answers 400). */
+  maxJsonMembers: number;
+}
+
+/** Object members of a JSON value, all levels together (the oracle's own count; iterative: bodies nest deep). */
+function memberCount(value: unknown): number {
+  let n = 0;
+  const stack = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== "object") continue;
+    const items = Array.isArray(v) ? v : Object.values(v);
+    if (!Array.isArray(v)) n += items.length;
+    for (const item of items) stack.push(item);
+  }
+  return n;
 }
 
 interface BodyVariant {
@@ -277,6 +293,7 @@ export class CaseFactory {
     } catch {
       return [400];
     }
+    if (memberCount(value) > this.limits.maxJsonMembers) return [400];
     return info.jsonSchema(value) ? info.answered : [422];
   }
 

@@ -2,6 +2,7 @@
 // `npm run fuzz` (100,000 by default). A gateway on 127.0.0.1 with an injected clock gets the requests of
 // CaseFactory.any() one after another over a keep-alive agent; every answer is checked by ContractOracle; at the
 // end the gateway must still answer /health and its log must hold no internal error.
+import { DEFAULT_LIMITS } from "../../../src/mock/limits.js";
 import fc from "fast-check";
 import { MAX_UPLOAD_BYTES, mintToken } from "../../../src/mock/index.js";
 import { contract, ManualClock, startGateway } from "../../mock/helpers.js";
@@ -83,7 +84,7 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
     fuzz: { key: "pk_test_fuzz_business_0001", workspace_id: "ws_Fuzz0000001", plan: "business" },
     tight: { key: "pk_test_fuzz_tight_0001", workspace_id: "ws_Fuzz0000002", plan: "business", rate_limit_rpm: 2 },
   };
-  const limits: Limits = { maxBodyBytes: o.maxBodyBytes ?? 256 * 1024, maxUploadBytes: MAX_UPLOAD_BYTES };
+  const limits: Limits = { maxBodyBytes: o.maxBodyBytes ?? 256 * 1024, maxUploadBytes: MAX_UPLOAD_BYTES, maxJsonMembers: DEFAULT_LIMITS.jsonMembers };
   const g = await startGateway({
     clock,
     extraKeys: Object.values(keys),
