@@ -41,17 +41,17 @@ def main(base_url: str, api_key: str) -> int:
 
     client = Client(base_url, api_key=api_key, on_rate_limit=on_rate_limit)
     request: AnalysisCreate = {"media_url": "https://media.example.com/calls/renewal.mp3", "media_type": "audio", "features": ["transcription", "summary"]}
-    created = client.create_analysis(request)
+    created = client.analyses.create(request)
     print(f"created {created['id']}: {created['status']}")
-    for event in client.stream_analysis_events(created["id"]):
+    for event in client.streaming.stream_analysis_events(created["id"]):
         print(describe(event))
 
-    for analysis in islice(client.iter_analyses(status="completed"), 3):
+    for analysis in islice(client.analyses.iter(status="completed"), 3):
         duration = analysis["duration_seconds"]
         print(f"{analysis['id']} {analysis['status']} {duration if duration is not None else '-'} s")
 
     try:
-        client.get_analysis("not-an-analysis-id")
+        client.analyses.get("not-an-analysis-id")
     except ValidationError as e:
         for item in e.errors:
             print("invalid:", ".".join(str(part) for part in item["loc"]), item["msg"])

@@ -73,6 +73,9 @@ def nullable(schema: Any) -> bool:
     return t == "null" or (isinstance(t, list) and "null" in t) or any(nullable(v) for v in schema.get("oneOf", []))
 
 
+CLIENT = analysis_api.Client("https://api.example.com", api_key="pk_test_x")
+
+
 class ModelsTest(unittest.TestCase):
     def test_every_component_schema_has_its_type(self) -> None:
         self.assertEqual(set(SCHEMAS) - set(models.__all__), set())
@@ -172,13 +175,16 @@ class OperationsTest(unittest.TestCase):
     def test_every_operation_has_its_method_named_after_its_operation_id(self) -> None:
         for op_id, (method, path, params, op) in self.contract_operations().items():
             entry = analysis_api.OPERATIONS[op_id]
-            name = snake(op_id) if entry.kind != "websocket" else f"{snake(op_id)}_url"
-            self.assertTrue(callable(getattr(analysis_api.Client, name, None)), f"{op_id}: no method {name}")
-            signature = inspect.signature(getattr(analysis_api.Client, name))
-            positional = [p.name for p in signature.parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD][1:]
+            namespace, name = analysis_api.METHOD_NAMES[op_id].split(".")
+            name = name if entry.kind != "websocket" else f"{name}_url"
+            resource = getattr(CLIENT, namespace)
+            self.assertTrue(callable(getattr(resource, name, None)), f"{op_id}: no method {namespace}.{name}")
+            signature = inspect.signature(getattr(resource, name))
+            positional = [p.name for p in signature.parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD]
             in_path = sorted((p["name"] for p in params if p["in"] == "path"), key=lambda n: path.index("{" + n + "}"))
             self.assertEqual(positional[: len(in_path)], [snake(n) for n in in_path], op_id)
-            self.assertEqual(entry.paginated, hasattr(analysis_api.Client, "iter_" + snake(op_id).replace("list_", "", 1)), op_id)
+            iterator = "iter" if name == "list" else "iter_" + name[5:] if name.startswith("list_") else "iter_" + name
+            self.assertEqual(entry.paginated, hasattr(resource, iterator), op_id)
 
     def test_lists_are_the_operations_answering_the_envelope(self) -> None:
         paginated = sorted(k for k, op in analysis_api.OPERATIONS.items() if op.paginated)
@@ -195,14 +201,17 @@ class OperationsTest(unittest.TestCase):
     def test_no_operation_may_take_a_name_of_the_hand_written_client(self) -> None:
         import re
 
-        from analysis_api._operations import Operations
+        from analysis_api._operations import AsyncResources, Resources
 
-        instance = analysis_api.Client("https://api.example.com", api_key="pk_test_x")
-        own = {n for n in dir(instance) if not n.startswith("_")} - set(dir(Operations))
-        generator = (REPO / "scripts" / "lib" / "python" / "operations.ts").read_text(encoding="utf-8")
+        namespaces = set(Resources.__annotations__)
+        self.assertEqual(namespaces, set(AsyncResources.__annotations__))
+        own = {n for n in dir(CLIENT) if not n.startswith("_")} - namespaces
+        own |= {n for n in dir(analysis_api.AsyncClient) if not n.startswith("_")}
+        generator = (REPO / "scripts" / "lib" / "python" / "resources.ts").read_text(encoding="utf-8")
         listed = re.search(r"const CLIENT_NAMES = \[([^\]]*)\]", generator)
         assert listed is not None
         self.assertEqual(own, set(re.findall(r'"(\w+)"', listed.group(1))))
+        self.assertFalse(namespaces & own)
 
     def test_contract_names_the_client_sends_by(self) -> None:
         schemes = DOC["components"]["securitySchemes"]

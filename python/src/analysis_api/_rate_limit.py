@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Tuple, Union
 
-from ._operations import RATE_LIMIT_HEADERS
+from ._constants import RATE_LIMIT_HEADERS
 from ._response import Headers, Response, header
 
 _FIVE = ("limit", "remaining", "reset", "daily_limit", "daily_remaining")

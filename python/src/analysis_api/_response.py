@@ -39,6 +39,8 @@ class Response:
         self.reason = reason
         self.headers = headers
         self.content = content
+        self.decoded = False
+        """Whether `content` had its `Content-Encoding` undone already."""
 
     @property
     def ok(self) -> bool:

@@ -7,11 +7,11 @@ TLS (https:, wss:), or to a loopback host (127.0.0.0/8, ::1, localhost) for loca
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import SplitResult, quote, urlencode, urlsplit, urlunsplit
 
 from ._errors import InsecureTransportError
-from ._operations import TOKEN_QUERY_PARAM
+from ._constants import TOKEN_QUERY_PARAM
 from ._runtime import Operation
 
 _TLS = ("https", "wss")
@@ -67,7 +67,7 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
-def operation_url(base_url: str, op: Operation, args: Dict[str, Any]) -> str:
+def operation_url(base_url: str, op: Operation, args: Dict[str, Any], extra_query: Optional[Mapping[str, Any]] = None) -> str:
     """The URL of an operation: path parameters percent-encoded into the template, query parameters serialized
     as the contract says (`form`: a list repeats the name per item, or is joined with commas with `explode: false`).
     """
@@ -78,6 +78,9 @@ def operation_url(base_url: str, op: Operation, args: Dict[str, Any]) -> str:
         if p.location == "path":
             if value is None:
                 raise TypeError(f"{op.operation_id}: path parameter {p.arg} is required")
+            if _scalar(value).strip() == "":
+                # Sent, `GET /v1/analyses/` would be another operation (or a 404 that hides the bug).
+                raise ValueError(f"{op.operation_id}: path parameter {p.arg} is empty; expected an id")
             path = path.replace("{" + p.name + "}", quote(_scalar(value), safe=""))
         elif p.location == "query" and value is not None:
             if isinstance(value, (list, tuple)):
@@ -85,6 +88,9 @@ def operation_url(base_url: str, op: Operation, args: Dict[str, Any]) -> str:
                 query.extend([(p.name, v) for v in items] if p.explode else [(p.name, ",".join(items))])
             else:
                 query.append((p.name, _scalar(value)))
+    for name, extra in (extra_query or {}).items():
+        query = [q for q in query if q[0] != name]
+        query.extend((name, _scalar(v)) for v in (extra if isinstance(extra, (list, tuple)) else [extra]))
     return base_url + path + (f"?{urlencode(query)}" if query else "")
 
 

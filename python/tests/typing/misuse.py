@@ -8,18 +8,18 @@ from analysis_api.models import AnalysisStreamEvent
 
 
 def misuse(client: Client, event: AnalysisStreamEvent) -> None:
-    client.get_analysis(42)  # type: ignore[arg-type]
-    client.list_analyses(status="paused")  # type: ignore[arg-type]
-    client.create_analysis({"media_type": "audio", "colour": "red"})  # type: ignore[typeddict-item]
-    client.create_speaker()  # type: ignore[call-arg]
-    client.create_stream_upload(b"...")  # type: ignore[call-arg]
-    analysis = client.get_analysis("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+    client.analyses.get(42)  # type: ignore[arg-type]
+    client.analyses.list(status="paused")  # type: ignore[arg-type]
+    client.analyses.create({"media_type": "audio", "colour": "red"})  # type: ignore[typeddict-item]
+    client.speakers.create()  # type: ignore[call-arg]
+    client.stream_uploads.create(b"...")  # type: ignore[call-arg]
+    analysis = client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
     analysis["titel"]  # type: ignore[typeddict-item]
     title: str = analysis["title"]  # type: ignore[assignment]
     if event["event"] == "status":
         event["data"]["text"]  # type: ignore[typeddict-item]
-    for speaker in client.iter_speakers():
+    for speaker in client.speakers.iter():
         speaker["name"] + 1  # type: ignore[operator]
-    client.stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", last_event_id="evt_1")  # type: ignore[call-arg]
+    client.streaming.stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", last_event_id="evt_1")  # type: ignore[call-arg]
     Client("https://api.example.com", api_key=b"pk_live_x")  # type: ignore[arg-type]
     del title
