@@ -134,6 +134,38 @@ class EventStreamTest(unittest.TestCase):
         self.assertEqual(len(server.requests), 1)
 
 
+    def test_a_204_after_the_final_event_ends_the_stream_cleanly(self) -> None:
+        # 0.1 took the contract's 204 ("nothing more will come") for a dropped connection: six GETs, then StreamError.
+        clock = FakeClock()
+        with FakeServer([Answer(204, {}, None)]) as server:
+            events = list(client(server.url, clock).streaming.stream_analysis_events(ANALYSIS_ID, last_event_id="evt_0000000003"))
+        self.assertEqual((events, len(server.requests), clock.waits), ([], 1, []))
+
+    def test_a_silent_stream_reconnects_after_the_idle_timeout(self) -> None:
+        answers = [Answer(200, SSE, chunks=[(0, STATUS), (3.0, COMPLETED)]), Answer(200, SSE, chunks=[(0, COMPLETED)])]
+        with FakeServer(answers) as server:
+            c = client(server.url, FakeClock(), stream_idle_timeout=0.3)
+            events = list(c.streaming.stream_analysis_events(ANALYSIS_ID))
+        self.assertEqual([e["event"] for e in events], ["status", "completed"])
+        self.assertEqual([r.headers.get("Last-Event-ID") for r in server.requests], [None, "evt_0000000001"])
+        with self.assertRaisesRegex(ValueError, "stream_idle_timeout"):
+            client(server.url, stream_idle_timeout=0)
+
+    def test_close_and_the_context_manager_end_the_stream(self) -> None:
+        answers = [Answer(200, SSE, chunks=[(0, STATUS), (0.5, SEGMENT), (0, COMPLETED)])]
+        with FakeServer(answers) as server:
+            stream = client(server.url).streaming.stream_analysis_events(ANALYSIS_ID)
+            self.assertIsInstance(stream, analysis_api.EventStream)
+            self.assertEqual(next(stream)["event"], "status")
+            stream.close()
+            self.assertEqual(list(stream), [])
+            with client(server.url).streaming.stream_analysis_events(ANALYSIS_ID) as events:
+                first = next(events)
+            self.assertEqual((first["event"], events.last_event_id), ("status", "evt_0000000001"))
+            self.assertEqual(list(events), [])
+        self.assertEqual(len(server.requests), 2)
+
+
 class ContractTest(unittest.TestCase):
     def test_final_events_are_those_the_operation_describes(self) -> None:
         op = contract()["paths"]["/v1/analysis/{id}/stream"]["get"]

@@ -109,6 +109,8 @@ class Transport:
         if attempt.raw.will_close or conn.sock is None:
             conn.close()
             return
+        if attempt.sock is not None:
+            attempt.sock.settimeout(conn.timeout)  # the body deadline changed it
         with self._lock:
             idle = self._idle.setdefault(attempt.origin, [])
             if self.closed or len(idle) >= self._max_idle:
@@ -170,8 +172,7 @@ class Transport:
             if is_timeout(e):
                 raise RequestTimeoutError(request.method, request.path, request.timeout or 0, "whole body") from e
             raise NetworkError(request.method, request.path, f"the response body was cut short ({type(e).__name__})") from e
-        if sock is not None:
-            sock.settimeout(request.timeout)
+        raw.close()  # done: `read1` leaves a response whose length reached 0 open, which would block the connection
         self._checkin(attempt)
         return b"".join(chunks)
 
