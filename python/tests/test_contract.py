@@ -5,6 +5,7 @@ every example of the contract fits its type, and every operation its entry in th
 from __future__ import annotations
 
 import inspect
+import re
 import typing
 import unittest
 from typing import Any, Dict, ForwardRef, List, Literal, Union, get_args, get_origin
@@ -212,6 +213,36 @@ class OperationsTest(unittest.TestCase):
         assert listed is not None
         self.assertEqual(own, set(re.findall(r'"(\w+)"', listed.group(1))))
         self.assertFalse(namespaces & own)
+
+    def test_naming_rules(self) -> None:
+        # Compound words the contract spells with inner capitals stay one word (0.1: create_o_auth_token).
+        self.assertEqual(analysis_api.METHOD_NAMES["createOAuthToken"], "oauth.create_token")
+        self.assertEqual(analysis_api.METHOD_NAMES["getOpenApiDescription"], "documentation.get_openapi_description")
+        self.assertFalse([n for n in analysis_api.METHOD_NAMES.values() if "o_auth" in n or "open_api" in n])
+        # A namespace's noun is dropped, plural or singular; other words stay.
+        self.assertEqual(analysis_api.METHOD_NAMES["getAnalysisTranscript"], "analyses.get_transcript")
+        self.assertEqual(analysis_api.METHOD_NAMES["revokeApiKey"], "api_keys.revoke")
+        self.assertTrue(callable(CLIENT.oauth.create_token) and callable(CLIENT.webhooks.verify_signature))
+        # Union variants are named after their discriminator, not numbered.
+        models = vars(analysis_api.models)
+        self.assertNotIn("AnalysisStreamItem1", models)
+        self.assertIn("AnalysisStreamItemTranscriptSegment", models)
+        self.assertFalse([n for n in models if re.match(r"^[A-Z]\w*[a-z]\d+$", n)])
+
+    def test_docstrings_have_args_and_raises_from_the_contract(self) -> None:
+        classes = {400: "BadRequestError", 401: "AuthenticationError", 403: "PermissionDeniedError", 404: "NotFoundError", 409: "ConflictError", 422: "UnprocessableEntityError", 429: "RateLimitError"}
+        for op_id, (method, path, params, op) in self.contract_operations().items():
+            namespace, name = analysis_api.METHOD_NAMES[op_id].split(".")
+            if analysis_api.OPERATIONS[op_id].kind == "websocket":
+                continue
+            doc = getattr(getattr(CLIENT, namespace), name).__doc__ or ""
+            self.assertIn("Raises:", doc, op_id)
+            for status in op["responses"]:
+                if re.match(r"^[45]\d\d$", status):
+                    expected = classes.get(int(status), "InternalServerError" if int(status) >= 500 else "ApiStatusError")
+                    self.assertIn(f"    {expected}: ", doc, f"{op_id} {status}")
+            for p in params:
+                self.assertIn(f"    {snake(p['name'])}: ", doc, f"{op_id} {p['name']}")
 
     def test_contract_names_the_client_sends_by(self) -> None:
         schemes = DOC["components"]["securitySchemes"]
