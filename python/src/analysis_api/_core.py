@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import copy
 import gzip
+import json
 import logging
 import os
 import random as _random
 import re
 import time
 import uuid
-from dataclasses import dataclass, field, replace
+from urllib.parse import urlsplit
+from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from ._bodies import EncodedBody, encode_body
@@ -186,7 +188,20 @@ def prepare(config: Config, op: Operation, args: Dict[str, Any], body: Any, opti
         elif own is None and retry is not None:
             headers[IDEMPOTENCY_KEY_HEADER] = str(uuid.uuid4())  # once per call: every attempt sends the same
     path = url[len(config.base_url) :].split("?", 1)[0]
-    return Request(op.method, url, path, headers, encoded, timeout=timeout, retry=retry)
+    origin, prefix = _origin(config.base_url)
+    return Request(op.method, url, path, headers, encoded, timeout=timeout, retry=retry, origin=origin, target=url[prefix:] or "/")
+
+
+_ORIGINS: Dict[str, Tuple[Tuple[str, str, Optional[int]], int]] = {}
+
+
+def _origin(base_url: str) -> Tuple[Tuple[str, str, Optional[int]], int]:
+    """(scheme, host, port) of a base URL, and the length of `scheme://host:port`; split once per base URL."""
+    known = _ORIGINS.get(base_url)
+    if known is None:
+        parts = urlsplit(base_url)
+        known = _ORIGINS[base_url] = ((parts.scheme, parts.hostname or "", parts.port), len(f"{parts.scheme}://{parts.netloc}"))
+    return known
 
 
 def token_url(config: Config, op: Operation, args: Dict[str, Any]) -> str:
@@ -245,7 +260,8 @@ class RetryState:
 
 def observe(config: Config, response: Response) -> None:
     """Tells the rate-limit hook and `last_rate_limit` about a response, and logs it."""
-    logger.debug("%s %s -> %s", response.method, response.path, response.status)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s %s -> %s", response.method, response.path, response.status)
     rate_limit = rate_limit_of(response)
     if rate_limit is None:
         return
@@ -260,7 +276,7 @@ def decoded(response: Response) -> bytes:
     if response.decoded:
         return response.content
     response.decoded = True
-    if (response.headers.get("Content-Encoding") or "").lower() == "gzip" and response.content:
+    if (response.lower_headers.get("content-encoding") or "").lower() == "gzip" and response.content:
         try:
             return gzip.decompress(response.content)
         except (OSError, EOFError) as e:
@@ -296,10 +312,10 @@ def result_of(response: Response) -> Any:
         return None
     if "json" in response.content_type.lower():
         try:
-            value = response.json()
+            value = json.loads(response.content)
         except ValueError:
             raise ProtocolError(f"{response.method} {response.path} answered {response.status} with a body that is not JSON") from None
-        return SecretDict(value) if isinstance(value, dict) and _SECRET_KEYS & value.keys() else value
+        return SecretDict(value) if isinstance(value, dict) and not _SECRET_KEYS.isdisjoint(value) else value
     return response.text()
 
 
@@ -318,4 +334,4 @@ def check_page(op: Operation, page: Any, cursor: Optional[str]) -> Tuple[Any, Op
 def with_stream_options(options: RequestOptions, last_event_id: Optional[str]) -> RequestOptions:
     if last_event_id is None:
         return options
-    return replace(options, extra_headers={**(options.extra_headers or {}), "Last-Event-ID": last_event_id})
+    return options._replace(extra_headers={**(options.extra_headers or {}), "Last-Event-ID": last_event_id})

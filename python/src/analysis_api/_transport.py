@@ -19,7 +19,6 @@ import ssl
 import threading
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
-from urllib.parse import urlsplit
 
 from ._core import Clock, RetryState, logger, may_resend
 from ._errors import NetworkError, RequestTimeoutError
@@ -133,9 +132,7 @@ class Transport:
         """Connects (or reuses), sends, and waits for the response headers; each wait under the timeout."""
         headers = dict(request.headers)
         self._authenticate(headers)
-        parts = urlsplit(request.url)
-        origin: _Origin = (parts.scheme, parts.hostname or "", parts.port)
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        origin, target = request.origin, request.target
         while True:
             conn, reused = self._checkout(origin, request.timeout)
             try:
@@ -167,6 +164,8 @@ class Transport:
                         raise http.client.IncompleteRead(b"".join(chunks), raw.length)
                     break
                 chunks.append(chunk)
+                if raw.length == 0:
+                    break  # the declared length is in: no need to ask the socket again
         except (OSError, http.client.HTTPException) as e:
             attempt.conn.close()
             if is_timeout(e):

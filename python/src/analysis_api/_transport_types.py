@@ -53,3 +53,7 @@ class Request:
     body: "EncodedBody"
     timeout: Optional[float] = None
     retry: Optional[Retry] = None
+    origin: Tuple[str, str, Optional[int]] = ("", "", None)
+    """(scheme, host, port): the connection pool's key."""
+    target: str = "/"
+    """The request target: path and query."""
