@@ -97,10 +97,12 @@ class ErrorTest(unittest.TestCase):
         self.assertEqual(pickle.loads(pickle.dumps(webhook)).reason, "signature_mismatch")
 
     def test_a_404_crosses_a_process_pool_as_itself(self) -> None:
+        import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         e = self.raised(Answer(404, {}, {"detail": "Analysis not found."}))
-        with ProcessPoolExecutor(max_workers=1) as pool:
+        # spawn: forking a process that runs server threads is unsafe (3.12+ warns).
+        with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
             with self.assertRaises(analysis_api.NotFoundError) as caught:
                 pool.submit(_raise, e).result()
         self.assertEqual(caught.exception.status, 404)

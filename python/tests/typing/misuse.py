@@ -3,11 +3,11 @@ an unused `type: ignore`, each line below fails the check unless mypy finds exac
 
 from __future__ import annotations
 
-from analysis_api import Client
-from analysis_api.models import AnalysisStreamEvent
+from analysis_api import AsyncClient, Client
+from analysis_api.models import Analysis, AnalysisStreamEvent
 
 
-def misuse(client: Client, event: AnalysisStreamEvent) -> None:
+def misuse(client: Client, event: AnalysisStreamEvent, async_client: AsyncClient) -> None:
     client.analyses.get(42)  # type: ignore[arg-type]
     client.analyses.list(status="paused")  # type: ignore[arg-type]
     client.analyses.create({"media_type": "audio", "colour": "red"})  # type: ignore[typeddict-item]
@@ -22,4 +22,10 @@ def misuse(client: Client, event: AnalysisStreamEvent) -> None:
         speaker["name"] + 1  # type: ignore[operator]
     client.streaming.stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", last_event_id="evt_1")  # type: ignore[call-arg]
     Client("https://api.example.com", api_key=b"pk_live_x")  # type: ignore[arg-type]
-    del title
+    client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", timeout="5")  # type: ignore[arg-type]
+    client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", idempotency_key="k")  # type: ignore[call-arg]
+    client.analyses.upload({"file": "call.mp3"})  # type: ignore[typeddict-item]
+    not_awaited: Analysis = async_client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")  # type: ignore[assignment]
+    with client.streaming.stream_analysis_events("anl_01HZX4A9B7C5D3E1F2G4H6J8K0") as events:
+        events.aclose()  # type: ignore[attr-defined]
+    del title, not_awaited
