@@ -98,6 +98,19 @@ class OptionsTest(unittest.TestCase):
         self.assertEqual(server.requests[0].headers.get("Accept-Encoding"), "gzip")
 
 
+class ProxyTest(unittest.TestCase):
+    def test_plain_http_goes_to_the_proxy_with_the_absolute_url(self) -> None:
+        with FakeServer([Answer(200, {}, ANALYSIS)]) as proxy:
+            c = client("http://api.example.test", proxy=proxy.url.replace("http://", "http://me:s3cret@"))
+            self.assertEqual(c.analyses.get(ANALYSIS_ID), ANALYSIS)
+            self.assertNotIn("s3cret", repr(c._proxy))
+        request = proxy.requests[0]
+        self.assertEqual(request.path, f"http://api.example.test/v1/analyses/{ANALYSIS_ID}")
+        self.assertEqual(request.headers["Proxy-Authorization"], "Basic bWU6czNjcmV0")
+        with self.assertRaisesRegex(ValueError, "http:// URL"):
+            client("http://api.example.test", proxy="socks5://p:1080")
+
+
 class EnvironmentTest(unittest.TestCase):
     def test_base_url_and_key_from_the_environment(self) -> None:
         with FakeServer([Answer(200, {}, ANALYSIS)]) as server:

@@ -41,7 +41,7 @@ from ._runtime import NOT_GIVEN, Operation, RequestOptions, RetryOption, SyncCal
 from ._sse import StreamSession
 from ._streams import EventStream
 from ._transport import StreamedResponse, Transport
-from ._transport_types import Retry
+from ._transport_types import Proxy, Retry
 from ._urls import operation_url
 
 _Self = TypeVar("_Self", bound="BaseClient")
@@ -71,6 +71,8 @@ class BaseClient:
     - `stream_idle_timeout`: seconds an open event stream may stay silent before it reconnects. Default 60 (the
       contract promises a keep-alive every 15 s).
     - `max_stream_reconnects`: how often an event stream is reopened in a row before `StreamError`. Default 5.
+    - `proxy`: an `http://[user:password@]host:port` proxy (HTTPS goes through a CONNECT tunnel). The sync client
+      only; never read from the environment.
     - `sleep`, `monotonic`, `random`: the clock retries wait on (tests inject fakes).
     """
 
@@ -87,6 +89,7 @@ class BaseClient:
         stream_idle_timeout: Optional[float] = DEFAULT_STREAM_IDLE_TIMEOUT,
         max_stream_reconnects: int = 5,
         ssl_context: Optional[ssl.SSLContext] = None,
+        proxy: Optional[str] = None,
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         random: Callable[[], float] = _random.random,
@@ -106,6 +109,7 @@ class BaseClient:
             last_rate_limit=_LastRateLimit(),
         )
         self._ssl_context = ssl_context
+        self._proxy = Proxy.parse(proxy) if proxy is not None else None
         self._setup()
 
     def _setup(self) -> None:
@@ -154,6 +158,7 @@ class Client(BaseClient, Resources, SyncCaller):
             on_response=lambda r: observe(self._config, r),
             clock=self._config.clock,
             ssl_context=self._ssl_context,
+            proxy=self._proxy,
         )
         self._bind_resources(self)
 

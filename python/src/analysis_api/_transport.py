@@ -23,7 +23,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 from ._core import Clock, RetryState, logger, may_resend
 from ._errors import NetworkError, RequestTimeoutError
 from ._response import Response
-from ._transport_types import Request
+from ._transport_types import Proxy, Request
 
 _CHUNK = 65536
 _Origin = Tuple[str, str, Optional[int]]
@@ -73,7 +73,8 @@ def _is_stale(e: BaseException) -> bool:
 
 class Transport:
     def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
-                 ssl_context: Optional[ssl.SSLContext], max_idle: int = 10) -> None:
+                 ssl_context: Optional[ssl.SSLContext], max_idle: int = 10, proxy: Optional[Proxy] = None) -> None:
+        self._proxy = proxy
         self._authenticate = authenticate
         self._on_response = on_response
         self._clock = clock
@@ -97,10 +98,18 @@ class Transport:
                     conn.sock.settimeout(timeout)
                 return conn, True
         scheme, host, port = origin
+        proxy = self._proxy
         if scheme == "https":
             if self._ssl_context is None:
                 self._ssl_context = ssl.create_default_context()
-            return http.client.HTTPSConnection(host, port, timeout=timeout, context=self._ssl_context), False
+            if proxy is None:
+                return http.client.HTTPSConnection(host, port, timeout=timeout, context=self._ssl_context), False
+            # TLS to the service through the proxy's CONNECT tunnel: the proxy sees only the host name.
+            tunneled = http.client.HTTPSConnection(proxy.host, proxy.port, timeout=timeout, context=self._ssl_context)
+            tunneled.set_tunnel(host, port, headers=proxy.headers)
+            return tunneled, False
+        if proxy is not None:
+            return http.client.HTTPConnection(proxy.host, proxy.port, timeout=timeout), False
         return http.client.HTTPConnection(host, port, timeout=timeout), False
 
     def _checkin(self, attempt: _Attempt) -> None:
@@ -133,6 +142,9 @@ class Transport:
         headers = dict(request.headers)
         self._authenticate(headers)
         origin, target = request.origin, request.target
+        if self._proxy is not None and origin[0] == "http":
+            target = request.url  # a plain-HTTP proxy is sent the absolute URL
+            headers.update(self._proxy.headers)
         while True:
             conn, reused = self._checkout(origin, request.timeout)
             try:

@@ -57,3 +57,31 @@ class Request:
     """(scheme, host, port): the connection pool's key."""
     target: str = "/"
     """The request target: path and query."""
+
+
+@dataclass(frozen=True)
+class Proxy:
+    """An HTTP proxy (`proxy="http://user:password@proxy.internal:3128"`): plain-HTTP requests are sent to it with
+    their absolute URL, HTTPS ones through a CONNECT tunnel. Never read from the environment."""
+
+    host: str
+    port: int
+    headers: Dict[str, str]
+    """`Proxy-Authorization` when the URL carries credentials."""
+
+    @staticmethod
+    def parse(url: str) -> "Proxy":
+        import base64
+        from urllib.parse import unquote, urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError("proxy must be an http:// URL with a host, e.g. http://proxy.internal:3128")
+        headers: Dict[str, str] = {}
+        if parts.username is not None:
+            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode("utf-8")
+            headers["Proxy-Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+        return Proxy(parts.hostname, parts.port or 80, headers)
+
+    def __repr__(self) -> str:
+        return f"Proxy({self.host}:{self.port})"  # never the credentials
