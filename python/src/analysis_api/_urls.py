@@ -78,10 +78,11 @@ def operation_url(base_url: str, op: Operation, args: Dict[str, Any], extra_quer
         if p.location == "path":
             if value is None:
                 raise TypeError(f"{op.operation_id}: path parameter {p.arg} is required")
-            if _scalar(value).strip() == "":
+            text = value if type(value) is str else _scalar(value)
+            if not text or text.isspace():
                 # Sent, `GET /v1/analyses/` would be another operation (or a 404 that hides the bug).
                 raise ValueError(f"{op.operation_id}: path parameter {p.arg} is empty; expected an id")
-            path = path.replace("{" + p.name + "}", quote(_scalar(value), safe=""))
+            path = path.replace("{" + p.name + "}", quote(text, safe=""))
         elif p.location == "query" and value is not None:
             if isinstance(value, (list, tuple)):
                 items = [_scalar(v) for v in value]
