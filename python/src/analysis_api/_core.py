@@ -172,7 +172,7 @@ def prepare(config: Config, op: Operation, args: Dict[str, Any], body: Any, opti
     headers = {**config.headers, **header_params(op, args), **(options.extra_headers or {})}
     if accept:
         headers["Accept"] = accept
-    encoded = encode_body(op.body, body, op.files) if op.body else EncodedBody(None, None)
+    encoded = encode_body(op.body, body, op.files) if op.body else _NO_BODY
     if encoded.content_type:
         headers["Content-Type"] = encoded.content_type
     if encoded.length is not None:
@@ -193,6 +193,7 @@ def prepare(config: Config, op: Operation, args: Dict[str, Any], body: Any, opti
 
 
 _ORIGINS: Dict[str, Tuple[Tuple[str, str, Optional[int]], int]] = {}
+_NO_BODY = EncodedBody(None, None)
 
 
 def _origin(base_url: str) -> Tuple[Tuple[str, str, Optional[int]], int]:

@@ -7,6 +7,7 @@ TLS (https:, wss:), or to a loopback host (127.0.0.0/8, ::1, localhost) for loca
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import SplitResult, quote, urlencode, urlsplit, urlunsplit
 
@@ -61,6 +62,10 @@ def with_token(url: str, token: str, websocket: bool) -> str:
     return urlunsplit(parts._replace(query=f"{parts.query}&{query}" if parts.query else query))
 
 
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]+")
+"""What `quote` leaves as it is: most ids, which then skip it."""
+
+
 def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -82,7 +87,7 @@ def operation_url(base_url: str, op: Operation, args: Dict[str, Any], extra_quer
             if not text or text.isspace():
                 # Sent, `GET /v1/analyses/` would be another operation (or a 404 that hides the bug).
                 raise ValueError(f"{op.operation_id}: path parameter {p.arg} is empty; expected an id")
-            path = path.replace("{" + p.name + "}", quote(text, safe=""))
+            path = path.replace("{" + p.name + "}", text if _UNRESERVED.fullmatch(text) else quote(text, safe=""))
         elif p.location == "query" and value is not None:
             if isinstance(value, (list, tuple)):
                 items = [_scalar(v) for v in value]
