@@ -95,7 +95,8 @@ interface Signature {
  * per-call options (and `idempotency_key` on writes). */
 function signature(op: PyOperation, withHeaders: boolean, withBody: boolean, withOptions: boolean): Signature {
   const used = op.params.filter((p) => withHeaders || p.in !== "header");
-  const write = withOptions && WRITES.includes(op.method);
+  // A contract that declares `Idempotency-Key` itself (issue 21) gives the argument; the option is then not added.
+  const write = withOptions && WRITES.includes(op.method) && !used.some((p) => p.arg === "idempotency_key");
   const args = used.map((p) => p.arg);
   if (withBody && op.body) args.push("body");
   const all = [...args, ...(withOptions ? OPTIONS : []), ...(write ? ["idempotency_key"] : [])];
@@ -126,7 +127,9 @@ function sections(op: PyOperation, withBody: boolean, withOptions: boolean): str
   const args = op.params.map((p) => `    ${p.arg}: ${p.description.split("\n")[0] || `the \`${p.name}\` ${p.in} parameter`}`);
   if (withBody && op.body) args.push(`    body: ${op.bodyDescription.split("\n")[0] || `the request body (${op.body.mediaType})`}`);
   if (withOptions) args.push("    timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).");
-  if (withOptions && WRITES.includes(op.method)) args.push("    idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.");
+  if (withOptions && WRITES.includes(op.method) && !op.params.some((p) => p.arg === "idempotency_key")) {
+    args.push("    idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.");
+  }
   const raises = [...new Set(op.errors.map((s) => ERROR_CLASSES[s] ?? (s >= 500 ? "InternalServerError" : "ApiStatusError")))];
   const lines = raises.map((c) => `    ${c}: the service answered ${op.errors.filter((s) => (ERROR_CLASSES[s] ?? (s >= 500 ? "InternalServerError" : "ApiStatusError")) === c).join(", ")}.`);
   lines.push("    ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).");
