@@ -165,6 +165,14 @@ class FakeServer:
             handler.wfile.flush()
         handler.connection.shutdown(socket.SHUT_RDWR)
 
+    def wait_for(self, n: int, seconds: float = 10.0) -> List[Recorded]:
+        """The requests once `n` have arrived (or after `seconds`): a client that gave up on an attempt may be done
+        before a busy machine has run the server's thread for it."""
+        end = time.monotonic() + seconds
+        while len(self.requests) < n and time.monotonic() < end:
+            time.sleep(0.01)
+        return self.requests
+
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()

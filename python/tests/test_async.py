@@ -50,7 +50,7 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
             with self.assertRaises(analysis_api.RequestTimeoutError):
                 await c.analyses.create({"media_url": "https://m.example.com/a.mp3", "media_type": "audio"})
             await c.aclose()
-        keys = [r.headers.get("Idempotency-Key") for r in server.requests]
+            keys = [r.headers.get("Idempotency-Key") for r in server.wait_for(2)]
         self.assertEqual((len(keys), len(set(keys))), (2, 1))
 
     async def test_uploads_and_raw_responses(self) -> None:
@@ -76,6 +76,26 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
             after = [e async for e in c.streaming.stream_analysis_events(ANALYSIS_ID, last_event_id="evt_2")]
         self.assertEqual((kinds, after), (["status", "completed"], []))
         self.assertEqual([r.headers.get("Last-Event-ID") for r in server.requests], [None, "evt_1", "evt_2"])
+
+
+class ParityTest(unittest.TestCase):
+    def test_the_async_resources_mirror_the_sync_ones(self) -> None:
+        import inspect
+
+        from analysis_api._operations import AsyncResources, Resources
+
+        sync_client = analysis_api.Client("https://api.example.com", api_key="k")
+        async_client = analysis_api.AsyncClient("https://api.example.com", api_key="k")
+        self.assertEqual(list(Resources.__annotations__), list(AsyncResources.__annotations__))
+        for namespace in Resources.__annotations__:
+            sync_ns, async_ns = getattr(sync_client, namespace), getattr(async_client, namespace)
+            names = {n for n in dir(sync_ns) if not n.startswith("_")}
+            self.assertEqual(names, {n for n in dir(async_ns) if not n.startswith("_")}, namespace)
+            for name in names:
+                s, a = getattr(sync_ns, name), getattr(async_ns, name)
+                self.assertEqual(list(inspect.signature(s).parameters), list(inspect.signature(a).parameters), f"{namespace}.{name}")
+                calls = not name.startswith("iter") and not name.endswith("_url") and "stream" not in name and name not in ("verify_signature", "sign_payload")
+                self.assertEqual(inspect.iscoroutinefunction(a), calls, f"{namespace}.{name}")
 
 
 class AsyncMockTest(unittest.IsolatedAsyncioTestCase):

@@ -162,6 +162,7 @@ class IdempotencyTest(unittest.TestCase):
             c = client(server.url, timeout=0.2, retry=analysis_api.Retry(max_attempts=3, base_delay=0.01))
             with self.assertRaises(analysis_api.RequestTimeoutError):
                 c.analyses.create(CREATE)
+            server.wait_for(3)
             keys = self.keys(server)
             self.assertEqual(len(keys), 3)
             self.assertEqual(len(set(keys)), 1)

@@ -110,6 +110,7 @@ class TimeoutTest(unittest.TestCase):
             c = client(server.url, timeout=0.2, retry=analysis_api.Retry(max_attempts=2, base_delay=0.01))
             with self.assertRaises(analysis_api.RequestTimeoutError) as caught:
                 c.analyses.list()
+            server.wait_for(2)
         self.assertEqual(len(server.requests), 2)
         self.assertIsInstance(caught.exception, TimeoutError)
 
