@@ -50,6 +50,16 @@ class ConnectionTest(unittest.TestCase):
             c.close()
 
 
+    def test_one_client_serves_several_threads(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with FakeServer([Answer(200, {}, ANALYSIS)], keep_alive=True) as server:
+            with client(server.url) as c, ThreadPoolExecutor(4) as pool:
+                results = list(pool.map(lambda _: c.analyses.get(ANALYSIS_ID), range(40)))
+        self.assertEqual(results, [ANALYSIS] * 40)
+        self.assertLessEqual(len({r.peer for r in server.requests}), 4)
+
+
 class OptionsTest(unittest.TestCase):
     def test_timeout_0_is_refused(self) -> None:
         with self.assertRaisesRegex(ValueError, "positive number of seconds"):
@@ -109,6 +119,11 @@ class ProxyTest(unittest.TestCase):
         self.assertEqual(request.headers["Proxy-Authorization"], "Basic bWU6czNjcmV0")
         with self.assertRaisesRegex(ValueError, "http:// URL"):
             client("http://api.example.test", proxy="socks5://p:1080")
+
+    def test_proxy_settings_are_not_read_from_the_environment(self) -> None:
+        with FakeServer([Answer(200, {}, ANALYSIS)]) as server:
+            with mock.patch.dict(os.environ, {"HTTP_PROXY": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"}):
+                self.assertEqual(client(server.url).analyses.get(ANALYSIS_ID), ANALYSIS)
 
 
 class EnvironmentTest(unittest.TestCase):
