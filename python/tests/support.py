@@ -125,7 +125,7 @@ class FakeServer:
                         self.rfile.readline()
                 return self.rfile.read(int(self.headers.get("Content-Length", "0")))
 
-            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_CONNECT = _serve
 
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

@@ -78,6 +78,20 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual([r.headers.get("Last-Event-ID") for r in server.requests], [None, "evt_1", "evt_2"])
 
 
+class AsyncProxyTest(unittest.IsolatedAsyncioTestCase):
+    async def test_http_via_the_absolute_url_and_https_via_connect(self) -> None:
+        with FakeServer([Answer(200, {}, ANALYSIS)]) as proxy:
+            async with async_client("http://api.example.test", proxy=proxy.url) as c:
+                self.assertEqual(await c.analyses.get(ANALYSIS_ID), ANALYSIS)
+        self.assertEqual(proxy.requests[0].path, f"http://api.example.test/v1/analyses/{ANALYSIS_ID}")
+        with FakeServer([Answer(403, {}, {"detail": "no"})]) as proxy:
+            async with async_client("https://api.example.test", proxy=proxy.url.replace("http://", "http://me:pw@"), retry=False) as c:
+                with self.assertRaises(analysis_api.NetworkError):
+                    await c.analyses.get(ANALYSIS_ID)
+        request = proxy.requests[0]
+        self.assertEqual((request.method, request.path, request.headers["Proxy-Authorization"]), ("CONNECT", "api.example.test:443", "Basic bWU6cHc="))
+
+
 class ParityTest(unittest.TestCase):
     def test_the_async_resources_mirror_the_sync_ones(self) -> None:
         import inspect

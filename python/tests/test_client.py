@@ -120,6 +120,15 @@ class ProxyTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "http:// URL"):
             client("http://api.example.test", proxy="socks5://p:1080")
 
+    def test_https_goes_through_a_connect_tunnel(self) -> None:
+        with FakeServer([Answer(403, {}, {"detail": "no"})]) as proxy:
+            c = client("https://api.example.test", proxy=proxy.url.replace("http://", "http://me:s3cret@"), retry=False)
+            with self.assertRaises(analysis_api.NetworkError):
+                c.analyses.get(ANALYSIS_ID)  # the test proxy refuses the tunnel
+        request = proxy.requests[0]
+        self.assertEqual((request.method, request.path), ("CONNECT", "api.example.test:443"))
+        self.assertEqual(request.headers["Proxy-Authorization"], "Basic bWU6czNjcmV0")
+
     def test_proxy_settings_are_not_read_from_the_environment(self) -> None:
         with FakeServer([Answer(200, {}, ANALYSIS)]) as server:
             with mock.patch.dict(os.environ, {"HTTP_PROXY": "http://127.0.0.1:9", "http_proxy": "http://127.0.0.1:9"}):

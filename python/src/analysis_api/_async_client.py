@@ -21,14 +21,13 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
     Settings as `Client`'s (`BaseClient`); retries wait with `asyncio.sleep`."""
 
     def _setup(self) -> None:
-        if self._proxy is not None:
-            raise NotImplementedError("proxy= is supported by Client, not yet by AsyncClient")
         self._transport = AsyncTransport(
             authenticate=self._config.credentials.authenticate,
             on_response=lambda r: observe(self._config, r),
             clock=self._config.clock,
             sleep=asyncio.sleep,
             ssl_context=self._ssl_context,
+            proxy=self._proxy,
         )
         self._bind_resources(self)
 

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 from ._core import Clock, RetryState, logger, may_resend
 from ._errors import NetworkError, RequestTimeoutError
 from ._response import Response
-from ._transport_types import Request
+from ._transport_types import Proxy, Request
 
 _Origin = Tuple[str, str, int]
 _CHUNK = 65536
@@ -116,7 +116,9 @@ def _head(request: Request, target: str, host: str, headers: Dict[str, str], len
 
 class AsyncTransport:
     def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
-                 sleep: Callable[[float], Awaitable[None]], ssl_context: Optional[ssl.SSLContext], max_idle: int = 10) -> None:
+                 sleep: Callable[[float], Awaitable[None]], ssl_context: Optional[ssl.SSLContext], max_idle: int = 10,
+                 proxy: Optional[Proxy] = None) -> None:
+        self._proxy = proxy
         self._authenticate = authenticate
         self._on_response = on_response
         self._clock = clock
@@ -139,8 +141,31 @@ class AsyncTransport:
         context: Union[ssl.SSLContext, None] = None
         if scheme == "https":
             context = self._ssl_context = self._ssl_context or ssl.create_default_context()
-        reader, writer = await _within(asyncio.open_connection(host, port, ssl=context, limit=_MAX_LINE), timeout)
-        return _Conn(reader, writer, origin), False
+        proxy = self._proxy
+        if proxy is None:
+            reader, writer = await _within(asyncio.open_connection(host, port, ssl=context, limit=_MAX_LINE), timeout)
+            return _Conn(reader, writer, origin), False
+        reader, writer = await _within(asyncio.open_connection(proxy.host, proxy.port, limit=_MAX_LINE), timeout)
+        conn = _Conn(reader, writer, origin)
+        if context is not None:
+            await _within(self._tunnel(conn, host, port, context), timeout)
+        return conn, False
+
+    async def _tunnel(self, conn: _Conn, host: str, port: int, context: ssl.SSLContext) -> None:
+        """CONNECT through the proxy, then TLS to the service inside the tunnel (`start_tls`: Python 3.11+)."""
+        if not hasattr(conn.writer, "start_tls"):
+            await conn.close()
+            raise NotImplementedError("AsyncClient reaches an https:// service through a proxy on Python 3.11+ only")
+        auth = self._proxy.headers if self._proxy else {}
+        lines = [f"CONNECT {host}:{port} HTTP/1.1", f"Host: {host}:{port}", *(f"{k}: {v}" for k, v in auth.items())]
+        conn.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        head = await conn.reader.readuntil(b"\r\n\r\n")
+        status = head.split(b" ", 2)[1:2]
+        if status != [b"200"]:
+            await conn.close()
+            first = head.split(b"\r\n", 1)[0].decode("latin-1")
+            raise ConnectionRefusedError(f"the proxy refused the tunnel to {host}:{port} ({first})")
+        await conn.writer.start_tls(context, server_hostname=host)
 
     async def _checkin(self, conn: _Conn, body: _Body) -> None:
         idle = self._idle.setdefault(conn.origin, [])
@@ -178,6 +203,9 @@ class AsyncTransport:
         origin: _Origin = (parts.scheme, parts.hostname or "", port)
         host = parts.netloc.rsplit("@", 1)[-1]
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        if self._proxy is not None and parts.scheme == "http":
+            target = request.url  # a plain-HTTP proxy is sent the absolute URL
+            headers.update(self._proxy.headers)
         while True:
             conn, reused = await self._checkout(origin, request.timeout)
             try:

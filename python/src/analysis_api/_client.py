@@ -71,8 +71,8 @@ class BaseClient:
     - `stream_idle_timeout`: seconds an open event stream may stay silent before it reconnects. Default 60 (the
       contract promises a keep-alive every 15 s).
     - `max_stream_reconnects`: how often an event stream is reopened in a row before `StreamError`. Default 5.
-    - `proxy`: an `http://[user:password@]host:port` proxy (HTTPS goes through a CONNECT tunnel). The sync client
-      only; never read from the environment.
+    - `proxy`: an `http://[user:password@]host:port` proxy (HTTPS goes through a CONNECT tunnel; on `AsyncClient`,
+      Python 3.11+). Never read from the environment.
     - `sleep`, `monotonic`, `random`: the clock retries wait on (tests inject fakes).
     """
 
