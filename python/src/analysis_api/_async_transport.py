@@ -153,9 +153,6 @@ class AsyncTransport:
 
     async def _tunnel(self, conn: _Conn, host: str, port: int, context: ssl.SSLContext) -> None:
         """CONNECT through the proxy, then TLS to the service inside the tunnel (`start_tls`: Python 3.11+)."""
-        if not hasattr(conn.writer, "start_tls"):
-            await conn.close()
-            raise NotImplementedError("AsyncClient reaches an https:// service through a proxy on Python 3.11+ only")
         auth = self._proxy.headers if self._proxy else {}
         lines = [f"CONNECT {host}:{port} HTTP/1.1", f"Host: {host}:{port}", *(f"{k}: {v}" for k, v in auth.items())]
         conn.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
@@ -165,6 +162,9 @@ class AsyncTransport:
             await conn.close()
             first = head.split(b"\r\n", 1)[0].decode("latin-1")
             raise ConnectionRefusedError(f"the proxy refused the tunnel to {host}:{port} ({first})")
+        if not hasattr(conn.writer, "start_tls"):
+            await conn.close()
+            raise NotImplementedError("AsyncClient reaches an https:// service through a proxy on Python 3.11+ only")
         await conn.writer.start_tls(context, server_hostname=host)
 
     async def _checkin(self, conn: _Conn, body: _Body) -> None:
