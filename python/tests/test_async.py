@@ -37,12 +37,14 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_errors_and_retries_are_the_sync_client_s(self) -> None:
         answers = [Answer(503, {}, {"detail": "busy"}), Answer(404, {}, {"detail": "Analysis not found.", "error": "nope"})]
+        waits: List[float] = []
         with FakeServer(answers) as server:
-            c = async_client(server.url, retry=analysis_api.Retry(base_delay=0.01))
+            c = async_client(server.url, sleep=waits.append, random=lambda: 0.5)
             with self.assertRaises(analysis_api.NotFoundError) as caught:
                 await c.analyses.get(ANALYSIS_ID)
             await c.aclose()
         self.assertEqual((caught.exception.status, caught.exception.error, len(server.requests)), (404, "nope", 2))
+        self.assertEqual(waits, [0.375])  # the same backoff as the sync client's, on the clock it was given
 
     async def test_a_slow_server_times_out_and_every_attempt_has_the_same_key(self) -> None:
         with FakeServer([Answer(201, {}, ANALYSIS, delay=1.0)]) as server:

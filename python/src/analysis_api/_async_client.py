@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Dict, Mapping, Optional
+import time
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, Optional
 
 from ._async_transport import AsyncStreamedResponse, AsyncTransport
 from ._client import BaseClient
@@ -25,11 +26,22 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
             authenticate=self._config.credentials.authenticate,
             on_response=lambda r: observe(self._config, r),
             clock=self._config.clock,
-            sleep=asyncio.sleep,
+            sleep=self._async_sleep(),
             ssl_context=self._ssl_context,
             proxy=self._proxy,
         )
         self._bind_resources(self)
+
+    def _async_sleep(self) -> Callable[[float], Awaitable[None]]:
+        """`asyncio.sleep`, unless a `sleep=` was given (a test's fake clock), which is then called as it is."""
+        sleep = self._config.clock.sleep
+        if sleep is time.sleep:
+            return asyncio.sleep
+
+        async def given(seconds: float) -> None:
+            sleep(seconds)
+
+        return given
 
     async def aclose(self) -> None:
         """Closes the pooled connections."""
@@ -88,7 +100,7 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
                 return None
             return response
 
-        return AsyncEventStream(session, open_stream, asyncio.sleep)
+        return AsyncEventStream(session, open_stream, self._async_sleep())
 
     def _token_url(self, op: Operation, args: Dict[str, Any]) -> str:
         return token_url(self._config, op, args)
