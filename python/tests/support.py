@@ -90,10 +90,12 @@ class FakeServer:
     """A server on 127.0.0.1 and a free port that answers requests with `answers` in order (the last one
     repeats), or with `answer(request, n)`. Each connection carries one request and is closed after it."""
 
-    def __init__(self, answers: Union[List[Answer], Callable[[Recorded, int], Answer]], keep_alive: bool = False) -> None:
+    def __init__(self, answers: Union[List[Answer], Callable[[Recorded, int], Answer]], keep_alive: bool = False, drop_idle: bool = False) -> None:
         self.requests: List[Recorded] = []
         self._answers = answers
-        self.keep_alive = keep_alive
+        self.keep_alive = keep_alive or drop_idle
+        self.drop_idle = drop_idle
+        """Answer as if keeping the connection alive, then close it (a server whose idle timeout has passed)."""
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -107,7 +109,7 @@ class FakeServer:
                 recorded = Recorded(self.command, self.path, {k: v for k, v in self.headers.items()}, body, self.client_address)
                 server.requests.append(recorded)
                 answer = server._answer(recorded)
-                self.close_connection = not server.keep_alive or answer.chunks is not None
+                self.close_connection = not server.keep_alive or answer.chunks is not None or server.drop_idle
                 try:
                     server._write(self, answer, server.keep_alive)
                 except OSError:  # the client left first

@@ -60,6 +60,20 @@ class ConnectionTest(unittest.TestCase):
         self.assertLessEqual(len({r.peer for r in server.requests}), 4)
 
 
+    def test_a_connection_the_server_dropped_while_idle_is_not_used_for_a_write(self) -> None:
+        import select
+
+        with FakeServer([Answer(201, {}, ANALYSIS)], drop_idle=True) as server:
+            c = client(server.url, retry=False)  # no retries, so no Idempotency-Key: a lost write could not be resent
+            c.analyses.create(CREATE)
+            [idle] = [conn for conns in c._transport._idle.values() for conn in conns]
+            assert idle.sock is not None
+            select.select([idle.sock], [], [], 10)  # until the server's close has arrived
+            self.assertEqual(c.analyses.create(CREATE), ANALYSIS)
+            c.close()
+        self.assertEqual(len({r.peer for r in server.requests}), 2)
+
+
 class OptionsTest(unittest.TestCase):
     def test_timeout_0_is_refused(self) -> None:
         with self.assertRaisesRegex(ValueError, "positive number of seconds"):

@@ -14,6 +14,7 @@ connection, when it may be resent (`_core.may_resend`).
 from __future__ import annotations
 
 import http.client
+import select
 import socket
 import ssl
 import threading
@@ -63,6 +64,20 @@ class StreamedResponse:
         self._attempt.conn.close()
 
 
+def _closed_by_peer(conn: http.client.HTTPConnection) -> bool:
+    """Has the server closed (or written to) this idle connection? Readable means one of the two, and neither
+    leaves it fit for a request: checked without waiting before each reuse, as urllib3 does, so that a write
+    without an `Idempotency-Key` is not lost on a connection the server dropped while it was idle."""
+    sock = conn.sock
+    if sock is None:
+        return True
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
+
+
 def is_timeout(e: BaseException) -> bool:
     return isinstance(e, (socket.timeout, TimeoutError))
 
@@ -92,8 +107,11 @@ class Transport:
             if self.closed:
                 raise RuntimeError("this client is closed")
             idle = self._idle.get(origin)
-            if idle:
+            while idle:
                 conn = idle.pop()
+                if _closed_by_peer(conn):
+                    conn.close()
+                    continue
                 if conn.timeout != timeout:
                     conn.timeout = timeout
                     if conn.sock is not None:
