@@ -43,7 +43,7 @@ class ConnectionTest(unittest.TestCase):
             c = client(server.url, retry=False)
             c.analyses.get(ANALYSIS_ID)
             for idle in c._transport._idle.values():
-                for conn in idle:
+                for conn, _ in idle:
                     assert conn.sock is not None
                     conn.sock.shutdown(socket.SHUT_RDWR)  # as if the server had dropped it while idle
             self.assertEqual(c.analyses.get(ANALYSIS_ID), ANALYSIS)
@@ -65,8 +65,9 @@ class ConnectionTest(unittest.TestCase):
 
         with FakeServer([Answer(201, {}, ANALYSIS)], drop_idle=True) as server:
             c = client(server.url, retry=False)  # no retries, so no Idempotency-Key: a lost write could not be resent
+            c._transport.check_idle_after = 0  # check at once (a real server drops idle connections after seconds)
             c.analyses.create(CREATE)
-            [idle] = [conn for conns in c._transport._idle.values() for conn in conns]
+            [idle] = [conn for conns in c._transport._idle.values() for conn, _ in conns]
             assert idle.sock is not None
             select.select([idle.sock], [], [], 10)  # until the server's close has arrived
             self.assertEqual(c.analyses.create(CREATE), ANALYSIS)

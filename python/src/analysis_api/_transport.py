@@ -18,6 +18,7 @@ import select
 import socket
 import ssl
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -96,7 +97,10 @@ class Transport:
         self._clock = clock
         self._ssl_context = ssl_context
         self._max_idle = max_idle
-        self._idle: Dict[_Origin, List[http.client.HTTPConnection]] = {}
+        self._idle: Dict[_Origin, List[Tuple[http.client.HTTPConnection, float]]] = {}
+        self.check_idle_after = 1.0
+        """Seconds idle after which a connection is checked before reuse: servers drop idle connections after
+        seconds (Node: 5), and the check is a system call the hot path of back-to-back calls does without."""
         self._lock = threading.Lock()
         self.closed = False
 
@@ -108,8 +112,8 @@ class Transport:
                 raise RuntimeError("this client is closed")
             idle = self._idle.get(origin)
             while idle:
-                conn = idle.pop()
-                if _closed_by_peer(conn):
+                conn, since = idle.pop()
+                if time.monotonic() - since >= self.check_idle_after and _closed_by_peer(conn):
                     conn.close()
                     continue
                 if conn.timeout != timeout:
@@ -144,13 +148,13 @@ class Transport:
             if self.closed or len(idle) >= self._max_idle:
                 conn.close()
             else:
-                idle.append(conn)
+                idle.append((conn, time.monotonic()))
 
     def close(self) -> None:
         """Closes the idle connections; the client sends nothing more."""
         with self._lock:
             self.closed = True
-            conns = [c for idle in self._idle.values() for c in idle]
+            conns = [c for idle in self._idle.values() for c, _ in idle]
             self._idle.clear()
         for conn in conns:
             conn.close()
