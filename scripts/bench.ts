@@ -257,6 +257,12 @@ export function table(r: Results): string {
       `client÷by hand ${x2(p.ratio)}`,
       `≥ ${PYTHON_CALLS_TARGET}×: ${check(p.ratio >= PYTHON_CALLS_TARGET)}`,
     ]);
+    rows.push([
+      "Python client, one call at a time (the two taking turns call by call; median)",
+      `client ${p.calls.perCallMicros.client.toFixed(1)} µs · by hand ${p.calls.perCallMicros.byHand.toFixed(1)} µs`,
+      `by hand÷client ${x2(p.perCallRatio)}`,
+      `≥ ${PYTHON_CALLS_TARGET}×: ${check(p.perCallRatio >= PYTHON_CALLS_TARGET)}`,
+    ]);
     const mib = (k: number) => `${(k / 1024).toFixed(0)} MiB`;
     rows.push([
       `Python upload of ${p.upload.mib} MiB, peak RSS (a process holding the client: ${mib(p.upload.baselineKiB)})`,

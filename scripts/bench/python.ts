@@ -10,9 +10,11 @@ import { median, timed } from "./lib.js";
 
 export interface PythonBench {
   python: string;
-  calls: { rounds: number; calls: number; samples: { client: number[]; byHand: number[] } };
+  calls: { rounds: number; calls: number; samples: { client: number[]; byHand: number[] }; perCallMicros: { client: number; byHand: number } };
   median: { client: number; byHand: number };
   ratio: number;
+  /** By hand's median µs per call ÷ the client's, the two taking turns call by call. */
+  perCallRatio: number;
   upload: { mib: number; baselineKiB: number; bytesKiB: number; pathKiB: number; bytesOverFile: number; pathOverFile: number };
 }
 
@@ -52,6 +54,7 @@ export async function pythonBench(opts: { rounds: number; calls: number; mib: nu
       calls,
       median: { client: median(calls.samples.client), byHand: median(calls.samples.byHand) },
       ratio: median(ratios),
+      perCallRatio: calls.perCallMicros.byHand / calls.perCallMicros.client,
       upload: {
         mib: opts.mib,
         baselineKiB: none.peakKiB,
