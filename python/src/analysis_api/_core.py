@@ -168,28 +168,42 @@ def may_resend(request: Request) -> bool:
 
 def prepare(config: Config, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions, accept: Optional[str] = None) -> Request:
     """The request of one call: URL, headers, encoded body, and the call's timeout and retry policy."""
-    url = operation_url(config.base_url, op, args, options.extra_query)
-    headers = {**config.headers, **header_params(op, args), **(options.extra_headers or {})}
+    timeout_option, retry_option, extra_headers, extra_query, idempotency_key = options
+    url = operation_url(config.base_url, op, args, extra_query)
+    headers = dict(config.headers)
+    in_headers = header_params(op, args)
+    if in_headers:
+        headers.update(in_headers)
+    if extra_headers:
+        headers.update(extra_headers)
     if accept:
         headers["Accept"] = accept
-    encoded = encode_body(op.body, body, op.files) if op.body else _NO_BODY
-    if encoded.content_type:
-        headers["Content-Type"] = encoded.content_type
-    if encoded.length is not None:
-        headers["Content-Length"] = str(encoded.length)
-    timeout = config.timeout if isinstance(options.timeout, NotGiven) else checked_timeout(options.timeout)
-    retry = config.retry if isinstance(options.retry, NotGiven) else resolve_retry(options.retry)
+    encoded = _NO_BODY
+    if op.body:
+        encoded = encode_body(op.body, body, op.files)
+        if encoded.content_type:
+            headers["Content-Type"] = encoded.content_type
+        if encoded.length is not None:
+            headers["Content-Length"] = str(encoded.length)
+    timeout = config.timeout if isinstance(timeout_option, NotGiven) else checked_timeout(timeout_option)
+    retry = config.retry if isinstance(retry_option, NotGiven) else resolve_retry(retry_option)
     if op.method in _WRITES:
-        own = next((k for k in headers if k.lower() == "idempotency-key"), None)
-        if options.idempotency_key is not None:
-            if own is not None:
-                del headers[own]
-            headers[IDEMPOTENCY_KEY_HEADER] = _checked("idempotency_key", options.idempotency_key)
-        elif own is None and retry is not None:
-            headers[IDEMPOTENCY_KEY_HEADER] = str(uuid.uuid4())  # once per call: every attempt sends the same
-    path = url[len(config.base_url) :].split("?", 1)[0]
+        _idempotency_key(headers, idempotency_key, retry)
     origin, prefix = _origin(config.base_url)
-    return Request(op.method, url, path, headers, encoded, timeout=timeout, retry=retry, origin=origin, target=url[prefix:] or "/")
+    target = url[prefix:] or "/"
+    return Request(op.method, url, url[len(config.base_url) :].split("?", 1)[0], headers, encoded, timeout, retry, origin, target)
+
+
+def _idempotency_key(headers: Dict[str, str], given: Optional[str], retry: Optional[Retry]) -> None:
+    """Issue 21: the caller's key (`idempotency_key=`, then an `Idempotency-Key` header), else a new UUID4 when the
+    call may be retried; once per call, so every attempt sends the same."""
+    own = next((k for k in headers if k.lower() == "idempotency-key"), None)
+    if given is not None:
+        if own is not None:
+            del headers[own]
+        headers[IDEMPOTENCY_KEY_HEADER] = _checked("idempotency_key", given)
+    elif own is None and retry is not None:
+        headers[IDEMPOTENCY_KEY_HEADER] = str(uuid.uuid4())
 
 
 _ORIGINS: Dict[str, Tuple[Tuple[str, str, Optional[int]], int]] = {}
