@@ -70,9 +70,9 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
         with FakeServer([Answer(200, {}, page)]) as server:
             items = [a async for a in async_client(server.url).analyses.iter()]
         self.assertEqual(items, [ANALYSIS])
-        answers = [Answer(200, SSE, chunks=[(0, STATUS), (3.0, COMPLETED)]), Answer(200, SSE, chunks=[(0, COMPLETED)]), Answer(204, {}, None)]
+        answers = [Answer(200, SSE, chunks=[(0, STATUS), (30.0, COMPLETED)]), Answer(200, SSE, chunks=[(0, COMPLETED)]), Answer(204, {}, None)]
         with FakeServer(answers) as server:
-            c = async_client(server.url, stream_idle_timeout=0.3, retry=analysis_api.Retry(base_delay=0.01))
+            c = async_client(server.url, stream_idle_timeout=1.0, retry=analysis_api.Retry(base_delay=0.01))
             async with c.streaming.stream_analysis_events(ANALYSIS_ID) as events:
                 kinds = [e["event"] async for e in events]
             after = [e async for e in c.streaming.stream_analysis_events(ANALYSIS_ID, last_event_id="evt_2")]

@@ -142,9 +142,9 @@ class EventStreamTest(unittest.TestCase):
         self.assertEqual((events, len(server.requests), clock.waits), ([], 1, []))
 
     def test_a_silent_stream_reconnects_after_the_idle_timeout(self) -> None:
-        answers = [Answer(200, SSE, chunks=[(0, STATUS), (3.0, COMPLETED)]), Answer(200, SSE, chunks=[(0, COMPLETED)])]
+        answers = [Answer(200, SSE, chunks=[(0, STATUS), (30.0, COMPLETED)]), Answer(200, SSE, chunks=[(0, COMPLETED)])]
         with FakeServer(answers) as server:
-            c = client(server.url, FakeClock(), stream_idle_timeout=0.3)
+            c = client(server.url, FakeClock(), stream_idle_timeout=1.0)
             events = list(c.streaming.stream_analysis_events(ANALYSIS_ID))
         self.assertEqual([e["event"] for e in events], ["status", "completed"])
         self.assertEqual([r.headers.get("Last-Event-ID") for r in server.requests], [None, "evt_0000000001"])
