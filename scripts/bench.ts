@@ -3,7 +3,7 @@
 // (the machine, the date, every raw run). bench/README.md explains each figure.
 //
 //   npm run bench                        everything but scale (under 5 minutes on 2 cores)
-//   npm run bench -- --only=client,size  some sections: client, mock, toolchain, size, cold (results.json untouched)
+//   npm run bench -- --only=client,size  some sections: client, mock, toolchain, size, cold, python (results.json untouched)
 //   npm run bench -- --only=scale        how costs grow (issue 22; several minutes): written into results.json's
 //                                        `scale`, the other sections kept; sizes: --scale-large=100000,
 //                                        --scale-streams=10000, --scale-lifecycles=20000, --scale-step-ms=20000
@@ -21,10 +21,11 @@ import { coldStart, type ColdStart } from "./bench/cold-start.js";
 import { median, medianRatio, stopAllOnExit, timed } from "./bench/lib.js";
 import { mockThroughput, type MockThroughput } from "./bench/mock-throughput.js";
 import { clientSize, ENTRIES, type ClientSize } from "./bench/size.js";
+import { pythonBench, type PythonBench } from "./bench/python.js";
 import { DEFAULT_SIZES, scale, type Scale } from "./bench/scale.js";
 import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain.js";
 
-const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "scale"] as const;
+const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "scale"] as const;
 /** What `npm run bench` runs without --only: scale takes minutes of its own (--only=scale). */
 const DEFAULT_SECTIONS = SECTIONS.filter((s) => s !== "scale");
 /** The stateful mock's answers keep at least this share of the static examples' throughput. */
@@ -71,9 +72,14 @@ interface Results {
   size?: ClientSize;
   coldStart?: ColdStart;
   scale?: Scale;
+  python?: PythonBench;
 }
 
 const CLIENT_TARGET = 0.9;
+/** Issue 23: the Python client's sequential calls within 10% of http.client by hand; an upload's peak memory at most
+ * 1.1× the file over what the process held before it. */
+const PYTHON_CALLS_TARGET = 0.9;
+const PYTHON_UPLOAD_TARGET = 1.1;
 /** Issue 14: the client as shipped (default timeout) within 5% of bare openapi-fetch. */
 const SHIPPED_TARGET = 0.95;
 
@@ -250,6 +256,28 @@ export function table(r: Results): string {
       r.toolchain && !r.toolchain.generatedFresh ? "generated/ is STALE: run npm run generate" : "",
     ]);
   }
+  if (r.python) {
+    const p = r.python;
+    rows.push([
+      `Python client, sequential GETs on one kept-alive connection (${p.calls.rounds} rounds × ${int(p.calls.calls)} calls)`,
+      `analysis_api.Client ${int(p.median.client)} calls/s · http.client by hand ${int(p.median.byHand)} calls/s`,
+      `client÷by hand ${x2(p.ratio)}`,
+      `≥ ${PYTHON_CALLS_TARGET}×: ${check(p.ratio >= PYTHON_CALLS_TARGET)}`,
+    ]);
+    rows.push([
+      "Python client, one call at a time (the two taking turns call by call; median)",
+      `client ${p.calls.perCallMicros.client.toFixed(1)} µs · by hand ${p.calls.perCallMicros.byHand.toFixed(1)} µs`,
+      `by hand÷client ${x2(p.perCallRatio)}`,
+      `≥ ${PYTHON_CALLS_TARGET}×: ${check(p.perCallRatio >= PYTHON_CALLS_TARGET)}`,
+    ]);
+    const mib = (k: number) => `${(k / 1024).toFixed(0)} MiB`;
+    rows.push([
+      `Python upload of ${p.upload.mib} MiB, peak RSS (a process holding the client: ${mib(p.upload.baselineKiB)})`,
+      `from bytes ${mib(p.upload.bytesKiB)} · from a pathlib.Path ${mib(p.upload.pathKiB)}`,
+      `added÷file: bytes ${x2(p.upload.bytesOverFile)} (the bytes themselves included) · path ${x2(p.upload.pathOverFile)}`,
+      `≤ ${PYTHON_UPLOAD_TARGET}× the file + constant: ${check(p.upload.bytesOverFile <= PYTHON_UPLOAD_TARGET && p.upload.pathOverFile <= PYTHON_UPLOAD_TARGET)}`,
+    ]);
+  }
   if (r.scale) rows.push(...scaleRows(r.scale));
   const head = ["figure", "median", "ratio", "check"];
   return [head, head.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
@@ -318,6 +346,10 @@ async function main(): Promise<void> {
   if (has("cold")) {
     say("\n[cold] npm start and bare prism mock, from spawn to first 200…");
     results.coldStart = await coldStart({ rounds: rounds(3), say });
+  }
+  if (has("python")) {
+    say("\n[python] analysis_api.Client against http.client by hand, and a 200 MiB upload's peak memory…");
+    results.python = await pythonBench({ rounds: rounds(3) * 5, calls: 500, mib: 200 });
   }
   if (has("scale")) {
     const size = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));

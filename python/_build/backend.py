@@ -7,7 +7,7 @@ build a wheel without the separate `wheel` package (the Python this project is d
 `pip install ./python` works offline with or without build isolation, on any pip that knows `backend-path` (19.1+).
 
 It builds what a pure-Python package needs and nothing more: a `py3-none-any` wheel of `src/<package>/` with the
-metadata of pyproject.toml's `[project]` table (the version is the package's `__version__`, as flit does), an
+metadata of pyproject.toml's `[project]` table (the version is the contract's, `CONTRACT_VERSION` in the generated `_constants.py`), an
 sdist, and an editable wheel (PEP 660: a `.pth` file pointing at `src/`).
 """
 
@@ -53,9 +53,10 @@ def _read_project_fallback(text: str) -> Dict[str, Any]:
         if line.startswith("["):
             table = line.strip("[]").strip()
             continue
-        if table == "project" and "=" in line:
+        if table in ("project", "project.urls") and "=" in line:
             key, _, value = line.partition("=")
-            project[key.strip()] = ast.literal_eval(value.strip())
+            target = project if table == "project" else project.setdefault("urls", {})
+            target[key.strip().strip('"')] = ast.literal_eval(value.strip())
     return project
 
 
@@ -64,10 +65,11 @@ class _Metadata:
         project = _read_project()
         self.name: str = project["name"]
         self.package = re.sub(r"[-_.]+", "_", self.name).lower()
-        init = (SRC / self.package / "__init__.py").read_text(encoding="utf-8")
-        match = re.search(r'^__version__ = "([^"]+)"$', init, re.M)
+        # The version is the contract's (decision PY22), generated into _constants.py by `npm run generate`.
+        constants = (SRC / self.package / "_constants.py").read_text(encoding="utf-8")
+        match = re.search(r'^CONTRACT_VERSION = "([^"]+)"$', constants, re.M)
         if not match:
-            raise RuntimeError(f"src/{self.package}/__init__.py has no __version__ = \"...\" line")
+            raise RuntimeError(f"src/{self.package}/_constants.py has no CONTRACT_VERSION = \"...\" line")
         self.version = match.group(1)
         self.project = project
 
@@ -82,6 +84,9 @@ class _Metadata:
             lines.append(f"Summary: {p['description']}")
         if "requires-python" in p:
             lines.append(f"Requires-Python: {p['requires-python']}")
+        if isinstance(p.get("license"), str):
+            lines.append(f"License: {p['license']}")
+        lines += [f"Project-URL: {label}, {url}" for label, url in p.get("urls", {}).items()]
         lines += [f"Classifier: {c}" for c in p.get("classifiers", [])]
         lines += [f"Requires-Dist: {d}" for d in p.get("dependencies", [])]
         body = ""

@@ -82,15 +82,20 @@ class Recorded:
     path: str
     headers: Dict[str, str]
     body: bytes
+    peer: Tuple[str, int] = ("", 0)
+    """The client's address: the same port for two requests means one kept-alive connection."""
 
 
 class FakeServer:
     """A server on 127.0.0.1 and a free port that answers requests with `answers` in order (the last one
     repeats), or with `answer(request, n)`. Each connection carries one request and is closed after it."""
 
-    def __init__(self, answers: Union[List[Answer], Callable[[Recorded, int], Answer]]) -> None:
+    def __init__(self, answers: Union[List[Answer], Callable[[Recorded, int], Answer]], keep_alive: bool = False, drop_idle: bool = False) -> None:
         self.requests: List[Recorded] = []
         self._answers = answers
+        self.keep_alive = keep_alive or drop_idle
+        self.drop_idle = drop_idle
+        """Answer as if keeping the connection alive, then close it (a server whose idle timeout has passed)."""
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -101,12 +106,12 @@ class FakeServer:
 
             def _serve(self) -> None:
                 body = self._read_body()
-                recorded = Recorded(self.command, self.path, {k: v for k, v in self.headers.items()}, body)
+                recorded = Recorded(self.command, self.path, {k: v for k, v in self.headers.items()}, body, self.client_address)
                 server.requests.append(recorded)
                 answer = server._answer(recorded)
-                self.close_connection = True
+                self.close_connection = not server.keep_alive or answer.chunks is not None or server.drop_idle
                 try:
-                    server._write(self, answer)
+                    server._write(self, answer, server.keep_alive)
                 except OSError:  # the client left first
                     pass
 
@@ -122,7 +127,7 @@ class FakeServer:
                         self.rfile.readline()
                 return self.rfile.read(int(self.headers.get("Content-Length", "0")))
 
-            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_CONNECT = _serve
 
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -137,7 +142,7 @@ class FakeServer:
         return self._answers[min(n, len(self._answers)) - 1]
 
     @staticmethod
-    def _write(handler: http.server.BaseHTTPRequestHandler, answer: Answer) -> None:
+    def _write(handler: http.server.BaseHTTPRequestHandler, answer: Answer, keep_alive: bool = False) -> None:
         if answer.delay:
             time.sleep(answer.delay)
         handler.send_response(answer.status)
@@ -147,7 +152,8 @@ class FakeServer:
             headers.setdefault("Content-Type", "application/json")
         if answer.chunks is None:
             headers["Content-Length"] = str(answer.declared_length if answer.declared_length is not None else len(payload))
-        headers["Connection"] = "close"
+        if not keep_alive or answer.chunks is not None:
+            headers["Connection"] = "close"
         for k, v in headers.items():
             handler.send_header(k, v)
         handler.end_headers()
@@ -160,6 +166,14 @@ class FakeServer:
             handler.wfile.write(piece)
             handler.wfile.flush()
         handler.connection.shutdown(socket.SHUT_RDWR)
+
+    def wait_for(self, n: int, seconds: float = 10.0) -> List[Recorded]:
+        """The requests once `n` have arrived (or after `seconds`): a client that gave up on an attempt may be done
+        before a busy machine has run the server's thread for it."""
+        end = time.monotonic() + seconds
+        while len(self.requests) < n and time.monotonic() < end:
+            time.sleep(0.01)
+        return self.requests
 
     def close(self) -> None:
         self._server.shutdown()

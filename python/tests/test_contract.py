@@ -5,6 +5,7 @@ every example of the contract fits its type, and every operation its entry in th
 from __future__ import annotations
 
 import inspect
+import re
 import typing
 import unittest
 from typing import Any, Dict, ForwardRef, List, Literal, Union, get_args, get_origin
@@ -71,6 +72,9 @@ def nullable(schema: Any) -> bool:
     schema = deref(DOC, schema)
     t = schema.get("type")
     return t == "null" or (isinstance(t, list) and "null" in t) or any(nullable(v) for v in schema.get("oneOf", []))
+
+
+CLIENT = analysis_api.Client("https://api.example.com", api_key="pk_test_x")
 
 
 class ModelsTest(unittest.TestCase):
@@ -172,13 +176,16 @@ class OperationsTest(unittest.TestCase):
     def test_every_operation_has_its_method_named_after_its_operation_id(self) -> None:
         for op_id, (method, path, params, op) in self.contract_operations().items():
             entry = analysis_api.OPERATIONS[op_id]
-            name = snake(op_id) if entry.kind != "websocket" else f"{snake(op_id)}_url"
-            self.assertTrue(callable(getattr(analysis_api.Client, name, None)), f"{op_id}: no method {name}")
-            signature = inspect.signature(getattr(analysis_api.Client, name))
-            positional = [p.name for p in signature.parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD][1:]
+            namespace, name = analysis_api.METHOD_NAMES[op_id].split(".")
+            name = name if entry.kind != "websocket" else f"{name}_url"
+            resource = getattr(CLIENT, namespace)
+            self.assertTrue(callable(getattr(resource, name, None)), f"{op_id}: no method {namespace}.{name}")
+            signature = inspect.signature(getattr(resource, name))
+            positional = [p.name for p in signature.parameters.values() if p.kind == p.POSITIONAL_OR_KEYWORD]
             in_path = sorted((p["name"] for p in params if p["in"] == "path"), key=lambda n: path.index("{" + n + "}"))
             self.assertEqual(positional[: len(in_path)], [snake(n) for n in in_path], op_id)
-            self.assertEqual(entry.paginated, hasattr(analysis_api.Client, "iter_" + snake(op_id).replace("list_", "", 1)), op_id)
+            iterator = "iter" if name == "list" else "iter_" + name[5:] if name.startswith("list_") else "iter_" + name
+            self.assertEqual(entry.paginated, hasattr(resource, iterator), op_id)
 
     def test_lists_are_the_operations_answering_the_envelope(self) -> None:
         paginated = sorted(k for k, op in analysis_api.OPERATIONS.items() if op.paginated)
@@ -195,14 +202,47 @@ class OperationsTest(unittest.TestCase):
     def test_no_operation_may_take_a_name_of_the_hand_written_client(self) -> None:
         import re
 
-        from analysis_api._operations import Operations
+        from analysis_api._operations import AsyncResources, Resources
 
-        instance = analysis_api.Client("https://api.example.com", api_key="pk_test_x")
-        own = {n for n in dir(instance) if not n.startswith("_")} - set(dir(Operations))
-        generator = (REPO / "scripts" / "lib" / "python" / "operations.ts").read_text(encoding="utf-8")
+        namespaces = set(Resources.__annotations__)
+        self.assertEqual(namespaces, set(AsyncResources.__annotations__))
+        own = {n for n in dir(CLIENT) if not n.startswith("_")} - namespaces
+        own |= {n for n in dir(analysis_api.AsyncClient) if not n.startswith("_")}
+        generator = (REPO / "scripts" / "lib" / "python" / "resources.ts").read_text(encoding="utf-8")
         listed = re.search(r"const CLIENT_NAMES = \[([^\]]*)\]", generator)
         assert listed is not None
         self.assertEqual(own, set(re.findall(r'"(\w+)"', listed.group(1))))
+        self.assertFalse(namespaces & own)
+
+    def test_naming_rules(self) -> None:
+        # Compound words the contract spells with inner capitals stay one word (0.1: create_o_auth_token).
+        self.assertEqual(analysis_api.METHOD_NAMES["createOAuthToken"], "oauth.create_token")
+        self.assertEqual(analysis_api.METHOD_NAMES["getOpenApiDescription"], "documentation.get_openapi_description")
+        self.assertFalse([n for n in analysis_api.METHOD_NAMES.values() if "o_auth" in n or "open_api" in n])
+        # A namespace's noun is dropped, plural or singular; other words stay.
+        self.assertEqual(analysis_api.METHOD_NAMES["getAnalysisTranscript"], "analyses.get_transcript")
+        self.assertEqual(analysis_api.METHOD_NAMES["revokeApiKey"], "api_keys.revoke")
+        self.assertTrue(callable(CLIENT.oauth.create_token) and callable(CLIENT.webhooks.verify_signature))
+        # Union variants are named after their discriminator, not numbered.
+        models = vars(analysis_api.models)
+        self.assertNotIn("AnalysisStreamItem1", models)
+        self.assertIn("AnalysisStreamItemTranscriptSegment", models)
+        self.assertFalse([n for n in models if re.match(r"^[A-Z]\w*[a-z]\d+$", n)])
+
+    def test_docstrings_have_args_and_raises_from_the_contract(self) -> None:
+        classes = {400: "BadRequestError", 401: "AuthenticationError", 403: "PermissionDeniedError", 404: "NotFoundError", 409: "ConflictError", 422: "UnprocessableEntityError", 429: "RateLimitError"}
+        for op_id, (method, path, params, op) in self.contract_operations().items():
+            namespace, name = analysis_api.METHOD_NAMES[op_id].split(".")
+            if analysis_api.OPERATIONS[op_id].kind == "websocket":
+                continue
+            doc = getattr(getattr(CLIENT, namespace), name).__doc__ or ""
+            self.assertIn("Raises:", doc, op_id)
+            for status in op["responses"]:
+                if re.match(r"^[45]\d\d$", status):
+                    expected = classes.get(int(status), "InternalServerError" if int(status) >= 500 else "ApiStatusError")
+                    self.assertIn(f"    {expected}: ", doc, f"{op_id} {status}")
+            for p in params:
+                self.assertIn(f"    {snake(p['name'])}: ", doc, f"{op_id} {p['name']}")
 
     def test_contract_names_the_client_sends_by(self) -> None:
         schemes = DOC["components"]["securitySchemes"]

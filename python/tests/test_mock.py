@@ -33,42 +33,42 @@ class MockTest(unittest.TestCase):
 
     def test_list_create_get_update_delete(self) -> None:
         c = mock_client()
-        page = c.list_analyses(status="completed", limit=5)
+        page = c.analyses.list(status="completed", limit=5)
         self.fits(page, models.AnalysisList)
-        created = c.create_analysis(CREATE)
+        created = c.analyses.create(CREATE)
         self.fits(created, models.Analysis)
         self.assertRegex(created["id"], ANALYSIS_ID)
         self.assertEqual(created["status"], "queued")
-        self.fits(c.get_analysis(created["id"]), models.Analysis)
-        self.fits(c.update_analysis(created["id"], {"title": "Renewal call"}), models.Analysis)
-        self.assertIsNone(c.delete_analysis(created["id"]))
+        self.fits(c.analyses.get(created["id"]), models.Analysis)
+        self.fits(c.analyses.update(created["id"], {"title": "Renewal call"}), models.Analysis)
+        self.assertIsNone(c.analyses.delete(created["id"]))
 
     def test_iter_yields_typed_items_page_by_page(self) -> None:
-        items = list(itertools.islice(mock_client().iter_analyses(limit=1), 1))
+        items = list(itertools.islice(mock_client().analyses.iter(limit=1), 1))
         for item in items:
             self.fits(item, models.Analysis)
 
     def test_other_bodies_multipart_stream_form_and_text(self) -> None:
         c = mock_client()
         upload: models.AnalysisUpload = {"file": ("call.wav", b"RIFF\x00\x00\x00\x00WAVE", "audio/wav"), "media_type": "audio", "features": ["transcription"], "metadata": {"team": "cs"}}
-        self.fits(c.upload_analysis(upload), models.Analysis)
-        self.fits(c.create_stream_upload(iter([b"\x00" * 1000, b"\x01" * 1000]), media_type="audio", features=["transcription", "diarization"]), models.Analysis)
-        self.fits(c.create_o_auth_token({"grant_type": "client_credentials", "client_id": "northwind-crm-connector"}), models.OAuthToken)
-        self.assertIn("openapi: 3.1", c.get_open_api_description())
-        self.fits(c.get_gateway_health(), models.GatewayHealth)
+        self.fits(c.analyses.upload(upload), models.Analysis)
+        self.fits(c.stream_uploads.create(iter([b"\x00" * 1000, b"\x01" * 1000]), media_type="audio", features=["transcription", "diarization"]), models.Analysis)
+        self.fits(c.oauth.create_token({"grant_type": "client_credentials", "client_id": "northwind-crm-connector"}), models.OAuthToken)
+        self.assertIn("openapi: 3.1", c.documentation.get_openapi_description())
+        self.fits(c.health.get_gateway(), models.GatewayHealth)
 
     def test_errors_arrive_typed(self) -> None:
         with self.assertRaises(analysis_api.ApiError) as caught:
-            mock_client(api_key="pk_test_nobody_has_this").list_analyses()
+            mock_client(api_key="pk_test_nobody_has_this").analyses.list()
         self.assertEqual((caught.exception.status, caught.exception.kind), (401, "unauthorized"))
         with self.assertRaises(analysis_api.ApiError) as caught:
-            mock_client(api_key="pk_test_demo_frozen").list_analyses()
+            mock_client(api_key="pk_test_demo_frozen").analyses.list()
         self.assertEqual((caught.exception.status, caught.exception.kind), (403, "forbidden"))
         with self.assertRaises(analysis_api.ValidationError) as invalid:
-            mock_client().get_analysis("nope")
+            mock_client().analyses.get("nope")
         self.assertEqual(invalid.exception.errors[0]["loc"], ["path", "analysis_id"])
         with self.assertRaises(analysis_api.ApiError) as caught:
-            mock_client(headers={"Prefer": "code=404"}).get_analysis("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+            mock_client(headers={"Prefer": "code=404"}).analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
         self.assertEqual((caught.exception.status, caught.exception.kind), (404, "not_found"))
 
     def test_the_per_minute_limit_is_a_rate_limit_error(self) -> None:
@@ -78,7 +78,7 @@ class MockTest(unittest.TestCase):
         c = mock_client(api_key=key, retry=False)
         with self.assertRaises(analysis_api.RateLimitError) as caught:
             for _ in range(2):  # the key allows 1 request per minute
-                c.list_speakers()
+                c.speakers.list()
         e = caught.exception
         self.assertEqual((e.status, e.error, e.limit, e.window), (429, "rate_limit_exceeded", 1, "1 minute"))
         self.assertGreater(e.retry_after, 0)
@@ -89,9 +89,9 @@ class MockTest(unittest.TestCase):
     def test_rate_limit_headers_of_every_response(self) -> None:
         seen: List[analysis_api.RateLimit] = []
         c = mock_client(on_rate_limit=lambda rl, response: seen.append(rl))
-        c.list_speakers()
+        c.speakers.list()
         first = c.last_rate_limit
-        c.list_speakers()
+        c.speakers.list()
         assert first is not None and c.last_rate_limit is not None
         self.assertEqual(len(seen), 2)
         self.assertEqual(c.last_rate_limit.remaining, first.remaining - 1)
@@ -99,17 +99,17 @@ class MockTest(unittest.TestCase):
 
     def test_event_stream_typed_to_its_last_event_and_resumed(self) -> None:
         c = mock_client()
-        analysis_id = c.create_analysis(CREATE)["id"]
-        events = list(c.stream_analysis_events(analysis_id))
+        analysis_id = c.analyses.create(CREATE)["id"]
+        events = list(c.streaming.stream_analysis_events(analysis_id))
         self.assertEqual(events[0]["event"], "status")
         self.assertTrue(analysis_api.is_final_event(events[-1]))
         for event in events:
             self.fits(event, models.AnalysisStreamEvent)
-        rest = list(c.stream_analysis_events(analysis_id, last_event_id=events[1]["id"]))
+        rest = list(c.streaming.stream_analysis_events(analysis_id, last_event_id=events[1]["id"]))
         self.assertEqual(rest, events[2:])
 
     def test_the_token_url_opens_the_stream_without_headers(self) -> None:
-        url = mock_client().stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+        url = mock_client().streaming.stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
         self.assertIn("token=", url)
         with urllib.request.urlopen(url, timeout=30) as response:
             self.assertEqual(response.status, 200)

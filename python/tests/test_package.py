@@ -16,7 +16,7 @@ import zipfile
 from pathlib import Path
 from types import ModuleType
 
-from support import REPO, analysis_api
+from support import contract, REPO, analysis_api
 
 PROJECT = REPO / "python"
 
@@ -41,13 +41,13 @@ class PackageTest(unittest.TestCase):
             )
             self.assertEqual(install.returncode, 0, install.stdout + install.stderr)
             probe = subprocess.run(
-                [sys.executable, "-c", "import analysis_api, sys; print(analysis_api.__file__); print(analysis_api.__version__); print(analysis_api.Client.list_analyses.__name__)"],
+                [sys.executable, "-c", "import analysis_api, sys; print(analysis_api.__file__); print(analysis_api.__version__); print(analysis_api.Client(base_url='https://x.example', api_key='k').analyses.list.__name__)"],
                 env={**env, "PYTHONPATH": str(target)}, cwd=tmp, capture_output=True, text=True, timeout=60,
             )
             self.assertEqual(probe.returncode, 0, probe.stderr)
             where, version, method = probe.stdout.split()
             self.assertTrue(where.startswith(str(target)), where)
-            self.assertEqual((version, method), (analysis_api.__version__, "list_analyses"))
+            self.assertEqual((version, method), (analysis_api.__version__, "list"))
             for name in ("py.typed", "models.py", "_operations.py"):
                 self.assertTrue((target / "analysis_api" / name).exists(), name)
 
@@ -69,6 +69,12 @@ class PackageTest(unittest.TestCase):
             self.assertEqual({line.split(",")[0] for line in record}, files)
             self.assertIn("Requires-Python: >=3.9", metadata)
             self.assertNotIn("Requires-Dist", metadata)  # the standard library only
+            # The version is the contract's; license and project URLs are in the metadata (issue 23).
+            self.assertIn(f"Version: {contract()['info']['version']}", metadata)
+            self.assertEqual(analysis_api.__version__, contract()["info"]["version"])
+            self.assertIn("License: LicenseRef-Proprietary", metadata)
+            self.assertIn("Project-URL: Documentation, https://", metadata)
+            self.assertIn("## Quick start", metadata)  # the real python/README.md, not a pointer
 
     def test_the_sdist_holds_what_a_build_needs(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:

@@ -19,18 +19,18 @@ def pages(request: Recorded, n: int) -> Answer:
 class PaginationTest(unittest.TestCase):
     def test_follows_next_cursor_while_has_more(self) -> None:
         with FakeServer(pages) as server:
-            ids = [s["id"] for s in client(server.url).iter_speakers(limit=2)]
+            ids = [s["id"] for s in client(server.url).speakers.iter(limit=2)]
         self.assertEqual(ids, ["spk_c1_0", "spk_c1_1", "spk_c2_0", "spk_c2_1", "spk_c3_0", "spk_c3_1"])
         self.assertEqual([r.path for r in server.requests], ["/v1/speakers?limit=2", "/v1/speakers?cursor=c2&limit=2", "/v1/speakers?cursor=c3&limit=2"])
 
     def test_fetches_a_page_only_when_the_loop_gets_there(self) -> None:
         with FakeServer(pages) as server:
-            self.assertEqual(len(list(itertools.islice(client(server.url).iter_speakers(), 2))), 2)
+            self.assertEqual(len(list(itertools.islice(client(server.url).speakers.iter(), 2))), 2)
         self.assertEqual(len(server.requests), 1)
 
     def test_starts_at_a_given_cursor_and_keeps_the_filters(self) -> None:
         with FakeServer(pages) as server:
-            items = list(client(server.url).iter_analysis_alerts("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", cursor="c3", status="open"))
+            items = list(client(server.url).analyses.iter_alerts("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", cursor="c3", status="open"))
         self.assertEqual(len(items), 2)
         self.assertEqual(server.requests[0].path, "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0/alerts?cursor=c3&status=open")
 
@@ -38,18 +38,18 @@ class PaginationTest(unittest.TestCase):
         same = Answer(200, {}, {"data": [{"id": "a"}], "next_cursor": "c2", "has_more": True})
         with FakeServer(lambda request, n: same if n <= 3 else Answer(400, {}, {"detail": "looped"})) as server:
             with self.assertRaisesRegex(analysis_api.ProtocolError, "without a new next_cursor"):
-                list(client(server.url).iter_speakers())
+                list(client(server.url).speakers.iter())
         self.assertEqual(len(server.requests), 2)
 
     def test_a_page_that_is_not_the_envelope_is_a_protocol_error(self) -> None:
         with FakeServer([Answer(200, {}, {"items": []})]) as server:
             with self.assertRaises(analysis_api.ProtocolError):
-                list(client(server.url).iter_speakers())
+                list(client(server.url).speakers.iter())
 
     def test_an_error_page_raises_the_typed_error(self) -> None:
         with FakeServer([Answer(403, {}, {"detail": "This workspace is frozen."})]) as server:
             with self.assertRaises(analysis_api.ApiError) as caught:
-                list(client(server.url).iter_speakers())
+                list(client(server.url).speakers.iter())
         self.assertEqual(caught.exception.kind, "forbidden")
 
 

@@ -17,7 +17,7 @@ class RetryTest(unittest.TestCase):
             Answer(200, rate_headers(9), LIST),
         ]
         with FakeServer(answers) as server:
-            self.assertEqual(client(server.url, clock).list_analyses(), LIST)
+            self.assertEqual(client(server.url, clock).analyses.list(), LIST)
         self.assertEqual(len(server.requests), 2)
         # Retry-After plus jitter (random() = 0.5 times the 0.5 s base delay).
         self.assertEqual(clock.waits, [7.25])
@@ -25,7 +25,7 @@ class RetryTest(unittest.TestCase):
     def test_429_without_retry_after_backs_off(self) -> None:
         clock = FakeClock()
         with FakeServer([Answer(429, {}, {"detail": "slow"}), Answer(200, {}, LIST)]) as server:
-            client(server.url, clock).list_analyses()
+            client(server.url, clock).analyses.list()
         self.assertEqual(clock.waits, [0.375])  # d = 0.5: d/2 + 0.5 * d/2
 
     def test_5xx_back_off_exponentially_until_the_attempts_are_spent(self) -> None:
@@ -33,7 +33,7 @@ class RetryTest(unittest.TestCase):
             clock = FakeClock()
             with FakeServer([Answer(status, {}, {"detail": "down"})]) as server:
                 with self.assertRaises(analysis_api.ApiError) as caught:
-                    client(server.url, clock).list_analyses()
+                    client(server.url, clock).analyses.list()
             self.assertEqual(caught.exception.status, status)
             self.assertEqual(caught.exception.kind, "server")
             self.assertEqual(len(server.requests), 3, status)
@@ -43,7 +43,7 @@ class RetryTest(unittest.TestCase):
         for status in (400, 401, 403, 404, 409, 422, 501):
             with FakeServer([Answer(status, {}, {"detail": "no"})]) as server:
                 with self.assertRaises(analysis_api.ApiError):
-                    client(server.url, FakeClock()).list_analyses()
+                    client(server.url, FakeClock()).analyses.list()
             self.assertEqual(len(server.requests), 1, status)
 
     def test_a_wait_past_the_budget_is_not_started(self) -> None:
@@ -51,7 +51,7 @@ class RetryTest(unittest.TestCase):
         daily = {"detail": "Daily limit", "error": "daily_limit_exceeded", "limit": 500, "window": "1 day", "retry_after": 3600}
         with FakeServer([Answer(429, rate_headers(0, retry_after=3600), daily)]) as server:
             with self.assertRaises(analysis_api.RateLimitError) as caught:
-                client(server.url, clock).list_analyses()
+                client(server.url, clock).analyses.list()
         self.assertEqual(len(server.requests), 1)
         self.assertEqual(clock.waits, [])
         self.assertEqual((caught.exception.error, caught.exception.retry_after), ("daily_limit_exceeded", 3600))
@@ -60,20 +60,20 @@ class RetryTest(unittest.TestCase):
         clock = FakeClock()
         with FakeServer([Answer(429, rate_headers(0, retry_after=40), {"detail": "x"})]) as server:
             with self.assertRaises(analysis_api.ApiError):
-                client(server.url, clock).list_analyses()
+                client(server.url, clock).analyses.list()
         # 40 s fits in 60 s; a second 40 s wait would end after it.
         self.assertEqual((len(server.requests), len(clock.waits)), (2, 1))
 
     def test_retry_policy_can_be_changed_or_turned_off(self) -> None:
         with FakeServer([Answer(503, {}, {"detail": "x"})]) as server:
             with self.assertRaises(analysis_api.ApiError):
-                client(server.url, FakeClock(), retry=False).list_analyses()
+                client(server.url, FakeClock(), retry=False).analyses.list()
             self.assertEqual(len(server.requests), 1)
             with self.assertRaises(analysis_api.ApiError):
-                client(server.url, FakeClock(), retry=analysis_api.Retry(max_attempts=5)).list_analyses()
+                client(server.url, FakeClock(), retry=analysis_api.Retry(max_attempts=5)).analyses.list()
             self.assertEqual(len(server.requests), 6)
             with self.assertRaises(analysis_api.ApiError):
-                client(server.url, FakeClock()).with_options(retry=False).list_analyses()
+                client(server.url, FakeClock()).with_options(retry=False).analyses.list()
             self.assertEqual(len(server.requests), 7)
         with self.assertRaises(ValueError):
             analysis_api.Retry(max_attempts=0)
@@ -84,21 +84,21 @@ class RetryTest(unittest.TestCase):
         server.close()  # nothing listens there any more
         clock = FakeClock()
         with self.assertRaises(analysis_api.NetworkError) as caught:
-            client(url, clock).get_analysis("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+            client(url, clock).analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
         self.assertEqual(len(clock.waits), 2)
         self.assertIsInstance(caught.exception, ConnectionError)
         self.assertIn("GET /v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0", str(caught.exception))
 
     def test_the_body_is_sent_again_byte_for_byte(self) -> None:
         with FakeServer([Answer(503, {}, {"detail": "x"}), Answer(202, {}, {"id": "anl_1"})]) as server:
-            client(server.url, FakeClock()).create_analysis({"media_url": "https://media.example.com/a.mp3", "media_type": "audio"})
+            client(server.url, FakeClock()).analyses.create({"media_url": "https://media.example.com/a.mp3", "media_type": "audio"})
         self.assertEqual(server.requests[0].body, server.requests[1].body)
         self.assertEqual(server.requests[1].body, b'{"media_url":"https://media.example.com/a.mp3","media_type":"audio"}')
 
     def test_a_streamed_body_is_sent_once(self) -> None:
         with FakeServer([Answer(503, {}, {"detail": "x"})]) as server:
             with self.assertRaises(analysis_api.ApiError):
-                client(server.url, FakeClock()).create_stream_upload(iter([b"abc", b"def"]), media_type="audio")
+                client(server.url, FakeClock()).stream_uploads.create(iter([b"abc", b"def"]), media_type="audio")
         self.assertEqual(len(server.requests), 1)
         self.assertEqual(server.requests[0].body, b"abcdef")
         self.assertEqual(server.requests[0].headers.get("Transfer-Encoding"), "chunked")
@@ -109,7 +109,8 @@ class TimeoutTest(unittest.TestCase):
         with FakeServer([Answer(200, {}, LIST, delay=1.0)]) as server:
             c = client(server.url, timeout=0.2, retry=analysis_api.Retry(max_attempts=2, base_delay=0.01))
             with self.assertRaises(analysis_api.RequestTimeoutError) as caught:
-                c.list_analyses()
+                c.analyses.list()
+            server.wait_for(2)
         self.assertEqual(len(server.requests), 2)
         self.assertIsInstance(caught.exception, TimeoutError)
 
@@ -117,19 +118,19 @@ class TimeoutTest(unittest.TestCase):
         head = b'{"data": ['
         with FakeServer([Answer(200, {"Content-Type": "application/json"}, chunks=[(0, head), (1.0, b"]}")])]) as server:
             with self.assertRaises(analysis_api.RequestTimeoutError):
-                client(server.url, timeout=0.3).list_analyses()
+                client(server.url, timeout=0.3).analyses.list()
         self.assertEqual(len(server.requests), 1)
 
     def test_a_body_cut_short_is_raised_and_not_retried(self) -> None:
         with FakeServer([Answer(200, {"Content-Type": "application/json"}, '{"data": [', declared_length=200)]) as server:
             with self.assertRaises(analysis_api.NetworkError) as caught:
-                client(server.url, FakeClock()).list_analyses()
+                client(server.url, FakeClock()).analyses.list()
         self.assertEqual(len(server.requests), 1)
         self.assertIn("cut short", str(caught.exception))
 
     def test_timeout_none_waits(self) -> None:
         with FakeServer([Answer(200, {}, LIST, delay=0.3)]) as server:
-            self.assertEqual(client(server.url, timeout=0.1).with_options(timeout=None).list_analyses(), LIST)
+            self.assertEqual(client(server.url, timeout=0.1).with_options(timeout=None).analyses.list(), LIST)
 
 
 class CredentialsTest(unittest.TestCase):
@@ -149,7 +150,7 @@ class CredentialsTest(unittest.TestCase):
 
     def test_api_key_goes_in_x_api_key(self) -> None:
         with FakeServer([Answer(200, {}, LIST)]) as server:
-            analysis_api.Client(server.url, api_key="pk_test_abc").list_analyses(status="completed", limit=5)
+            analysis_api.Client(server.url, api_key="pk_test_abc").analyses.list(status="completed", limit=5)
         request = server.requests[0]
         self.assertEqual(request.headers.get(analysis_api.API_KEY_HEADER), "pk_test_abc")
         self.assertNotIn("Authorization", request.headers)
@@ -158,13 +159,13 @@ class CredentialsTest(unittest.TestCase):
     def test_a_token_function_is_asked_afresh_for_every_attempt(self) -> None:
         tokens = iter(["jwt.one", "jwt.two"])
         with FakeServer([Answer(503, {}, {"detail": "x"}), Answer(200, {}, LIST)]) as server:
-            client(server.url, FakeClock(), api_key=None, token=lambda: next(tokens)).list_analyses()
+            client(server.url, FakeClock(), api_key=None, token=lambda: next(tokens)).analyses.list()
         self.assertEqual([r.headers.get("Authorization") for r in server.requests], ["Bearer jwt.one", "Bearer jwt.two"])
 
     def test_a_bad_token_from_the_function_raises_without_the_value(self) -> None:
         with FakeServer([Answer(200, {}, LIST)]) as server:
             with self.assertRaises(analysis_api.CredentialsError) as caught:
-                client(server.url, api_key=None, token=lambda: "secret value").list_analyses()
+                client(server.url, api_key=None, token=lambda: "secret value").analyses.list()
         self.assertNotIn("secret value", str(caught.exception))
         self.assertEqual(server.requests, [])
 

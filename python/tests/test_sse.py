@@ -70,7 +70,7 @@ class ParserTest(unittest.TestCase):
 class EventStreamTest(unittest.TestCase):
     def test_typed_events_until_the_final_one(self) -> None:
         with FakeServer([Answer(200, SSE, chunks=[(0, STATUS + b": keep-alive\n\n" + SEGMENT), (0, COMPLETED)])]) as server:
-            events = list(client(server.url).stream_analysis_events(ANALYSIS_ID))
+            events = list(client(server.url).streaming.stream_analysis_events(ANALYSIS_ID))
         self.assertEqual([(e["event"], e["id"]) for e in events], [("status", "evt_0000000001"), ("transcript.segment", "evt_0000000002"), ("completed", "evt_0000000003")])
         self.assertEqual(events[1]["data"], {"id": "seg_1", "start": 0.0, "end": 1.0, "text": "Hello"})
         request = server.requests[0]
@@ -86,52 +86,84 @@ class EventStreamTest(unittest.TestCase):
 
         clock = FakeClock()
         with FakeServer(answer) as server:
-            events = list(client(server.url, clock).stream_analysis_events(ANALYSIS_ID))
+            events = list(client(server.url, clock).streaming.stream_analysis_events(ANALYSIS_ID))
         self.assertEqual([e["event"] for e in events], ["status", "transcript.segment", "completed"])
         self.assertEqual([r.headers.get("Last-Event-ID") for r in server.requests], [None, "evt_0000000002"])
         self.assertEqual(clock.waits, [0.375])  # no retry: field yet, so the backoff
 
     def test_starts_after_a_given_last_event_id(self) -> None:
         with FakeServer([Answer(200, SSE, chunks=[(0, COMPLETED)])]) as server:
-            list(client(server.url).stream_analysis_events(ANALYSIS_ID, last_event_id="evt_0000000002"))
+            list(client(server.url).streaming.stream_analysis_events(ANALYSIS_ID, last_event_id="evt_0000000002"))
         self.assertEqual(server.requests[0].headers.get("Last-Event-ID"), "evt_0000000002")
 
     def test_the_server_retry_field_sets_the_reconnect_wait(self) -> None:
         answers = [Answer(200, SSE, chunks=[(0, b"retry: 1500\n\n" + STATUS)]), Answer(200, SSE, chunks=[(0, COMPLETED)])]
         clock = FakeClock()
         with FakeServer(answers) as server:
-            list(client(server.url, clock).stream_analysis_events(ANALYSIS_ID))
+            list(client(server.url, clock).streaming.stream_analysis_events(ANALYSIS_ID))
         self.assertEqual(clock.waits, [1.5])
 
     def test_gives_up_after_the_reconnects_in_a_row(self) -> None:
         clock = FakeClock()
         with FakeServer([Answer(200, SSE, chunks=[(0, b": nothing\n\n")])]) as server:
             with self.assertRaisesRegex(analysis_api.StreamError, "ended before its last event"):
-                list(client(server.url, clock, max_stream_reconnects=2).stream_analysis_events(ANALYSIS_ID))
+                list(client(server.url, clock, max_stream_reconnects=2).streaming.stream_analysis_events(ANALYSIS_ID))
         self.assertEqual(len(server.requests), 3)
 
     def test_unknown_kinds_are_skipped_and_bad_data_is_a_stream_error(self) -> None:
         unknown = sse("future.kind", "evt_0000000009", {"x": 1})
         with FakeServer([Answer(200, SSE, chunks=[(0, unknown + COMPLETED)])]) as server:
-            self.assertEqual([e["event"] for e in client(server.url).stream_analysis_events(ANALYSIS_ID)], ["completed"])
+            self.assertEqual([e["event"] for e in client(server.url).streaming.stream_analysis_events(ANALYSIS_ID)], ["completed"])
         with FakeServer([Answer(200, SSE, chunks=[(0, b"event: status\ndata: not json\n\n")])]) as server:
             with self.assertRaisesRegex(analysis_api.StreamError, "not JSON"):
-                list(client(server.url).stream_analysis_events(ANALYSIS_ID))
+                list(client(server.url).streaming.stream_analysis_events(ANALYSIS_ID))
 
     def test_an_error_before_the_stream_opens_is_the_typed_error(self) -> None:
         with FakeServer([Answer(404, {}, {"detail": "Analysis not found."})]) as server:
             with self.assertRaises(analysis_api.ApiError) as caught:
-                list(client(server.url).stream_analysis_events(ANALYSIS_ID))
+                list(client(server.url).streaming.stream_analysis_events(ANALYSIS_ID))
         self.assertEqual(caught.exception.status, 404)
         with FakeServer([Answer(200, {}, {"detail": "json, not a stream"})]) as server:
             with self.assertRaisesRegex(analysis_api.StreamError, "not text/event-stream"):
-                list(client(server.url).stream_analysis_events(ANALYSIS_ID))
+                list(client(server.url).streaming.stream_analysis_events(ANALYSIS_ID))
 
     def test_an_open_stream_is_not_timed(self) -> None:
         with FakeServer([Answer(200, SSE, chunks=[(0, STATUS), (0.5, COMPLETED)])]) as server:
-            events = list(client(server.url, timeout=0.2, max_stream_reconnects=0).stream_analysis_events(ANALYSIS_ID))
+            events = list(client(server.url, timeout=0.2, max_stream_reconnects=0).streaming.stream_analysis_events(ANALYSIS_ID))
         self.assertEqual(len(events), 2)
         self.assertEqual(len(server.requests), 1)
+
+
+    def test_a_204_after_the_final_event_ends_the_stream_cleanly(self) -> None:
+        # 0.1 took the contract's 204 ("nothing more will come") for a dropped connection: six GETs, then StreamError.
+        clock = FakeClock()
+        with FakeServer([Answer(204, {}, None)]) as server:
+            events = list(client(server.url, clock).streaming.stream_analysis_events(ANALYSIS_ID, last_event_id="evt_0000000003"))
+        self.assertEqual((events, len(server.requests), clock.waits), ([], 1, []))
+
+    def test_a_silent_stream_reconnects_after_the_idle_timeout(self) -> None:
+        answers = [Answer(200, SSE, chunks=[(0, STATUS), (30.0, COMPLETED)]), Answer(200, SSE, chunks=[(0, COMPLETED)])]
+        with FakeServer(answers) as server:
+            c = client(server.url, FakeClock(), stream_idle_timeout=1.0)
+            events = list(c.streaming.stream_analysis_events(ANALYSIS_ID))
+        self.assertEqual([e["event"] for e in events], ["status", "completed"])
+        self.assertEqual([r.headers.get("Last-Event-ID") for r in server.requests], [None, "evt_0000000001"])
+        with self.assertRaisesRegex(ValueError, "stream_idle_timeout"):
+            client(server.url, stream_idle_timeout=0)
+
+    def test_close_and_the_context_manager_end_the_stream(self) -> None:
+        answers = [Answer(200, SSE, chunks=[(0, STATUS), (0.5, SEGMENT), (0, COMPLETED)])]
+        with FakeServer(answers) as server:
+            stream = client(server.url).streaming.stream_analysis_events(ANALYSIS_ID)
+            self.assertIsInstance(stream, analysis_api.EventStream)
+            self.assertEqual(next(stream)["event"], "status")
+            stream.close()
+            self.assertEqual(list(stream), [])
+            with client(server.url).streaming.stream_analysis_events(ANALYSIS_ID) as events:
+                first = next(events)
+            self.assertEqual((first["event"], events.last_event_id), ("status", "evt_0000000001"))
+            self.assertEqual(list(events), [])
+        self.assertEqual(len(server.requests), 2)
 
 
 class ContractTest(unittest.TestCase):

@@ -56,27 +56,40 @@ describe("the Python client (python/tests)", () => {
   }, 300_000);
 });
 
-/** The Python example of the README's "For integrators: Python" section. */
-function readmeExample(readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")): string {
-  const section = readme.split(/^## /m).find((s) => s.startsWith("For integrators: Python"));
+/** The first ```python block under `## <heading>` of a Markdown file. */
+function example(file: string, heading: string): string {
+  const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+  const section = text.split(/^## /m).find((s) => s.startsWith(heading));
   const code = section && /```python\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!code) throw new Error('README.md has no ```python block under "## For integrators: Python"');
+  if (!code) throw new Error(`${file} has no \`\`\`python block under "## ${heading}"`);
   return code;
 }
 
-/** The address `npm start` listens on, which the README's example uses. */
+/** The address `npm start` listens on, which the examples use. */
 const NPM_START_URL = "http://127.0.0.1:4010";
 
-describe("the README's Python example", () => {
-  it("runs as written against the mock (its npm start URL swapped for the test's)", async () => {
-    const code = readmeExample();
-    // Exactly one URL, npm start's: nothing else may be contacted, and a changed URL must not go unnoticed.
-    expect(code.match(/https?:\/\/(127\.0\.0\.1|localhost)[^"\s]*/g)).toEqual([NPM_START_URL]);
-    const run = await python(["-c", code.replace(NPM_START_URL, g.url)]);
+/** Runs an example as written against the mock, its npm start URL swapped for the test's. */
+async function runExample(code: string): Promise<Run> {
+  // Exactly one URL, npm start's: nothing else may be contacted, and a changed URL must not go unnoticed.
+  expect(code.match(/https?:\/\/(127\.0\.0\.1|localhost)[^"\s]*/g)).toEqual([NPM_START_URL]);
+  return python(["-c", code.replace(NPM_START_URL, g.url)], { ANALYSIS_API_KEY: "", ANALYSIS_API_BASE_URL: "" });
+}
+
+describe("the Python guide's examples (docs/python.md, python/README.md)", () => {
+  it("docs/python.md's quick start runs as written against the mock", async () => {
+    const run = await runExample(example("docs/python.md", "Quick start"));
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/^anl_\w+ (completed|processing|queued|failed|canceled) /m);
     expect(run.output).toMatch(/^(SPEAKER_\d+|None) \S/m);
     expect(run.output).toMatch(/\['path', 'analysis_id'\] is not in the expected format/);
     expect(run.output).toMatch(/^RateLimit\(limit=\d+, remaining=\d+/m);
+  }, 120_000);
+
+  it("python/README.md's quick start runs as written against the mock", async () => {
+    const run = await runExample(example("python/README.md", "Quick start"));
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/^anl_\w+ (completed|processing|queued|failed|canceled)$/m);
+    expect(run.output).toMatch(/^(completed|error|status)$/m);
+    expect(run.output).toMatch(/^404 \S/m);
   }, 120_000);
 });

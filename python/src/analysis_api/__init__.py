@@ -2,38 +2,61 @@
 client (spec/openapi.yaml). Standard library only.
 
     from analysis_api import Client
-    client = Client(base_url="https://api.example.com", api_key="pk_live_...")
-    for analysis in client.iter_analyses(status="completed"):
-        print(analysis["id"])
+    with Client(base_url="https://api.example.com", api_key="pk_live_...") as client:
+        for analysis in client.analyses.iter(status="completed"):
+            print(analysis["id"])
 
-The JSON bodies are typed in `analysis_api.models`.
+`AsyncClient` is the asyncio twin. The JSON bodies are typed in `analysis_api.models`; see docs/python.md.
 """
 
-__version__ = "0.1.0"
+from ._constants import API_KEY_HEADER, CONTRACT_VERSION, RATE_LIMIT_HEADERS, TOKEN_QUERY_PARAM
+from ._operations import METHOD_NAMES, OPERATIONS
 
-from . import models
-from ._client import AUTHORIZATION_HEADER, Client, TokenSource
-from ._errors import (
+__version__ = CONTRACT_VERSION
+"""The package's version is the contract's `info.version` (decision PY22)."""
+
+from . import models  # noqa: E402
+from ._async_client import AsyncClient  # noqa: E402
+from ._client import BaseClient, Client  # noqa: E402
+from ._core import (  # noqa: E402
+    AUTHORIZATION_HEADER,
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    IDEMPOTENCY_KEY_HEADER,
+    TokenSource,
+    redacted,
+)
+from ._errors import (  # noqa: E402
+    ApiConnectionError,
     ApiError,
+    ApiStatusError,
+    AuthenticationError,
+    BadRequestError,
     ClientError,
+    ConflictError,
     CredentialsError,
     InsecureTransportError,
+    InternalServerError,
     NetworkError,
+    NotFoundError,
+    PermissionDeniedError,
     ProtocolError,
     RateLimitError,
     RequestTimeoutError,
     StreamError,
+    UnprocessableEntityError,
     ValidationError,
     WebhookVerificationError,
 )
-from ._operations import API_KEY_HEADER, OPERATIONS, RATE_LIMIT_HEADERS, TOKEN_QUERY_PARAM
-from ._rate_limit import RateLimit, read_rate_limit
-from ._response import Response
-from ._runtime import BinaryBody, Operation, Param
-from ._sse import SseMessage, SseParser, is_final_event
-from ._transport import Retry
-from ._urls import is_loopback_host
-from ._webhooks import (
+from ._raw import RawResponse  # noqa: E402
+from ._rate_limit import RateLimit, read_rate_limit  # noqa: E402
+from ._response import Response  # noqa: E402
+from ._runtime import NOT_GIVEN, BinaryBody, NotGiven, Operation, Param, RequestOptions  # noqa: E402
+from ._sse import SseMessage, SseParser, is_final_event  # noqa: E402
+from ._streams import AsyncEventStream, EventStream  # noqa: E402
+from ._transport_types import Retry  # noqa: E402
+from ._urls import is_loopback_host  # noqa: E402
+from ._webhooks import (  # noqa: E402
     WEBHOOK_HEADERS,
     WEBHOOK_TOLERANCE_SECONDS,
     SignedWebhook,
@@ -44,20 +67,41 @@ from ._webhooks import (
 __all__ = [
     "API_KEY_HEADER",
     "AUTHORIZATION_HEADER",
+    "ApiConnectionError",
     "ApiError",
+    "ApiStatusError",
+    "AsyncClient",
+    "AsyncEventStream",
+    "AuthenticationError",
+    "BadRequestError",
+    "BaseClient",
     "BinaryBody",
+    "CONTRACT_VERSION",
     "Client",
     "ClientError",
+    "ConflictError",
     "CredentialsError",
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "EventStream",
+    "IDEMPOTENCY_KEY_HEADER",
     "InsecureTransportError",
+    "InternalServerError",
+    "METHOD_NAMES",
+    "NOT_GIVEN",
     "NetworkError",
+    "NotFoundError",
+    "NotGiven",
     "OPERATIONS",
     "Operation",
     "Param",
+    "PermissionDeniedError",
     "ProtocolError",
     "RATE_LIMIT_HEADERS",
     "RateLimit",
     "RateLimitError",
+    "RawResponse",
+    "RequestOptions",
     "RequestTimeoutError",
     "Response",
     "Retry",
@@ -67,6 +111,7 @@ __all__ = [
     "StreamError",
     "TOKEN_QUERY_PARAM",
     "TokenSource",
+    "UnprocessableEntityError",
     "ValidationError",
     "WEBHOOK_HEADERS",
     "WEBHOOK_TOLERANCE_SECONDS",
@@ -75,6 +120,7 @@ __all__ = [
     "is_loopback_host",
     "models",
     "read_rate_limit",
+    "redacted",
     "sign_webhook_payload",
     "verify_webhook_signature",
 ]

@@ -1,11 +1,14 @@
-"""Typed errors. An HTTP failure is an `ApiError`, or its subclass `ValidationError` (422) or `RateLimitError`
-(429); the client's own failures have their own classes. Every class derives from `ClientError`. No message ever
+"""Typed errors, as Python users catch them (decision PY17): every failed call is an `ApiError`; an answer other
+than 2xx is an `ApiStatusError` subclass by status (400 `BadRequestError`, 401 `AuthenticationError`, 403
+`PermissionDeniedError`, 404 `NotFoundError`, 409 `ConflictError`, 422 `UnprocessableEntityError`, 429
+`RateLimitError`, 5xx `InternalServerError`), and no answer an `ApiConnectionError` (`NetworkError`,
+`RequestTimeoutError`). The client's own failures have their own classes. Every class derives from `ClientError`. No message ever
 carries a credential: messages are built from the method, the URL path (never the query) and the server's
 `detail`."""
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional
+from typing import Any, Dict, List, Literal, Optional, Tuple
 
 from ._rate_limit import retry_after_seconds
 from ._response import Response
@@ -33,72 +36,156 @@ def kind_of_status(status: int) -> ApiErrorKind:
 
 
 class ClientError(Exception):
-    """Base class of every error this package raises."""
+    """Base class of every error this package raises.
+
+    Every error pickles and deep-copies with its attributes (decision PY17): an exception raised in a worker of a
+    `ProcessPoolExecutor` reaches the parent as itself, not as `BrokenProcessPool`."""
+
+    def __reduce__(self) -> Tuple[Any, ...]:
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuild(cls: "type[ClientError]", args: Tuple[Any, ...], state: Dict[str, Any]) -> ClientError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
 
 
 class ApiError(ClientError):
-    """The service answered with a status other than 2xx."""
+    """A call failed: the service answered with a status other than 2xx (`ApiStatusError` and its subclasses), or
+    no answer came (`ApiConnectionError`: `NetworkError`, `RequestTimeoutError`).
 
-    def __init__(self, response: Response, body: Any, detail: str) -> None:
-        super().__init__(f"{response.method} {response.path} failed with {response.status}: {detail}")
+    `status`, `error`, `detail` and `response` are None when no response came."""
+
+    status: Optional[int]
+    """The HTTP status (None when no response came)."""
+    error: Optional[str]
+    """The contract's machine-readable code (the body's `error`, e.g. `token_expired`), when the body has one."""
+    detail: str
+    """The server's `detail` (for a 422 its items joined into one line), or what went wrong when no response came."""
+    response: Optional[Response]
+    """The response, headers such as `X-RateLimit-*` included (None when no response came)."""
+    method: str
+    path: str
+    """The request's path, without the query string (which may hold a token)."""
+
+    def __init__(self, message: str, *, method: str, path: str) -> None:
+        super().__init__(message)
+        self.method = method
+        self.path = path
+        self.status = None
+        self.error = None
+        self.detail = message
+        self.response = None
+
+
+class ApiStatusError(ApiError):
+    """The service answered with a status other than 2xx. Raised as the subclass of its status (see the table in
+    docs/python.md); a status without one (e.g. 418) raises this class itself."""
+
+    status: int
+    response: Response
+
+    def __init__(self, response: Response, body: Any, detail: Optional[str] = None) -> None:
+        if detail is None:
+            detail = _detail_of(body, response)
+        super().__init__(f"{response.method} {response.path} failed with {response.status}: {detail}", method=response.method, path=response.path)
         self.response = response
-        """The response (headers such as `X-RateLimit-*` included)."""
         self.status = response.status
         self.kind: ApiErrorKind = kind_of_status(response.status)
         self.detail = detail
-        """The server's `detail`; for a 422, its items joined into one line."""
+        code = body.get("error") if isinstance(body, dict) else None
+        self.error = code if isinstance(code, str) else None
         self.body = body
         """The parsed error body (JSON when it was JSON, else the text)."""
-        self.method = response.method
-        self.path = response.path
-        """The request's path, without the query string."""
 
 
-class ValidationError(ApiError):
+class BadRequestError(ApiStatusError):
+    """400: the request is malformed (e.g. a file over the size limit)."""
+
+
+class AuthenticationError(ApiStatusError):
+    """401: no credentials, or credentials the service does not accept; `error` says which."""
+
+
+class PermissionDeniedError(ApiStatusError):
+    """403: the credentials may not do this; `error` says why."""
+
+
+class NotFoundError(ApiStatusError):
+    """404: no such resource."""
+
+
+class ConflictError(ApiStatusError):
+    """409: the resource is not in a state that allows this (e.g. canceling a finished run)."""
+
+
+class UnprocessableEntityError(ApiStatusError):
     """422: the request failed schema validation; `errors` lists one item per invalid field."""
 
-    def __init__(self, response: Response, body: Dict[str, Any]) -> None:
-        self.errors: List[ValidationErrorItem] = list(body["detail"])
-        detail = "; ".join(f"{'.'.join(str(p) for p in item['loc'])}: {item['msg']}" for item in self.errors)
+    def __init__(self, response: Response, body: Any, detail: Optional[str] = None) -> None:
+        self.errors: List[ValidationErrorItem] = list(body["detail"]) if _is_validation_body(body) else []
+        joined = "; ".join(f"{'.'.join(str(p) for p in item['loc'])}: {item['msg']}" for item in self.errors)
+        super().__init__(response, body, detail or joined or None)
+
+
+ValidationError = UnprocessableEntityError
+"""The 0.1 name of `UnprocessableEntityError` (the same class)."""
+
+
+class RateLimitError(ApiStatusError):
+    """429: a rate limit was exceeded, whatever the body (an HTML 429 of a proxy included). Fields as in the
+    contract's `RateLimitError` body, when it is one; `retry_after` falls back to the `Retry-After` header."""
+
+    def __init__(self, response: Response, body: Any, detail: Optional[str] = None) -> None:
         super().__init__(response, body, detail)
-
-
-class RateLimitError(ApiError):
-    """429: a rate limit was exceeded. Fields as in the contract's `RateLimitError` body."""
-
-    def __init__(self, response: Response, body: Dict[str, Any], retry_after: int) -> None:
-        super().__init__(response, body, str(body["detail"]))
-        self.error: Literal["rate_limit_exceeded", "daily_limit_exceeded"] = body["error"]
-        """`rate_limit_exceeded` (per minute) or `daily_limit_exceeded`."""
-        limit = body.get("limit")
+        fields = body if isinstance(body, dict) else {}
+        limit = fields.get("limit")
         self.limit: int = limit if isinstance(limit, int) else 0
-        self.window: str = str(body.get("window", ""))
-        """`1 minute` or `1 day`."""
-        self.retry_after = retry_after
-        """Seconds to wait (the body's `retry_after`, else the `Retry-After` header)."""
+        """Requests allowed in the window (0 when the body does not say)."""
+        self.window: str = str(fields.get("window", ""))
+        """`1 minute` or `1 day` (empty when the body does not say)."""
+        after = fields.get("retry_after")
+        self.retry_after: int = after if isinstance(after, int) else (retry_after_seconds(response.headers) or 0)
+        """Seconds to wait (the body's `retry_after`, else the `Retry-After` header, else 0)."""
+
+
+class InternalServerError(ApiStatusError):
+    """5xx: the service failed; retried by the default policy (500, 502, 503, 504) before it is raised."""
+
+
+_CLASS_BY_STATUS: Dict[int, "type[ApiStatusError]"] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    429: RateLimitError,
+}
 
 
 class CredentialsError(ClientError, ValueError):
-    """No usable credentials: raised before any request is sent."""
+    """The client was given no usable credentials (raised before any request; the message never holds a secret)."""
 
 
-class RequestTimeoutError(ClientError, TimeoutError):
-    """An attempt got no response, or no body, within the timeout."""
+class ApiConnectionError(ApiError):
+    """No response came: the connection failed or timed out. `__cause__` is the OS error."""
+
+
+class RequestTimeoutError(ApiConnectionError, TimeoutError):
+    """No response (or no whole body, or no event on an open stream) within the timeout."""
 
     def __init__(self, method: str, path: str, timeout: float, what: str = "response") -> None:
-        super().__init__(f"{method} {path} got no {what} within {timeout:g} s")
-        self.method = method
-        self.path = path
+        super().__init__(f"{method} {path} got no {what} within {timeout:g} s", method=method, path=path)
         self.timeout = timeout
 
 
-class NetworkError(ClientError, ConnectionError):
+class NetworkError(ApiConnectionError, ConnectionError):
     """The connection failed (refused, reset, closed early), or a body was cut short. `__cause__` is the OS error."""
 
     def __init__(self, method: str, path: str, message: str) -> None:
-        super().__init__(f"{method} {path}: {message}")
-        self.method = method
-        self.path = path
+        super().__init__(f"{method} {path}: {message}", method=method, path=path)
 
 
 class InsecureTransportError(ClientError, ValueError):
@@ -152,19 +239,20 @@ def _body_of(response: Response) -> Any:
     return response.text()
 
 
-def to_api_error(response: Response) -> ApiError:
+def error_class(status: int) -> "type[ApiStatusError]":
+    """The class raised for a non-2xx status."""
+    if status == 422:
+        return UnprocessableEntityError
+    return _CLASS_BY_STATUS.get(status, InternalServerError if status >= 500 else ApiStatusError)
+
+
+def to_api_error(response: Response) -> ApiStatusError:
     """The typed error for a non-2xx response whose body has been read."""
     body = _body_of(response)
-    if response.status == 422 and _is_validation_body(body):
-        return ValidationError(response, body)
-    if (
-        response.status == 429
-        and isinstance(body, dict)
-        and isinstance(body.get("detail"), str)
-        and body.get("error") in ("rate_limit_exceeded", "daily_limit_exceeded")
-    ):
-        after = body.get("retry_after")
-        header_after: Optional[int] = retry_after_seconds(response.headers)
-        retry_after = after if isinstance(after, int) else (header_after or 0)
-        return RateLimitError(response, body, retry_after)
-    return ApiError(response, body, _detail_of(body, response))
+    return error_class(response.status)(response, body)
+
+
+# Tracebacks and reprs name the public module (`analysis_api.NotFoundError`), where the classes are exported.
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and issubclass(_cls, ClientError):
+        _cls.__module__ = "analysis_api"

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Tuple, Union
 
-from ._operations import RATE_LIMIT_HEADERS
+from ._constants import RATE_LIMIT_HEADERS
 from ._response import Headers, Response, header
 
 _FIVE = ("limit", "remaining", "reset", "daily_limit", "daily_remaining")
@@ -44,7 +44,7 @@ def read_rate_limit(source: Union[Response, Headers, Iterable[Tuple[str, Any]]])
     None when the response carries none of them (e.g. the gateway's `/health`). Raises `ValueError` naming the
     header when only some are there or one is not a non-negative integer, which the contract does not allow.
     """
-    headers = source.headers if isinstance(source, Response) else source
+    headers = source.lower_headers if isinstance(source, Response) else source
     found = {}
     for key in _FIVE:
         name = RATE_LIMIT_HEADERS[key]
@@ -70,9 +70,14 @@ def read_rate_limit(source: Union[Response, Headers, Iterable[Tuple[str, Any]]])
     )
 
 
+_FIRST = RATE_LIMIT_HEADERS["limit"].lower()
+
+
 def rate_limit_of(response: Response) -> Optional[RateLimit]:
     """The rate limit of a response for the client's hook: None when the headers are absent or malformed (a header
     glitch must not fail a call whose answer is otherwise fine, e.g. a POST that created something)."""
+    if _FIRST not in response.lower_headers:
+        return None  # the common case of a response without them, decided with one lookup
     try:
         return read_rate_limit(response)
     except ValueError:

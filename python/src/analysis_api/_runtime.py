@@ -1,14 +1,53 @@
-"""What the generated operation table (`_operations.py`) is made of, and the base its methods call into."""
+"""What the generated operation table and resources (`_operations.py`) are made of, and the bases their methods
+call into (implemented by `Client` and `AsyncClient`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import IO, Any, Dict, Iterable, Iterator, Literal, Optional, Tuple, Union
+from pathlib import PurePath
+from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Dict, Iterable, Iterator, Literal, Mapping, NamedTuple, Optional, Tuple, Union
+
+from ._transport_types import Retry
+
+if TYPE_CHECKING:
+    from ._raw import RawResponse
+    from ._streams import AsyncEventStream, EventStream
+
+BinaryBody = Union[bytes, bytearray, memoryview, IO[bytes], PurePath, Iterable[bytes]]
+"""A raw request body: bytes, a binary file or a `pathlib.Path` (sent with their length, retried like any body),
+or an iterable of byte chunks (streamed with chunked transfer encoding, and never retried)."""
+
+Headers = Optional[Mapping[str, str]]
+"""Extra headers of one call."""
+Query = Optional[Mapping[str, Any]]
+"""Extra query parameters of one call."""
 
 
-BinaryBody = Union[bytes, bytearray, memoryview, IO[bytes], Iterable[bytes]]
-"""A raw request body: bytes (sent with a length, retried like any body), or a binary file or an iterable of
-byte chunks (streamed as they are read, with chunked transfer encoding, and never retried)."""
+class NotGiven:
+    """The default of an option left unset (None has a meaning of its own for some options)."""
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+NOT_GIVEN = NotGiven()
+
+TimeoutOption = Union[float, None, NotGiven]
+RetryOption = Union[Retry, bool, NotGiven]
+
+
+class RequestOptions(NamedTuple):
+    """Per-call options; every generated method takes them as keyword arguments. A named tuple: made on every
+    call, and a frozen dataclass costs several times more to make."""
+
+    timeout: TimeoutOption = NOT_GIVEN
+    retry: RetryOption = NOT_GIVEN
+    extra_headers: Optional[Mapping[str, str]] = None
+    extra_query: Optional[Mapping[str, str]] = None
+    idempotency_key: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -41,19 +80,53 @@ class Operation:
     paginated: bool = False
     token_query: bool = False
     """Whether it accepts the credentials in the `token` query parameter (WebSocket and SSE operations)."""
+    files: Tuple[str, ...] = ()
+    """The fields of a multipart body the contract types as files (`format: binary`)."""
 
 
-class OperationsBase:
-    """What the generated methods call; implemented by `Client`."""
+class SyncCaller:
+    """What the generated sync resources call; implemented by `Client`."""
 
-    def _call(self, op: Operation, args: Dict[str, Any], body: Any = None) -> Any:
+    def _call(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Any:
         raise NotImplementedError
 
-    def _paginate(self, op: Operation, args: Dict[str, Any]) -> Iterator[Any]:
+    def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> "RawResponse[Any]":
         raise NotImplementedError
 
-    def _events(self, op: Operation, args: Dict[str, Any]) -> Iterator[Any]:
+    def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def _events(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> "EventStream[Any]":
         raise NotImplementedError
 
     def _token_url(self, op: Operation, args: Dict[str, Any]) -> str:
         raise NotImplementedError
+
+
+class AsyncCaller:
+    """What the generated async resources call; implemented by `AsyncClient`."""
+
+    async def _call(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Any:
+        raise NotImplementedError
+
+    async def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> "RawResponse[Any]":
+        raise NotImplementedError
+
+    def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncIterator[Any]:
+        raise NotImplementedError
+
+    def _events(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> "AsyncEventStream[Any]":
+        raise NotImplementedError
+
+    def _token_url(self, op: Operation, args: Dict[str, Any]) -> str:
+        raise NotImplementedError
+
+
+class SyncResource:
+    def __init__(self, client: SyncCaller) -> None:
+        self._client = client
+
+
+class AsyncResource:
+    def __init__(self, client: AsyncCaller) -> None:
+        self._client = client

@@ -12,11 +12,10 @@ empty; an event cut off by the end of the stream is dropped.
 from __future__ import annotations
 
 import codecs
-import http.client
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ._errors import StreamError
 
@@ -106,7 +105,7 @@ def is_final_event(event: Dict[str, Any]) -> bool:
     return kind in ("completed", "error") or (kind == "status" and isinstance(data, dict) and data.get("status") == "canceled")
 
 
-def typed_event(message: SseMessage, kinds: tuple[str, ...]) -> Optional[Dict[str, Any]]:
+def typed_event(message: SseMessage, kinds: Tuple[str, ...]) -> Optional[Dict[str, Any]]:
     """`{event, id, data}` as the contract's event union has it; None for a kind it does not know (skipped, for
     forward compatibility)."""
     if message.event not in kinds:
@@ -121,45 +120,55 @@ def typed_event(message: SseMessage, kinds: tuple[str, ...]) -> Optional[Dict[st
     return {"event": message.event, "id": message.id, "data": data}
 
 
-def iterate_events(
-    open_stream: Callable[[Optional[str]], Any],
-    kinds: tuple[str, ...],
-    last_event_id: Optional[str],
-    max_reconnects: int,
-    wait: Callable[[int, Optional[int]], None],
-    what: str,
-) -> Iterator[Dict[str, Any]]:
-    """The typed events of a stream until its final event. When the connection ends or breaks before it, the
-    stream is opened again with `Last-Event-ID` (at most `max_reconnects` times in a row without an event in
-    between), after the server's `retry:` time or a backoff. `open_stream(last_event_id)` returns a
-    `StreamedResponse` or raises (`ApiError` for a non-2xx answer)."""
-    failures = 0
-    server_retry: Optional[int] = None
-    while True:
-        stream = open_stream(last_event_id)
-        cause: Optional[BaseException] = None
-        try:
-            content_type = stream.response.content_type
-            if content_type and not content_type.lower().lstrip().startswith("text/event-stream"):
-                raise StreamError(f"{what} answered {content_type}, not text/event-stream")
-            parser = SseParser()
-            for chunk in stream.chunks():
-                for message in parser.feed(chunk):
-                    event = typed_event(message, kinds)
-                    if event is None:
-                        continue
-                    if message.id:
-                        last_event_id = message.id
-                    failures = 0
-                    yield event
-                    if is_final_event(event):
-                        return
-                server_retry = parser.retry if parser.retry is not None else server_retry
-        except (OSError, http.client.HTTPException) as e:
-            cause = e  # the connection broke: reconnect below
-        finally:
-            stream.close()
-        failures += 1
-        if failures > max_reconnects:
-            raise StreamError(f"{what} ended before its last event ({failures} times in a row)") from cause
-        wait(failures, server_retry)
+class StreamSession:
+    """The sans-I/O state of one event stream across its connections (decision PY19): the events parsed so far,
+    the `Last-Event-ID` to resume from, and what to do when a connection ends: stop after the final event or a
+    204 ("nothing more will come"), else reconnect after the server's `retry:` time or a backoff, at most
+    `max_reconnects` times in a row without an event in between."""
+
+    def __init__(self, kinds: Tuple[str, ...], last_event_id: Optional[str], max_reconnects: int, backoff: Callable[[int], float], what: str) -> None:
+        self.kinds = kinds
+        self.last_event_id = last_event_id
+        self.max_reconnects = max_reconnects
+        self.finished = False
+        self._backoff = backoff
+        self._what = what
+        self._failures = 0
+        self._server_retry: Optional[int] = None
+        self._parser = SseParser()
+
+    def opened(self, status: int, content_type: str) -> bool:
+        """A connection answered 2xx; False when it is a 204, which ends the stream."""
+        if status == 204:
+            self.finished = True
+            return False
+        if content_type and not content_type.lower().lstrip().startswith("text/event-stream"):
+            raise StreamError(f"{self._what} answered {content_type}, not text/event-stream")
+        self._parser = SseParser()
+        return True
+
+    def feed(self, chunk: bytes) -> List[Dict[str, Any]]:
+        """The typed events a chunk completes, up to the final one."""
+        events: List[Dict[str, Any]] = []
+        for message in self._parser.feed(chunk):
+            if self.finished:
+                break
+            event = typed_event(message, self.kinds)
+            if event is None:
+                continue
+            if message.id:
+                self.last_event_id = message.id
+            self._failures = 0
+            events.append(event)
+            self.finished = is_final_event(event)
+        if self._parser.retry is not None:
+            self._server_retry = self._parser.retry
+        return events
+
+    def dropped(self, cause: Optional[BaseException]) -> float:
+        """A connection ended before the final event: the seconds to wait before reconnecting, or `StreamError`
+        when the reconnects are spent."""
+        self._failures += 1
+        if self._failures > self.max_reconnects:
+            raise StreamError(f"{self._what} ended before its last event ({self._failures} times in a row)") from cause
+        return self._server_retry / 1000 if self._server_retry is not None else self._backoff(self._failures)

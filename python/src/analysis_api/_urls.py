@@ -7,11 +7,12 @@ TLS (https:, wss:), or to a loopback host (127.0.0.0/8, ::1, localhost) for loca
 from __future__ import annotations
 
 import ipaddress
-from typing import Any, Dict, List, Tuple
+import re
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import SplitResult, quote, urlencode, urlsplit, urlunsplit
 
 from ._errors import InsecureTransportError
-from ._operations import TOKEN_QUERY_PARAM
+from ._constants import TOKEN_QUERY_PARAM
 from ._runtime import Operation
 
 _TLS = ("https", "wss")
@@ -61,13 +62,17 @@ def with_token(url: str, token: str, websocket: bool) -> str:
     return urlunsplit(parts._replace(query=f"{parts.query}&{query}" if parts.query else query))
 
 
+_UNRESERVED = re.compile(r"[A-Za-z0-9_.~-]+")
+"""What `quote` leaves as it is: most ids, which then skip it."""
+
+
 def _scalar(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
-def operation_url(base_url: str, op: Operation, args: Dict[str, Any]) -> str:
+def operation_url(base_url: str, op: Operation, args: Dict[str, Any], extra_query: Optional[Mapping[str, Any]] = None) -> str:
     """The URL of an operation: path parameters percent-encoded into the template, query parameters serialized
     as the contract says (`form`: a list repeats the name per item, or is joined with commas with `explode: false`).
     """
@@ -78,13 +83,20 @@ def operation_url(base_url: str, op: Operation, args: Dict[str, Any]) -> str:
         if p.location == "path":
             if value is None:
                 raise TypeError(f"{op.operation_id}: path parameter {p.arg} is required")
-            path = path.replace("{" + p.name + "}", quote(_scalar(value), safe=""))
+            text = value if type(value) is str else _scalar(value)
+            if not text or text.isspace():
+                # Sent, `GET /v1/analyses/` would be another operation (or a 404 that hides the bug).
+                raise ValueError(f"{op.operation_id}: path parameter {p.arg} is empty; expected an id")
+            path = path.replace("{" + p.name + "}", text if _UNRESERVED.fullmatch(text) else quote(text, safe=""))
         elif p.location == "query" and value is not None:
             if isinstance(value, (list, tuple)):
                 items = [_scalar(v) for v in value]
                 query.extend([(p.name, v) for v in items] if p.explode else [(p.name, ",".join(items))])
             else:
                 query.append((p.name, _scalar(value)))
+    for name, extra in (extra_query or {}).items():
+        query = [q for q in query if q[0] != name]
+        query.extend((name, _scalar(v)) for v in (extra if isinstance(extra, (list, tuple)) else [extra]))
     return base_url + path + (f"?{urlencode(query)}" if query else "")
 
 

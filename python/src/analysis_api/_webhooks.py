@@ -103,3 +103,10 @@ def verify_webhook_signature(
     if any(hmac.compare_digest(_mac(s, ts, body), given) for s in secrets):
         return
     raise WebhookVerificationError("signature_mismatch", "the signature does not match the payload and secret")
+
+
+class WebhookHelpers:
+    """What `client.webhooks` offers besides the contract's operations: checking and making signatures."""
+
+    verify_signature = staticmethod(verify_webhook_signature)
+    sign_payload = staticmethod(sign_webhook_payload)

@@ -10,10 +10,13 @@ they are (`<Parent><Property>`, `<OperationId>Request`).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
+from pathlib import PurePath
+from typing import IO, Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
 
-FileContent = Union[bytes, Tuple[str, bytes], Tuple[str, bytes, str]]
-"""A file field of a multipart body: its bytes, or (file name, bytes), or (file name, bytes, content type)."""
+_File = Union[bytes, IO[bytes], PurePath]
+FileContent = Union[_File, Tuple[str, _File], Tuple[str, _File, str]]
+"""A file field of a multipart body: bytes, a binary file, a `pathlib.Path`, or (file name, one of those[,
+content type]). Files are streamed, not read into memory."""
 
 
 class Agent(TypedDict):
@@ -482,42 +485,42 @@ class AnalysisStreamErrorEvent(TypedDict):
 AnalysisStreamEvent = Union["AnalysisStreamStatusEvent", "AnalysisStreamTranscriptSegmentEvent", "AnalysisStreamSignalEvent", "AnalysisStreamAlertEvent", "AnalysisStreamCompletedEvent", "AnalysisStreamErrorEvent"]
 
 
-class AnalysisStreamItem1(TypedDict):
+class AnalysisStreamItemStatus(TypedDict):
     """A `status` event; `data` holds a `AnalysisStreamStatusData`."""
     event: Literal["status"]
     id: str
     data: str
 
 
-class AnalysisStreamItem2(TypedDict):
+class AnalysisStreamItemTranscriptSegment(TypedDict):
     """A `transcript.segment` event; `data` holds a `TranscriptSegment`."""
     event: Literal["transcript.segment"]
     id: str
     data: str
 
 
-class AnalysisStreamItem3(TypedDict):
+class AnalysisStreamItemSignal(TypedDict):
     """A `signal` event; `data` holds a `Signal`."""
     event: Literal["signal"]
     id: str
     data: str
 
 
-class AnalysisStreamItem4(TypedDict):
+class AnalysisStreamItemAlert(TypedDict):
     """A `alert` event; `data` holds a `Alert`."""
     event: Literal["alert"]
     id: str
     data: str
 
 
-class AnalysisStreamItem5(TypedDict):
+class AnalysisStreamItemCompleted(TypedDict):
     """A `completed` event; `data` holds a `Analysis`."""
     event: Literal["completed"]
     id: str
     data: str
 
 
-class AnalysisStreamItem6(TypedDict):
+class AnalysisStreamItemError(TypedDict):
     """A `error` event; `data` holds a `AnalysisStreamErrorData`."""
     event: Literal["error"]
     id: str
@@ -532,7 +535,7 @@ class AnalysisStreamItem6(TypedDict):
 # parsed, as this project's typed client returns it. The contract is
 # OpenAPI 3.1, so the operation refers to this schema with the
 # `x-itemSchema` extension (see `docs/decisions.md`).
-AnalysisStreamItem = Union["AnalysisStreamItem1", "AnalysisStreamItem2", "AnalysisStreamItem3", "AnalysisStreamItem4", "AnalysisStreamItem5", "AnalysisStreamItem6"]
+AnalysisStreamItem = Union["AnalysisStreamItemStatus", "AnalysisStreamItemTranscriptSegment", "AnalysisStreamItemSignal", "AnalysisStreamItemAlert", "AnalysisStreamItemCompleted", "AnalysisStreamItemError"]
 
 
 class AnalysisStreamSignalEvent(TypedDict):
@@ -2544,12 +2547,12 @@ __all__ = [
     "AnalysisStreamErrorEvent",
     "AnalysisStreamEvent",
     "AnalysisStreamItem",
-    "AnalysisStreamItem1",
-    "AnalysisStreamItem2",
-    "AnalysisStreamItem3",
-    "AnalysisStreamItem4",
-    "AnalysisStreamItem5",
-    "AnalysisStreamItem6",
+    "AnalysisStreamItemAlert",
+    "AnalysisStreamItemCompleted",
+    "AnalysisStreamItemError",
+    "AnalysisStreamItemSignal",
+    "AnalysisStreamItemStatus",
+    "AnalysisStreamItemTranscriptSegment",
     "AnalysisStreamSignalEvent",
     "AnalysisStreamStatusData",
     "AnalysisStreamStatusEvent",

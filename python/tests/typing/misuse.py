@@ -3,23 +3,29 @@ an unused `type: ignore`, each line below fails the check unless mypy finds exac
 
 from __future__ import annotations
 
-from analysis_api import Client
-from analysis_api.models import AnalysisStreamEvent
+from analysis_api import AsyncClient, Client
+from analysis_api.models import Analysis, AnalysisStreamEvent
 
 
-def misuse(client: Client, event: AnalysisStreamEvent) -> None:
-    client.get_analysis(42)  # type: ignore[arg-type]
-    client.list_analyses(status="paused")  # type: ignore[arg-type]
-    client.create_analysis({"media_type": "audio", "colour": "red"})  # type: ignore[typeddict-item]
-    client.create_speaker()  # type: ignore[call-arg]
-    client.create_stream_upload(b"...")  # type: ignore[call-arg]
-    analysis = client.get_analysis("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+def misuse(client: Client, event: AnalysisStreamEvent, async_client: AsyncClient) -> None:
+    client.analyses.get(42)  # type: ignore[arg-type]
+    client.analyses.list(status="paused")  # type: ignore[arg-type]
+    client.analyses.create({"media_type": "audio", "colour": "red"})  # type: ignore[typeddict-item]
+    client.speakers.create()  # type: ignore[call-arg]
+    client.stream_uploads.create(b"...")  # type: ignore[call-arg]
+    analysis = client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
     analysis["titel"]  # type: ignore[typeddict-item]
     title: str = analysis["title"]  # type: ignore[assignment]
     if event["event"] == "status":
         event["data"]["text"]  # type: ignore[typeddict-item]
-    for speaker in client.iter_speakers():
+    for speaker in client.speakers.iter():
         speaker["name"] + 1  # type: ignore[operator]
-    client.stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", last_event_id="evt_1")  # type: ignore[call-arg]
+    client.streaming.stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", last_event_id="evt_1")  # type: ignore[call-arg]
     Client("https://api.example.com", api_key=b"pk_live_x")  # type: ignore[arg-type]
-    del title
+    client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", timeout="5")  # type: ignore[arg-type]
+    client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", idempotency_key="k")  # type: ignore[call-arg]
+    client.analyses.upload({"file": "call.mp3"})  # type: ignore[typeddict-item]
+    not_awaited: Analysis = async_client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")  # type: ignore[assignment]
+    with client.streaming.stream_analysis_events("anl_01HZX4A9B7C5D3E1F2G4H6J8K0") as events:
+        events.aclose()  # type: ignore[attr-defined]
+    del title, not_awaited

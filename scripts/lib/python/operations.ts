@@ -12,7 +12,7 @@
 //  - an operation accepting the `token` query parameter (WebSocket, SSE): `<operation>_url(...)`, its URL with the
 //    token (TLS or loopback only). A WebSocket operation (101) has only that: the standard library has no
 //    WebSocket client, so the URL is handed to one.
-import { PythonGenerateError, PythonTypes, pascal, pyLiteral, snake, docstring, type Schema } from "./types.js";
+import { PythonGenerateError, PythonTypes, pascal, pyLiteral, snake, type Schema } from "./types.js";
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
 
@@ -23,18 +23,19 @@ interface PyParam {
   required: boolean;
   explode: boolean;
   type: string;
+  description: string;
 }
 
 type Kind = "call" | "events" | "websocket";
 
-interface PyOperation {
+export interface PyOperation {
   id: string;
   method: string;
   path: string;
   summary: string;
   description: string;
   params: PyParam[];
-  body?: { mediaType: string; required: boolean; type: string };
+  body?: { mediaType: string; required: boolean; type: string; description: string };
   kind: Kind;
   returns: string;
   /** `json`, `text` and `none` answers the operation documents. */
@@ -42,10 +43,14 @@ interface PyOperation {
   listItem?: string;
   tokenQuery: boolean;
   events: string[];
+  /** The first tag, which names the resource namespace. */
+  tag: string;
+  /** The documented error statuses (4xx, 5xx). */
+  errors: number[];
+  /** Fields of a multipart body typed as files. */
+  files: string[];
+  bodyDescription: string;
 }
-
-/** Public names of the hand-written `Client` (python/src/analysis_api/_client.py) that no operation may take. */
-const CLIENT_NAMES = ["base_url", "last_rate_limit", "max_stream_reconnects", "with_options"];
 
 /** The binary request body type, defined in the hand-written runtime. */
 const BINARY_BODY = "BinaryBody";
@@ -92,6 +97,7 @@ function collectParams(doc: Schema, types: PythonTypes, id: string, path: string
       required: p.in === "path" || p.required === true,
       explode: p.explode !== false,
       type: types.expr(p.schema, `${pascal(id)}${pascal(name)}`, `${where}/parameters/${name}`, false),
+      description: typeof p.description === "string" ? p.description : "",
     });
   }
   const inPath = params.filter((p) => p.in === "path");
@@ -110,7 +116,17 @@ function collectBody(doc: Schema, types: PythonTypes, id: string, where: string,
   const schema = content[mediaType]!.schema as Schema | undefined;
   const binary = mediaType === "application/octet-stream" || isBinarySchema(schema && deref(doc, schema));
   const type = binary ? BINARY_BODY : types.expr(schema, `${pascal(id)}Request`, `${where}/requestBody`, false);
-  return { mediaType, required: rb.required === true, type };
+  return { mediaType, required: rb.required === true, type, description: typeof rb.description === "string" ? rb.description : "" };
+}
+
+/** The properties of a multipart body that are files (`format: binary` or a `contentMediaType`). */
+function fileFields(doc: Schema, op: Schema): string[] {
+  if (!op.requestBody) return [];
+  const content = (deref(doc, op.requestBody).content ?? {}) as Record<string, Schema>;
+  const form = content["multipart/form-data"]?.schema;
+  if (!form) return [];
+  const props = (deref(doc, form).properties ?? {}) as Record<string, unknown>;
+  return Object.entries(props).filter(([, v]) => isBinarySchema(deref(doc, v))).map(([k]) => k);
 }
 
 /** The item type of a list answer `{data: [...], next_cursor, has_more}`, or undefined when it is not one. */
@@ -212,6 +228,10 @@ export function collectOperations(doc: Schema, types: PythonTypes): PyOperation[
         listItem: method === "get" && cursor ? listItemType(doc, types, id, where, r.json) : undefined,
         tokenQuery: security.some((s) => token.scheme in s),
         events: r.events,
+        tag: Array.isArray(op.tags) && typeof op.tags[0] === "string" ? op.tags[0] : path.split("/").filter(Boolean)[0] ?? "default",
+        errors: Object.keys((op.responses ?? {}) as object).filter((k) => /^[45]\d\d$/.test(k)).map(Number),
+        files: fileFields(doc, op),
+        bodyDescription: body?.description ?? "",
       });
     }
   }
@@ -224,7 +244,7 @@ function paramEntry(p: PyParam): string {
   return `Param(${JSON.stringify(p.name)}, ${JSON.stringify(p.arg)}, ${JSON.stringify(p.in)}, ${p.required ? "True" : "False"}${p.explode ? "" : ", explode=False"})`;
 }
 
-function tableEntry(op: PyOperation): string {
+export function tableEntry(op: PyOperation): string {
   const fields = [
     `${JSON.stringify(op.id)}`,
     `${JSON.stringify(op.method)}`,
@@ -237,92 +257,22 @@ function tableEntry(op: PyOperation): string {
   if (op.events.length) fields.push(`events=(${op.events.map(pyLiteral).join(", ")}${op.events.length === 1 ? "," : ""})`);
   if (op.listItem) fields.push("paginated=True");
   if (op.tokenQuery) fields.push("token_query=True");
+  if (op.files.length) fields.push(`files=(${op.files.map((f) => JSON.stringify(f)).join(", ")},)`);
   return `    ${JSON.stringify(op.id)}: Operation(\n${fields.map((f) => `        ${f},\n`).join("")}    ),\n`;
 }
 
-interface Signature {
-  params: string[];
-  args: string;
-  body: string;
-}
 
-/** The signature of a method: path parameters and a required body positional, the rest keyword-only. */
-function signature(op: PyOperation, withHeaders: boolean, withBody: boolean): Signature {
-  const used = op.params.filter((p) => withHeaders || p.in !== "header");
-  const args = used.map((p) => p.arg);
-  if (withBody && op.body) args.push("body");
-  if (new Set(args).size !== args.length || args.includes("self")) {
-    throw new PythonGenerateError(`operation ${op.id}: two parameters become the same Python argument (${args.join(", ")})`);
-  }
-  const positional = used.filter((p) => p.in === "path").map((p) => `${p.arg}: ${p.type}`);
-  const keyword: string[] = [];
-  if (withBody && op.body) (op.body.required ? positional : keyword).push(op.body.required ? `body: ${op.body.type}` : `body: Optional[${op.body.type}] = None`);
-  for (const p of used.filter((q) => q.in !== "path")) keyword.push(p.required ? `${p.arg}: ${p.type}` : `${p.arg}: Optional[${p.type}] = None`);
-  const params = ["self", ...positional, ...(keyword.length ? ["*", ...keyword] : [])];
-  const dict = `{${used.map((p) => `${JSON.stringify(p.arg)}: ${p.arg}`).join(", ")}}`;
-  return { params, args: dict, body: withBody && op.body ? ", body" : "" };
-}
-
-function method(name: string, sig: Signature, returns: string, doc: string, call: string): string {
-  const line = `    def ${name}(${sig.params.join(", ")}) -> ${returns}:\n`;
-  const head = line.length <= 121 ? line : `    def ${name}(\n${sig.params.map((p) => `        ${p},\n`).join("")}    ) -> ${returns}:\n`;
-  return `${head}${docstring(doc, "        ")}        ${call}\n`;
-}
-
-function methods(op: PyOperation): string[] {
-  const name = snake(op.id);
-  const where = `\`${op.method} ${op.path}\``;
-  const ref = `OPERATIONS[${JSON.stringify(op.id)}]`;
-  const out: string[] = [];
-  if (op.kind === "call") {
-    const sig = signature(op, true, true);
-    const call = `self._call(${ref}, ${sig.args}${sig.body})`;
-    const doc = `${op.summary}: ${where}.\n\n${op.description}`;
-    out.push(method(name, sig, op.returns, doc, op.returns === "None" ? call : `return cast(${JSON.stringify(op.returns)}, ${call})`));
-    if (op.listItem) {
-      const iter = name.startsWith("list_") ? `iter_${name.slice(5)}` : `iter_${name}`;
-      const itDoc = `Every item of \`${name}\`, page after page: follows \`next_cursor\` while \`has_more\` (${where}).`;
-      const ret = `Iterator[${op.listItem}]`;
-      out.push(method(iter, sig, ret, itDoc, `return cast(${JSON.stringify(ret)}, self._paginate(${ref}, ${sig.args}))`));
-    }
-  } else if (op.kind === "events") {
-    const sig = signature(op, true, false);
-    const doc = `${op.summary}: ${where}, as an iterator of typed events. It reconnects with \`Last-Event-ID\` when the connection drops before the last event.\n\n${op.description}`;
-    out.push(method(name, sig, op.returns, doc, `return cast(${JSON.stringify(op.returns)}, self._events(${ref}, ${sig.args}))`));
-  }
-  if (op.tokenQuery) {
-    const sig = signature(op, false, false);
-    const scheme = op.kind === "websocket" ? "`wss://` (`ws://` on loopback)" : "`https://` (`http://` on loopback)";
-    const doc = `The ${scheme} URL of ${where} with the \`token\` query parameter, for a client that cannot send headers${op.kind === "websocket" ? " (the standard library has no WebSocket client: hand the URL to one)" : ""}. Raises \`InsecureTransportError\` for a URL without TLS that is not loopback.\n\n${op.summary}.`;
-    out.push(method(`${name}_url`, sig, "str", doc, `return self._token_url(${ref}, ${sig.args})`));
-  }
-  return out;
-}
-
-export function renderOperations(doc: Schema, ops: PyOperation[], modelNames: string[]): string {
+/** The constants the runtime reads from the contract: credential names and the rate-limit headers. */
+export function constants(doc: Schema): string[] {
   const policy = (doc["x-rate-limit-policy"] ?? {}) as { headers?: Record<string, string> };
   if (!policy.headers) throw new PythonGenerateError("#/x-rate-limit-policy/headers is missing: the Python client reads the rate-limit headers by it");
   const apiKey = schemeName(doc, "header");
   const token = schemeName(doc, "query");
-  const rendered = ops.flatMap(methods);
-  const names = rendered.map((m) => /def (\w+)/.exec(m)![1]!);
-  const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup) throw new PythonGenerateError(`two operations become the Python method ${dup}`);
-  const reserved = names.find((n) => CLIENT_NAMES.includes(n));
-  if (reserved) throw new PythonGenerateError(`an operation becomes the Python method ${reserved}, which the hand-written Client already has`);
-  const code = rendered.join("\n");
-  const used = modelNames.filter((n) => new RegExp(`\\b${n}\\b`).test(code));
+  const version = (doc.info as Schema | undefined)?.version;
+  if (typeof version !== "string") throw new PythonGenerateError("#/info/version is missing: the Python package's version is the contract's");
   return [
-    "# Generated by `npm run generate` from spec/openapi.yaml (scripts/lib/python/operations.ts). Do not edit.",
-    '"""The operations of the contract: the table the client sends by, and one typed method per operation."""',
-    "",
-    "from __future__ import annotations",
-    "",
-    "from typing import Dict, Iterator, List, Literal, Optional, Union, cast",
-    "",
-    `from ._runtime import ${BINARY_BODY}, Operation, OperationsBase, Param`,
-    used.length ? `from .models import (\n${used.map((n) => `    ${n},\n`).join("")})` : "",
-    "",
+    `CONTRACT_VERSION = ${JSON.stringify(version)}`,
+    '"""`info.version` of the contract this module was generated from; the package\'s version."""',
     `API_KEY_HEADER = ${JSON.stringify(apiKey.name)}`,
     '"""The header an API key is sent in (security scheme `' + apiKey.scheme + '`)."""',
     `TOKEN_QUERY_PARAM = ${JSON.stringify(token.name)}`,
@@ -331,16 +281,5 @@ export function renderOperations(doc: Schema, ops: PyOperation[], modelNames: st
     ...Object.entries(policy.headers).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)},`),
     "}",
     '"""The rate-limit headers, by the names of `RateLimit` (`x-rate-limit-policy.headers`)."""',
-    "",
-    "OPERATIONS: Dict[str, Operation] = {",
-    ops.map(tableEntry).join("").trimEnd(),
-    "}",
-    "",
-    "",
-    "class Operations(OperationsBase):",
-    '    """One method per operation of the contract, named after its operationId in snake_case."""',
-    "",
-    code.trimEnd(),
-    "",
-  ].join("\n");
+  ];
 }

@@ -43,9 +43,15 @@ export function pascal(name: string): string {
     .join("");
 }
 
-/** `listAnalyses` → `list_analyses`, `Last-Event-ID` → `last_event_id`, `from` → `from_`. */
-export function snake(name: string): string {
-  const s = name
+/** `listAnalyses` → `list_analyses`, `Last-Event-ID` → `last_event_id`, `from` → `from_`. `compounds` are words
+ * the contract spells with inner capitals (`OAuth`, `OpenAPI`): their pieces stay one word (`create_oauth_token`). */
+export function snake(name: string, compounds: readonly string[] = []): string {
+  let marked = name;
+  for (const word of compounds) {
+    const at = marked.toLowerCase().indexOf(word.toLowerCase());
+    if (at >= 0) marked = `${marked.slice(0, at)}${word[0]!.toUpperCase()}${word.slice(1).toLowerCase()}${marked.slice(at + word.length)}`;
+  }
+  const s = marked
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
     .replace(/[^A-Za-z0-9]+/g, "_")
@@ -53,6 +59,15 @@ export function snake(name: string): string {
     .toLowerCase();
   const id = /^[0-9]/.test(s) ? `_${s}` : s;
   return isKeyword(id) ? `${id}_` : id;
+}
+
+/** The compound words of a contract: words of its tags and operation summaries with a capital after the first
+ * letter and a lowercase letter somewhere (`OAuth`, `OpenAPI`; not acronyms such as `API` or `URL`, which the
+ * plain rule already keeps whole). */
+export function compoundWords(texts: readonly string[]): string[] {
+  const words = new Set<string>();
+  for (const text of texts) for (const w of text.match(/\b[A-Z][A-Za-z]*[a-z][A-Za-z]*\b/g) ?? []) if (/^.+[A-Z]/.test(w) && /[a-z][A-Z]|^[A-Z][A-Z]/.test(w)) words.add(w);
+  return [...words].sort((a, b) => b.length - a.length);
 }
 
 /** A Python literal for a JSON scalar (JSON string escapes are valid Python escapes). */
@@ -78,6 +93,14 @@ export function docstring(text: unknown, indent: string): string {
 }
 
 const SCHEMA_REF = "#/components/schemas/";
+
+/** The name of an inline variant of a union: after the `const` that tells it apart (its discriminator, e.g. an
+ * SSE item whose `event` is `transcript.segment` → `<hint>TranscriptSegment`), else numbered (`<hint>2`). */
+export function variantName(variant: unknown, hint: string, index: number): string {
+  const props = ((variant as Schema | undefined)?.properties ?? {}) as Record<string, Schema>;
+  const tag = Object.values(props).find((p) => typeof p?.const === "string" && pascal(p.const as string));
+  return tag ? `${hint}${pascal(tag.const as string)}` : `${hint}${index + 1}`;
+}
 
 function union(members: string[]): string {
   const unique = [...new Set(members)];
@@ -178,7 +201,7 @@ export class PythonTypes {
     if (Array.isArray(variants)) {
       // Variants are numbered (`<hint>1`, `<hint>2`) only when more than one needs a name.
       const named = variants.filter((v) => !isNullSchema(v)).length > 1;
-      const members = variants.map((v, i) => this.expr(v, named ? `${hint}${i + 1}` : hint, `${where}/${s.oneOf ? "oneOf" : "anyOf"}/${i}`, quoted));
+      const members = variants.map((v, i) => this.expr(v, named ? variantName(v, hint, i) : hint, `${where}/${s.oneOf ? "oneOf" : "anyOf"}/${i}`, quoted));
       if (Array.isArray(s.type) && s.type.includes("null")) members.push("None");
       return union(members);
     }

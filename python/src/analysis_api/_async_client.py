@@ -1,0 +1,106 @@
+"""The async `AsyncClient`: the same resources as `Client`, awaited, on asyncio streams (decision PY15)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, Optional
+
+from ._async_transport import AsyncStreamedResponse, AsyncTransport
+from ._client import BaseClient
+from ._core import check_page, error_of, observe, prepare, result_of, token_url, with_stream_options
+from ._operations import AsyncClientWithRawResponse, AsyncResources
+from ._raw import RawResponse
+from ._response import Response
+from ._runtime import NOT_GIVEN, AsyncCaller, Operation, RequestOptions, RetryOption, TimeoutOption
+from ._streams import AsyncEventStream
+
+
+class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
+    """The asyncio client: `async with AsyncClient(base_url=..., api_key=...) as client:` then
+    `await client.analyses.get(...)`, `async for a in client.analyses.iter()`, `async with client.streaming.stream_analysis_events(...) as events`.
+    Settings as `Client`'s (`BaseClient`); retries wait with `asyncio.sleep`."""
+
+    def _setup(self) -> None:
+        self._transport = AsyncTransport(
+            authenticate=self._config.credentials.authenticate,
+            on_response=lambda r: observe(self._config, r),
+            clock=self._config.clock,
+            sleep=self._async_sleep(),
+            ssl_context=self._ssl_context,
+            proxy=self._proxy,
+        )
+        self._bind_resources(self)
+
+    def _async_sleep(self) -> Callable[[float], Awaitable[None]]:
+        """`asyncio.sleep`, unless a `sleep=` was given (a test's fake clock), which is then called as it is."""
+        sleep = self._config.clock.sleep
+        if sleep is time.sleep:
+            return asyncio.sleep
+
+        async def given(seconds: float) -> None:
+            sleep(seconds)
+
+        return given
+
+    async def aclose(self) -> None:
+        """Closes the pooled connections."""
+        await self._transport.aclose()
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def with_options(self, *, timeout: TimeoutOption = NOT_GIVEN, retry: RetryOption = NOT_GIVEN, headers: Optional[Mapping[str, str]] = None) -> "AsyncClient":
+        """A copy with another timeout, retry policy or extra headers; it shares the connection pool."""
+        clone = self._with_config(timeout, retry, headers)
+        clone._bind_resources(clone)
+        return clone
+
+    @property
+    def with_raw_response(self) -> AsyncClientWithRawResponse:
+        """The same resources, whose calls return a `RawResponse` (status, headers, `parse()`)."""
+        return AsyncClientWithRawResponse(self)
+
+    async def _send(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Response:
+        response = await self._transport.send(prepare(self._config, op, args, body, options))
+        assert isinstance(response, Response)
+        return response
+
+    async def _call(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Any:
+        return result_of(await self._send(op, args, body, options))
+
+    async def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> RawResponse[Any]:
+        response = await self._send(op, args, body, options)
+        value = result_of(response)
+        return RawResponse(response, lambda _: value)
+
+    async def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncIterator[Any]:
+        cursor: Optional[str] = args.get("cursor")
+        while True:
+            items, following = check_page(op, await self._call(op, {**args, "cursor": cursor}, None, options), cursor)
+            for item in items:
+                yield item
+            if following is None:
+                return
+            cursor = following
+
+    def _events(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncEventStream[Any]:
+        session = self._stream_session(op, args)
+
+        async def open_stream(last_event_id: Optional[str]) -> Optional[AsyncStreamedResponse]:
+            request = prepare(self._config, op, args, None, with_stream_options(options, last_event_id), accept="text/event-stream")
+            response = await self._transport.send(request, stream=True, stream_idle_timeout=self._config.stream_idle_timeout)
+            if isinstance(response, Response):
+                raise error_of(response)
+            if not session.opened(response.response.status, response.response.content_type):
+                await response.close()
+                return None
+            return response
+
+        return AsyncEventStream(session, open_stream, self._async_sleep())
+
+    def _token_url(self, op: Operation, args: Dict[str, Any]) -> str:
+        return token_url(self._config, op, args)

@@ -1,0 +1,277 @@
+"""The async front end's I/O: HTTP/1.1 on asyncio streams, with a keep-alive pool like the sync transport's.
+
+Written by hand because the standard library has no async HTTP client (decision PY15): the request head is
+written as `http.client` writes it, the response head is parsed by `http.client.parse_headers`, and the body is
+read by Content-Length, chunked transfer coding, or to the end of the connection. The retry decisions are the
+core's (`_core.RetryState`), the same as the sync client's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import io
+import ssl
+from dataclasses import dataclass
+from typing import AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple, TypeVar, Union
+from urllib.parse import urlsplit
+
+from ._core import Clock, RetryState, logger, may_resend
+from ._errors import NetworkError, RequestTimeoutError
+from ._response import Response
+from ._transport_types import Proxy, Request
+
+_Origin = Tuple[str, str, int]
+_CHUNK = 65536
+_MAX_LINE = 65536
+T = TypeVar("T")
+
+
+@dataclass
+class _Conn:
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    origin: _Origin
+
+    async def close(self) -> None:
+        self.writer.close()
+        try:
+            await self.writer.wait_closed()
+        except (OSError, asyncio.CancelledError):  # closing a broken connection may fail; it is closed anyway
+            pass
+
+
+async def _within(awaitable: Awaitable[T], timeout: Optional[float]) -> T:
+    return await asyncio.wait_for(awaitable, timeout) if timeout else await awaitable
+
+
+class _Body:
+    """Reads one response body off a connection: by length, chunked, or to the end."""
+
+    def __init__(self, conn: _Conn, method: str, status: int, headers: http.client.HTTPMessage) -> None:
+        self.conn = conn
+        self.chunked = "chunked" in (headers.get("Transfer-Encoding") or "").lower()
+        length = headers.get("Content-Length")
+        empty = method == "HEAD" or status in (204, 304) or 100 <= status < 200
+        self.left: Optional[int] = 0 if empty else (int(length) if length and length.strip().isdigit() and not self.chunked else None)
+        self.to_eof = not self.chunked and self.left is None
+        self.keep_alive = not self.to_eof and "close" not in (headers.get("Connection") or "").lower()
+        self.done = self.left == 0
+
+    async def read(self, timeout: Optional[float]) -> bytes:
+        """The next piece of the body; b"" at its end."""
+        reader = self.conn.reader
+        if self.done:
+            return b""
+        if self.chunked:
+            size_line = await _within(reader.readuntil(b"\r\n"), timeout)
+            size = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
+            if size == 0:
+                while (await _within(reader.readuntil(b"\r\n"), timeout)) != b"\r\n":
+                    pass  # trailers
+                self.done = True
+                return b""
+            data = await _within(reader.readexactly(size + 2), timeout)
+            return data[:-2]
+        if self.left is not None:
+            data = await _within(reader.read(min(self.left, _CHUNK)), timeout)
+            if not data:
+                raise asyncio.IncompleteReadError(b"", self.left)
+            self.left -= len(data)
+            self.done = self.left == 0
+            return data
+        data = await _within(reader.read(_CHUNK), timeout)
+        self.done = not data
+        return data
+
+
+@dataclass
+class AsyncStreamedResponse:
+    """A 2xx response whose body is read as it arrives (event streams)."""
+
+    response: Response
+    _body: _Body
+    idle_timeout: Optional[float]
+
+    async def chunks(self) -> AsyncIterator[bytes]:
+        while True:
+            chunk = await self._body.read(self.idle_timeout)
+            if not chunk:
+                return
+            yield chunk
+
+    async def close(self) -> None:
+        await self._body.conn.close()
+
+
+def _head(request: Request, target: str, host: str, headers: Dict[str, str], length: Optional[int]) -> bytes:
+    lines = [f"{request.method} {target} HTTP/1.1", f"Host: {host}"]
+    lines += [f"{k}: {v}" for k, v in headers.items() if k.lower() not in ("host", "content-length", "transfer-encoding")]
+    if request.body.content is not None or request.body.stream is not None:
+        lines.append(f"Content-Length: {length}" if length is not None else "Transfer-Encoding: chunked")
+    elif request.method in ("POST", "PUT", "PATCH"):
+        lines.append("Content-Length: 0")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+class AsyncTransport:
+    def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
+                 sleep: Callable[[float], Awaitable[None]], ssl_context: Optional[ssl.SSLContext], max_idle: int = 10,
+                 proxy: Optional[Proxy] = None) -> None:
+        self._proxy = proxy
+        self._authenticate = authenticate
+        self._on_response = on_response
+        self._clock = clock
+        self._sleep = sleep
+        self._ssl_context = ssl_context
+        self._max_idle = max_idle
+        self._idle: Dict[_Origin, List[_Conn]] = {}
+        self.closed = False
+
+    async def _checkout(self, origin: _Origin, timeout: Optional[float]) -> Tuple[_Conn, bool]:
+        if self.closed:
+            raise RuntimeError("this client is closed")
+        idle = self._idle.get(origin)
+        while idle:
+            conn = idle.pop()
+            if not conn.reader.at_eof():
+                return conn, True
+            await conn.close()
+        scheme, host, port = origin
+        context: Union[ssl.SSLContext, None] = None
+        if scheme == "https":
+            context = self._ssl_context = self._ssl_context or ssl.create_default_context()
+        proxy = self._proxy
+        if proxy is None:
+            reader, writer = await _within(asyncio.open_connection(host, port, ssl=context, limit=_MAX_LINE), timeout)
+            return _Conn(reader, writer, origin), False
+        reader, writer = await _within(asyncio.open_connection(proxy.host, proxy.port, limit=_MAX_LINE), timeout)
+        conn = _Conn(reader, writer, origin)
+        if context is not None:
+            await _within(self._tunnel(conn, host, port, context), timeout)
+        return conn, False
+
+    async def _tunnel(self, conn: _Conn, host: str, port: int, context: ssl.SSLContext) -> None:
+        """CONNECT through the proxy, then TLS to the service inside the tunnel (`start_tls`: Python 3.11+)."""
+        auth = self._proxy.headers if self._proxy else {}
+        lines = [f"CONNECT {host}:{port} HTTP/1.1", f"Host: {host}:{port}", *(f"{k}: {v}" for k, v in auth.items())]
+        conn.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1"))
+        head = await conn.reader.readuntil(b"\r\n\r\n")
+        status = head.split(b" ", 2)[1:2]
+        if status != [b"200"]:
+            await conn.close()
+            first = head.split(b"\r\n", 1)[0].decode("latin-1")
+            raise ConnectionRefusedError(f"the proxy refused the tunnel to {host}:{port} ({first})")
+        if not hasattr(conn.writer, "start_tls"):
+            await conn.close()
+            raise NotImplementedError("AsyncClient reaches an https:// service through a proxy on Python 3.11+ only")
+        await conn.writer.start_tls(context, server_hostname=host)
+
+    async def _checkin(self, conn: _Conn, body: _Body) -> None:
+        idle = self._idle.setdefault(conn.origin, [])
+        if self.closed or not body.keep_alive or len(idle) >= self._max_idle:
+            await conn.close()
+        else:
+            idle.append(conn)
+
+    async def aclose(self) -> None:
+        self.closed = True
+        conns = [c for idle in self._idle.values() for c in idle]
+        self._idle.clear()
+        for conn in conns:
+            await conn.close()
+
+    async def _write(self, conn: _Conn, request: Request, target: str, host: str, headers: Dict[str, str]) -> None:
+        length = request.body.length if request.body.stream is None else None
+        conn.writer.write(_head(request, target, host, headers, length))
+        payload = request.body.payload()
+        if isinstance(payload, bytes):
+            conn.writer.write(payload)
+        elif payload is not None:
+            for chunk in payload:  # a file is read in 64 KiB pieces between the writes
+                conn.writer.write(chunk if length is not None else b"%x\r\n%s\r\n" % (len(chunk), bytes(chunk)))
+                await _within(conn.writer.drain(), request.timeout)
+            if length is None:
+                conn.writer.write(b"0\r\n\r\n")
+        await _within(conn.writer.drain(), request.timeout)
+
+    async def _attempt(self, request: Request) -> Tuple[_Conn, Response, _Body]:
+        headers = dict(request.headers)
+        self._authenticate(headers)
+        parts = urlsplit(request.url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        origin: _Origin = (parts.scheme, parts.hostname or "", port)
+        host = parts.netloc.rsplit("@", 1)[-1]
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        if self._proxy is not None and parts.scheme == "http":
+            target = request.url  # a plain-HTTP proxy is sent the absolute URL
+            headers.update(self._proxy.headers)
+        while True:
+            conn, reused = await self._checkout(origin, request.timeout)
+            try:
+                await self._write(conn, request, target, host, headers)
+                head = await _within(conn.reader.readuntil(b"\r\n\r\n"), request.timeout)
+            except BaseException as e:
+                await conn.close()
+                stale = isinstance(e, (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError))
+                if reused and stale and request.body.replayable and may_resend(request):
+                    continue
+                raise
+            status_line, _, rest = head.partition(b"\r\n")
+            version, status, reason = (status_line.decode("latin-1").split(" ", 2) + [""])[:3]
+            if not version.startswith("HTTP/") or not status.isdigit():
+                await conn.close()
+                raise http.client.BadStatusLine(status_line.decode("latin-1"))
+            message = http.client.parse_headers(io.BytesIO(rest))
+            response = Response(request.method, request.path, int(status), reason, message)
+            return conn, response, _Body(conn, request.method, int(status), message)
+
+    async def _read_body(self, request: Request, conn: _Conn, body: _Body) -> bytes:
+        chunks: List[bytes] = []
+        try:
+            async def read_all() -> None:
+                while True:
+                    chunk = await body.read(None)
+                    if not chunk:
+                        return
+                    chunks.append(chunk)
+
+            await _within(read_all(), request.timeout)
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, asyncio.TimeoutError) as e:
+            await conn.close()
+            if isinstance(e, asyncio.TimeoutError):
+                raise RequestTimeoutError(request.method, request.path, request.timeout or 0, "whole body") from e
+            raise NetworkError(request.method, request.path, f"the response body was cut short ({type(e).__name__})") from e
+        await self._checkin(conn, body)
+        return b"".join(chunks)
+
+    async def send(self, request: Request, *, stream: bool = False, stream_idle_timeout: Optional[float] = None) -> Union[Response, AsyncStreamedResponse]:
+        """As `Transport.send`, for asyncio."""
+        state = RetryState(request, self._clock)
+        while True:
+            state.begin()
+            try:
+                conn, response, body = await self._attempt(request)
+            except (OSError, http.client.HTTPException, asyncio.IncompleteReadError, asyncio.TimeoutError) as e:
+                wait = state.after_failure(e, sent=not isinstance(e, ConnectionRefusedError))
+                if wait is None:
+                    raise _failure(request, e) from e
+                logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, type(e).__name__, wait)
+                await self._sleep(wait)
+                continue
+            self._on_response(response)
+            if stream and response.ok:
+                return AsyncStreamedResponse(response, body, stream_idle_timeout)
+            wait = state.after_response(response)
+            if wait is None:
+                response.content = await self._read_body(request, conn, body)
+                return response
+            await conn.close()
+            logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, response.status, wait)
+            await self._sleep(wait)
+
+
+def _failure(request: Request, failure: BaseException) -> Exception:
+    if isinstance(failure, (asyncio.TimeoutError, TimeoutError)):
+        return RequestTimeoutError(request.method, request.path, request.timeout or 0)
+    return NetworkError(request.method, request.path, f"no response ({type(failure).__name__}: {failure})")

@@ -1,0 +1,38 @@
+"""`with_raw_response`: a call's status and headers next to its parsed result."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Generic, Optional, TypeVar, cast
+
+from ._rate_limit import RateLimit, rate_limit_of
+from ._response import Headers, Response
+
+T = TypeVar("T")
+
+
+class RawResponse(Generic[T]):
+    """A successful answer as received: `status`, `headers`, `response`, and `parse()` for the typed result."""
+
+    def __init__(self, response: Response, parse: Callable[[Response], Any]) -> None:
+        self.response = response
+        self._parse = parse
+
+    @property
+    def status(self) -> int:
+        return self.response.status
+
+    @property
+    def headers(self) -> Headers:
+        return self.response.headers
+
+    @property
+    def rate_limit(self) -> Optional[RateLimit]:
+        """The `X-RateLimit-*` headers of this answer (None when it has none)."""
+        return rate_limit_of(self.response)
+
+    def parse(self) -> T:
+        """The result the plain method returns (its JSON, text or None)."""
+        return cast(T, self._parse(self.response))
+
+    def __repr__(self) -> str:
+        return f"<RawResponse {self.status} {self.response.method} {self.response.path}>"

@@ -1,0 +1,87 @@
+"""What the core and both transports share: the retry policy and a prepared request."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
+
+if TYPE_CHECKING:
+    from ._bodies import EncodedBody
+
+
+@dataclass(frozen=True)
+class Retry:
+    """The retry policy. `Retry(max_attempts=1)`, or `retry=False`, sends every request once."""
+
+    max_attempts: int = 3
+    """Attempts in all, the first included."""
+    max_elapsed: float = 60.0
+    """Seconds the whole call may take, attempts and waits included: a wait that would end after it is not started."""
+    base_delay: float = 0.5
+    """First backoff wait in seconds; it doubles on each retry."""
+    max_delay: float = 10.0
+    """Longest backoff wait (a longer `Retry-After` is still honoured, within `max_elapsed`)."""
+    retry_statuses: Tuple[int, ...] = (500, 502, 503, 504)
+    """Statuses retried with exponential backoff."""
+    retry_rate_limited: bool = True
+    """Retry a 429 after its `Retry-After`."""
+    retry_network_errors: bool = True
+    """Retry connection failures and timeouts that happen before the response (a write without an
+    `Idempotency-Key` only when its request was not sent)."""
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.max_attempts, int) or isinstance(self.max_attempts, bool) or self.max_attempts < 1:
+            raise ValueError("Retry.max_attempts must be an integer >= 1")
+        for name in ("max_elapsed", "base_delay", "max_delay"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value != value or value < 0:
+                raise ValueError(f"Retry.{name} must be a non-negative number of seconds")
+
+    def backoff(self, n: int, random: Callable[[], float]) -> float:
+        """The wait before retry `n` (1 for the first): in [d/2, d), d = min(max_delay, base_delay * 2^(n-1))."""
+        d = min(self.max_delay, self.base_delay * 2.0 ** (n - 1))
+        return d / 2 + random() * (d / 2)
+
+
+@dataclass
+class Request:
+    method: str
+    url: str
+    path: str
+    """The URL's path, for messages and errors (never the query: it may hold a token)."""
+    headers: Dict[str, str]
+    body: "EncodedBody"
+    timeout: Optional[float] = None
+    retry: Optional[Retry] = None
+    origin: Tuple[str, str, Optional[int]] = ("", "", None)
+    """(scheme, host, port): the connection pool's key."""
+    target: str = "/"
+    """The request target: path and query."""
+
+
+@dataclass(frozen=True)
+class Proxy:
+    """An HTTP proxy (`proxy="http://user:password@proxy.internal:3128"`): plain-HTTP requests are sent to it with
+    their absolute URL, HTTPS ones through a CONNECT tunnel. Never read from the environment."""
+
+    host: str
+    port: int
+    headers: Dict[str, str]
+    """`Proxy-Authorization` when the URL carries credentials."""
+
+    @staticmethod
+    def parse(url: str) -> "Proxy":
+        import base64
+        from urllib.parse import unquote, urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError("proxy must be an http:// URL with a host, e.g. http://proxy.internal:3128")
+        headers: Dict[str, str] = {}
+        if parts.username is not None:
+            pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode("utf-8")
+            headers["Proxy-Authorization"] = "Basic " + base64.b64encode(pair).decode("ascii")
+        return Proxy(parts.hostname, parts.port or 80, headers)
+
+    def __repr__(self) -> str:
+        return f"Proxy({self.host}:{self.port})"  # never the credentials

@@ -1,0 +1,71 @@
+// The Python row of `npm run bench` (issue 23): sequential calls per second through `analysis_api.Client` against
+// `http.client` with one keep-alive connection by hand, and the peak memory of a 200 MiB upload, from bytes and
+// from a `pathlib.Path`. The server is a node:http one on loopback that answers at once (and drains uploads), so
+// the figures are the client's own cost. The measuring is in scripts/bench/python_client.py.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { ROOT } from "../lib/paths.js";
+import { median, timed } from "./lib.js";
+
+export interface PythonBench {
+  python: string;
+  calls: { rounds: number; calls: number; samples: { client: number[]; byHand: number[] }; perCallMicros: { client: number; byHand: number } };
+  median: { client: number; byHand: number };
+  ratio: number;
+  /** By hand's median µs per call ÷ the client's, the two taking turns call by call. */
+  perCallRatio: number;
+  upload: { mib: number; baselineKiB: number; bytesKiB: number; pathKiB: number; bytesOverFile: number; pathOverFile: number };
+}
+
+const ANALYSIS = JSON.stringify({ id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0", status: "completed", media_type: "audio", duration_seconds: 612.4 });
+
+function server(): Promise<http.Server> {
+  const s = http.createServer((req, res) => {
+    req.resume(); // uploads are drained, not kept
+    req.on("end", () => {
+      res.writeHead(req.method === "POST" ? 201 : 200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(ANALYSIS) });
+      res.end(ANALYSIS);
+    });
+  });
+  s.keepAliveTimeout = 60_000;
+  return new Promise((resolve) => s.listen(0, "127.0.0.1", () => resolve(s)));
+}
+
+async function py<T>(args: string[]): Promise<T> {
+  const python = process.env.PYTHON ?? "python3";
+  const r = await timed(python, [path.join(ROOT, "scripts/bench/python_client.py"), ...args], { cwd: ROOT });
+  return JSON.parse(r.stdout.trim().split("\n").pop()!) as T;
+}
+
+export async function pythonBench(opts: { rounds: number; calls: number; mib: number }): Promise<PythonBench> {
+  const s = await server();
+  const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+  try {
+    const calls = await py<PythonBench["calls"]>(["calls", url, String(opts.rounds), String(opts.calls)]);
+    const ratios = calls.samples.client.map((c, i) => c / calls.samples.byHand[i]!);
+    type Up = { peakKiB: number; rssBeforeKiB: number };
+    const none = await py<Up>(["upload", url, "none", String(opts.mib)]);
+    const bytes = await py<Up>(["upload", url, "bytes", String(opts.mib)]);
+    const file = await py<Up>(["upload", url, "path", String(opts.mib)]);
+    const fileKiB = opts.mib * 1024;
+    return {
+      python: process.env.PYTHON ?? "python3",
+      calls,
+      median: { client: median(calls.samples.client), byHand: median(calls.samples.byHand) },
+      ratio: median(ratios),
+      perCallRatio: calls.perCallMicros.byHand / calls.perCallMicros.client,
+      upload: {
+        mib: opts.mib,
+        baselineKiB: none.peakKiB,
+        bytesKiB: bytes.peakKiB,
+        pathKiB: file.peakKiB,
+        bytesOverFile: (bytes.peakKiB - bytes.rssBeforeKiB) / fileKiB,
+        pathOverFile: (file.peakKiB - file.rssBeforeKiB) / fileKiB,
+      },
+    };
+  } finally {
+    s.closeAllConnections();
+    s.close();
+  }
+}
