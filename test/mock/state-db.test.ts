@@ -14,7 +14,7 @@ import { StateDb } from "../../src/mock/state-db.js";
 import { StateRegistry } from "../../src/mock/state-registry.js";
 import { ManualScheduler } from "../../src/mock/store/scheduler.js";
 import { Store } from "../../src/mock/store/store.js";
-import { apiKey, call, contract, getJson, ManualClock, startGateway, startStateful, STEP_MS } from "./helpers.js";
+import { apiKey, call, contract, freshKey, getJson, ManualClock, startGateway, startStateful, STEP_MS } from "./helpers.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-state-db-"));
@@ -40,24 +40,27 @@ const edit = (file: string, sql: string, ...args: unknown[]) => {
   db.close();
 };
 
+// A key the gateway starts with, not a demo key: those cannot be revoked (decision SH10).
+const startedWith = freshKey("free");
+
 describe("state database", () => {
   it("keeps keys, webhooks, tokens, revocations and stored resources across a restart", async () => {
     const file = fresh();
-    const a = await startGateway({ stateFile: file });
+    const a = await startGateway({ stateFile: file, extraKeys: [startedWith] });
     const key = (await post(`${a.url}/v1/keys`, { name: "kept", environment: "test", rate_limit_rpm: 7 })).body;
     const hook = (await post(`${a.url}/v1/webhooks`, { url: "https://hooks.northwind.example/in", event_types: ["report.ready"] })).body;
     const board = (await post(`${a.url}/v1/boards`, { name: "Kept board" })).body;
     const tokens = (await form(`${a.url}/v1/oauth/token`, { grant_type: "authorization_code", code: "ac_kept", redirect_uri: "https://app.example/cb", code_verifier: "v".repeat(43), client_id: "app" })).body;
     const access = (await form(`${a.url}/v1/oauth/token`, { grant_type: "client_credentials", client_id: "app" })).body.access_token;
     await form(`${a.url}/v1/oauth/revoke`, { token: access });
-    await getJson(`${a.url}/v1/keys/${seededKeyId("pk_test_demo_free")}`, { method: "DELETE", headers: apiKey("pk_test_demo_free") });
+    await getJson(`${a.url}/v1/keys/${seededKeyId(startedWith.key)}`, { method: "DELETE", headers: apiKey(startedWith.key) });
     await a.close();
 
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readFileSync(file).subarray(0, 15).toString()).toBe("SQLite format 3");
     expect(rows(file, "SELECT name FROM parts ORDER BY name").map((r) => r.name)).toEqual(["keys", "oauth", "webhooks"]);
 
-    const b = await startGateway({ stateFile: file, clock: a.clock });
+    const b = await startGateway({ stateFile: file, clock: a.clock, extraKeys: [startedWith] });
     try {
       const used = await getJson(`${b.url}/v1/analyses`, { headers: apiKey(key.secret) });
       expect([used.status, used.headers.get("x-ratelimit-limit")]).toEqual([200, "7"]);
@@ -66,7 +69,7 @@ describe("state database", () => {
       expect((await getJson(`${b.url}/v1/boards/${board.id}`, { headers: json })).body).toEqual(board);
       expect((await form(`${b.url}/v1/oauth/token`, { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: "app" })).status).toBe(200);
       expect((await getJson(`${b.url}/v1/analyses`, { headers: { Authorization: `Bearer ${access}` } })).body.error).toBe("token_revoked");
-      expect((await getJson(`${b.url}/v1/analyses`, { headers: apiKey("pk_test_demo_free") })).body.error).toBe("key_revoked");
+      expect((await getJson(`${b.url}/v1/analyses`, { headers: apiKey(startedWith.key) })).body.error).toBe("key_revoked");
     } finally {
       await b.close();
     }
