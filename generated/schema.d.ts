@@ -3396,7 +3396,7 @@ export interface components {
             /** @description Whether another page follows. */
             has_more: boolean;
         };
-        /** @description Error body of every non-2xx response except 422 and 429. `detail` is for people; `error`, where present, tells a program what happened. */
+        /** @description Error body of every non-2xx response except 429 and a 422 validation failure (an `idempotency_key_reused` 422 has this body). `detail` is for people; `error`, where present, tells a program what happened. */
         Error: {
             /**
              * @description Human-readable message. It quotes at most 200 characters of any part of the request (a path, a header value), ending with "…" where it cut one short.
@@ -3417,7 +3417,11 @@ export interface components {
              *     request made in a frozen workspace answers 403 until support restores
              *     it), `bearer_token_required` (the operation acts for a signed-in user,
              *     so an API key cannot call it) or `live_key_required` (a `pk_test_` key
-             *     cannot create a `live` key). New codes may be added: treat an unknown
+             *     cannot create a `live` key). A 409 has `idempotency_key_in_use` (a
+             *     request with the same `Idempotency-Key` is still being processed: retry
+             *     later) and a 422 whose `detail` is a string has
+             *     `idempotency_key_reused` (the key was used with another method, path or
+             *     body: pick a new key). New codes may be added: treat an unknown
              *     code on a 401 as `invalid_credentials`, on a 403 as
              *     `insufficient_permission`. `x-extensible-enum` lists the current codes.
              * @example token_expired
@@ -5463,9 +5467,14 @@ export interface components {
             /** @description Rules that turn signal scores into alerts. */
             alert_rules?: components["schemas"]["UseCaseAlertRule"][];
         };
-        /** @description Body of a 422 response. `detail` lists one item per invalid field, at most the first 100. */
+        /** @description Body of a 422 response. For a validation failure `detail` lists one item per invalid field, at most the first 100. A 422 that is not a validation failure (`error` `idempotency_key_reused`, answered only to a request that sent `Idempotency-Key`) has a string `detail`. */
         ValidationError: {
-            detail: components["schemas"]["ValidationErrorItem"][];
+            detail: components["schemas"]["ValidationErrorItem"][] | string;
+            /**
+             * @description Present only on the 422 that is not a validation failure; see `Error`.
+             * @constant
+             */
+            error?: "idempotency_key_reused";
         };
         /** @description One invalid field of a request that failed schema validation. */
         ValidationErrorItem: {
@@ -6022,7 +6031,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict with the current state of the resource. */
+        /** @description Conflict with the current state of the resource, or (`error` `idempotency_key_in_use`) a request with the same `Idempotency-Key` is still being processed. */
         Conflict: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6114,7 +6123,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Request body failed schema validation (or the query, path or headers did); one item per invalid field, each with a `msg` a form can show next to the field. */
+        /** @description Request body failed schema validation (or the query, path or headers did); one item per invalid field, each with a `msg` a form can show next to the field. Or, not a validation failure, the `Idempotency-Key` was already used with another method, path or body (`error` `idempotency_key_reused`, `detail` a string). */
         UnprocessableEntity: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6169,6 +6178,19 @@ export interface components {
         ConversationId: string;
         /** @description Opaque cursor from the previous page's `next_cursor`. Omit it for the first page. */
         Cursor: string;
+        /**
+         * @description Makes a retried write safe: a unique value the client picks per logical
+         *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+         *     same key with the same body within 24 hours answers the first answer
+         *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+         *     acting twice; with a different body it answers 422
+         *     `idempotency_key_reused`; while the first request is still being
+         *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+         *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+         *     so the key may be sent again. The rules are machine-readable in the root
+         *     extension `x-idempotency`.
+         */
+        IdempotencyKey: string;
         /** @description Identifier of the invoice. */
         InvoiceId: string;
         /**
@@ -6224,6 +6246,12 @@ export interface components {
          *     CORS.
          */
         "Access-Control-Allow-Origin": "*";
+        /**
+         * @description `true` on an answer replayed for a repeated `Idempotency-Key` (the first
+         *     request's status and body, stored when it was answered); absent on an
+         *     answer to a request that was processed.
+         */
+        "Idempotent-Replayed": "true";
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /**
@@ -6304,7 +6332,21 @@ export interface operations {
     createAnalysis: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6323,6 +6365,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6332,6 +6375,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6340,7 +6384,21 @@ export interface operations {
     uploadAnalysis: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6359,6 +6417,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6368,6 +6427,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6446,7 +6506,21 @@ export interface operations {
     updateAnalysis: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the analysis. */
                 analysis_id: components["parameters"]["AnalysisId"];
@@ -6468,6 +6542,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6478,6 +6553,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6892,7 +6968,21 @@ export interface operations {
     createSpeaker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6911,6 +7001,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6999,7 +7090,21 @@ export interface operations {
     updateSpeaker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the speaker. */
                 speaker_id: components["parameters"]["SpeakerId"];
@@ -7021,6 +7126,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7077,7 +7183,21 @@ export interface operations {
     createUseCase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7096,6 +7216,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7185,7 +7306,21 @@ export interface operations {
     updateUseCase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the use case. */
                 use_case_id: components["parameters"]["UseCaseId"];
@@ -7207,6 +7342,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7267,7 +7403,21 @@ export interface operations {
     createSkill: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7286,6 +7436,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7375,7 +7526,21 @@ export interface operations {
     updateSkill: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the skill, built-in or your own. */
                 skill_id: components["parameters"]["SkillId"];
@@ -7397,6 +7562,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7455,7 +7621,21 @@ export interface operations {
     createReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7474,6 +7654,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7637,7 +7818,21 @@ export interface operations {
     createAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7656,6 +7851,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7745,7 +7941,21 @@ export interface operations {
     updateAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the agent. */
                 agent_id: components["parameters"]["AgentId"];
@@ -7767,6 +7977,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7827,7 +8038,21 @@ export interface operations {
     createRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7846,6 +8071,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7900,7 +8126,21 @@ export interface operations {
     cancelRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the run. */
                 run_id: components["parameters"]["RunId"];
@@ -7918,6 +8158,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8014,7 +8255,21 @@ export interface operations {
     approveApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the approval. */
                 approval_id: components["parameters"]["ApprovalId"];
@@ -8036,6 +8291,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8055,7 +8311,21 @@ export interface operations {
     rejectApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the approval. */
                 approval_id: components["parameters"]["ApprovalId"];
@@ -8077,6 +8347,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8133,7 +8404,21 @@ export interface operations {
     createBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8152,6 +8437,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8161,6 +8447,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8239,7 +8526,21 @@ export interface operations {
     updateBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the board. */
                 board_id: components["parameters"]["BoardId"];
@@ -8261,6 +8562,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8271,6 +8573,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8316,7 +8619,21 @@ export interface operations {
     createWorkspace: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8335,6 +8652,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8424,7 +8742,21 @@ export interface operations {
     updateWorkspace: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the workspace. */
                 workspace_id: components["parameters"]["WorkspaceId"];
@@ -8446,6 +8778,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8506,7 +8839,21 @@ export interface operations {
     addWorkspaceMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the workspace. */
                 workspace_id: components["parameters"]["WorkspaceId"];
@@ -8528,6 +8875,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8584,7 +8932,21 @@ export interface operations {
     updateWorkspaceMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the workspace. */
                 workspace_id: components["parameters"]["WorkspaceId"];
@@ -8608,6 +8970,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8664,7 +9027,21 @@ export interface operations {
     createConversation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8683,6 +9060,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8779,7 +9157,21 @@ export interface operations {
     createConversationMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the conversation. */
                 conversation_id: components["parameters"]["ConversationId"];
@@ -8801,6 +9193,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8820,7 +9213,21 @@ export interface operations {
     chatAboutResults: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8839,6 +9246,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8931,7 +9339,21 @@ export interface operations {
     createPrivacyExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8950,6 +9372,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8960,6 +9383,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9041,7 +9465,21 @@ export interface operations {
     createPrivacyDeletion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9060,6 +9498,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9213,7 +9652,21 @@ export interface operations {
     acceptTermsOfService: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9232,6 +9685,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9318,7 +9772,21 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9337,6 +9805,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9346,6 +9815,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9424,7 +9894,21 @@ export interface operations {
     updateApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the API key (not its secret). */
                 key_id: components["parameters"]["ApiKeyId"];
@@ -9446,6 +9930,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9789,7 +10274,21 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9808,6 +10307,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9896,7 +10396,21 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the webhook. */
                 webhook_id: components["parameters"]["WebhookId"];
@@ -9918,6 +10432,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9928,6 +10443,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9936,7 +10452,21 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the webhook. */
                 webhook_id: components["parameters"]["WebhookId"];
@@ -9958,6 +10488,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9968,6 +10499,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

@@ -146,7 +146,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createAnalysis",
         "POST",
         "/v1/analyses",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -154,7 +154,7 @@ OPERATIONS: Dict[str, Operation] = {
         "uploadAnalysis",
         "POST",
         "/v1/analyses/upload",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="multipart/form-data",
         answers=("json",),
     ),
@@ -176,7 +176,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateAnalysis",
         "PATCH",
         "/v1/analyses/{analysis_id}",
-        params=(Param("analysis_id", "analysis_id", "path", True),),
+        params=(Param("analysis_id", "analysis_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -257,7 +257,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createSpeaker",
         "POST",
         "/v1/speakers",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -279,7 +279,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateSpeaker",
         "PATCH",
         "/v1/speakers/{speaker_id}",
-        params=(Param("speaker_id", "speaker_id", "path", True),),
+        params=(Param("speaker_id", "speaker_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -295,7 +295,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createUseCase",
         "POST",
         "/v1/use-cases",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -317,7 +317,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateUseCase",
         "PATCH",
         "/v1/use-cases/{use_case_id}",
-        params=(Param("use_case_id", "use_case_id", "path", True),),
+        params=(Param("use_case_id", "use_case_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -333,7 +333,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createSkill",
         "POST",
         "/v1/skills",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -355,7 +355,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateSkill",
         "PATCH",
         "/v1/skills/{skill_id}",
-        params=(Param("skill_id", "skill_id", "path", True),),
+        params=(Param("skill_id", "skill_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -371,7 +371,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createReport",
         "POST",
         "/v1/reports",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -409,7 +409,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createAgent",
         "POST",
         "/v1/agents",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -431,7 +431,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateAgent",
         "PATCH",
         "/v1/agents/{agent_id}",
-        params=(Param("agent_id", "agent_id", "path", True),),
+        params=(Param("agent_id", "agent_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -447,7 +447,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createRun",
         "POST",
         "/v1/runs",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -462,7 +462,7 @@ OPERATIONS: Dict[str, Operation] = {
         "cancelRun",
         "POST",
         "/v1/runs/{run_id}/cancel",
-        params=(Param("run_id", "run_id", "path", True),),
+        params=(Param("run_id", "run_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         answers=("json",),
     ),
     "listApprovals": Operation(
@@ -484,7 +484,7 @@ OPERATIONS: Dict[str, Operation] = {
         "approveApproval",
         "POST",
         "/v1/approvals/{approval_id}/approve",
-        params=(Param("approval_id", "approval_id", "path", True),),
+        params=(Param("approval_id", "approval_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -492,7 +492,7 @@ OPERATIONS: Dict[str, Operation] = {
         "rejectApproval",
         "POST",
         "/v1/approvals/{approval_id}/reject",
-        params=(Param("approval_id", "approval_id", "path", True),),
+        params=(Param("approval_id", "approval_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -508,7 +508,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createBoard",
         "POST",
         "/v1/boards",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -530,7 +530,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateBoard",
         "PATCH",
         "/v1/boards/{board_id}",
-        params=(Param("board_id", "board_id", "path", True),),
+        params=(Param("board_id", "board_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -546,7 +546,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createWorkspace",
         "POST",
         "/v1/workspaces",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -568,7 +568,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateWorkspace",
         "PATCH",
         "/v1/workspaces/{workspace_id}",
-        params=(Param("workspace_id", "workspace_id", "path", True),),
+        params=(Param("workspace_id", "workspace_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -584,7 +584,7 @@ OPERATIONS: Dict[str, Operation] = {
         "addWorkspaceMember",
         "POST",
         "/v1/workspaces/{workspace_id}/members",
-        params=(Param("workspace_id", "workspace_id", "path", True),),
+        params=(Param("workspace_id", "workspace_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -599,7 +599,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateWorkspaceMember",
         "PATCH",
         "/v1/workspaces/{workspace_id}/members/{user_id}",
-        params=(Param("workspace_id", "workspace_id", "path", True), Param("user_id", "user_id", "path", True)),
+        params=(Param("workspace_id", "workspace_id", "path", True), Param("user_id", "user_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -615,7 +615,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createConversation",
         "POST",
         "/aria/conversations",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -638,7 +638,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createConversationMessage",
         "POST",
         "/aria/conversations/{conversation_id}/messages",
-        params=(Param("conversation_id", "conversation_id", "path", True),),
+        params=(Param("conversation_id", "conversation_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -646,7 +646,7 @@ OPERATIONS: Dict[str, Operation] = {
         "chatAboutResults",
         "POST",
         "/aria/results/chat",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -670,7 +670,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createPrivacyExport",
         "POST",
         "/v1/privacy/exports",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -693,7 +693,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createPrivacyDeletion",
         "POST",
         "/v1/privacy/deletions",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -730,7 +730,7 @@ OPERATIONS: Dict[str, Operation] = {
         "acceptTermsOfService",
         "POST",
         "/v1/tos/accept",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -753,7 +753,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createApiKey",
         "POST",
         "/v1/keys",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -775,7 +775,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateApiKey",
         "PATCH",
         "/v1/keys/{key_id}",
-        params=(Param("key_id", "key_id", "path", True),),
+        params=(Param("key_id", "key_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -851,7 +851,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createWebhook",
         "POST",
         "/v1/webhooks",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -873,7 +873,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateWebhook",
         "PATCH",
         "/v1/webhooks/{webhook_id}",
-        params=(Param("webhook_id", "webhook_id", "path", True),),
+        params=(Param("webhook_id", "webhook_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -881,7 +881,7 @@ OPERATIONS: Dict[str, Operation] = {
         "testWebhook",
         "POST",
         "/v1/webhooks/{webhook_id}/test",
-        params=(Param("webhook_id", "webhook_id", "path", True),),
+        params=(Param("webhook_id", "webhook_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -957,7 +957,7 @@ class Operations(OperationsBase):
         """Every item of `list_analyses`, page after page: follows `next_cursor` while `has_more` (`GET /v1/analyses`)."""
         return cast("Iterator[Analysis]", self._paginate(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}))
 
-    def create_analysis(self, body: AnalysisCreate) -> Analysis:
+    def create_analysis(self, body: AnalysisCreate, *, idempotency_key: Optional[str] = None) -> Analysis:
         """Create an analysis: `POST /v1/analyses`.
 
         Starts an analysis of media at an HTTPS URL or of inline text. The analysis
@@ -967,9 +967,9 @@ class Operations(OperationsBase):
         `analysis.failed` webhooks. To send a file, use `POST /v1/analyses/upload`;
         for media of unknown length, `POST /v1/analysis/stream-upload`.
         """
-        return cast("Analysis", self._call(OPERATIONS["createAnalysis"], {}, body))
+        return cast("Analysis", self._call(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body))
 
-    def upload_analysis(self, body: AnalysisUpload) -> Analysis:
+    def upload_analysis(self, body: AnalysisUpload, *, idempotency_key: Optional[str] = None) -> Analysis:
         """Upload media for analysis: `POST /v1/analyses/upload`.
 
         Uploads a media file as `multipart/form-data` and starts its analysis. The
@@ -981,7 +981,7 @@ class Operations(OperationsBase):
         For media whose length is not known in advance, use
         `POST /v1/analysis/stream-upload`.
         """
-        return cast("Analysis", self._call(OPERATIONS["uploadAnalysis"], {}, body))
+        return cast("Analysis", self._call(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body))
 
     def get_analysis(self, analysis_id: str) -> Analysis:
         """Get an analysis: `GET /v1/analyses/{analysis_id}`.
@@ -1001,12 +1001,18 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["deleteAnalysis"], {"analysis_id": analysis_id})
 
-    def update_analysis(self, analysis_id: str, body: AnalysisUpdate) -> Analysis:
+    def update_analysis(
+        self,
+        analysis_id: str,
+        body: AnalysisUpdate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> Analysis:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`.
 
         Changes the title or metadata. Allowed in every status; processing is not affected.
         """
-        return cast("Analysis", self._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id}, body))
+        return cast("Analysis", self._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body))
 
     def get_analysis_transcript(self, analysis_id: str) -> Transcript:
         """Get the transcript of an analysis: `GET /v1/analyses/{analysis_id}/transcript`.
@@ -1206,12 +1212,12 @@ class Operations(OperationsBase):
         """Every item of `list_speakers`, page after page: follows `next_cursor` while `has_more` (`GET /v1/speakers`)."""
         return cast("Iterator[Speaker]", self._paginate(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit}))
 
-    def create_speaker(self, body: SpeakerCreate) -> Speaker:
+    def create_speaker(self, body: SpeakerCreate, *, idempotency_key: Optional[str] = None) -> Speaker:
         """Enroll a speaker: `POST /v1/speakers`.
 
         Enrolls a speaker from voice samples in existing analyses. Enrollment finishes asynchronously; `enrollment_status` tells when.
         """
-        return cast("Speaker", self._call(OPERATIONS["createSpeaker"], {}, body))
+        return cast("Speaker", self._call(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body))
 
     def get_speaker(self, speaker_id: str) -> Speaker:
         """Get a speaker: `GET /v1/speakers/{speaker_id}`.
@@ -1227,12 +1233,12 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["deleteSpeaker"], {"speaker_id": speaker_id})
 
-    def update_speaker(self, speaker_id: str, body: SpeakerUpdate) -> Speaker:
+    def update_speaker(self, speaker_id: str, body: SpeakerUpdate, *, idempotency_key: Optional[str] = None) -> Speaker:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`.
 
         Renames the profile or changes its `external_id` or metadata; omitted fields keep their values. Another speaker with the same `external_id` answers 409. The voice samples cannot be changed here: delete the profile and enroll it again.
         """
-        return cast("Speaker", self._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id}, body))
+        return cast("Speaker", self._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body))
 
     def list_use_cases(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> UseCaseList:
         """List use cases: `GET /v1/use-cases`.
@@ -1245,12 +1251,12 @@ class Operations(OperationsBase):
         """Every item of `list_use_cases`, page after page: follows `next_cursor` while `has_more` (`GET /v1/use-cases`)."""
         return cast("Iterator[UseCase]", self._paginate(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}))
 
-    def create_use_case(self, body: UseCaseCreate) -> UseCase:
+    def create_use_case(self, body: UseCaseCreate, *, idempotency_key: Optional[str] = None) -> UseCase:
         """Create a use case: `POST /v1/use-cases`.
 
         Creates a reusable analysis configuration. Features implied by the requested ones are added. Skills must exist and be visible to the workspace, `signals` needs at least one skill, and every alert rule must name a skill in `skill_ids`; otherwise the request answers 400. A name already used by another use case of the workspace answers 409.
         """
-        return cast("UseCase", self._call(OPERATIONS["createUseCase"], {}, body))
+        return cast("UseCase", self._call(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body))
 
     def get_use_case(self, use_case_id: str) -> UseCase:
         """Get a use case: `GET /v1/use-cases/{use_case_id}`.
@@ -1266,12 +1272,18 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["deleteUseCase"], {"use_case_id": use_case_id})
 
-    def update_use_case(self, use_case_id: str, body: UseCaseUpdate) -> UseCase:
+    def update_use_case(
+        self,
+        use_case_id: str,
+        body: UseCaseUpdate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> UseCase:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`.
 
         Changes a use case. Analyses created afterwards use the new configuration; analyses already queued or running keep the one they started with. The rules of `createUseCase` apply to the result (400), and a name clash answers 409.
         """
-        return cast("UseCase", self._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id}, body))
+        return cast("UseCase", self._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body))
 
     def list_skills(
         self,
@@ -1298,12 +1310,12 @@ class Operations(OperationsBase):
         """Every item of `list_skills`, page after page: follows `next_cursor` while `has_more` (`GET /v1/skills`)."""
         return cast("Iterator[Skill]", self._paginate(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}))
 
-    def create_skill(self, body: SkillCreate) -> Skill:
+    def create_skill(self, body: SkillCreate, *, idempotency_key: Optional[str] = None) -> Skill:
         """Create a skill: `POST /v1/skills`.
 
         Creates a skill of your own in the workspace. A name already used by a built-in skill or another skill of the workspace answers 409.
         """
-        return cast("Skill", self._call(OPERATIONS["createSkill"], {}, body))
+        return cast("Skill", self._call(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body))
 
     def get_skill(self, skill_id: str) -> Skill:
         """Get a skill: `GET /v1/skills/{skill_id}`.
@@ -1319,12 +1331,12 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["deleteSkill"], {"skill_id": skill_id})
 
-    def update_skill(self, skill_id: str, body: SkillUpdate) -> Skill:
+    def update_skill(self, skill_id: str, body: SkillUpdate, *, idempotency_key: Optional[str] = None) -> Skill:
         """Update a skill: `PATCH /v1/skills/{skill_id}`.
 
         Changes one of the workspace's own skills; analyses created afterwards use the new definition. Built-in skills answer 409, and so does a name clash. Signals already produced keep the shape they were produced with.
         """
-        return cast("Skill", self._call(OPERATIONS["updateSkill"], {"skill_id": skill_id}, body))
+        return cast("Skill", self._call(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body))
 
     def list_reports(
         self,
@@ -1349,12 +1361,12 @@ class Operations(OperationsBase):
         """Every item of `list_reports`, page after page: follows `next_cursor` while `has_more` (`GET /v1/reports`)."""
         return cast("Iterator[Report]", self._paginate(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}))
 
-    def create_report(self, body: ReportCreate) -> Report:
+    def create_report(self, body: ReportCreate, *, idempotency_key: Optional[str] = None) -> Report:
         """Request a report: `POST /v1/reports`.
 
         Queues generation of a report over completed analyses and answers at once with the report in `queued` status. Poll `getReport`, or subscribe to the `report.ready` webhook, until the status is `ready` or `failed`. Analyses that do not exist in the workspace answer 400; analyses not yet completed answer 409.
         """
-        return cast("Report", self._call(OPERATIONS["createReport"], {}, body))
+        return cast("Report", self._call(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body))
 
     def get_report(self, report_id: str) -> Report:
         """Get a report: `GET /v1/reports/{report_id}`.
@@ -1400,12 +1412,12 @@ class Operations(OperationsBase):
         """Every item of `list_agents`, page after page: follows `next_cursor` while `has_more` (`GET /v1/agents`)."""
         return cast("Iterator[Agent]", self._paginate(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}))
 
-    def create_agent(self, body: AgentCreate) -> Agent:
+    def create_agent(self, body: AgentCreate, *, idempotency_key: Optional[str] = None) -> Agent:
         """Create an agent: `POST /v1/agents`.
 
         Creates an agent. It starts `active` unless created `paused`, and runs from its trigger or on demand with `POST /v1/runs`. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
         """
-        return cast("Agent", self._call(OPERATIONS["createAgent"], {}, body))
+        return cast("Agent", self._call(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body))
 
     def get_agent(self, agent_id: str) -> Agent:
         """Get an agent: `GET /v1/agents/{agent_id}`.
@@ -1421,12 +1433,12 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["deleteAgent"], {"agent_id": agent_id})
 
-    def update_agent(self, agent_id: str, body: AgentUpdate) -> Agent:
+    def update_agent(self, agent_id: str, body: AgentUpdate, *, idempotency_key: Optional[str] = None) -> Agent:
         """Update an agent: `PATCH /v1/agents/{agent_id}`.
 
         Changes an agent's configuration or status (`active` ⇄ `paused`, or `archived`). Runs already started keep the configuration they started with. Answers 409 when the agent is archived, when the new name is used by another agent that is not archived, or when archiving an agent that has a queued, running or awaiting-approval run.
         """
-        return cast("Agent", self._call(OPERATIONS["updateAgent"], {"agent_id": agent_id}, body))
+        return cast("Agent", self._call(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body))
 
     def list_runs(
         self,
@@ -1453,12 +1465,12 @@ class Operations(OperationsBase):
         """Every item of `list_runs`, page after page: follows `next_cursor` while `has_more` (`GET /v1/runs`)."""
         return cast("Iterator[Run]", self._paginate(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}))
 
-    def create_run(self, body: RunCreate) -> Run:
+    def create_run(self, body: RunCreate, *, idempotency_key: Optional[str] = None) -> Run:
         """Start a run: `POST /v1/runs`.
 
         Starts a run of an active agent on the given input. The run is queued and carried out asynchronously: poll `GET /v1/runs/{run_id}` or subscribe to the `run.finished` webhook. Answers 409 when the agent is paused or archived, and 400 when `agent_id` or one of `input.analysis_ids` is unknown.
         """
-        return cast("Run", self._call(OPERATIONS["createRun"], {}, body))
+        return cast("Run", self._call(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body))
 
     def get_run(self, run_id: str) -> Run:
         """Get a run: `GET /v1/runs/{run_id}`.
@@ -1467,12 +1479,12 @@ class Operations(OperationsBase):
         """
         return cast("Run", self._call(OPERATIONS["getRun"], {"run_id": run_id}))
 
-    def cancel_run(self, run_id: str) -> Run:
+    def cancel_run(self, run_id: str, *, idempotency_key: Optional[str] = None) -> Run:
         """Cancel a run: `POST /v1/runs/{run_id}/cancel`.
 
         Cancels a run that is queued, running or awaiting approval. The run becomes `canceled` at once; actions not yet carried out become `canceled`, and a pending approval of the run becomes `expired`. Actions already carried out are not undone. Answers 409 when the run has already finished (`succeeded`, `failed` or `canceled`).
         """
-        return cast("Run", self._call(OPERATIONS["cancelRun"], {"run_id": run_id}))
+        return cast("Run", self._call(OPERATIONS["cancelRun"], {"run_id": run_id, "idempotency_key": idempotency_key}))
 
     def list_approvals(
         self,
@@ -1506,23 +1518,35 @@ class Operations(OperationsBase):
         """
         return cast("Approval", self._call(OPERATIONS["getApproval"], {"approval_id": approval_id}))
 
-    def approve_approval(self, approval_id: str, *, body: Optional[ApprovalDecision] = None) -> Approval:
+    def approve_approval(
+        self,
+        approval_id: str,
+        *,
+        body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Approval:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`.
 
         Approves a pending approval, with an optional comment. The run goes back to `running` and carries out the action. `decided_by` is the signed-in user; it is null when the request is made with an API key.
 
         409: the approval is already decided, that is `approved`, `rejected` or `expired` (including expired because its run was canceled); a decision cannot be changed.
         """
-        return cast("Approval", self._call(OPERATIONS["approveApproval"], {"approval_id": approval_id}, body))
+        return cast("Approval", self._call(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body))
 
-    def reject_approval(self, approval_id: str, *, body: Optional[ApprovalDecision] = None) -> Approval:
+    def reject_approval(
+        self,
+        approval_id: str,
+        *,
+        body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
+    ) -> Approval:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`.
 
         Rejects a pending approval, with an optional comment. The action is not carried out and becomes `rejected` in the run's output; the run goes back to `running` and continues without it. `decided_by` is the signed-in user; it is null when the request is made with an API key.
 
         409: the approval is already decided, that is `approved`, `rejected` or `expired` (including expired because its run was canceled); a decision cannot be changed.
         """
-        return cast("Approval", self._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id}, body))
+        return cast("Approval", self._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body))
 
     def list_boards(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> BoardList:
         """List boards: `GET /v1/boards`.
@@ -1535,12 +1559,12 @@ class Operations(OperationsBase):
         """Every item of `list_boards`, page after page: follows `next_cursor` while `has_more` (`GET /v1/boards`)."""
         return cast("Iterator[Board]", self._paginate(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}))
 
-    def create_board(self, body: BoardCreate) -> Board:
+    def create_board(self, body: BoardCreate, *, idempotency_key: Optional[str] = None) -> Board:
         """Create a board: `POST /v1/boards`.
 
         Creates a board, private to its creator unless `shared`. Duplicate widget `id`s, a widget wider than the grid, a `signal_trend` widget without `skill_id`, or an unknown `skill_id` or `use_case_id` answer 400.
         """
-        return cast("Board", self._call(OPERATIONS["createBoard"], {}, body))
+        return cast("Board", self._call(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body))
 
     def get_board(self, board_id: str) -> Board:
         """Get a board: `GET /v1/boards/{board_id}`.
@@ -1556,12 +1580,12 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["deleteBoard"], {"board_id": board_id})
 
-    def update_board(self, board_id: str, body: BoardUpdate) -> Board:
+    def update_board(self, board_id: str, body: BoardUpdate, *, idempotency_key: Optional[str] = None) -> Board:
         """Update a board: `PATCH /v1/boards/{board_id}`.
 
         Changes a board. `widgets` replaces the whole list; the same checks as on creation apply (400).
         """
-        return cast("Board", self._call(OPERATIONS["updateBoard"], {"board_id": board_id}, body))
+        return cast("Board", self._call(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body))
 
     def list_workspaces(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> WorkspaceList:
         """List workspaces: `GET /v1/workspaces`.
@@ -1574,12 +1598,12 @@ class Operations(OperationsBase):
         """Every item of `list_workspaces`, page after page: follows `next_cursor` while `has_more` (`GET /v1/workspaces`)."""
         return cast("Iterator[Workspace]", self._paginate(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}))
 
-    def create_workspace(self, body: WorkspaceCreate) -> Workspace:
+    def create_workspace(self, body: WorkspaceCreate, *, idempotency_key: Optional[str] = None) -> Workspace:
         """Create a workspace: `POST /v1/workspaces`.
 
         Creates a workspace on the `free` plan with the calling user as its only member, with role `owner`. Requires a bearer token: an API key belongs to one workspace and answers 403. A `slug` that another workspace already uses answers 409.
         """
-        return cast("Workspace", self._call(OPERATIONS["createWorkspace"], {}, body))
+        return cast("Workspace", self._call(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body))
 
     def get_workspace(self, workspace_id: str) -> Workspace:
         """Get a workspace: `GET /v1/workspaces/{workspace_id}`.
@@ -1595,12 +1619,18 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["deleteWorkspace"], {"workspace_id": workspace_id})
 
-    def update_workspace(self, workspace_id: str, body: WorkspaceUpdate) -> Workspace:
+    def update_workspace(
+        self,
+        workspace_id: str,
+        body: WorkspaceUpdate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> Workspace:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`.
 
         Renames the workspace, changes its slug or hands its primary ownership to another owner. Requires role `owner` or `admin`; only an owner may change `owner_id`. A slug in use by another workspace, or an `owner_id` that is not a member with role `owner`, answers 409. The plan is changed in billing, not here.
         """
-        return cast("Workspace", self._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id}, body))
+        return cast("Workspace", self._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body))
 
     def list_workspace_members(
         self,
@@ -1625,12 +1655,18 @@ class Operations(OperationsBase):
         """Every item of `list_workspace_members`, page after page: follows `next_cursor` while `has_more` (`GET /v1/workspaces/{workspace_id}/members`)."""
         return cast("Iterator[WorkspaceMember]", self._paginate(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}))
 
-    def add_workspace_member(self, workspace_id: str, body: WorkspaceMemberCreate) -> WorkspaceMember:
+    def add_workspace_member(
+        self,
+        workspace_id: str,
+        body: WorkspaceMemberCreate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> WorkspaceMember:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`.
 
         Adds the user with this email address to the workspace. If no user has the address yet, a user is created and sent an invitation; `name` stays null until they sign in. Requires role `owner` or `admin`, and only an owner may add another owner. An address that is already a member answers 409.
         """
-        return cast("WorkspaceMember", self._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id}, body))
+        return cast("WorkspaceMember", self._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body))
 
     def remove_workspace_member(self, workspace_id: str, user_id: str) -> None:
         """Remove a workspace member: `DELETE /v1/workspaces/{workspace_id}/members/{user_id}`.
@@ -1639,12 +1675,19 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["removeWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id})
 
-    def update_workspace_member(self, workspace_id: str, user_id: str, body: WorkspaceMemberUpdate) -> WorkspaceMember:
+    def update_workspace_member(
+        self,
+        workspace_id: str,
+        user_id: str,
+        body: WorkspaceMemberUpdate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> WorkspaceMember:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`.
 
         Changes the member's role. Requires role `owner` or `admin`; only an owner may grant or take away the `owner` role. Demoting the last owner answers 409: promote another member first.
         """
-        return cast("WorkspaceMember", self._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id}, body))
+        return cast("WorkspaceMember", self._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body))
 
     def list_conversations(self, *, cursor: Optional[str] = None, limit: Optional[int] = None) -> ConversationList:
         """List conversations: `GET /aria/conversations`.
@@ -1662,14 +1705,14 @@ class Operations(OperationsBase):
         """Every item of `list_conversations`, page after page: follows `next_cursor` while `has_more` (`GET /aria/conversations`)."""
         return cast("Iterator[Conversation]", self._paginate(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}))
 
-    def create_conversation(self, body: ConversationCreate) -> Conversation:
+    def create_conversation(self, body: ConversationCreate, *, idempotency_key: Optional[str] = None) -> Conversation:
         """Start a conversation: `POST /aria/conversations`.
 
         Starts a conversation with the assistant. With `initial_message`, the assistant's reply is generated
         before the response is sent, and the conversation holds the question and the reply.
         An analysis in `analysis_ids` that does not exist answers 404; one that is not `completed` yet answers 409.
         """
-        return cast("Conversation", self._call(OPERATIONS["createConversation"], {}, body))
+        return cast("Conversation", self._call(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body))
 
     def get_conversation(self, conversation_id: str) -> Conversation:
         """Get a conversation: `GET /aria/conversations/{conversation_id}`.
@@ -1701,16 +1744,27 @@ class Operations(OperationsBase):
         """Every item of `list_conversation_messages`, page after page: follows `next_cursor` while `has_more` (`GET /aria/conversations/{conversation_id}/messages`)."""
         return cast("Iterator[Message]", self._paginate(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}))
 
-    def create_conversation_message(self, conversation_id: str, body: MessageCreate) -> Message:
+    def create_conversation_message(
+        self,
+        conversation_id: str,
+        body: MessageCreate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> Message:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`.
 
         Adds a question to the conversation and answers with the assistant's reply, generated from the
         conversation's analyses and earlier messages. Both messages are stored. While a previous reply in the same
         conversation is still being generated, the request answers 409; retry once that reply is done.
         """
-        return cast("Message", self._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id}, body))
+        return cast("Message", self._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body))
 
-    def chat_about_results(self, body: ResultsChatQuestion) -> ResultsChatAnswer:
+    def chat_about_results(
+        self,
+        body: ResultsChatQuestion,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> ResultsChatAnswer:
         """Ask about analysis results: `POST /aria/results/chat`.
 
         Answers one question about the results of up to 20 analyses. The question and the answer are stored in
@@ -1719,7 +1773,7 @@ class Operations(OperationsBase):
         An analysis or conversation that does not exist answers 404. An analysis that is not `completed` yet, or a
         reply still being generated in the named conversation, answers 409.
         """
-        return cast("ResultsChatAnswer", self._call(OPERATIONS["chatAboutResults"], {}, body))
+        return cast("ResultsChatAnswer", self._call(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body))
 
     def analyze_text(self, body: TextAnalysisCreate) -> TextAnalysis:
         """Analyze text: `POST /v1/text/analyze`.
@@ -1744,7 +1798,12 @@ class Operations(OperationsBase):
         """Every item of `list_privacy_exports`, page after page: follows `next_cursor` while `has_more` (`GET /v1/privacy/exports`)."""
         return cast("Iterator[PrivacyExport]", self._paginate(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}))
 
-    def create_privacy_export(self, body: PrivacyExportCreate) -> PrivacyExport:
+    def create_privacy_export(
+        self,
+        body: PrivacyExportCreate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> PrivacyExport:
         """Request a privacy export: `POST /v1/privacy/exports`.
 
         Requests a data-subject access export of everything the workspace holds about one person. The export is
@@ -1752,7 +1811,7 @@ class Operations(OperationsBase):
         `download_url` before `expires_at`. A `user` or `speaker` subject that does not exist answers 404.
         Requires the workspace admin role; other callers get 403.
         """
-        return cast("PrivacyExport", self._call(OPERATIONS["createPrivacyExport"], {}, body))
+        return cast("PrivacyExport", self._call(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body))
 
     def get_privacy_export(self, export_id: str) -> PrivacyExport:
         """Get a privacy export: `GET /v1/privacy/exports/{export_id}`.
@@ -1782,7 +1841,12 @@ class Operations(OperationsBase):
         """Every item of `list_privacy_deletions`, page after page: follows `next_cursor` while `has_more` (`GET /v1/privacy/deletions`)."""
         return cast("Iterator[PrivacyDeletion]", self._paginate(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}))
 
-    def create_privacy_deletion(self, body: PrivacyDeletionCreate) -> PrivacyDeletion:
+    def create_privacy_deletion(
+        self,
+        body: PrivacyDeletionCreate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> PrivacyDeletion:
         """Request a privacy deletion: `POST /v1/privacy/deletions`.
 
         Requests erasure of the data the workspace holds about one person, within `scope`. Erasure runs
@@ -1791,7 +1855,7 @@ class Operations(OperationsBase):
         `pending` or `processing`, a new one answers 409.
         Requires the workspace admin role; other callers get 403.
         """
-        return cast("PrivacyDeletion", self._call(OPERATIONS["createPrivacyDeletion"], {}, body))
+        return cast("PrivacyDeletion", self._call(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body))
 
     def get_privacy_deletion(self, deletion_id: str) -> PrivacyDeletion:
         """Get a privacy deletion: `GET /v1/privacy/deletions/{deletion_id}`.
@@ -1823,14 +1887,19 @@ class Operations(OperationsBase):
         """
         return cast("TermsOfService", self._call(OPERATIONS["getTermsOfService"], {}))
 
-    def accept_terms_of_service(self, body: TosAcceptanceCreate) -> TosAcceptance:
+    def accept_terms_of_service(
+        self,
+        body: TosAcceptanceCreate,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> TosAcceptance:
         """Accept the terms of service: `POST /v1/tos/accept`.
 
         Records that the caller accepted the current terms of service. `version` must be the current `version`
         of `GET /v1/tos`; any other answers 409, so that a user never accepts terms they did not see. Accepting the
         same version again returns the first acceptance unchanged.
         """
-        return cast("TosAcceptance", self._call(OPERATIONS["acceptTermsOfService"], {}, body))
+        return cast("TosAcceptance", self._call(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body))
 
     def get_privacy_policy(self) -> PrivacyPolicy:
         """Get the privacy policy: `GET /v1/privacy-policy`.
@@ -1850,14 +1919,14 @@ class Operations(OperationsBase):
         """Every item of `list_api_keys`, page after page: follows `next_cursor` while `has_more` (`GET /v1/keys`)."""
         return cast("Iterator[ApiKey]", self._paginate(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}))
 
-    def create_api_key(self, body: ApiKeyCreate) -> ApiKeyWithSecret:
+    def create_api_key(self, body: ApiKeyCreate, *, idempotency_key: Optional[str] = None) -> ApiKeyWithSecret:
         """Create an API key: `POST /v1/keys`.
 
         Creates an API key for server-to-server calls. A `live` key starts with `pk_live_` and is a production key; a `test` key starts with `pk_test_` and is a development key. The response carries the secret in `secret`: it is shown once and never again, so store it now. Keys can also be created and revoked in the dashboard.
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
         """
-        return cast("ApiKeyWithSecret", self._call(OPERATIONS["createApiKey"], {}, body))
+        return cast("ApiKeyWithSecret", self._call(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body))
 
     def get_api_key(self, key_id: str) -> ApiKey:
         """Get an API key: `GET /v1/keys/{key_id}`.
@@ -1873,12 +1942,12 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["revokeApiKey"], {"key_id": key_id})
 
-    def update_api_key(self, key_id: str, body: ApiKeyUpdate) -> ApiKey:
+    def update_api_key(self, key_id: str, body: ApiKeyUpdate, *, idempotency_key: Optional[str] = None) -> ApiKey:
         """Update an API key: `PATCH /v1/keys/{key_id}`.
 
         Renames the key or sets its own per-minute limit. `rate_limit_rpm` null removes the key's limit, so the plan limit applies; a value above the plan's per-minute limit answers 400. A revoked key answers 409. Requires role `owner` or `admin`.
         """
-        return cast("ApiKey", self._call(OPERATIONS["updateApiKey"], {"key_id": key_id}, body))
+        return cast("ApiKey", self._call(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body))
 
     def create_o_auth_token(self, body: OAuthTokenCreate) -> OAuthToken:
         """Exchange a grant for an access token: `POST /v1/oauth/token`.
@@ -1975,7 +2044,7 @@ class Operations(OperationsBase):
         """Every item of `list_webhooks`, page after page: follows `next_cursor` while `has_more` (`GET /v1/webhooks`)."""
         return cast("Iterator[Webhook]", self._paginate(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}))
 
-    def create_webhook(self, body: WebhookCreate) -> WebhookWithSecret:
+    def create_webhook(self, body: WebhookCreate, *, idempotency_key: Optional[str] = None) -> WebhookWithSecret:
         """Create a webhook: `POST /v1/webhooks`.
 
         Registers an endpoint that receives the chosen event types. The response carries the webhook's signing secret in `secret`: it is shown once and never again, so store it now. The secret cannot be changed; to rotate it, create a second webhook for the same URL, let your receiver accept either secret, then delete the old webhook (while both exist, each event arrives twice with the same event `id`). Requires role `owner` or `admin`. A workspace has at most 20 webhooks; creating a 21st answers 409.
@@ -1984,7 +2053,7 @@ class Operations(OperationsBase):
 
         Any 2xx answer within 10 seconds acknowledges the delivery. Other answers and time-outs are retried with exponential backoff for 24 hours; each attempt is signed anew with a fresh timestamp and carries the same event `id`, so deduplicate on it. Deliveries are not ordered.
         """
-        return cast("WebhookWithSecret", self._call(OPERATIONS["createWebhook"], {}, body))
+        return cast("WebhookWithSecret", self._call(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body))
 
     def get_webhook(self, webhook_id: str) -> Webhook:
         """Get a webhook: `GET /v1/webhooks/{webhook_id}`.
@@ -2000,19 +2069,25 @@ class Operations(OperationsBase):
         """
         self._call(OPERATIONS["deleteWebhook"], {"webhook_id": webhook_id})
 
-    def update_webhook(self, webhook_id: str, body: WebhookUpdate) -> Webhook:
+    def update_webhook(self, webhook_id: str, body: WebhookUpdate, *, idempotency_key: Optional[str] = None) -> Webhook:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`.
 
         Changes the endpoint URL, the event types, whether deliveries are sent, or the description. The secret cannot be changed: to rotate it, create a new webhook and delete this one. Deliveries already queued keep their original URL. Requires role `owner` or `admin`.
         """
-        return cast("Webhook", self._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id}, body))
+        return cast("Webhook", self._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body))
 
-    def test_webhook(self, webhook_id: str, body: WebhookTest) -> WebhookTestDelivery:
+    def test_webhook(
+        self,
+        webhook_id: str,
+        body: WebhookTest,
+        *,
+        idempotency_key: Optional[str] = None,
+    ) -> WebhookTestDelivery:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`.
 
         Sends a sample event of the chosen type to the endpoint now, signed with the webhook's secret exactly like a real delivery. The event's `data` holds sample values and its `workspace_id` is the real one. The type need not be one the webhook subscribes to, and a disabled webhook is tested too. A test delivery is attempted once, without retries; its outcome shows in the webhook's `last_delivery_at` and `last_delivery_status`.
         """
-        return cast("WebhookTestDelivery", self._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id}, body))
+        return cast("WebhookTestDelivery", self._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body))
 
     def get_service_health(self) -> ServiceHealth:
         """Get backend health: `GET /v1/health`.
