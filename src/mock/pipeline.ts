@@ -16,6 +16,9 @@
 //              route               no such operation           404, 405
 //              validateParams      path, query, headers        422
 //   request    prefer              Prefer it cannot honour     400
+//              idempotency         Idempotency-Key (x-idempotency): 409 while the key's first request is processed;
+//                                  else runs the next stages itself, replays a remembered answer (Idempotent-Replayed)
+//                                  or 422 for another body, and remembers the responders' answer (not --stateless)
 //              readBody            body not taken, or too big  400, closes
 //              validateBody        body against its schema     400, 422
 //   responders upgradeRequired     WebSocket op, no upgrade    426
@@ -58,6 +61,7 @@ import { apiPrefix } from "./stages/api-prefix.js";
 import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
 import { frozen } from "./stages/frozen.js";
+import { idempotency } from "./stages/idempotency.js";
 import { latency } from "./stages/latency.js";
 import { malformed, malformedUncounted } from "./stages/malformed.js";
 import { matchRoute } from "./stages/match-route.js";
@@ -94,11 +98,15 @@ function delay(s: Services): Stage[] {
 }
 
 export function httpPipeline(s: Services): Stage[] {
+  const answers = responders(s);
+  const body = [readBody(s), validateBody(s)];
   return [
     ...[malformed(s), cors(s), ownPaths(s), mockControls(s), apiPrefix(s), ...delay(s)],
     ...admission(s),
-    ...[prefer(s), readBody(s), validateBody(s)],
-    ...responders(s),
+    prefer(s),
+    ...idempotency(s, body, answers),
+    ...body,
+    ...answers,
   ];
 }
 

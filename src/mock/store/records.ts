@@ -1,6 +1,7 @@
 // The records of one workspace: per collection a table keyed by (parent, key), each parent's records kept in list
 // order (newest first by the collection's time property; collections without one keep the order records were
 // added in), so a page is a slice, never a sort. A record keeps its serialised JSON until it changes.
+import { IdempotencyRecords } from "./idempotency-records.js";
 import type { Json } from "../contract.js";
 import type { EventLog } from "./log.js";
 import type { CollectionModel } from "./model.js";
@@ -149,6 +150,8 @@ export class WorkspaceData {
   readonly singletons = new Map<string, Json>();
   /** Order in which records were added, across the workspace. */
   seq = 0;
+  /** The answers remembered per `Idempotency-Key` (stages/idempotency.ts). */
+  idempotency = new IdempotencyRecords();
 
   constructor(readonly id: string) {}
 
