@@ -9,7 +9,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import os from "node:os";
-import { GENERATED, PYTHON_PACKAGE, ROOT, SPEC_ROOT } from "./lib/paths.js";
+import { CLIENT_GENERATED, GENERATED, PYTHON_PACKAGE, ROOT, SPEC_ROOT } from "./lib/paths.js";
+import { renderClientIdempotency } from "./lib/client-idempotency.js";
 import { renderPython } from "./lib/python/index.js";
 import { bundleRoot, lintRoot } from "./lib/redocly.js";
 import { POLICY_MARKER, renderPolicyTables } from "./lib/policy-table.js";
@@ -57,6 +58,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
   const root = opts.root ?? SPEC_ROOT;
   const outDir = opts.outDir ?? GENERATED;
   const pythonDir = opts.pythonDir ?? (opts.outDir ? path.join(opts.outDir, "python") : PYTHON_PACKAGE);
+  const clientDir = opts.outDir ? path.join(opts.outDir, "client") : CLIENT_GENERATED;
 
   // 1. Lint: any error or warning stops the run (invalid YAML and broken $refs surface here too).
   const problems = await lintRoot(root);
@@ -101,6 +103,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
     [outDir, "openapi.json", jsonText],
     [outDir, "schema.d.ts", dtsText],
     ...Object.entries(python).map(([name, text]): [string, string, string] => [pythonDir, name, text]),
+    [clientDir, "idempotency.generated.ts", renderClientIdempotency(doc)],
   ];
   const temps: Array<[string, string]> = [];
   try {
@@ -122,7 +125,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
     0,
   );
   const schemas = Object.keys(((doc.components as Record<string, object>)?.schemas ?? {}) as object).length;
-  const committed = (dir: string, name: string) => path.relative(ROOT, path.join(dir === outDir ? GENERATED : PYTHON_PACKAGE, name));
+  const committed = (dir: string, name: string) => path.relative(ROOT, path.join(dir === outDir ? GENERATED : dir === clientDir ? CLIENT_GENERATED : PYTHON_PACKAGE, name));
   return {
     operations,
     schemas,

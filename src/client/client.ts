@@ -19,6 +19,7 @@ import createFetchClient, {
 } from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
 import { CredentialsError } from "./errors.js";
+import { withKey } from "./idempotency.js";
 import { INTERNALS } from "./internals.js";
 import type { RateLimit } from "./rate-limit.js";
 import { systemTimers, type Timers } from "./timers.js";
@@ -155,12 +156,17 @@ function wrapCalls(c: Client<paths>, middleware: Set<Middleware>, endOf: (r: { r
   const methods = c as unknown as Record<string, (...args: unknown[]) => Result>;
   const finish = (result: Result, init: CallInit) => (init?.parseAs === "stream" ? result : result.then(endOf));
   const pass = (init: CallInit): CallInit => (!init || (!init.signal && init.parseAs !== "stream") ? init : { ...init, [CALLER_SIGNAL]: init.signal ?? undefined, [AS_STREAM]: init.parseAs === "stream" });
-  for (const name of ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]) {
+  for (const name of ["GET", "PUT", "DELETE", "OPTIONS", "HEAD", "TRACE"]) {
     const call = methods[name]!;
     methods[name] = (url, init) => finish(call(url, pass(init as CallInit)), init as CallInit);
   }
+  // Writes that may take an Idempotency-Key get one per call here, once, so every attempt sends the same (idempotency.ts).
+  for (const name of ["POST", "PATCH"]) {
+    const call = methods[name]!;
+    methods[name] = (url, init) => finish(call(url, pass(withKey(name, url, init as CallInit) as CallInit)), init as CallInit);
+  }
   const request = methods.request!;
-  methods.request = (method, url, init) => finish(request(method, url, pass(init as CallInit)), init as CallInit);
+  methods.request = (method, url, init) => finish(request(method, url, pass(withKey(String(method).toUpperCase(), url, init as CallInit) as CallInit)), init as CallInit);
   const { use, eject } = c;
   c.use = (...m) => {
     for (const x of m) middleware.add(x);

@@ -1,0 +1,61 @@
+// Retries that never duplicate (decisions ID5–ID7): every call of an operation that takes the `Idempotency-Key`
+// (idempotency.generated.ts, from the contract's x-idempotency) carries one, made once per call and sent again on
+// every attempt, unless the caller set their own (theirs wins). A POST or PATCH without a key is not retried once
+// its request may have reached the server (transport.ts): only a failure to connect, or a 429, is retried.
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_OPERATIONS } from "./idempotency.generated.js";
+
+export { IDEMPOTENCY_HEADER };
+
+type Init = { headers?: unknown; params?: { header?: unknown }; [key: string]: unknown } | undefined;
+
+/** Whether a headers value (a Headers, [name, value] pairs or a record) names `header`, in any case. */
+function names(headers: unknown, header: string): boolean {
+  if (!headers || typeof headers !== "object") return false;
+  if (headers instanceof Headers) return headers.has(header);
+  const list = Array.isArray(headers) ? headers.map((e) => e?.[0]) : Object.keys(headers).filter((k) => (headers as Record<string, unknown>)[k] != null);
+  const lower = header.toLowerCase();
+  return list.some((k) => typeof k === "string" && k.toLowerCase() === lower);
+}
+
+/** A random UUID: `crypto.randomUUID` where the platform has it (not in a page served over plain http). */
+export function newKey(): string {
+  const c = globalThis.crypto;
+  if (typeof c?.randomUUID === "function") return c.randomUUID();
+  // RFC 9562 version 4 by hand, from getRandomValues, which every platform this client runs on has.
+  const b = c.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+/** The call's init with a new key, when the operation takes one and the caller sent none; else `init` as it is. */
+export function withKey(method: string, path: unknown, init: Init): Init {
+  if (!IDEMPOTENT_OPERATIONS.has(`${method} ${String(path)}`)) return init;
+  if (names(init?.headers, IDEMPOTENCY_HEADER) || names(init?.params?.header, IDEMPOTENCY_HEADER)) return init;
+  const headers = init?.headers instanceof Headers ? new Headers(init.headers) : Array.isArray(init?.headers) ? [...init.headers] : { ...(init?.headers as object) };
+  if (headers instanceof Headers) headers.set(IDEMPOTENCY_HEADER, newKey());
+  else if (Array.isArray(headers)) headers.push([IDEMPOTENCY_HEADER, newKey()]);
+  else (headers as Record<string, string>)[IDEMPOTENCY_HEADER] = newKey();
+  return { ...init, headers };
+}
+
+/** A write the server may act on twice if it is sent twice: a POST or PATCH without a key. */
+export function unsafeToResend(request: Request): boolean {
+  const m = request.method;
+  return (m === "POST" || m === "PATCH") && !request.headers.has(IDEMPOTENCY_HEADER);
+}
+
+/**
+ * Error codes of a connection that never opened, so no byte of the request was sent: Node's (undici's) `cause`
+ * codes. Browsers do not tell them apart; there every network failure counts as one after sending.
+ */
+const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** Whether a fetch failure happened before the request was sent (its `cause` chain names a connect error). */
+export function failedBeforeSending(e: unknown): boolean {
+  for (let c = e, i = 0; c && typeof c === "object" && i < 4; c = (c as { cause?: unknown }).cause, i++) {
+    if (NOT_SENT.has((c as { code?: unknown }).code as string)) return true;
+  }
+  return false;
+}
