@@ -1,19 +1,20 @@
 // The TypeScript client's `src/client/idempotency.generated.ts`: which operations take the `Idempotency-Key`
-// (x-idempotency), so the client sends a key with those and knows that the others are not safe to retry once sent.
-// Written by `npm run generate` beside the types, from the bundled contract.
+// (x-idempotency), so the client sends a key with those and knows that the other writes are not safe to retry once
+// sent. Written as the rule (the methods under the path prefixes) and its few exceptions rather than as the list of
+// operations: lint (policy/idempotency) makes every such operation take the key unless it is exempt, and the short
+// form keeps the client small in a browser bundle (npm run bench, "Client size").
 import { readIdempotency } from "../../src/idempotency.js";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** The module's text: the header's name and one `"METHOD /path/template"` string per keyed operation. */
+/** The module's text: the header's name, the methods, the prefixes and the exempt operations as `METHOD /path`. */
 export function renderClientIdempotency(doc: Json): string {
   const policy = readIdempotency(doc);
-  const ref = `#/components/parameters/${policy.parameter}`;
-  const keyed: string[] = [];
+  const exempt = new Set(Object.keys(policy.exempt ?? {}));
+  const skipped: string[] = [];
   for (const [template, item] of Object.entries<Json>(doc.paths ?? {})) {
     for (const method of policy.methods) {
-      const params: Json[] = item[method.toLowerCase()]?.parameters ?? [];
-      if (params.some((p) => p.$ref === ref)) keyed.push(`${method} ${template}`);
+      if (exempt.has(item[method.toLowerCase()]?.operationId)) skipped.push(`${method} ${template}`);
     }
   }
   return [
@@ -22,8 +23,12 @@ export function renderClientIdempotency(doc: Json): string {
     "/** The request header that makes a retried write safe. */",
     `export const IDEMPOTENCY_HEADER = ${JSON.stringify(policy.header)};`,
     "",
-    "/** The operations that take it, as `METHOD /path/template`. */",
-    `export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set(${JSON.stringify(keyed.sort(), null, 2)});`,
+    "/** Every operation of these methods under these path prefixes takes it, */",
+    `export const KEYED_METHODS: readonly string[] = ${JSON.stringify(policy.methods)};`,
+    `export const KEYED_PREFIXES: readonly string[] = ${JSON.stringify(policy.path_prefixes.map((p) => `${p}/`))};`,
+    "",
+    "/** but these (`METHOD /path/template`), exempt in x-idempotency. */",
+    `export const NOT_KEYED: ReadonlySet<string> = new Set(${JSON.stringify(skipped.sort())});`,
     "",
   ].join("\n");
 }

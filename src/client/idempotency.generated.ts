@@ -3,39 +3,9 @@
 /** The request header that makes a retried write safe. */
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 
-/** The operations that take it, as `METHOD /path/template`. */
-export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
-  "PATCH /v1/agents/{agent_id}",
-  "PATCH /v1/analyses/{analysis_id}",
-  "PATCH /v1/boards/{board_id}",
-  "PATCH /v1/keys/{key_id}",
-  "PATCH /v1/skills/{skill_id}",
-  "PATCH /v1/speakers/{speaker_id}",
-  "PATCH /v1/use-cases/{use_case_id}",
-  "PATCH /v1/webhooks/{webhook_id}",
-  "PATCH /v1/workspaces/{workspace_id}",
-  "PATCH /v1/workspaces/{workspace_id}/members/{user_id}",
-  "POST /aria/conversations",
-  "POST /aria/conversations/{conversation_id}/messages",
-  "POST /aria/results/chat",
-  "POST /v1/agents",
-  "POST /v1/analyses",
-  "POST /v1/analyses/upload",
-  "POST /v1/approvals/{approval_id}/approve",
-  "POST /v1/approvals/{approval_id}/reject",
-  "POST /v1/boards",
-  "POST /v1/keys",
-  "POST /v1/privacy/deletions",
-  "POST /v1/privacy/exports",
-  "POST /v1/reports",
-  "POST /v1/runs",
-  "POST /v1/runs/{run_id}/cancel",
-  "POST /v1/skills",
-  "POST /v1/speakers",
-  "POST /v1/tos/accept",
-  "POST /v1/use-cases",
-  "POST /v1/webhooks",
-  "POST /v1/webhooks/{webhook_id}/test",
-  "POST /v1/workspaces",
-  "POST /v1/workspaces/{workspace_id}/members"
-]);
+/** Every operation of these methods under these path prefixes takes it, */
+export const KEYED_METHODS: readonly string[] = ["POST","PATCH"];
+export const KEYED_PREFIXES: readonly string[] = ["/v1/","/aria/"];
+
+/** but these (`METHOD /path/template`), exempt in x-idempotency. */
+export const NOT_KEYED: ReadonlySet<string> = new Set(["POST /v1/analysis/stream-upload","POST /v1/oauth/revoke","POST /v1/oauth/token","POST /v1/query","POST /v1/text/analyze"]);

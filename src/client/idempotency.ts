@@ -2,7 +2,7 @@
 // (idempotency.generated.ts, from the contract's x-idempotency) carries one, made once per call and sent again on
 // every attempt, unless the caller set their own (theirs wins). A POST or PATCH without a key is not retried once
 // its request may have reached the server (transport.ts): only a failure to connect, or a 429, is retried.
-import { IDEMPOTENCY_HEADER, IDEMPOTENT_OPERATIONS } from "./idempotency.generated.js";
+import { IDEMPOTENCY_HEADER, KEYED_METHODS, KEYED_PREFIXES, NOT_KEYED } from "./idempotency.generated.js";
 
 export { IDEMPOTENCY_HEADER };
 
@@ -29,9 +29,14 @@ export function newKey(): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/** Whether the operation `method` `path` (a template of the contract) takes an Idempotency-Key. */
+export function takesKey(method: string, path: string): boolean {
+  return KEYED_METHODS.includes(method) && KEYED_PREFIXES.some((p) => path.startsWith(p)) && !NOT_KEYED.has(`${method} ${path}`);
+}
+
 /** The call's init with a new key, when the operation takes one and the caller sent none; else `init` as it is. */
 export function withKey(method: string, path: unknown, init: Init): Init {
-  if (!IDEMPOTENT_OPERATIONS.has(`${method} ${String(path)}`)) return init;
+  if (!takesKey(method, String(path))) return init;
   if (names(init?.headers, IDEMPOTENCY_HEADER) || names(init?.params?.header, IDEMPOTENCY_HEADER)) return init;
   const headers = init?.headers instanceof Headers ? new Headers(init.headers) : Array.isArray(init?.headers) ? [...init.headers] : { ...(init?.headers as object) };
   if (headers instanceof Headers) headers.set(IDEMPOTENCY_HEADER, newKey());
