@@ -2723,7 +2723,7 @@ export interface components {
              *     Audio (MP3, WAV, FLAC, AAC/M4A, OGG/Opus, WebM), video (MP4, MOV, WebM,
              *     MKV) or plain text (UTF-8). The part's file name becomes `source.filename`.
              */
-            file: string;
+            file: Blob;
             /** @description Kind of content. Defaults to the kind detected from the file's content type. */
             media_type?: components["schemas"]["AnalysisMediaType"];
             /**
@@ -6404,7 +6404,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "multipart/form-data": components["schemas"]["AnalysisUpload"];
+                "multipart/form-data": components["schemas"]["AnalysisUpload"] | FormData;
             };
         };
         responses: {
@@ -6748,7 +6748,7 @@ export interface operations {
         /** @description The raw media bytes, in any supported audio, video or text format. */
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "application/octet-stream": Blob;
             };
         };
         responses: {

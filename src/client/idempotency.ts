@@ -1,21 +1,11 @@
 // Retries that never duplicate (decisions ID5–ID7): every call of an operation that takes the `Idempotency-Key`
-// (idempotency.generated.ts, from the contract's x-idempotency) carries one, made once per call and sent again on
+// (contract.generated.ts, from the contract's x-idempotency) carries one, made once per call and sent again on
 // every attempt, unless the caller set their own (theirs wins). A POST or PATCH without a key is not retried once
 // its request may have reached the server (transport.ts): only a failure to connect, or a 429, is retried.
-import { IDEMPOTENCY_HEADER, KEYED_METHODS, KEYED_PREFIXES, NOT_KEYED } from "./idempotency.generated.js";
+import { IDEMPOTENCY_HEADER, KEYED_METHODS, KEYED_PREFIXES, NOT_KEYED } from "./contract.generated.js";
+import { setsHeader, withHeader, type Init } from "./init.js";
 
 export { IDEMPOTENCY_HEADER };
-
-type Init = { headers?: unknown; params?: { header?: unknown }; [key: string]: unknown } | undefined;
-
-/** Whether a headers value (a Headers, [name, value] pairs or a record) names `header`, in any case. */
-function names(headers: unknown, header: string): boolean {
-  if (!headers || typeof headers !== "object") return false;
-  if (headers instanceof Headers) return headers.has(header);
-  const list = Array.isArray(headers) ? headers.map((e) => e?.[0]) : Object.keys(headers).filter((k) => (headers as Record<string, unknown>)[k] != null);
-  const lower = header.toLowerCase();
-  return list.some((k) => typeof k === "string" && k.toLowerCase() === lower);
-}
 
 /** A random UUID: `crypto.randomUUID` where the platform has it (not in a page served over plain http). */
 export function newKey(): string {
@@ -37,12 +27,7 @@ export function takesKey(method: string, path: string): boolean {
 /** The call's init with a new key, when the operation takes one and the caller sent none; else `init` as it is. */
 export function withKey(method: string, path: unknown, init: Init): Init {
   if (!takesKey(method, String(path))) return init;
-  if (names(init?.headers, IDEMPOTENCY_HEADER) || names(init?.params?.header, IDEMPOTENCY_HEADER)) return init;
-  const headers = init?.headers instanceof Headers ? new Headers(init.headers) : Array.isArray(init?.headers) ? [...init.headers] : { ...(init?.headers as object) };
-  if (headers instanceof Headers) headers.set(IDEMPOTENCY_HEADER, newKey());
-  else if (Array.isArray(headers)) headers.push([IDEMPOTENCY_HEADER, newKey()]);
-  else (headers as Record<string, string>)[IDEMPOTENCY_HEADER] = newKey();
-  return { ...init, headers };
+  return setsHeader(init, IDEMPOTENCY_HEADER) ? init : withHeader(init, IDEMPOTENCY_HEADER, newKey());
 }
 
 /** A write the server may act on twice if it is sent twice: a POST or PATCH without a key. */
