@@ -8,6 +8,7 @@ import { authEnforced } from "./auth-enforced.js";
 import { contentTypeDeclared } from "./content-type-declared.js";
 import { crudRoundtrip } from "./crud-roundtrip.js";
 import { errorBody } from "./error-body.js";
+import { idempotencyHonoured } from "./idempotency-honoured.js";
 import { invalidInputRejected } from "./invalid-input-rejected.js";
 import { malformedJsonRejected } from "./malformed-json-rejected.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
@@ -36,6 +37,7 @@ export function createChecks(view: ContractView): Check[] {
     malformedJsonRejected(),
     rateLimitSemantics(view),
     crudRoundtrip(),
+    idempotencyHonoured(view),
   ];
 }
 
