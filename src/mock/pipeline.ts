@@ -18,7 +18,7 @@
 //   request    prefer              Prefer it cannot honour     400
 //              idempotency         Idempotency-Key (x-idempotency): 409 while the key's first request is processed;
 //                                  else runs the next stages itself, replays a remembered answer (Idempotent-Replayed)
-//                                  or 422 for another body, and remembers the responders' answer (not --stateless)
+//                                  or 422 for another body, and remembers the responders' answer
 //              readBody            body not taken, or too big  400, closes
 //              validateBody        body against its schema     400, 422
 //   responders upgradeRequired     WebSocket op, no upgrade    426

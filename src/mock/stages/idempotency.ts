@@ -2,7 +2,7 @@
 // on the operations that take the key (those whose parameters name its header). It sits before `readBody` and, for
 // a request with a key, runs the stages after it itself (reading and validating the body, then the responders), so
 // it can claim the key while the request is processed and see the answer:
-//   no key, --stateless, no workspace, or `Prefer` asking for an example: nothing to do (the next stages run);
+//   no key, no workspace, or `Prefer` asking for an example: nothing to do (the next stages run);
 //   the key's first request still being processed (its body arriving, or being answered): 409 idempotency_key_in_use,
 //     before this request's body is read (its fingerprint is not known yet);
 //   then the body is read and validated (a 400 or 422 of the request itself: never remembered), and
@@ -33,11 +33,10 @@ interface Keyed {
 }
 
 /**
- * The stage, given the stages that read the body and the responders it runs for a keyed request; none at all with
- * --stateless (nothing is created there, so nothing to protect).
+ * The stage, given the stages that read the body and the responders it runs for a keyed request. With --stateless
+ * too: the examples answer, but a replay is still marked and another body still refused, as the contract says.
  */
 export function idempotency(s: Services, body: readonly Stage[], responders: readonly Stage[]): Stage[] {
-  if (s.settings.stateless) return [];
   const p = readIdempotency(s.contract.doc);
   const header = p.header.toLowerCase();
   const keyed = new Set<Route>(s.contract.router.routes.filter((r) => r.parameters.some((x) => x.in === "header" && x.name?.toLowerCase() === header)));
