@@ -2723,7 +2723,7 @@ export interface components {
              *     Audio (MP3, WAV, FLAC, AAC/M4A, OGG/Opus, WebM), video (MP4, MOV, WebM,
              *     MKV) or plain text (UTF-8). The part's file name becomes `source.filename`.
              */
-            file: string;
+            file: Blob;
             /** @description Kind of content. Defaults to the kind detected from the file's content type. */
             media_type?: components["schemas"]["AnalysisMediaType"];
             /**
@@ -3396,7 +3396,7 @@ export interface components {
             /** @description Whether another page follows. */
             has_more: boolean;
         };
-        /** @description Error body of every non-2xx response except 422 and 429. `detail` is for people; `error`, where present, tells a program what happened. */
+        /** @description Error body of every non-2xx response except 429 and a 422 validation failure (an `idempotency_key_reused` 422 has this body). `detail` is for people; `error`, where present, tells a program what happened. */
         Error: {
             /**
              * @description Human-readable message. It quotes at most 200 characters of any part of the request (a path, a header value), ending with "…" where it cut one short.
@@ -3421,8 +3421,11 @@ export interface components {
              *     as many of something as it may: records of a collection, API keys,
              *     open streams; delete or close some first). A 503 may carry
              *     `capacity_exceeded` (the service holds as much as it can for
-             *     everyone, or for your address: retry after `Retry-After`). New codes
-             *     may be added: treat an unknown
+             *     everyone, or for your address: retry after `Retry-After`). A 409 has
+             *     `idempotency_key_in_use` (a request with the same `Idempotency-Key` is
+             *     still being processed: retry later) and a 422 whose `detail` is a
+             *     string has `idempotency_key_reused` (the key was used with another
+             *     method, path or body: pick a new key). New codes may be added: treat an unknown
              *     code on a 401 as `invalid_credentials`, on a 403 as
              *     `insufficient_permission`. `x-extensible-enum` lists the current codes.
              * @example token_expired
@@ -5468,9 +5471,14 @@ export interface components {
             /** @description Rules that turn signal scores into alerts. */
             alert_rules?: components["schemas"]["UseCaseAlertRule"][];
         };
-        /** @description Body of a 422 response. `detail` lists one item per invalid field, at most the first 100. */
+        /** @description Body of a 422 response. For a validation failure `detail` lists one item per invalid field, at most the first 100. A 422 that is not a validation failure (`error` `idempotency_key_reused`, answered only to a request that sent `Idempotency-Key`) has a string `detail`. */
         ValidationError: {
-            detail: components["schemas"]["ValidationErrorItem"][];
+            detail: components["schemas"]["ValidationErrorItem"][] | string;
+            /**
+             * @description Present only on the 422 that is not a validation failure; see `Error`.
+             * @constant
+             */
+            error?: "idempotency_key_reused";
         };
         /** @description One invalid field of a request that failed schema validation. */
         ValidationErrorItem: {
@@ -6027,7 +6035,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Conflict with the current state of the resource. */
+        /** @description Conflict with the current state of the resource, or (`error` `idempotency_key_in_use`) a request with the same `Idempotency-Key` is still being processed. */
         Conflict: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6119,7 +6127,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Request body failed schema validation (or the query, path or headers did); one item per invalid field, each with a `msg` a form can show next to the field. */
+        /** @description Request body failed schema validation (or the query, path or headers did); one item per invalid field, each with a `msg` a form can show next to the field. Or, not a validation failure, the `Idempotency-Key` was already used with another method, path or body (`error` `idempotency_key_reused`, `detail` a string). */
         UnprocessableEntity: {
             headers: {
                 "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6174,6 +6182,19 @@ export interface components {
         ConversationId: string;
         /** @description Opaque cursor from the previous page's `next_cursor`. Omit it for the first page. */
         Cursor: string;
+        /**
+         * @description Makes a retried write safe: a unique value the client picks per logical
+         *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+         *     same key with the same body within 24 hours answers the first answer
+         *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+         *     acting twice; with a different body it answers 422
+         *     `idempotency_key_reused`; while the first request is still being
+         *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+         *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+         *     so the key may be sent again. The rules are machine-readable in the root
+         *     extension `x-idempotency`.
+         */
+        IdempotencyKey: string;
         /** @description Identifier of the invoice. */
         InvoiceId: string;
         /**
@@ -6229,6 +6250,12 @@ export interface components {
          *     CORS.
          */
         "Access-Control-Allow-Origin": "*";
+        /**
+         * @description `true` on an answer replayed for a repeated `Idempotency-Key` (the first
+         *     request's status and body, stored when it was answered); absent on an
+         *     answer to a request that was processed.
+         */
+        "Idempotent-Replayed": "true";
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
         /**
@@ -6309,7 +6336,21 @@ export interface operations {
     createAnalysis: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6328,6 +6369,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6337,6 +6379,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6345,13 +6388,27 @@ export interface operations {
     uploadAnalysis: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "multipart/form-data": components["schemas"]["AnalysisUpload"];
+                "multipart/form-data": components["schemas"]["AnalysisUpload"] | FormData;
             };
         };
         responses: {
@@ -6364,6 +6421,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6373,6 +6431,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6451,7 +6510,21 @@ export interface operations {
     updateAnalysis: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the analysis. */
                 analysis_id: components["parameters"]["AnalysisId"];
@@ -6473,6 +6546,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6483,6 +6557,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -6677,7 +6752,7 @@ export interface operations {
         /** @description The raw media bytes, in any supported audio, video or text format. */
         requestBody: {
             content: {
-                "application/octet-stream": string;
+                "application/octet-stream": Blob;
             };
         };
         responses: {
@@ -6899,7 +6974,21 @@ export interface operations {
     createSpeaker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6918,6 +7007,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7006,7 +7096,21 @@ export interface operations {
     updateSpeaker: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the speaker. */
                 speaker_id: components["parameters"]["SpeakerId"];
@@ -7028,6 +7132,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7084,7 +7189,21 @@ export interface operations {
     createUseCase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7103,6 +7222,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7192,7 +7312,21 @@ export interface operations {
     updateUseCase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the use case. */
                 use_case_id: components["parameters"]["UseCaseId"];
@@ -7214,6 +7348,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7274,7 +7409,21 @@ export interface operations {
     createSkill: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7293,6 +7442,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7382,7 +7532,21 @@ export interface operations {
     updateSkill: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the skill, built-in or your own. */
                 skill_id: components["parameters"]["SkillId"];
@@ -7404,6 +7568,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7462,7 +7627,21 @@ export interface operations {
     createReport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7481,6 +7660,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7644,7 +7824,21 @@ export interface operations {
     createAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7663,6 +7857,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7752,7 +7947,21 @@ export interface operations {
     updateAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the agent. */
                 agent_id: components["parameters"]["AgentId"];
@@ -7774,6 +7983,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7834,7 +8044,21 @@ export interface operations {
     createRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7853,6 +8077,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7907,7 +8132,21 @@ export interface operations {
     cancelRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the run. */
                 run_id: components["parameters"]["RunId"];
@@ -7925,6 +8164,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8021,7 +8261,21 @@ export interface operations {
     approveApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the approval. */
                 approval_id: components["parameters"]["ApprovalId"];
@@ -8043,6 +8297,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8062,7 +8317,21 @@ export interface operations {
     rejectApproval: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the approval. */
                 approval_id: components["parameters"]["ApprovalId"];
@@ -8084,6 +8353,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8140,7 +8410,21 @@ export interface operations {
     createBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8159,6 +8443,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8168,6 +8453,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8246,7 +8532,21 @@ export interface operations {
     updateBoard: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the board. */
                 board_id: components["parameters"]["BoardId"];
@@ -8268,6 +8568,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8278,6 +8579,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -8323,7 +8625,21 @@ export interface operations {
     createWorkspace: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8342,6 +8658,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8431,7 +8748,21 @@ export interface operations {
     updateWorkspace: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the workspace. */
                 workspace_id: components["parameters"]["WorkspaceId"];
@@ -8453,6 +8784,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8513,7 +8845,21 @@ export interface operations {
     addWorkspaceMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the workspace. */
                 workspace_id: components["parameters"]["WorkspaceId"];
@@ -8535,6 +8881,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8591,7 +8938,21 @@ export interface operations {
     updateWorkspaceMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the workspace. */
                 workspace_id: components["parameters"]["WorkspaceId"];
@@ -8615,6 +8976,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8671,7 +9033,21 @@ export interface operations {
     createConversation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8690,6 +9066,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8786,7 +9163,21 @@ export interface operations {
     createConversationMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the conversation. */
                 conversation_id: components["parameters"]["ConversationId"];
@@ -8808,6 +9199,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8827,7 +9219,21 @@ export interface operations {
     chatAboutResults: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8846,6 +9252,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8938,7 +9345,21 @@ export interface operations {
     createPrivacyExport: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8957,6 +9378,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8967,6 +9389,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9048,7 +9471,21 @@ export interface operations {
     createPrivacyDeletion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9067,6 +9504,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9220,7 +9658,21 @@ export interface operations {
     acceptTermsOfService: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9239,6 +9691,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9325,7 +9778,21 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9344,6 +9811,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9353,6 +9821,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9431,7 +9900,21 @@ export interface operations {
     updateApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the API key (not its secret). */
                 key_id: components["parameters"]["ApiKeyId"];
@@ -9453,6 +9936,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9796,7 +10280,21 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9815,6 +10313,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9903,7 +10402,21 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the webhook. */
                 webhook_id: components["parameters"]["WebhookId"];
@@ -9925,6 +10438,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9935,6 +10449,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9943,7 +10458,21 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Identifier of the webhook. */
                 webhook_id: components["parameters"]["WebhookId"];
@@ -9965,6 +10494,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9975,6 +10505,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

@@ -7,3 +7,5 @@ export const SPEC_ROOT = path.join(ROOT, "spec/openapi.yaml");
 export const GENERATED = path.join(ROOT, "generated");
 /** The Python client's package, where `npm run generate` writes its generated modules. */
 export const PYTHON_PACKAGE = path.join(ROOT, "python/src/analysis_api");
+/** The TypeScript client's module of facts read from the contract at generation (`contract.generated.ts`). */
+export const CLIENT_GENERATED = path.join(ROOT, "src/client");

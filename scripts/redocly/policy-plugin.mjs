@@ -268,6 +268,59 @@ function lifecycle() {
   };
 }
 
+const IDEMPOTENCY_KEYS = ['header', 'parameter', 'methods', 'path_prefixes', 'scope', 'window_seconds', 'fingerprint', 'replayed_header', 'stored', 'not_stored', 'errors'];
+
+/**
+ * x-idempotency (root) is complete, and every POST or PATCH under its `path_prefixes` either references the shared
+ * `parameter` (components/parameters/<parameter>.yaml) and documents the 409 and 422 of its `errors`, or is named in
+ * `exempt` with a reason; an exempt operation takes no key, and every name in `exempt` is such an operation.
+ */
+function idempotency() {
+  let policy;
+  const seen = new Set();
+  let rootReport;
+  let rootLocation;
+  const underPrefix = (p) => (policy.path_prefixes ?? []).some((x) => p === x || p.startsWith(`${x}/`));
+  const isShared = (param) => typeof param?.$ref === 'string' && new RegExp(`(^|/)${policy.parameter}\\.yaml$|^#/components/parameters/${policy.parameter}$`).test(param.$ref);
+  return {
+    Root: {
+      enter(root, { report, location }) {
+        policy = root['x-idempotency'];
+        rootReport = report;
+        rootLocation = location;
+        if (!policy || typeof policy !== 'object') return report({ message: 'The root must define x-idempotency (spec/README.md).', location: location.key() });
+        for (const k of IDEMPOTENCY_KEYS) if (policy[k] === undefined) report({ message: `x-idempotency needs \`${k}\`.`, location: location.child('x-idempotency').key() });
+        for (const [name, why] of Object.entries(policy.exempt ?? {})) {
+          if (typeof why !== 'string' || !why.trim()) report({ message: `x-idempotency.exempt.${name} needs a reason.`, location: location.child(['x-idempotency', 'exempt', name]) });
+        }
+      },
+      leave() {
+        if (!policy || typeof policy !== 'object') return;
+        for (const name of Object.keys(policy.exempt ?? {})) {
+          if (!seen.has(name)) rootReport({ message: `x-idempotency.exempt names ${name}, which is no ${(policy.methods ?? []).join(' or ')} operation under ${(policy.path_prefixes ?? []).join(', ')}.`, location: rootLocation.child(['x-idempotency', 'exempt', name]).key() });
+        }
+      },
+    },
+    ...withPath((path) => ({
+      Operation(op, { report, location, key }) {
+        if (!policy || typeof policy !== 'object' || !underPrefix(path()) || !(policy.methods ?? []).includes(String(key).toUpperCase())) return;
+        const id = op.operationId ?? `${String(key).toUpperCase()} ${path()}`;
+        seen.add(id);
+        const keyed = (op.parameters ?? []).some(isShared);
+        const exempt = Object.hasOwn(policy.exempt ?? {}, id);
+        if (exempt && keyed) report({ message: `${id} is exempt in x-idempotency: it takes no ${policy.header}.`, location: location.child('parameters').key() });
+        if (exempt || keyed) {
+          if (keyed) for (const e of Object.values(policy.errors ?? {})) {
+            if (!(String(e.status) in (op.responses ?? {}))) report({ message: `${id} takes ${policy.header}: document its ${e.status} (${e.error}).`, location: location.child('responses').key() });
+          }
+          return;
+        }
+        report({ message: `${id} creates or changes something: reference the shared ${policy.header} parameter (\`$ref: ../components/parameters/${policy.parameter}.yaml\`), or name it in x-idempotency.exempt with the reason.`, location: location.key() });
+      },
+    })),
+  };
+}
+
 /**
  * `x-itemSchema` on a media type is a Schema (OpenAPI 3.2's `itemSchema`, which a 3.1 document cannot carry under
  * its own name): declared so that Redocly resolves and bundles the `$ref`s inside it and lints it like a schema.
@@ -303,6 +356,7 @@ export default function policyPlugin() {
         'filters': author.filters,
         'id-prefix': author.idPrefix,
         'summary-sentence-case': author.summarySentenceCase,
+        'idempotency': idempotency,
       },
     },
   };

@@ -19,6 +19,8 @@ import createFetchClient, {
 } from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
 import { CredentialsError } from "./errors.js";
+import { withForm } from "./forms.js";
+import { withKey } from "./idempotency.js";
 import { INTERNALS } from "./internals.js";
 import type { RateLimit } from "./rate-limit.js";
 import { systemTimers, type Timers } from "./timers.js";
@@ -146,6 +148,14 @@ type CallInit = { signal?: AbortSignal | null; parseAs?: string; [key: string]: 
 type Result = Promise<{ response: Response }>;
 
 /**
+ * A write's init: its Idempotency-Key, made here once per call so every attempt sends the same (idempotency.ts), and
+ * an object body encoded as the operation's form (forms.ts).
+ */
+function write(method: string, url: unknown, init: CallInit): CallInit {
+  return withForm(method, url, withKey(method, url, init)) as CallInit;
+}
+
+/**
  * Wraps the call methods (`GET`, …, and `request`): each passes the caller's signal on to the transport under
  * CALLER_SIGNAL, and sets AS_STREAM for `parseAs: "stream"` (the same init when neither applies, the common case);
  * and, unless the body is read as a stream, ends the call's attempt with `endOf` once openapi-fetch has read the
@@ -155,12 +165,16 @@ function wrapCalls(c: Client<paths>, middleware: Set<Middleware>, endOf: (r: { r
   const methods = c as unknown as Record<string, (...args: unknown[]) => Result>;
   const finish = (result: Result, init: CallInit) => (init?.parseAs === "stream" ? result : result.then(endOf));
   const pass = (init: CallInit): CallInit => (!init || (!init.signal && init.parseAs !== "stream") ? init : { ...init, [CALLER_SIGNAL]: init.signal ?? undefined, [AS_STREAM]: init.parseAs === "stream" });
-  for (const name of ["GET", "PUT", "POST", "DELETE", "OPTIONS", "HEAD", "PATCH", "TRACE"]) {
+  for (const name of ["GET", "DELETE", "OPTIONS", "HEAD", "TRACE"]) {
     const call = methods[name]!;
     methods[name] = (url, init) => finish(call(url, pass(init as CallInit)), init as CallInit);
   }
+  for (const name of ["POST", "PUT", "PATCH"]) {
+    const call = methods[name]!;
+    methods[name] = (url, init) => finish(call(url, pass(write(name, url, init as CallInit))), init as CallInit);
+  }
   const request = methods.request!;
-  methods.request = (method, url, init) => finish(request(method, url, pass(init as CallInit)), init as CallInit);
+  methods.request = (method, url, init) => finish(request(method, url, pass(write(String(method).toUpperCase(), url, init as CallInit))), init as CallInit);
   const { use, eject } = c;
   c.use = (...m) => {
     for (const x of m) middleware.add(x);

@@ -5,8 +5,12 @@ import type { components } from "../../generated/schema.js";
 import { retryAfterSeconds } from "./headers.js";
 
 export type ErrorBody = components["schemas"]["Error"];
-export type ValidationErrorBody = components["schemas"]["ValidationError"];
 export type ValidationErrorItem = components["schemas"]["ValidationErrorItem"];
+/**
+ * The body of a 422 validation failure: the contract's `ValidationError` whose `detail` is the list of items (the
+ * other 422, `idempotency_key_reused`, has a string `detail` and becomes a plain `ApiError`).
+ */
+export type ValidationErrorBody = Omit<components["schemas"]["ValidationError"], "detail" | "error"> & { detail: ValidationErrorItem[] };
 export type RateLimitErrorBody = components["schemas"]["RateLimitError"];
 
 /** What kind of failure an `ApiError` is; one per status the contract documents, `http` for any other. */

@@ -7,6 +7,7 @@
 // timeout (attempt.ts) is reused from the previous attempt.
 import { createTimeouts } from "./attempt.js";
 import { rememberRequest } from "./errors.js";
+import { failedBeforeSending, unsafeToResend } from "./idempotency.js";
 import { retryAfterSeconds } from "./headers.js";
 import type { Middleware } from "openapi-fetch";
 import type { ClientInternals } from "./internals.js";
@@ -109,15 +110,19 @@ export const AS_STREAM = "bodyAsStream";
 
 type CallRequest = Request & CallOptions & { [CALLER_SIGNAL]?: AbortSignal; [AS_STREAM]?: boolean };
 
-/** How long to wait before attempt n + 1 after `response` (or a network error), or undefined not to retry. */
-function retryWait(retry: ResolvedRetry, n: number, response: Response | undefined): number | undefined {
+/**
+ * How long to wait before attempt n + 1 after `response` (or the network error `failure`), or undefined not to
+ * retry. A POST or PATCH without an Idempotency-Key (idempotency.ts) is retried only when the server cannot have
+ * acted on it: a connection that never opened, or a 429.
+ */
+function retryWait(retry: ResolvedRetry, n: number, request: Request, response: Response | undefined, failure: unknown): number | undefined {
   if (n >= retry.maxAttempts) return undefined;
-  if (!response) return retry.retryNetworkErrors ? backoffMs(retry, n) : undefined;
+  if (!response) return retry.retryNetworkErrors && (failedBeforeSending(failure) || !unsafeToResend(request)) ? backoffMs(retry, n) : undefined;
   if (response.status === 429 && retry.retryRateLimited) {
     const after = retryAfterSeconds(response.headers);
     return after === undefined ? backoffMs(retry, n) : after * 1000 + retry.random() * retry.baseDelayMs;
   }
-  return retry.retryStatuses.includes(response.status) ? backoffMs(retry, n) : undefined;
+  return retry.retryStatuses.includes(response.status) && !unsafeToResend(request) ? backoffMs(retry, n) : undefined;
 }
 
 export function createTransport(o: TransportOptions) {
@@ -173,7 +178,7 @@ export function createTransport(o: TransportOptions) {
         if (response.ok) return response;
       } else outer.throwIfAborted();
 
-      let wait = retry ? retryWait(retry, n, response) : undefined;
+      let wait = retry ? retryWait(retry, n, request, response, failure) : undefined;
       if (wait !== undefined && timers.now() - started + wait > retry!.maxElapsedMs) wait = undefined;
       if (wait === undefined) {
         if (!response) throw failure;

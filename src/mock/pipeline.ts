@@ -16,6 +16,9 @@
 //              route               no such operation           404, 405
 //              validateParams      path, query, headers        422
 //   request    prefer              Prefer it cannot honour     400
+//              idempotency         Idempotency-Key (x-idempotency): 409 while the key's first request is processed;
+//                                  else runs the next stages itself, replays a remembered answer (Idempotent-Replayed)
+//                                  or 422 for another body, and remembers the responders' answer
 //              readBody            body not taken, or too big  400, closes
 //              validateBody        body against its schema     400, 422
 //              faultRules          a rule of POST /__mock/faults  its status (502-504 at once; else as Prefer)
@@ -64,6 +67,7 @@ import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
 import { faultRules } from "./stages/fault-rules.js";
 import { frozen } from "./stages/frozen.js";
+import { idempotency } from "./stages/idempotency.js";
 import { latency } from "./stages/latency.js";
 import { malformed, malformedUncounted } from "./stages/malformed.js";
 import { matchRoute } from "./stages/match-route.js";
@@ -100,11 +104,16 @@ function delay(s: Services): Stage[] {
 }
 
 export function httpPipeline(s: Services): Stage[] {
+  // Fault rules answer after the body is validated, before the responders (and inside idempotency: a fault's 5xx is never remembered).
+  const answers = [faultRules(s), ...responders(s)];
+  const body = [readBody(s), validateBody(s)];
   return [
     ...[malformed(s), cors(s), ownPaths(s), mockControls(s), apiPrefix(s), ...delay(s)],
     ...admission(s),
-    ...[prefer(s), readBody(s), validateBody(s), faultRules(s)],
-    ...responders(s),
+    prefer(s),
+    ...idempotency(s, body, answers),
+    ...body,
+    ...answers,
   ];
 }
 

@@ -27,6 +27,8 @@ export interface RequestCase {
   body: EncodedBody | null;
   credentials: "header" | "token-query" | "none";
   safety: "read" | "write" | "refused-before-effect";
+  /** Request headers of the case's own (lower case), beside the credentials and the body's Content-Type. */
+  headers?: Record<string, string>;
 }
 
 export interface Parts {

@@ -2,6 +2,7 @@
 //
 //   options ─► target and credentials checked ─► operations selected ─► cases built (cases.ts)
 //           ─► sent bucket by bucket around rate limits (schedule.ts), each exchange checked (session.ts, checks/)
+//           ─► with --allow-writes, the Idempotency-Key requests (checks/idempotency-honoured.ts)
 //           ─► with --stateful, CRUD round trips (crud.ts) ─► report (report.ts)
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
@@ -9,7 +10,8 @@ import { loadContract, type Contract } from "../mock/contract.js";
 import { CaseBuilder, type RequestCase } from "./cases.js";
 import { createChecks } from "./checks/index.js";
 import { ContractView } from "./contract-view.js";
-import { crudGroups, roundtrip } from "./crud.js";
+import { idempotencyCases } from "./checks/idempotency-honoured.js";
+import { crudGroups, roundtrip, type RoundtripContext } from "./crud.js";
 import { ValueGenerator } from "./generate.js";
 import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
 import { ReportBuilder, type Report } from "./report.js";
@@ -17,6 +19,7 @@ import { Scheduler, type Job } from "./schedule.js";
 import { selectOperations } from "./select.js";
 import { realClock, Session, type Clock, type Credential } from "./session.js";
 import { parseTarget, queryTokensAllowed, VerifyUsageError } from "./target.js";
+import type { Operation } from "./types.js";
 
 export interface VerifyOptions {
   target: string;
@@ -83,6 +86,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   }
   if (!target.tls && !target.loopback) report.notices.push(`${target.base} is not TLS: credentials were sent in clear text, and the token-query checks were left out (spec §5 rule 7)`);
   await scheduler.runAll(jobs);
+  if (o.allowWrites) await probeIdempotency(operations, { view, builder, session, scheduler, bucket });
 
   if (o.stateful) {
     const selected = new Set(operations);
@@ -99,6 +103,13 @@ export async function verify(o: VerifyOptions): Promise<Report> {
     duration_ms: Date.now() - started,
     options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, generated: o.generated ?? DEFAULTS.generated, seed },
   });
+}
+
+/** The Idempotency-Key requests of each selected operation that takes the key, each sent after the previous (checks/idempotency-honoured.ts). */
+async function probeIdempotency(operations: Operation[], ctx: RoundtripContext): Promise<void> {
+  for (const op of operations) {
+    for (const c of await idempotencyCases(ctx.view, ctx.builder, op)) await ctx.scheduler.runOne({ bucket: ctx.bucket(c), run: () => ctx.session.exchange(c), skip: () => {} });
+  }
 }
 
 function credentialOf(o: VerifyOptions, apiKeyHeader: string): Credential {

@@ -76,7 +76,7 @@ export class Session {
   }
 
   private request(c: RequestCase): ExchangeRequest {
-    const headers: Record<string, string> = { "user-agent": "avt-verify/1", accept: "application/json, text/event-stream;q=0.9, */*;q=0.8" };
+    const headers: Record<string, string> = { "user-agent": "avt-verify/1", accept: "application/json, text/event-stream;q=0.9, */*;q=0.8", ...c.headers };
     let path = c.path;
     if (c.credentials === "header") headers[this.o.credential.header[0].toLowerCase()] = this.o.credential.header[1];
     if (c.credentials === "token-query") {

@@ -50,7 +50,7 @@ describe("error typing", () => {
       expect(e.message).toContain(`GET /v1/analyses/${ID} failed with ${ex.status}`);
       expect(e.message).not.toContain(API_KEY);
       expect(JSON.stringify(e)).not.toContain(API_KEY);
-      if (ex.status === 422) {
+      if (ex.status === 422 && Array.isArray(ex.body.detail)) {
         expect(e).toBeInstanceOf(ValidationError);
         expect((e as ValidationError).errors).toEqual(ex.body.detail);
         for (const item of ex.body.detail) expect(e.detail).toContain(`${item.loc.join(".")}: ${item.msg}`);

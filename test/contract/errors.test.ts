@@ -76,7 +76,9 @@ describe("section 7: error bodies", () => {
     const v = validator("UnprocessableEntity");
     expect(v({ detail: [{ loc: ["body", "name"], msg: "is required", type: "required" }] })).toBe(true);
     expect(v({ detail: [{ loc: ["body", "items", 0], msg: "must be string", type: "type" }] })).toBe(true);
-    expect(v({ detail: "name is required" })).toBe(false);
+    // A string detail is the 422 that is not a validation failure, with its `error` code (decision ID1).
+    expect(v({ detail: "The Idempotency-Key k was used with another request.", error: "idempotency_key_reused" })).toBe(true);
+    expect(v({ detail: "name is required", error: "some_other_code" })).toBe(false);
     expect(v({ detail: [] })).toBe(false);
     expect(v({ detail: [{ msg: "no location" }] })).toBe(false);
   });
@@ -123,7 +125,9 @@ describe("422 messages are words a form can show (decision B5)", () => {
   const JARGON = /boolean schema|must (NOT )?have|must match (pattern|format)|must be (>=|<=|>|<|equal)|must NOT|should be|additional propert|schema is false/i;
   const items: Array<{ where: string; loc: Array<string | number>; msg: string }> = [];
   const collect = (where: string, value: unknown) => {
-    for (const item of (value as { detail?: Array<{ loc: Array<string | number>; msg: string }> }).detail ?? []) items.push({ where, ...item });
+    // A string detail is the 422 that is not a validation failure (idempotency_key_reused, decision ID1).
+    const detail = (value as { detail?: Array<{ loc: Array<string | number>; msg: string }> | string }).detail;
+    for (const item of Array.isArray(detail) ? detail : []) items.push({ where, ...item });
   };
   for (const [name, ex] of Object.entries<{ value: unknown }>(doc.components.responses.UnprocessableEntity.content["application/json"].examples)) collect(name, ex.value);
   for (const msg of deref(doc.components.schemas.ValidationErrorItem).properties.msg.examples) items.push({ where: "ValidationErrorItem.msg", loc: ["body", "rate_limit_rpm"], msg });

@@ -231,6 +231,25 @@ describe("state database", () => {
     }
   });
 
+  it("keeps remembered Idempotency-Key answers across a restart (a workspace field with its own kind)", async () => {
+    const file = fresh();
+    const a = await startGateway({ stateFile: file });
+    const headers = { ...json, "Idempotency-Key": "restart-key-1" };
+    const body = JSON.stringify({ name: "Created once" });
+    const first = await getJson(`${a.url}/v1/boards`, { method: "POST", headers, body });
+    expect(first.status).toBe(201);
+    await a.close();
+    const b = await startGateway({ stateFile: file, clock: a.clock });
+    try {
+      const again = await getJson(`${b.url}/v1/boards`, { method: "POST", headers, body });
+      expect([again.status, again.headers.get("idempotent-replayed"), again.body.id]).toEqual([201, "true", first.body.id]);
+      const other = await getJson(`${b.url}/v1/boards`, { method: "POST", headers, body: JSON.stringify({ name: "Another" }) });
+      expect([other.status, other.body.error]).toEqual([422, "idempotency_key_reused"]);
+    } finally {
+      await b.close();
+    }
+  });
+
   it("lets a workspace leave memory and reads it back when next used: remembered workspaces need no eviction", () => {
     const file = fresh();
     const clock = new ManualClock();

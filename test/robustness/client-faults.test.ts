@@ -64,9 +64,9 @@ describe("the client against a server that drops, fails, limits, truncates and s
     expect(clock.time).toBe(750);
   });
 
-  it("answers 500 three times, then 200: four attempts, the same bytes each time", async () => {
+  it("answers 429 three times, then 200: four attempts, the same bytes each time (the upload takes no Idempotency-Key: a 500 would not be retried)", async () => {
     const bytes = new Uint8Array(50_000).map((_, i) => (i * 31) % 256);
-    const { server, clock, client } = await setup((n) => (n <= 3 ? { kind: "status", status: 500, body: example(500) } : created), {
+    const { server, clock, client } = await setup((n) => (n <= 3 ? { kind: "status", status: 429, body: example(429), headers: { "Retry-After": "0" } } : created), {
       retry: { maxAttempts: 4, random: () => 0 },
     });
     const { response } = await drive(clock, client.streamUpload({ query: { media_type: "audio" }, body: bytes }));

@@ -48,6 +48,7 @@ const CASES: Case[] = [
     options: writes("createSpeaker", { stateful: true }),
     expected: { rules: ["crud-roundtrip"], operations: ["getSpeaker"] },
   },
+  { defect: "idempotency-key-ignored", options: writes("createSpeaker,updateBoard"), expected: { rules: ["idempotency-honoured"], operations: ["createSpeaker", "updateBoard"] } },
 ];
 
 async function runAgainst(c: Pick<Case, "defect" | "options">) {
@@ -82,6 +83,16 @@ describe("verify against a server with one planted defect", () => {
     // The clock stands at hh:mm:30 and the 429 body says retry_after 30: without the header, the body's value is used.
     expect(mock.sleeps[0]).toBe(30_000);
     expect(report.operations.every((o) => o.skipped.length === 0)).toBe(true);
+  });
+
+  it("idempotency-key-ignored: the replay made a second resource, and the other body was accepted", async () => {
+    const c = CASES.find((x) => x.defect === "idempotency-key-ignored")!;
+    const messages = (await runAgainst(c)).violations.filter((v) => v.operationId === "createSpeaker").map((v) => v.message);
+    expect(messages.some((m) => /answered id .*: acted on twice/.test(m)), messages.join("\n")).toBe(true);
+    expect(messages.some((m) => /without Idempotent-Replayed: true/.test(m))).toBe(true);
+    expect(messages.some((m) => /another body answered 201; expected 422 idempotency_key_reused/.test(m))).toBe(true);
+    const honoured = await runAgainst({ ...c, defect: null });
+    expect(honoured.checks.find((x) => x.rule === "idempotency-honoured")!.run).toBe(4); // again + other body, two operations
   });
 
   it("a round trip on a conforming resource passes every step", async () => {

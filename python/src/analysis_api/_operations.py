@@ -152,7 +152,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createAnalysis",
         "POST",
         "/v1/analyses",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -160,7 +160,7 @@ OPERATIONS: Dict[str, Operation] = {
         "uploadAnalysis",
         "POST",
         "/v1/analyses/upload",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="multipart/form-data",
         answers=("json",),
         files=("file",),
@@ -183,7 +183,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateAnalysis",
         "PATCH",
         "/v1/analyses/{analysis_id}",
-        params=(Param("analysis_id", "analysis_id", "path", True),),
+        params=(Param("analysis_id", "analysis_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -264,7 +264,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createSpeaker",
         "POST",
         "/v1/speakers",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -286,7 +286,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateSpeaker",
         "PATCH",
         "/v1/speakers/{speaker_id}",
-        params=(Param("speaker_id", "speaker_id", "path", True),),
+        params=(Param("speaker_id", "speaker_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -302,7 +302,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createUseCase",
         "POST",
         "/v1/use-cases",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -324,7 +324,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateUseCase",
         "PATCH",
         "/v1/use-cases/{use_case_id}",
-        params=(Param("use_case_id", "use_case_id", "path", True),),
+        params=(Param("use_case_id", "use_case_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -340,7 +340,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createSkill",
         "POST",
         "/v1/skills",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -362,7 +362,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateSkill",
         "PATCH",
         "/v1/skills/{skill_id}",
-        params=(Param("skill_id", "skill_id", "path", True),),
+        params=(Param("skill_id", "skill_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -378,7 +378,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createReport",
         "POST",
         "/v1/reports",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -416,7 +416,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createAgent",
         "POST",
         "/v1/agents",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -438,7 +438,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateAgent",
         "PATCH",
         "/v1/agents/{agent_id}",
-        params=(Param("agent_id", "agent_id", "path", True),),
+        params=(Param("agent_id", "agent_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -454,7 +454,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createRun",
         "POST",
         "/v1/runs",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -469,7 +469,7 @@ OPERATIONS: Dict[str, Operation] = {
         "cancelRun",
         "POST",
         "/v1/runs/{run_id}/cancel",
-        params=(Param("run_id", "run_id", "path", True),),
+        params=(Param("run_id", "run_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         answers=("json",),
     ),
     "listApprovals": Operation(
@@ -491,7 +491,7 @@ OPERATIONS: Dict[str, Operation] = {
         "approveApproval",
         "POST",
         "/v1/approvals/{approval_id}/approve",
-        params=(Param("approval_id", "approval_id", "path", True),),
+        params=(Param("approval_id", "approval_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -499,7 +499,7 @@ OPERATIONS: Dict[str, Operation] = {
         "rejectApproval",
         "POST",
         "/v1/approvals/{approval_id}/reject",
-        params=(Param("approval_id", "approval_id", "path", True),),
+        params=(Param("approval_id", "approval_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -515,7 +515,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createBoard",
         "POST",
         "/v1/boards",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -537,7 +537,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateBoard",
         "PATCH",
         "/v1/boards/{board_id}",
-        params=(Param("board_id", "board_id", "path", True),),
+        params=(Param("board_id", "board_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -553,7 +553,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createWorkspace",
         "POST",
         "/v1/workspaces",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -575,7 +575,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateWorkspace",
         "PATCH",
         "/v1/workspaces/{workspace_id}",
-        params=(Param("workspace_id", "workspace_id", "path", True),),
+        params=(Param("workspace_id", "workspace_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -591,7 +591,7 @@ OPERATIONS: Dict[str, Operation] = {
         "addWorkspaceMember",
         "POST",
         "/v1/workspaces/{workspace_id}/members",
-        params=(Param("workspace_id", "workspace_id", "path", True),),
+        params=(Param("workspace_id", "workspace_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -606,7 +606,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateWorkspaceMember",
         "PATCH",
         "/v1/workspaces/{workspace_id}/members/{user_id}",
-        params=(Param("workspace_id", "workspace_id", "path", True), Param("user_id", "user_id", "path", True)),
+        params=(Param("workspace_id", "workspace_id", "path", True), Param("user_id", "user_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -622,7 +622,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createConversation",
         "POST",
         "/aria/conversations",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -645,7 +645,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createConversationMessage",
         "POST",
         "/aria/conversations/{conversation_id}/messages",
-        params=(Param("conversation_id", "conversation_id", "path", True),),
+        params=(Param("conversation_id", "conversation_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -653,7 +653,7 @@ OPERATIONS: Dict[str, Operation] = {
         "chatAboutResults",
         "POST",
         "/aria/results/chat",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -677,7 +677,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createPrivacyExport",
         "POST",
         "/v1/privacy/exports",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -700,7 +700,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createPrivacyDeletion",
         "POST",
         "/v1/privacy/deletions",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -737,7 +737,7 @@ OPERATIONS: Dict[str, Operation] = {
         "acceptTermsOfService",
         "POST",
         "/v1/tos/accept",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -760,7 +760,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createApiKey",
         "POST",
         "/v1/keys",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -782,7 +782,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateApiKey",
         "PATCH",
         "/v1/keys/{key_id}",
-        params=(Param("key_id", "key_id", "path", True),),
+        params=(Param("key_id", "key_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -858,7 +858,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createWebhook",
         "POST",
         "/v1/webhooks",
-        params=(),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
     ),
@@ -880,7 +880,7 @@ OPERATIONS: Dict[str, Operation] = {
         "updateWebhook",
         "PATCH",
         "/v1/webhooks/{webhook_id}",
-        params=(Param("webhook_id", "webhook_id", "path", True),),
+        params=(Param("webhook_id", "webhook_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -888,7 +888,7 @@ OPERATIONS: Dict[str, Operation] = {
         "testWebhook",
         "POST",
         "/v1/webhooks/{webhook_id}/test",
-        params=(Param("webhook_id", "webhook_id", "path", True),),
+        params=(Param("webhook_id", "webhook_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
     ),
@@ -1123,11 +1123,11 @@ class AnalysesResource(SyncResource):
         self,
         body: AnalysisCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Analysis:
         """Create an analysis: `POST /v1/analyses`.
 
@@ -1140,30 +1140,31 @@ class AnalysesResource(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", self._client._call(OPERATIONS["createAnalysis"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Analysis", self._client._call(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def upload(
         self,
         body: AnalysisUpload,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Analysis:
         """Upload media for analysis: `POST /v1/analyses/upload`.
 
@@ -1178,20 +1179,21 @@ class AnalysesResource(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", self._client._call(OPERATIONS["uploadAnalysis"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Analysis", self._client._call(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -1262,11 +1264,11 @@ class AnalysesResource(SyncResource):
         analysis_id: str,
         body: AnalysisUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Analysis:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`.
 
@@ -1275,21 +1277,22 @@ class AnalysesResource(SyncResource):
 
         Args:
             analysis_id: Identifier of the analysis.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", self._client._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Analysis", self._client._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_transcript(
         self,
@@ -1764,20 +1767,20 @@ class SpeakersResource(SyncResource):
         self,
         body: SpeakerCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Speaker:
         """Enroll a speaker: `POST /v1/speakers`.
 
         Enrolls a speaker from voice samples in existing analyses. Enrollment finishes asynchronously; `enrollment_status` tells when.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -1789,7 +1792,7 @@ class SpeakersResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Speaker", self._client._call(OPERATIONS["createSpeaker"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Speaker", self._client._call(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -1854,11 +1857,11 @@ class SpeakersResource(SyncResource):
         speaker_id: str,
         body: SpeakerUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Speaker:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`.
 
@@ -1866,9 +1869,9 @@ class SpeakersResource(SyncResource):
 
         Args:
             speaker_id: Identifier of the speaker.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -1881,7 +1884,7 @@ class SpeakersResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Speaker", self._client._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Speaker", self._client._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class UseCasesResource(SyncResource):
@@ -1949,20 +1952,20 @@ class UseCasesResource(SyncResource):
         self,
         body: UseCaseCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> UseCase:
         """Create a use case: `POST /v1/use-cases`.
 
         Creates a reusable analysis configuration. Features implied by the requested ones are added. Skills must exist and be visible to the workspace, `signals` needs at least one skill, and every alert rule must name a skill in `skill_ids`; otherwise the request answers 400. A name already used by another use case of the workspace answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -1974,7 +1977,7 @@ class UseCasesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCase", self._client._call(OPERATIONS["createUseCase"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("UseCase", self._client._call(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -2040,11 +2043,11 @@ class UseCasesResource(SyncResource):
         use_case_id: str,
         body: UseCaseUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> UseCase:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`.
 
@@ -2052,9 +2055,9 @@ class UseCasesResource(SyncResource):
 
         Args:
             use_case_id: Identifier of the use case.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2067,7 +2070,7 @@ class UseCasesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCase", self._client._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("UseCase", self._client._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class SkillsResource(SyncResource):
@@ -2143,20 +2146,20 @@ class SkillsResource(SyncResource):
         self,
         body: SkillCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Skill:
         """Create a skill: `POST /v1/skills`.
 
         Creates a skill of your own in the workspace. A name already used by a built-in skill or another skill of the workspace answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2168,7 +2171,7 @@ class SkillsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Skill", self._client._call(OPERATIONS["createSkill"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Skill", self._client._call(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -2234,11 +2237,11 @@ class SkillsResource(SyncResource):
         skill_id: str,
         body: SkillUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Skill:
         """Update a skill: `PATCH /v1/skills/{skill_id}`.
 
@@ -2246,9 +2249,9 @@ class SkillsResource(SyncResource):
 
         Args:
             skill_id: Identifier of the skill, built-in or your own.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2261,7 +2264,7 @@ class SkillsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Skill", self._client._call(OPERATIONS["updateSkill"], {"skill_id": skill_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Skill", self._client._call(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class ReportsResource(SyncResource):
@@ -2333,20 +2336,20 @@ class ReportsResource(SyncResource):
         self,
         body: ReportCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Report:
         """Request a report: `POST /v1/reports`.
 
         Queues generation of a report over completed analyses and answers at once with the report in `queued` status. Poll `getReport`, or subscribe to the `report.ready` webhook, until the status is `ready` or `failed`. Analyses that do not exist in the workspace answer 400; analyses not yet completed answer 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2358,7 +2361,7 @@ class ReportsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Report", self._client._call(OPERATIONS["createReport"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Report", self._client._call(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -2522,20 +2525,20 @@ class AgentsResource(SyncResource):
         self,
         body: AgentCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Agent:
         """Create an agent: `POST /v1/agents`.
 
         Creates an agent. It starts `active` unless created `paused`, and runs from its trigger or on demand with `POST /v1/runs`. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2547,7 +2550,7 @@ class AgentsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Agent", self._client._call(OPERATIONS["createAgent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Agent", self._client._call(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -2613,11 +2616,11 @@ class AgentsResource(SyncResource):
         agent_id: str,
         body: AgentUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Agent:
         """Update an agent: `PATCH /v1/agents/{agent_id}`.
 
@@ -2625,9 +2628,9 @@ class AgentsResource(SyncResource):
 
         Args:
             agent_id: Identifier of the agent.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2640,7 +2643,7 @@ class AgentsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Agent", self._client._call(OPERATIONS["updateAgent"], {"agent_id": agent_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Agent", self._client._call(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class RunsResource(SyncResource):
@@ -2716,20 +2719,20 @@ class RunsResource(SyncResource):
         self,
         body: RunCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Run:
         """Start a run: `POST /v1/runs`.
 
         Starts a run of an active agent on the given input. The run is queued and carried out asynchronously: poll `GET /v1/runs/{run_id}` or subscribe to the `run.finished` webhook. Answers 409 when the agent is paused or archived, and 400 when `agent_id` or one of `input.analysis_ids` is unknown.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2741,7 +2744,7 @@ class RunsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Run", self._client._call(OPERATIONS["createRun"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Run", self._client._call(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -2776,11 +2779,11 @@ class RunsResource(SyncResource):
         self,
         run_id: str,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Run:
         """Cancel a run: `POST /v1/runs/{run_id}/cancel`.
 
@@ -2788,8 +2791,8 @@ class RunsResource(SyncResource):
 
         Args:
             run_id: Identifier of the run.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2802,7 +2805,7 @@ class RunsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Run", self._client._call(OPERATIONS["cancelRun"], {"run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Run", self._client._call(OPERATIONS["cancelRun"], {"run_id": run_id, "idempotency_key": idempotency_key}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class ApprovalsResource(SyncResource):
@@ -2908,11 +2911,11 @@ class ApprovalsResource(SyncResource):
         approval_id: str,
         *,
         body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Approval:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`.
 
@@ -2923,9 +2926,9 @@ class ApprovalsResource(SyncResource):
 
         Args:
             approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2938,18 +2941,18 @@ class ApprovalsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Approval", self._client._call(OPERATIONS["approveApproval"], {"approval_id": approval_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Approval", self._client._call(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def reject(
         self,
         approval_id: str,
         *,
         body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Approval:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`.
 
@@ -2960,9 +2963,9 @@ class ApprovalsResource(SyncResource):
 
         Args:
             approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2975,7 +2978,7 @@ class ApprovalsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Approval", self._client._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Approval", self._client._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class BoardsResource(SyncResource):
@@ -3043,31 +3046,32 @@ class BoardsResource(SyncResource):
         self,
         body: BoardCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Board:
         """Create a board: `POST /v1/boards`.
 
         Creates a board, private to its creator unless `shared`. Duplicate widget `id`s, a widget wider than the grid, a `signal_trend` widget without `skill_id`, or an unknown `skill_id` or `use_case_id` answer 400.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Board", self._client._call(OPERATIONS["createBoard"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Board", self._client._call(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -3132,11 +3136,11 @@ class BoardsResource(SyncResource):
         board_id: str,
         body: BoardUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Board:
         """Update a board: `PATCH /v1/boards/{board_id}`.
 
@@ -3144,21 +3148,22 @@ class BoardsResource(SyncResource):
 
         Args:
             board_id: Identifier of the board.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Board", self._client._call(OPERATIONS["updateBoard"], {"board_id": board_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Board", self._client._call(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class WorkspacesResource(SyncResource):
@@ -3226,20 +3231,20 @@ class WorkspacesResource(SyncResource):
         self,
         body: WorkspaceCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Workspace:
         """Create a workspace: `POST /v1/workspaces`.
 
         Creates a workspace on the `free` plan with the calling user as its only member, with role `owner`. Requires a bearer token: an API key belongs to one workspace and answers 403. A `slug` that another workspace already uses answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3251,7 +3256,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Workspace", self._client._call(OPERATIONS["createWorkspace"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Workspace", self._client._call(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -3317,11 +3322,11 @@ class WorkspacesResource(SyncResource):
         workspace_id: str,
         body: WorkspaceUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Workspace:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`.
 
@@ -3329,9 +3334,9 @@ class WorkspacesResource(SyncResource):
 
         Args:
             workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3344,7 +3349,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Workspace", self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Workspace", self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def list_members(
         self,
@@ -3415,11 +3420,11 @@ class WorkspacesResource(SyncResource):
         workspace_id: str,
         body: WorkspaceMemberCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> WorkspaceMember:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`.
 
@@ -3427,9 +3432,9 @@ class WorkspacesResource(SyncResource):
 
         Args:
             workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3442,7 +3447,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMember", self._client._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("WorkspaceMember", self._client._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def remove_member(
         self,
@@ -3482,11 +3487,11 @@ class WorkspacesResource(SyncResource):
         user_id: str,
         body: WorkspaceMemberUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> WorkspaceMember:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`.
 
@@ -3495,9 +3500,9 @@ class WorkspacesResource(SyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             user_id: Identifier of the user.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3510,7 +3515,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMember", self._client._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("WorkspaceMember", self._client._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AssistantResource(SyncResource):
@@ -3579,11 +3584,11 @@ class AssistantResource(SyncResource):
         self,
         body: ConversationCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Conversation:
         """Start a conversation: `POST /aria/conversations`.
 
@@ -3593,9 +3598,9 @@ class AssistantResource(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3608,7 +3613,7 @@ class AssistantResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Conversation", self._client._call(OPERATIONS["createConversation"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Conversation", self._client._call(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_conversation(
         self,
@@ -3710,11 +3715,11 @@ class AssistantResource(SyncResource):
         conversation_id: str,
         body: MessageCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Message:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`.
 
@@ -3725,9 +3730,9 @@ class AssistantResource(SyncResource):
 
         Args:
             conversation_id: Identifier of the conversation.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3740,17 +3745,17 @@ class AssistantResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Message", self._client._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Message", self._client._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def chat_about_results(
         self,
         body: ResultsChatQuestion,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> ResultsChatAnswer:
         """Ask about analysis results: `POST /aria/results/chat`.
 
@@ -3762,9 +3767,9 @@ class AssistantResource(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3777,7 +3782,7 @@ class AssistantResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ResultsChatAnswer", self._client._call(OPERATIONS["chatAboutResults"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("ResultsChatAnswer", self._client._call(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class TextAnalysisResource(SyncResource):
@@ -3880,11 +3885,11 @@ class PrivacyResource(SyncResource):
         self,
         body: PrivacyExportCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> PrivacyExport:
         """Request a privacy export: `POST /v1/privacy/exports`.
 
@@ -3895,21 +3900,22 @@ class PrivacyResource(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyExport", self._client._call(OPERATIONS["createPrivacyExport"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("PrivacyExport", self._client._call(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_export(
         self,
@@ -4004,11 +4010,11 @@ class PrivacyResource(SyncResource):
         self,
         body: PrivacyDeletionCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> PrivacyDeletion:
         """Request a privacy deletion: `POST /v1/privacy/deletions`.
 
@@ -4020,9 +4026,9 @@ class PrivacyResource(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4035,7 +4041,7 @@ class PrivacyResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyDeletion", self._client._call(OPERATIONS["createPrivacyDeletion"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("PrivacyDeletion", self._client._call(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_deletion(
         self,
@@ -4154,11 +4160,11 @@ class PrivacyResource(SyncResource):
         self,
         body: TosAcceptanceCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> TosAcceptance:
         """Accept the terms of service: `POST /v1/tos/accept`.
 
@@ -4168,9 +4174,9 @@ class PrivacyResource(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4182,7 +4188,7 @@ class PrivacyResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("TosAcceptance", self._client._call(OPERATIONS["acceptTermsOfService"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("TosAcceptance", self._client._call(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_policy(
         self,
@@ -4275,11 +4281,11 @@ class ApiKeysResource(SyncResource):
         self,
         body: ApiKeyCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> ApiKeyWithSecret:
         """Create an API key: `POST /v1/keys`.
 
@@ -4289,20 +4295,21 @@ class ApiKeysResource(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKeyWithSecret", self._client._call(OPERATIONS["createApiKey"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("ApiKeyWithSecret", self._client._call(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -4367,11 +4374,11 @@ class ApiKeysResource(SyncResource):
         key_id: str,
         body: ApiKeyUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> ApiKey:
         """Update an API key: `PATCH /v1/keys/{key_id}`.
 
@@ -4379,9 +4386,9 @@ class ApiKeysResource(SyncResource):
 
         Args:
             key_id: Identifier of the API key (not its secret).
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4394,7 +4401,7 @@ class ApiKeysResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKey", self._client._call(OPERATIONS["updateApiKey"], {"key_id": key_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("ApiKey", self._client._call(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class OauthResource(SyncResource):
@@ -4776,11 +4783,11 @@ class WebhooksResource(WebhookHelpers, SyncResource):
         self,
         body: WebhookCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> WebhookWithSecret:
         """Create a webhook: `POST /v1/webhooks`.
 
@@ -4792,9 +4799,9 @@ class WebhooksResource(WebhookHelpers, SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4806,7 +4813,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookWithSecret", self._client._call(OPERATIONS["createWebhook"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("WebhookWithSecret", self._client._call(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -4871,11 +4878,11 @@ class WebhooksResource(WebhookHelpers, SyncResource):
         webhook_id: str,
         body: WebhookUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Webhook:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`.
 
@@ -4883,32 +4890,33 @@ class WebhooksResource(WebhookHelpers, SyncResource):
 
         Args:
             webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Webhook", self._client._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Webhook", self._client._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def test(
         self,
         webhook_id: str,
         body: WebhookTest,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> WebhookTestDelivery:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`.
 
@@ -4916,21 +4924,22 @@ class WebhooksResource(WebhookHelpers, SyncResource):
 
         Args:
             webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookTestDelivery", self._client._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("WebhookTestDelivery", self._client._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class HealthResource(SyncResource):
@@ -5152,11 +5161,11 @@ class AsyncAnalysesResource(AsyncResource):
         self,
         body: AnalysisCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Analysis:
         """Create an analysis: `POST /v1/analyses`.
 
@@ -5169,30 +5178,31 @@ class AsyncAnalysesResource(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", await self._client._call(OPERATIONS["createAnalysis"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Analysis", await self._client._call(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def upload(
         self,
         body: AnalysisUpload,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Analysis:
         """Upload media for analysis: `POST /v1/analyses/upload`.
 
@@ -5207,20 +5217,21 @@ class AsyncAnalysesResource(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", await self._client._call(OPERATIONS["uploadAnalysis"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Analysis", await self._client._call(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -5291,11 +5302,11 @@ class AsyncAnalysesResource(AsyncResource):
         analysis_id: str,
         body: AnalysisUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Analysis:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`.
 
@@ -5304,21 +5315,22 @@ class AsyncAnalysesResource(AsyncResource):
 
         Args:
             analysis_id: Identifier of the analysis.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", await self._client._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Analysis", await self._client._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_transcript(
         self,
@@ -5793,20 +5805,20 @@ class AsyncSpeakersResource(AsyncResource):
         self,
         body: SpeakerCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Speaker:
         """Enroll a speaker: `POST /v1/speakers`.
 
         Enrolls a speaker from voice samples in existing analyses. Enrollment finishes asynchronously; `enrollment_status` tells when.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -5818,7 +5830,7 @@ class AsyncSpeakersResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Speaker", await self._client._call(OPERATIONS["createSpeaker"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Speaker", await self._client._call(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -5883,11 +5895,11 @@ class AsyncSpeakersResource(AsyncResource):
         speaker_id: str,
         body: SpeakerUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Speaker:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`.
 
@@ -5895,9 +5907,9 @@ class AsyncSpeakersResource(AsyncResource):
 
         Args:
             speaker_id: Identifier of the speaker.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -5910,7 +5922,7 @@ class AsyncSpeakersResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Speaker", await self._client._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Speaker", await self._client._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncUseCasesResource(AsyncResource):
@@ -5978,20 +5990,20 @@ class AsyncUseCasesResource(AsyncResource):
         self,
         body: UseCaseCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> UseCase:
         """Create a use case: `POST /v1/use-cases`.
 
         Creates a reusable analysis configuration. Features implied by the requested ones are added. Skills must exist and be visible to the workspace, `signals` needs at least one skill, and every alert rule must name a skill in `skill_ids`; otherwise the request answers 400. A name already used by another use case of the workspace answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6003,7 +6015,7 @@ class AsyncUseCasesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCase", await self._client._call(OPERATIONS["createUseCase"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("UseCase", await self._client._call(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -6069,11 +6081,11 @@ class AsyncUseCasesResource(AsyncResource):
         use_case_id: str,
         body: UseCaseUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> UseCase:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`.
 
@@ -6081,9 +6093,9 @@ class AsyncUseCasesResource(AsyncResource):
 
         Args:
             use_case_id: Identifier of the use case.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6096,7 +6108,7 @@ class AsyncUseCasesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCase", await self._client._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("UseCase", await self._client._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncSkillsResource(AsyncResource):
@@ -6172,20 +6184,20 @@ class AsyncSkillsResource(AsyncResource):
         self,
         body: SkillCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Skill:
         """Create a skill: `POST /v1/skills`.
 
         Creates a skill of your own in the workspace. A name already used by a built-in skill or another skill of the workspace answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6197,7 +6209,7 @@ class AsyncSkillsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Skill", await self._client._call(OPERATIONS["createSkill"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Skill", await self._client._call(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -6263,11 +6275,11 @@ class AsyncSkillsResource(AsyncResource):
         skill_id: str,
         body: SkillUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Skill:
         """Update a skill: `PATCH /v1/skills/{skill_id}`.
 
@@ -6275,9 +6287,9 @@ class AsyncSkillsResource(AsyncResource):
 
         Args:
             skill_id: Identifier of the skill, built-in or your own.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6290,7 +6302,7 @@ class AsyncSkillsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Skill", await self._client._call(OPERATIONS["updateSkill"], {"skill_id": skill_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Skill", await self._client._call(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncReportsResource(AsyncResource):
@@ -6362,20 +6374,20 @@ class AsyncReportsResource(AsyncResource):
         self,
         body: ReportCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Report:
         """Request a report: `POST /v1/reports`.
 
         Queues generation of a report over completed analyses and answers at once with the report in `queued` status. Poll `getReport`, or subscribe to the `report.ready` webhook, until the status is `ready` or `failed`. Analyses that do not exist in the workspace answer 400; analyses not yet completed answer 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6387,7 +6399,7 @@ class AsyncReportsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Report", await self._client._call(OPERATIONS["createReport"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Report", await self._client._call(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -6551,20 +6563,20 @@ class AsyncAgentsResource(AsyncResource):
         self,
         body: AgentCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Agent:
         """Create an agent: `POST /v1/agents`.
 
         Creates an agent. It starts `active` unless created `paused`, and runs from its trigger or on demand with `POST /v1/runs`. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6576,7 +6588,7 @@ class AsyncAgentsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Agent", await self._client._call(OPERATIONS["createAgent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Agent", await self._client._call(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -6642,11 +6654,11 @@ class AsyncAgentsResource(AsyncResource):
         agent_id: str,
         body: AgentUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Agent:
         """Update an agent: `PATCH /v1/agents/{agent_id}`.
 
@@ -6654,9 +6666,9 @@ class AsyncAgentsResource(AsyncResource):
 
         Args:
             agent_id: Identifier of the agent.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6669,7 +6681,7 @@ class AsyncAgentsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Agent", await self._client._call(OPERATIONS["updateAgent"], {"agent_id": agent_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Agent", await self._client._call(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncRunsResource(AsyncResource):
@@ -6745,20 +6757,20 @@ class AsyncRunsResource(AsyncResource):
         self,
         body: RunCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Run:
         """Start a run: `POST /v1/runs`.
 
         Starts a run of an active agent on the given input. The run is queued and carried out asynchronously: poll `GET /v1/runs/{run_id}` or subscribe to the `run.finished` webhook. Answers 409 when the agent is paused or archived, and 400 when `agent_id` or one of `input.analysis_ids` is unknown.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6770,7 +6782,7 @@ class AsyncRunsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Run", await self._client._call(OPERATIONS["createRun"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Run", await self._client._call(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -6805,11 +6817,11 @@ class AsyncRunsResource(AsyncResource):
         self,
         run_id: str,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Run:
         """Cancel a run: `POST /v1/runs/{run_id}/cancel`.
 
@@ -6817,8 +6829,8 @@ class AsyncRunsResource(AsyncResource):
 
         Args:
             run_id: Identifier of the run.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6831,7 +6843,7 @@ class AsyncRunsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Run", await self._client._call(OPERATIONS["cancelRun"], {"run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Run", await self._client._call(OPERATIONS["cancelRun"], {"run_id": run_id, "idempotency_key": idempotency_key}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncApprovalsResource(AsyncResource):
@@ -6937,11 +6949,11 @@ class AsyncApprovalsResource(AsyncResource):
         approval_id: str,
         *,
         body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Approval:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`.
 
@@ -6952,9 +6964,9 @@ class AsyncApprovalsResource(AsyncResource):
 
         Args:
             approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6967,18 +6979,18 @@ class AsyncApprovalsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Approval", await self._client._call(OPERATIONS["approveApproval"], {"approval_id": approval_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Approval", await self._client._call(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def reject(
         self,
         approval_id: str,
         *,
         body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Approval:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`.
 
@@ -6989,9 +7001,9 @@ class AsyncApprovalsResource(AsyncResource):
 
         Args:
             approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7004,7 +7016,7 @@ class AsyncApprovalsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Approval", await self._client._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Approval", await self._client._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncBoardsResource(AsyncResource):
@@ -7072,31 +7084,32 @@ class AsyncBoardsResource(AsyncResource):
         self,
         body: BoardCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Board:
         """Create a board: `POST /v1/boards`.
 
         Creates a board, private to its creator unless `shared`. Duplicate widget `id`s, a widget wider than the grid, a `signal_trend` widget without `skill_id`, or an unknown `skill_id` or `use_case_id` answer 400.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Board", await self._client._call(OPERATIONS["createBoard"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Board", await self._client._call(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -7161,11 +7174,11 @@ class AsyncBoardsResource(AsyncResource):
         board_id: str,
         body: BoardUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Board:
         """Update a board: `PATCH /v1/boards/{board_id}`.
 
@@ -7173,21 +7186,22 @@ class AsyncBoardsResource(AsyncResource):
 
         Args:
             board_id: Identifier of the board.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Board", await self._client._call(OPERATIONS["updateBoard"], {"board_id": board_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Board", await self._client._call(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncWorkspacesResource(AsyncResource):
@@ -7255,20 +7269,20 @@ class AsyncWorkspacesResource(AsyncResource):
         self,
         body: WorkspaceCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Workspace:
         """Create a workspace: `POST /v1/workspaces`.
 
         Creates a workspace on the `free` plan with the calling user as its only member, with role `owner`. Requires a bearer token: an API key belongs to one workspace and answers 403. A `slug` that another workspace already uses answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7280,7 +7294,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Workspace", await self._client._call(OPERATIONS["createWorkspace"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Workspace", await self._client._call(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -7346,11 +7360,11 @@ class AsyncWorkspacesResource(AsyncResource):
         workspace_id: str,
         body: WorkspaceUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Workspace:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`.
 
@@ -7358,9 +7372,9 @@ class AsyncWorkspacesResource(AsyncResource):
 
         Args:
             workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7373,7 +7387,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Workspace", await self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Workspace", await self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def list_members(
         self,
@@ -7444,11 +7458,11 @@ class AsyncWorkspacesResource(AsyncResource):
         workspace_id: str,
         body: WorkspaceMemberCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> WorkspaceMember:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`.
 
@@ -7456,9 +7470,9 @@ class AsyncWorkspacesResource(AsyncResource):
 
         Args:
             workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7471,7 +7485,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMember", await self._client._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("WorkspaceMember", await self._client._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def remove_member(
         self,
@@ -7511,11 +7525,11 @@ class AsyncWorkspacesResource(AsyncResource):
         user_id: str,
         body: WorkspaceMemberUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> WorkspaceMember:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`.
 
@@ -7524,9 +7538,9 @@ class AsyncWorkspacesResource(AsyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             user_id: Identifier of the user.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7539,7 +7553,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMember", await self._client._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("WorkspaceMember", await self._client._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncAssistantResource(AsyncResource):
@@ -7608,11 +7622,11 @@ class AsyncAssistantResource(AsyncResource):
         self,
         body: ConversationCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Conversation:
         """Start a conversation: `POST /aria/conversations`.
 
@@ -7622,9 +7636,9 @@ class AsyncAssistantResource(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7637,7 +7651,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Conversation", await self._client._call(OPERATIONS["createConversation"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Conversation", await self._client._call(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_conversation(
         self,
@@ -7739,11 +7753,11 @@ class AsyncAssistantResource(AsyncResource):
         conversation_id: str,
         body: MessageCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Message:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`.
 
@@ -7754,9 +7768,9 @@ class AsyncAssistantResource(AsyncResource):
 
         Args:
             conversation_id: Identifier of the conversation.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7769,17 +7783,17 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Message", await self._client._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Message", await self._client._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def chat_about_results(
         self,
         body: ResultsChatQuestion,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> ResultsChatAnswer:
         """Ask about analysis results: `POST /aria/results/chat`.
 
@@ -7791,9 +7805,9 @@ class AsyncAssistantResource(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7806,7 +7820,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ResultsChatAnswer", await self._client._call(OPERATIONS["chatAboutResults"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("ResultsChatAnswer", await self._client._call(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncTextAnalysisResource(AsyncResource):
@@ -7909,11 +7923,11 @@ class AsyncPrivacyResource(AsyncResource):
         self,
         body: PrivacyExportCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> PrivacyExport:
         """Request a privacy export: `POST /v1/privacy/exports`.
 
@@ -7924,21 +7938,22 @@ class AsyncPrivacyResource(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyExport", await self._client._call(OPERATIONS["createPrivacyExport"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("PrivacyExport", await self._client._call(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_export(
         self,
@@ -8033,11 +8048,11 @@ class AsyncPrivacyResource(AsyncResource):
         self,
         body: PrivacyDeletionCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> PrivacyDeletion:
         """Request a privacy deletion: `POST /v1/privacy/deletions`.
 
@@ -8049,9 +8064,9 @@ class AsyncPrivacyResource(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8064,7 +8079,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyDeletion", await self._client._call(OPERATIONS["createPrivacyDeletion"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("PrivacyDeletion", await self._client._call(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_deletion(
         self,
@@ -8183,11 +8198,11 @@ class AsyncPrivacyResource(AsyncResource):
         self,
         body: TosAcceptanceCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> TosAcceptance:
         """Accept the terms of service: `POST /v1/tos/accept`.
 
@@ -8197,9 +8212,9 @@ class AsyncPrivacyResource(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8211,7 +8226,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("TosAcceptance", await self._client._call(OPERATIONS["acceptTermsOfService"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("TosAcceptance", await self._client._call(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_policy(
         self,
@@ -8304,11 +8319,11 @@ class AsyncApiKeysResource(AsyncResource):
         self,
         body: ApiKeyCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> ApiKeyWithSecret:
         """Create an API key: `POST /v1/keys`.
 
@@ -8318,20 +8333,21 @@ class AsyncApiKeysResource(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKeyWithSecret", await self._client._call(OPERATIONS["createApiKey"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("ApiKeyWithSecret", await self._client._call(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -8396,11 +8412,11 @@ class AsyncApiKeysResource(AsyncResource):
         key_id: str,
         body: ApiKeyUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> ApiKey:
         """Update an API key: `PATCH /v1/keys/{key_id}`.
 
@@ -8408,9 +8424,9 @@ class AsyncApiKeysResource(AsyncResource):
 
         Args:
             key_id: Identifier of the API key (not its secret).
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8423,7 +8439,7 @@ class AsyncApiKeysResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKey", await self._client._call(OPERATIONS["updateApiKey"], {"key_id": key_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("ApiKey", await self._client._call(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncOauthResource(AsyncResource):
@@ -8805,11 +8821,11 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         self,
         body: WebhookCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> WebhookWithSecret:
         """Create a webhook: `POST /v1/webhooks`.
 
@@ -8821,9 +8837,9 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8835,7 +8851,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookWithSecret", await self._client._call(OPERATIONS["createWebhook"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("WebhookWithSecret", await self._client._call(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -8900,11 +8916,11 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         webhook_id: str,
         body: WebhookUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Webhook:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`.
 
@@ -8912,32 +8928,33 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
 
         Args:
             webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Webhook", await self._client._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Webhook", await self._client._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def test(
         self,
         webhook_id: str,
         body: WebhookTest,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> WebhookTestDelivery:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`.
 
@@ -8945,21 +8962,22 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
 
         Args:
             webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookTestDelivery", await self._client._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("WebhookTestDelivery", await self._client._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncHealthResource(AsyncResource):
@@ -9143,11 +9161,11 @@ class AnalysesWithRawResponse(SyncResource):
         self,
         body: AnalysisCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Analysis]:
         """Create an analysis: `POST /v1/analyses`. Returns the answer's status and headers with `parse()`.
 
@@ -9160,30 +9178,31 @@ class AnalysesWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["createAnalysis"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def upload(
         self,
         body: AnalysisUpload,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Analysis]:
         """Upload media for analysis: `POST /v1/analyses/upload`. Returns the answer's status and headers with `parse()`.
 
@@ -9198,20 +9217,21 @@ class AnalysesWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["uploadAnalysis"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -9282,11 +9302,11 @@ class AnalysesWithRawResponse(SyncResource):
         analysis_id: str,
         body: AnalysisUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Analysis]:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -9295,21 +9315,22 @@ class AnalysesWithRawResponse(SyncResource):
 
         Args:
             analysis_id: Identifier of the analysis.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_transcript(
         self,
@@ -9568,20 +9589,20 @@ class SpeakersWithRawResponse(SyncResource):
         self,
         body: SpeakerCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Speaker]:
         """Enroll a speaker: `POST /v1/speakers`. Returns the answer's status and headers with `parse()`.
 
         Enrolls a speaker from voice samples in existing analyses. Enrollment finishes asynchronously; `enrollment_status` tells when.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9593,7 +9614,7 @@ class SpeakersWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Speaker]", self._client._call_raw(OPERATIONS["createSpeaker"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Speaker]", self._client._call_raw(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -9658,11 +9679,11 @@ class SpeakersWithRawResponse(SyncResource):
         speaker_id: str,
         body: SpeakerUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Speaker]:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -9670,9 +9691,9 @@ class SpeakersWithRawResponse(SyncResource):
 
         Args:
             speaker_id: Identifier of the speaker.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9685,7 +9706,7 @@ class SpeakersWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Speaker]", self._client._call_raw(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Speaker]", self._client._call_raw(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class UseCasesWithRawResponse(SyncResource):
@@ -9725,20 +9746,20 @@ class UseCasesWithRawResponse(SyncResource):
         self,
         body: UseCaseCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[UseCase]:
         """Create a use case: `POST /v1/use-cases`. Returns the answer's status and headers with `parse()`.
 
         Creates a reusable analysis configuration. Features implied by the requested ones are added. Skills must exist and be visible to the workspace, `signals` needs at least one skill, and every alert rule must name a skill in `skill_ids`; otherwise the request answers 400. A name already used by another use case of the workspace answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9750,7 +9771,7 @@ class UseCasesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[UseCase]", self._client._call_raw(OPERATIONS["createUseCase"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[UseCase]", self._client._call_raw(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -9816,11 +9837,11 @@ class UseCasesWithRawResponse(SyncResource):
         use_case_id: str,
         body: UseCaseUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[UseCase]:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -9828,9 +9849,9 @@ class UseCasesWithRawResponse(SyncResource):
 
         Args:
             use_case_id: Identifier of the use case.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9843,7 +9864,7 @@ class UseCasesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[UseCase]", self._client._call_raw(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[UseCase]", self._client._call_raw(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class SkillsWithRawResponse(SyncResource):
@@ -9887,20 +9908,20 @@ class SkillsWithRawResponse(SyncResource):
         self,
         body: SkillCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Skill]:
         """Create a skill: `POST /v1/skills`. Returns the answer's status and headers with `parse()`.
 
         Creates a skill of your own in the workspace. A name already used by a built-in skill or another skill of the workspace answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9912,7 +9933,7 @@ class SkillsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Skill]", self._client._call_raw(OPERATIONS["createSkill"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Skill]", self._client._call_raw(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -9978,11 +9999,11 @@ class SkillsWithRawResponse(SyncResource):
         skill_id: str,
         body: SkillUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Skill]:
         """Update a skill: `PATCH /v1/skills/{skill_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -9990,9 +10011,9 @@ class SkillsWithRawResponse(SyncResource):
 
         Args:
             skill_id: Identifier of the skill, built-in or your own.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10005,7 +10026,7 @@ class SkillsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Skill]", self._client._call_raw(OPERATIONS["updateSkill"], {"skill_id": skill_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Skill]", self._client._call_raw(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class ReportsWithRawResponse(SyncResource):
@@ -10047,20 +10068,20 @@ class ReportsWithRawResponse(SyncResource):
         self,
         body: ReportCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Report]:
         """Request a report: `POST /v1/reports`. Returns the answer's status and headers with `parse()`.
 
         Queues generation of a report over completed analyses and answers at once with the report in `queued` status. Poll `getReport`, or subscribe to the `report.ready` webhook, until the status is `ready` or `failed`. Analyses that do not exist in the workspace answer 400; analyses not yet completed answer 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10072,7 +10093,7 @@ class ReportsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Report]", self._client._call_raw(OPERATIONS["createReport"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Report]", self._client._call_raw(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -10206,20 +10227,20 @@ class AgentsWithRawResponse(SyncResource):
         self,
         body: AgentCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Agent]:
         """Create an agent: `POST /v1/agents`. Returns the answer's status and headers with `parse()`.
 
         Creates an agent. It starts `active` unless created `paused`, and runs from its trigger or on demand with `POST /v1/runs`. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10231,7 +10252,7 @@ class AgentsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Agent]", self._client._call_raw(OPERATIONS["createAgent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Agent]", self._client._call_raw(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -10297,11 +10318,11 @@ class AgentsWithRawResponse(SyncResource):
         agent_id: str,
         body: AgentUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Agent]:
         """Update an agent: `PATCH /v1/agents/{agent_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -10309,9 +10330,9 @@ class AgentsWithRawResponse(SyncResource):
 
         Args:
             agent_id: Identifier of the agent.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10324,7 +10345,7 @@ class AgentsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Agent]", self._client._call_raw(OPERATIONS["updateAgent"], {"agent_id": agent_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Agent]", self._client._call_raw(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class RunsWithRawResponse(SyncResource):
@@ -10368,20 +10389,20 @@ class RunsWithRawResponse(SyncResource):
         self,
         body: RunCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Run]:
         """Start a run: `POST /v1/runs`. Returns the answer's status and headers with `parse()`.
 
         Starts a run of an active agent on the given input. The run is queued and carried out asynchronously: poll `GET /v1/runs/{run_id}` or subscribe to the `run.finished` webhook. Answers 409 when the agent is paused or archived, and 400 when `agent_id` or one of `input.analysis_ids` is unknown.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10393,7 +10414,7 @@ class RunsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Run]", self._client._call_raw(OPERATIONS["createRun"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Run]", self._client._call_raw(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -10428,11 +10449,11 @@ class RunsWithRawResponse(SyncResource):
         self,
         run_id: str,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Run]:
         """Cancel a run: `POST /v1/runs/{run_id}/cancel`. Returns the answer's status and headers with `parse()`.
 
@@ -10440,8 +10461,8 @@ class RunsWithRawResponse(SyncResource):
 
         Args:
             run_id: Identifier of the run.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10454,7 +10475,7 @@ class RunsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Run]", self._client._call_raw(OPERATIONS["cancelRun"], {"run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Run]", self._client._call_raw(OPERATIONS["cancelRun"], {"run_id": run_id, "idempotency_key": idempotency_key}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class ApprovalsWithRawResponse(SyncResource):
@@ -10528,11 +10549,11 @@ class ApprovalsWithRawResponse(SyncResource):
         approval_id: str,
         *,
         body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Approval]:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`. Returns the answer's status and headers with `parse()`.
 
@@ -10543,9 +10564,9 @@ class ApprovalsWithRawResponse(SyncResource):
 
         Args:
             approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10558,18 +10579,18 @@ class ApprovalsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Approval]", self._client._call_raw(OPERATIONS["approveApproval"], {"approval_id": approval_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Approval]", self._client._call_raw(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def reject(
         self,
         approval_id: str,
         *,
         body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Approval]:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`. Returns the answer's status and headers with `parse()`.
 
@@ -10580,9 +10601,9 @@ class ApprovalsWithRawResponse(SyncResource):
 
         Args:
             approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10595,7 +10616,7 @@ class ApprovalsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Approval]", self._client._call_raw(OPERATIONS["rejectApproval"], {"approval_id": approval_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Approval]", self._client._call_raw(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class BoardsWithRawResponse(SyncResource):
@@ -10635,31 +10656,32 @@ class BoardsWithRawResponse(SyncResource):
         self,
         body: BoardCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Board]:
         """Create a board: `POST /v1/boards`. Returns the answer's status and headers with `parse()`.
 
         Creates a board, private to its creator unless `shared`. Duplicate widget `id`s, a widget wider than the grid, a `signal_trend` widget without `skill_id`, or an unknown `skill_id` or `use_case_id` answer 400.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Board]", self._client._call_raw(OPERATIONS["createBoard"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Board]", self._client._call_raw(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -10724,11 +10746,11 @@ class BoardsWithRawResponse(SyncResource):
         board_id: str,
         body: BoardUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Board]:
         """Update a board: `PATCH /v1/boards/{board_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -10736,21 +10758,22 @@ class BoardsWithRawResponse(SyncResource):
 
         Args:
             board_id: Identifier of the board.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Board]", self._client._call_raw(OPERATIONS["updateBoard"], {"board_id": board_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Board]", self._client._call_raw(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class WorkspacesWithRawResponse(SyncResource):
@@ -10790,20 +10813,20 @@ class WorkspacesWithRawResponse(SyncResource):
         self,
         body: WorkspaceCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Workspace]:
         """Create a workspace: `POST /v1/workspaces`. Returns the answer's status and headers with `parse()`.
 
         Creates a workspace on the `free` plan with the calling user as its only member, with role `owner`. Requires a bearer token: an API key belongs to one workspace and answers 403. A `slug` that another workspace already uses answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10815,7 +10838,7 @@ class WorkspacesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Workspace]", self._client._call_raw(OPERATIONS["createWorkspace"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Workspace]", self._client._call_raw(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -10881,11 +10904,11 @@ class WorkspacesWithRawResponse(SyncResource):
         workspace_id: str,
         body: WorkspaceUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Workspace]:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -10893,9 +10916,9 @@ class WorkspacesWithRawResponse(SyncResource):
 
         Args:
             workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10908,7 +10931,7 @@ class WorkspacesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Workspace]", self._client._call_raw(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Workspace]", self._client._call_raw(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def list_members(
         self,
@@ -10948,11 +10971,11 @@ class WorkspacesWithRawResponse(SyncResource):
         workspace_id: str,
         body: WorkspaceMemberCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[WorkspaceMember]:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`. Returns the answer's status and headers with `parse()`.
 
@@ -10960,9 +10983,9 @@ class WorkspacesWithRawResponse(SyncResource):
 
         Args:
             workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10975,7 +10998,7 @@ class WorkspacesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WorkspaceMember]", self._client._call_raw(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[WorkspaceMember]", self._client._call_raw(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def remove_member(
         self,
@@ -11015,11 +11038,11 @@ class WorkspacesWithRawResponse(SyncResource):
         user_id: str,
         body: WorkspaceMemberUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[WorkspaceMember]:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -11028,9 +11051,9 @@ class WorkspacesWithRawResponse(SyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             user_id: Identifier of the user.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11043,7 +11066,7 @@ class WorkspacesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WorkspaceMember]", self._client._call_raw(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[WorkspaceMember]", self._client._call_raw(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AssistantWithRawResponse(SyncResource):
@@ -11084,11 +11107,11 @@ class AssistantWithRawResponse(SyncResource):
         self,
         body: ConversationCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Conversation]:
         """Start a conversation: `POST /aria/conversations`. Returns the answer's status and headers with `parse()`.
 
@@ -11098,9 +11121,9 @@ class AssistantWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11113,7 +11136,7 @@ class AssistantWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Conversation]", self._client._call_raw(OPERATIONS["createConversation"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Conversation]", self._client._call_raw(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_conversation(
         self,
@@ -11184,11 +11207,11 @@ class AssistantWithRawResponse(SyncResource):
         conversation_id: str,
         body: MessageCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Message]:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`. Returns the answer's status and headers with `parse()`.
 
@@ -11199,9 +11222,9 @@ class AssistantWithRawResponse(SyncResource):
 
         Args:
             conversation_id: Identifier of the conversation.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11214,17 +11237,17 @@ class AssistantWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Message]", self._client._call_raw(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Message]", self._client._call_raw(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def chat_about_results(
         self,
         body: ResultsChatQuestion,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[ResultsChatAnswer]:
         """Ask about analysis results: `POST /aria/results/chat`. Returns the answer's status and headers with `parse()`.
 
@@ -11236,9 +11259,9 @@ class AssistantWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11251,7 +11274,7 @@ class AssistantWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ResultsChatAnswer]", self._client._call_raw(OPERATIONS["chatAboutResults"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[ResultsChatAnswer]", self._client._call_raw(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class TextAnalysisWithRawResponse(SyncResource):
@@ -11326,11 +11349,11 @@ class PrivacyWithRawResponse(SyncResource):
         self,
         body: PrivacyExportCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[PrivacyExport]:
         """Request a privacy export: `POST /v1/privacy/exports`. Returns the answer's status and headers with `parse()`.
 
@@ -11341,21 +11364,22 @@ class PrivacyWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[PrivacyExport]", self._client._call_raw(OPERATIONS["createPrivacyExport"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[PrivacyExport]", self._client._call_raw(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_export(
         self,
@@ -11422,11 +11446,11 @@ class PrivacyWithRawResponse(SyncResource):
         self,
         body: PrivacyDeletionCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[PrivacyDeletion]:
         """Request a privacy deletion: `POST /v1/privacy/deletions`. Returns the answer's status and headers with `parse()`.
 
@@ -11438,9 +11462,9 @@ class PrivacyWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11453,7 +11477,7 @@ class PrivacyWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[PrivacyDeletion]", self._client._call_raw(OPERATIONS["createPrivacyDeletion"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[PrivacyDeletion]", self._client._call_raw(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_deletion(
         self,
@@ -11572,11 +11596,11 @@ class PrivacyWithRawResponse(SyncResource):
         self,
         body: TosAcceptanceCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[TosAcceptance]:
         """Accept the terms of service: `POST /v1/tos/accept`. Returns the answer's status and headers with `parse()`.
 
@@ -11586,9 +11610,9 @@ class PrivacyWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11600,7 +11624,7 @@ class PrivacyWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[TosAcceptance]", self._client._call_raw(OPERATIONS["acceptTermsOfService"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[TosAcceptance]", self._client._call_raw(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get_policy(
         self,
@@ -11665,11 +11689,11 @@ class ApiKeysWithRawResponse(SyncResource):
         self,
         body: ApiKeyCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[ApiKeyWithSecret]:
         """Create an API key: `POST /v1/keys`. Returns the answer's status and headers with `parse()`.
 
@@ -11679,20 +11703,21 @@ class ApiKeysWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ApiKeyWithSecret]", self._client._call_raw(OPERATIONS["createApiKey"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[ApiKeyWithSecret]", self._client._call_raw(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -11757,11 +11782,11 @@ class ApiKeysWithRawResponse(SyncResource):
         key_id: str,
         body: ApiKeyUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[ApiKey]:
         """Update an API key: `PATCH /v1/keys/{key_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -11769,9 +11794,9 @@ class ApiKeysWithRawResponse(SyncResource):
 
         Args:
             key_id: Identifier of the API key (not its secret).
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11784,7 +11809,7 @@ class ApiKeysWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ApiKey]", self._client._call_raw(OPERATIONS["updateApiKey"], {"key_id": key_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[ApiKey]", self._client._call_raw(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class OauthWithRawResponse(SyncResource):
@@ -12078,11 +12103,11 @@ class WebhooksWithRawResponse(SyncResource):
         self,
         body: WebhookCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[WebhookWithSecret]:
         """Create a webhook: `POST /v1/webhooks`. Returns the answer's status and headers with `parse()`.
 
@@ -12094,9 +12119,9 @@ class WebhooksWithRawResponse(SyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12108,7 +12133,7 @@ class WebhooksWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WebhookWithSecret]", self._client._call_raw(OPERATIONS["createWebhook"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[WebhookWithSecret]", self._client._call_raw(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def get(
         self,
@@ -12173,11 +12198,11 @@ class WebhooksWithRawResponse(SyncResource):
         webhook_id: str,
         body: WebhookUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Webhook]:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -12185,32 +12210,33 @@ class WebhooksWithRawResponse(SyncResource):
 
         Args:
             webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Webhook]", self._client._call_raw(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Webhook]", self._client._call_raw(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def test(
         self,
         webhook_id: str,
         body: WebhookTest,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[WebhookTestDelivery]:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`. Returns the answer's status and headers with `parse()`.
 
@@ -12218,21 +12244,22 @@ class WebhooksWithRawResponse(SyncResource):
 
         Args:
             webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WebhookTestDelivery]", self._client._call_raw(OPERATIONS["testWebhook"], {"webhook_id": webhook_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[WebhookTestDelivery]", self._client._call_raw(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class HealthWithRawResponse(SyncResource):
@@ -12416,11 +12443,11 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
         self,
         body: AnalysisCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Analysis]:
         """Create an analysis: `POST /v1/analyses`. Returns the answer's status and headers with `parse()`.
 
@@ -12433,30 +12460,31 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["createAnalysis"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def upload(
         self,
         body: AnalysisUpload,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Analysis]:
         """Upload media for analysis: `POST /v1/analyses/upload`. Returns the answer's status and headers with `parse()`.
 
@@ -12471,20 +12499,21 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["uploadAnalysis"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -12555,11 +12584,11 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
         analysis_id: str,
         body: AnalysisUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Analysis]:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -12568,21 +12597,22 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
         Args:
             analysis_id: Identifier of the analysis.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_transcript(
         self,
@@ -12841,20 +12871,20 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
         self,
         body: SpeakerCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Speaker]:
         """Enroll a speaker: `POST /v1/speakers`. Returns the answer's status and headers with `parse()`.
 
         Enrolls a speaker from voice samples in existing analyses. Enrollment finishes asynchronously; `enrollment_status` tells when.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12866,7 +12896,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Speaker]", await self._client._call_raw(OPERATIONS["createSpeaker"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Speaker]", await self._client._call_raw(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -12931,11 +12961,11 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
         speaker_id: str,
         body: SpeakerUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Speaker]:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -12943,9 +12973,9 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
 
         Args:
             speaker_id: Identifier of the speaker.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12958,7 +12988,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Speaker]", await self._client._call_raw(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Speaker]", await self._client._call_raw(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncUseCasesWithRawResponse(AsyncResource):
@@ -12998,20 +13028,20 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
         self,
         body: UseCaseCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[UseCase]:
         """Create a use case: `POST /v1/use-cases`. Returns the answer's status and headers with `parse()`.
 
         Creates a reusable analysis configuration. Features implied by the requested ones are added. Skills must exist and be visible to the workspace, `signals` needs at least one skill, and every alert rule must name a skill in `skill_ids`; otherwise the request answers 400. A name already used by another use case of the workspace answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13023,7 +13053,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[UseCase]", await self._client._call_raw(OPERATIONS["createUseCase"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[UseCase]", await self._client._call_raw(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -13089,11 +13119,11 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
         use_case_id: str,
         body: UseCaseUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[UseCase]:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -13101,9 +13131,9 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
 
         Args:
             use_case_id: Identifier of the use case.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13116,7 +13146,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[UseCase]", await self._client._call_raw(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[UseCase]", await self._client._call_raw(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncSkillsWithRawResponse(AsyncResource):
@@ -13160,20 +13190,20 @@ class AsyncSkillsWithRawResponse(AsyncResource):
         self,
         body: SkillCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Skill]:
         """Create a skill: `POST /v1/skills`. Returns the answer's status and headers with `parse()`.
 
         Creates a skill of your own in the workspace. A name already used by a built-in skill or another skill of the workspace answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13185,7 +13215,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Skill]", await self._client._call_raw(OPERATIONS["createSkill"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Skill]", await self._client._call_raw(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -13251,11 +13281,11 @@ class AsyncSkillsWithRawResponse(AsyncResource):
         skill_id: str,
         body: SkillUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Skill]:
         """Update a skill: `PATCH /v1/skills/{skill_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -13263,9 +13293,9 @@ class AsyncSkillsWithRawResponse(AsyncResource):
 
         Args:
             skill_id: Identifier of the skill, built-in or your own.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13278,7 +13308,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Skill]", await self._client._call_raw(OPERATIONS["updateSkill"], {"skill_id": skill_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Skill]", await self._client._call_raw(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncReportsWithRawResponse(AsyncResource):
@@ -13320,20 +13350,20 @@ class AsyncReportsWithRawResponse(AsyncResource):
         self,
         body: ReportCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Report]:
         """Request a report: `POST /v1/reports`. Returns the answer's status and headers with `parse()`.
 
         Queues generation of a report over completed analyses and answers at once with the report in `queued` status. Poll `getReport`, or subscribe to the `report.ready` webhook, until the status is `ready` or `failed`. Analyses that do not exist in the workspace answer 400; analyses not yet completed answer 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13345,7 +13375,7 @@ class AsyncReportsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Report]", await self._client._call_raw(OPERATIONS["createReport"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Report]", await self._client._call_raw(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -13479,20 +13509,20 @@ class AsyncAgentsWithRawResponse(AsyncResource):
         self,
         body: AgentCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Agent]:
         """Create an agent: `POST /v1/agents`. Returns the answer's status and headers with `parse()`.
 
         Creates an agent. It starts `active` unless created `paused`, and runs from its trigger or on demand with `POST /v1/runs`. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13504,7 +13534,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Agent]", await self._client._call_raw(OPERATIONS["createAgent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Agent]", await self._client._call_raw(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -13570,11 +13600,11 @@ class AsyncAgentsWithRawResponse(AsyncResource):
         agent_id: str,
         body: AgentUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Agent]:
         """Update an agent: `PATCH /v1/agents/{agent_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -13582,9 +13612,9 @@ class AsyncAgentsWithRawResponse(AsyncResource):
 
         Args:
             agent_id: Identifier of the agent.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13597,7 +13627,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Agent]", await self._client._call_raw(OPERATIONS["updateAgent"], {"agent_id": agent_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Agent]", await self._client._call_raw(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncRunsWithRawResponse(AsyncResource):
@@ -13641,20 +13671,20 @@ class AsyncRunsWithRawResponse(AsyncResource):
         self,
         body: RunCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Run]:
         """Start a run: `POST /v1/runs`. Returns the answer's status and headers with `parse()`.
 
         Starts a run of an active agent on the given input. The run is queued and carried out asynchronously: poll `GET /v1/runs/{run_id}` or subscribe to the `run.finished` webhook. Answers 409 when the agent is paused or archived, and 400 when `agent_id` or one of `input.analysis_ids` is unknown.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13666,7 +13696,7 @@ class AsyncRunsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Run]", await self._client._call_raw(OPERATIONS["createRun"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Run]", await self._client._call_raw(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -13701,11 +13731,11 @@ class AsyncRunsWithRawResponse(AsyncResource):
         self,
         run_id: str,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Run]:
         """Cancel a run: `POST /v1/runs/{run_id}/cancel`. Returns the answer's status and headers with `parse()`.
 
@@ -13713,8 +13743,8 @@ class AsyncRunsWithRawResponse(AsyncResource):
 
         Args:
             run_id: Identifier of the run.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13727,7 +13757,7 @@ class AsyncRunsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Run]", await self._client._call_raw(OPERATIONS["cancelRun"], {"run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Run]", await self._client._call_raw(OPERATIONS["cancelRun"], {"run_id": run_id, "idempotency_key": idempotency_key}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncApprovalsWithRawResponse(AsyncResource):
@@ -13801,11 +13831,11 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         approval_id: str,
         *,
         body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Approval]:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`. Returns the answer's status and headers with `parse()`.
 
@@ -13816,9 +13846,9 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
 
         Args:
             approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13831,18 +13861,18 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Approval]", await self._client._call_raw(OPERATIONS["approveApproval"], {"approval_id": approval_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Approval]", await self._client._call_raw(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def reject(
         self,
         approval_id: str,
         *,
         body: Optional[ApprovalDecision] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Approval]:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`. Returns the answer's status and headers with `parse()`.
 
@@ -13853,9 +13883,9 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
 
         Args:
             approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13868,7 +13898,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Approval]", await self._client._call_raw(OPERATIONS["rejectApproval"], {"approval_id": approval_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Approval]", await self._client._call_raw(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncBoardsWithRawResponse(AsyncResource):
@@ -13908,31 +13938,32 @@ class AsyncBoardsWithRawResponse(AsyncResource):
         self,
         body: BoardCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Board]:
         """Create a board: `POST /v1/boards`. Returns the answer's status and headers with `parse()`.
 
         Creates a board, private to its creator unless `shared`. Duplicate widget `id`s, a widget wider than the grid, a `signal_trend` widget without `skill_id`, or an unknown `skill_id` or `use_case_id` answer 400.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Board]", await self._client._call_raw(OPERATIONS["createBoard"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Board]", await self._client._call_raw(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -13997,11 +14028,11 @@ class AsyncBoardsWithRawResponse(AsyncResource):
         board_id: str,
         body: BoardUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Board]:
         """Update a board: `PATCH /v1/boards/{board_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -14009,21 +14040,22 @@ class AsyncBoardsWithRawResponse(AsyncResource):
 
         Args:
             board_id: Identifier of the board.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Board]", await self._client._call_raw(OPERATIONS["updateBoard"], {"board_id": board_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Board]", await self._client._call_raw(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncWorkspacesWithRawResponse(AsyncResource):
@@ -14063,20 +14095,20 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         self,
         body: WorkspaceCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Workspace]:
         """Create a workspace: `POST /v1/workspaces`. Returns the answer's status and headers with `parse()`.
 
         Creates a workspace on the `free` plan with the calling user as its only member, with role `owner`. Requires a bearer token: an API key belongs to one workspace and answers 403. A `slug` that another workspace already uses answers 409.
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14088,7 +14120,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Workspace]", await self._client._call_raw(OPERATIONS["createWorkspace"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Workspace]", await self._client._call_raw(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -14154,11 +14186,11 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         workspace_id: str,
         body: WorkspaceUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Workspace]:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -14166,9 +14198,9 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
 
         Args:
             workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14181,7 +14213,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Workspace]", await self._client._call_raw(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Workspace]", await self._client._call_raw(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def list_members(
         self,
@@ -14221,11 +14253,11 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         workspace_id: str,
         body: WorkspaceMemberCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[WorkspaceMember]:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`. Returns the answer's status and headers with `parse()`.
 
@@ -14233,9 +14265,9 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
 
         Args:
             workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14248,7 +14280,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WorkspaceMember]", await self._client._call_raw(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[WorkspaceMember]", await self._client._call_raw(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def remove_member(
         self,
@@ -14288,11 +14320,11 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         user_id: str,
         body: WorkspaceMemberUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[WorkspaceMember]:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -14301,9 +14333,9 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             user_id: Identifier of the user.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14316,7 +14348,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WorkspaceMember]", await self._client._call_raw(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[WorkspaceMember]", await self._client._call_raw(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncAssistantWithRawResponse(AsyncResource):
@@ -14357,11 +14389,11 @@ class AsyncAssistantWithRawResponse(AsyncResource):
         self,
         body: ConversationCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Conversation]:
         """Start a conversation: `POST /aria/conversations`. Returns the answer's status and headers with `parse()`.
 
@@ -14371,9 +14403,9 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14386,7 +14418,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Conversation]", await self._client._call_raw(OPERATIONS["createConversation"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Conversation]", await self._client._call_raw(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_conversation(
         self,
@@ -14457,11 +14489,11 @@ class AsyncAssistantWithRawResponse(AsyncResource):
         conversation_id: str,
         body: MessageCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Message]:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`. Returns the answer's status and headers with `parse()`.
 
@@ -14472,9 +14504,9 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
         Args:
             conversation_id: Identifier of the conversation.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14487,17 +14519,17 @@ class AsyncAssistantWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Message]", await self._client._call_raw(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Message]", await self._client._call_raw(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def chat_about_results(
         self,
         body: ResultsChatQuestion,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[ResultsChatAnswer]:
         """Ask about analysis results: `POST /aria/results/chat`. Returns the answer's status and headers with `parse()`.
 
@@ -14509,9 +14541,9 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14524,7 +14556,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ResultsChatAnswer]", await self._client._call_raw(OPERATIONS["chatAboutResults"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[ResultsChatAnswer]", await self._client._call_raw(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncTextAnalysisWithRawResponse(AsyncResource):
@@ -14599,11 +14631,11 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
         self,
         body: PrivacyExportCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[PrivacyExport]:
         """Request a privacy export: `POST /v1/privacy/exports`. Returns the answer's status and headers with `parse()`.
 
@@ -14614,21 +14646,22 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[PrivacyExport]", await self._client._call_raw(OPERATIONS["createPrivacyExport"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[PrivacyExport]", await self._client._call_raw(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_export(
         self,
@@ -14695,11 +14728,11 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
         self,
         body: PrivacyDeletionCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[PrivacyDeletion]:
         """Request a privacy deletion: `POST /v1/privacy/deletions`. Returns the answer's status and headers with `parse()`.
 
@@ -14711,9 +14744,9 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14726,7 +14759,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[PrivacyDeletion]", await self._client._call_raw(OPERATIONS["createPrivacyDeletion"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[PrivacyDeletion]", await self._client._call_raw(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_deletion(
         self,
@@ -14845,11 +14878,11 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
         self,
         body: TosAcceptanceCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[TosAcceptance]:
         """Accept the terms of service: `POST /v1/tos/accept`. Returns the answer's status and headers with `parse()`.
 
@@ -14859,9 +14892,9 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14873,7 +14906,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[TosAcceptance]", await self._client._call_raw(OPERATIONS["acceptTermsOfService"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[TosAcceptance]", await self._client._call_raw(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get_policy(
         self,
@@ -14938,11 +14971,11 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
         self,
         body: ApiKeyCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[ApiKeyWithSecret]:
         """Create an API key: `POST /v1/keys`. Returns the answer's status and headers with `parse()`.
 
@@ -14952,20 +14985,21 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ApiKeyWithSecret]", await self._client._call_raw(OPERATIONS["createApiKey"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[ApiKeyWithSecret]", await self._client._call_raw(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -15030,11 +15064,11 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
         key_id: str,
         body: ApiKeyUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[ApiKey]:
         """Update an API key: `PATCH /v1/keys/{key_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -15042,9 +15076,9 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
 
         Args:
             key_id: Identifier of the API key (not its secret).
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15057,7 +15091,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ApiKey]", await self._client._call_raw(OPERATIONS["updateApiKey"], {"key_id": key_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[ApiKey]", await self._client._call_raw(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncOauthWithRawResponse(AsyncResource):
@@ -15351,11 +15385,11 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
         self,
         body: WebhookCreate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[WebhookWithSecret]:
         """Create a webhook: `POST /v1/webhooks`. Returns the answer's status and headers with `parse()`.
 
@@ -15367,9 +15401,9 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15381,7 +15415,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WebhookWithSecret]", await self._client._call_raw(OPERATIONS["createWebhook"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[WebhookWithSecret]", await self._client._call_raw(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def get(
         self,
@@ -15446,11 +15480,11 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
         webhook_id: str,
         body: WebhookUpdate,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Webhook]:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -15458,32 +15492,33 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
 
         Args:
             webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Webhook]", await self._client._call_raw(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Webhook]", await self._client._call_raw(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     async def test(
         self,
         webhook_id: str,
         body: WebhookTest,
         *,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[WebhookTestDelivery]:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`. Returns the answer's status and headers with `parse()`.
 
@@ -15491,21 +15526,22 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
 
         Args:
             webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
             NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WebhookTestDelivery]", await self._client._call_raw(OPERATIONS["testWebhook"], {"webhook_id": webhook_id}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[WebhookTestDelivery]", await self._client._call_raw(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncHealthWithRawResponse(AsyncResource):

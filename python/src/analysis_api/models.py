@@ -981,7 +981,7 @@ class _ErrorRequired(TypedDict):
 
 
 class Error(_ErrorRequired, total=False):
-    """Error body of every non-2xx response except 422 and 429. `detail` is for people; `error`, where present, tells a program what happened."""
+    """Error body of every non-2xx response except 429 and a 422 validation failure (an `idempotency_key_reused` 422 has this body). `detail` is for people; `error`, where present, tells a program what happened."""
     # Machine-readable reason, on every 401 and 403 (other statuses may gain
     # codes later). A 401 has `missing_credentials` (no `X-API-Key`, no
     # `Authorization: Bearer` and, on WebSocket and SSE, no `token`: send
@@ -999,8 +999,11 @@ class Error(_ErrorRequired, total=False):
     # as many of something as it may: records of a collection, API keys,
     # open streams; delete or close some first). A 503 may carry
     # `capacity_exceeded` (the service holds as much as it can for
-    # everyone, or for your address: retry after `Retry-After`). New codes
-    # may be added: treat an unknown
+    # everyone, or for your address: retry after `Retry-After`). A 409 has
+    # `idempotency_key_in_use` (a request with the same `Idempotency-Key` is
+    # still being processed: retry later) and a 422 whose `detail` is a
+    # string has `idempotency_key_reused` (the key was used with another
+    # method, path or body: pick a new key). New codes may be added: treat an unknown
     # code on a 401 as `invalid_credentials`, on a 403 as
     # `insufficient_permission`. `x-extensible-enum` lists the current codes.
     error: str
@@ -2175,9 +2178,14 @@ class UseCaseUpdate(TypedDict, total=False):
     alert_rules: List[UseCaseAlertRule]
 
 
-class ValidationError(TypedDict):
-    """Body of a 422 response. `detail` lists one item per invalid field, at most the first 100."""
-    detail: List[ValidationErrorItem]
+class _ValidationErrorRequired(TypedDict):
+    detail: Union[List[ValidationErrorItem], str]
+
+
+class ValidationError(_ValidationErrorRequired, total=False):
+    """Body of a 422 response. For a validation failure `detail` lists one item per invalid field, at most the first 100. A 422 that is not a validation failure (`error` `idempotency_key_reused`, answered only to a request that sent `Idempotency-Key`) has a string `detail`."""
+    # Present only on the 422 that is not a validation failure; see `Error`.
+    error: Literal["idempotency_key_reused"]
 
 
 class ValidationErrorItem(TypedDict):

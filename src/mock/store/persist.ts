@@ -97,11 +97,21 @@ export function fieldsOf(ws: WorkspaceData): Array<[string, string]> {
     .map((k) => [k, encodeField((ws as unknown as Record<string, unknown>)[k])]);
 }
 
-/** A field read back: a Map or Set is filled in place (it may be readonly), anything else is assigned. */
+/** A field that is an object of its own kind (IdempotencyRecords): written through its toJSON, read back by `fill`. */
+interface Refillable {
+  fill(value: unknown, where: string): void;
+}
+
+/**
+ * A field read back: a Map or Set is filled in place (it may be readonly), so is an object with a `fill` method;
+ * anything else is assigned.
+ */
 function restoreField(ws: WorkspaceData, name: string, value: unknown): void {
   const own = ws as unknown as Record<string, unknown>;
   const current = own[name];
-  if (current instanceof Map && value instanceof Map) {
+  if (current && typeof (current as Refillable).fill === "function") {
+    (current as Refillable).fill(value, `workspace ${ws.id}, field ${name}`);
+  } else if (current instanceof Map && value instanceof Map) {
     current.clear();
     for (const [k, v] of value) current.set(k, v);
   } else if (current instanceof Set && value instanceof Set) {

@@ -1,6 +1,7 @@
 // The records of one workspace: per collection a table keyed by (parent, key), each parent's records kept in list
 // order (newest first by the collection's time property; collections without one keep the order records were
 // added in), so a page is a slice, never a sort. A record keeps its serialised JSON until it changes.
+import { IdempotencyRecords } from "./idempotency-records.js";
 import type { Json } from "../contract.js";
 import type { EventLog } from "./log.js";
 import type { CollectionModel } from "./model.js";
@@ -185,6 +186,8 @@ export class WorkspaceData {
   seq = 0;
   /** Notes changes for the database, when there is one (not a field of the workspace's own state). */
   journal: Journal | null = null;
+  /** The answers remembered per `Idempotency-Key` (stages/idempotency.ts). */
+  idempotency = new IdempotencyRecords();
 
   constructor(readonly id: string) {}
 

@@ -14,6 +14,7 @@ import { Driver, type DriverOptions, type WebhookSink } from "./driver.js";
 import { readListSpec, type ListSpec } from "./lists.js";
 import { EventLog } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
+import { IdempotencyRecords } from "./idempotency-records.js";
 import { StorePersistence, type StoreRows } from "./persist.js";
 import { Journal, Rec, WorkspaceData } from "./records.js";
 import type { Scheduler } from "./scheduler.js";
@@ -336,7 +337,7 @@ export class Store implements MockState {
       }
       records.sort((a, b) => a.seq - b.seq);
       const children = Object.fromEntries([...ws.children].map(([schema, m]) => [schema, Object.fromEntries(m)]));
-      workspaces[id] = { seq: ws.seq, records, children, singletons: Object.fromEntries(ws.singletons) };
+      workspaces[id] = { seq: ws.seq, records, children, singletons: Object.fromEntries(ws.singletons), idempotency: ws.idempotency.snapshot() };
     }
     return { version: 1, workspaces };
   }
@@ -372,6 +373,7 @@ export class Store implements MockState {
     });
     for (const [schema, m] of Object.entries<Json>(w.children ?? {})) for (const [parent, v] of Object.entries(m)) ws.child(schema).set(parent, v);
     for (const [path, v] of Object.entries(w.singletons ?? {})) ws.singletons.set(path, v);
+    ws.idempotency = IdempotencyRecords.restore(w.idempotency, `store: workspaces.${id}.idempotency`);
     return ws;
   }
 }

@@ -8,6 +8,7 @@ import { authEnforced } from "./auth-enforced.js";
 import { contentTypeDeclared } from "./content-type-declared.js";
 import { crudRoundtrip } from "./crud-roundtrip.js";
 import { errorBody } from "./error-body.js";
+import { idempotencyHonoured } from "./idempotency-honoured.js";
 import { invalidInputRejected } from "./invalid-input-rejected.js";
 import { listFilters } from "./list-filters.js";
 import { malformedJsonRejected } from "./malformed-json-rejected.js";
@@ -38,6 +39,7 @@ export function createChecks(view: ContractView): Check[] {
     rateLimitSemantics(view),
     crudRoundtrip(),
     listFilters(view),
+    idempotencyHonoured(view),
   ];
 }
 
