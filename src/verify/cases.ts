@@ -3,6 +3,7 @@
 //   generated       values generated from the schemas and checked valid (generate.ts);
 //   no-credentials  the first example without credentials (expects 401);
 //   token-query     the first example with the credential in `?token=` instead of a header (REST operations only);
+//   unknown-key     the first example with a well-formed credential the service never issued (expects 401);
 //   invalid-input   one invalid query value, path id or body (checked invalid by the gateway's own validator);
 //   malformed-json  a JSON body cut short.
 // Each case says whether it could change state if the service accepted it (`safety`): reads are GET/HEAD; a
@@ -12,9 +13,9 @@ import type { Json } from "../mock/contract.js";
 import { isJsonMediaType, type ContractView } from "./contract-view.js";
 import { encodeBody, fillPath, queryString, type EncodedBody } from "./encode.js";
 import type { ValueGenerator } from "./generate.js";
-import type { Operation } from "./types.js";
+import type { Operation, PageStep, Probe } from "./types.js";
 
-export type CaseKind = "example" | "generated" | "no-credentials" | "token-query" | "invalid-input" | "malformed-json";
+export type CaseKind = "example" | "generated" | "no-credentials" | "token-query" | "unknown-key" | "invalid-input" | "malformed-json" | "probe" | "page";
 
 export interface RequestCase {
   operation: Operation;
@@ -25,8 +26,15 @@ export interface RequestCase {
   /** Path and query string, e.g. `/v1/analyses?limit=20`. */
   path: string;
   body: EncodedBody | null;
-  credentials: "header" | "token-query" | "none";
+  /** `unknown-key`: a well-formed credential the service never issued, made from the configured one (session.ts). */
+  credentials: "header" | "token-query" | "none" | "unknown-key";
   safety: "read" | "write" | "refused-before-effect";
+  /** A credential to send instead of the configured one (a revoked key's secret). */
+  secret?: string;
+  /** The negative case's rule and expected status, for the check that judges it. */
+  probe?: Probe;
+  /** A page of a walk through a list, for the pagination oracle. */
+  page?: PageStep;
 }
 
 export interface Parts {
@@ -39,7 +47,7 @@ export interface Parts {
 export class CaseBuilder {
   constructor(
     private readonly view: ContractView,
-    private readonly gen: ValueGenerator,
+    readonly generator: ValueGenerator,
   ) {}
 
   /**
@@ -69,6 +77,8 @@ export class CaseBuilder {
     const first = examples[0]!;
     cases.push(await make("no-credentials", "no-credentials", first, { credentials: "none", safety: "refused-before-effect" }));
     if (!op.tokenQuery) cases.push(await make("token-query", "token-query", first, { credentials: "token-query" }));
+    const unknownKey: Probe = { kind: "unknown-key", expect: 401, why: "a credential the service never issued is refused (spec §5)" };
+    cases.push(await make("unknown-key", "unknown-key", first, { credentials: "unknown-key", safety: "refused-before-effect", probe: unknownKey }));
     for (const [where, parts] of this.invalidParts(op, first)) cases.push(await make("invalid-input", `invalid-input ${where}`, parts));
     const json = Object.keys(this.bodyContent(op)).find(isJsonMediaType);
     if (json) {
@@ -103,7 +113,7 @@ export class CaseBuilder {
     const named = Object.values<Json>(p.examples ?? {})[0];
     if (named !== undefined) return deref(named).value;
     const s = deref(p.schema) ?? {};
-    return p.schema?.examples?.[0] ?? s.examples?.[0] ?? s.default ?? s.enum?.[0] ?? this.gen.value(p.schema, 0);
+    return p.schema?.examples?.[0] ?? s.examples?.[0] ?? s.default ?? s.enum?.[0] ?? this.generator.value(p.schema, 0);
   }
 
   /** Path parameters and required query parameters from their examples (plus optional ones that show one). */
@@ -128,14 +138,14 @@ export class CaseBuilder {
   }
 
   /** Generated path, query and body values, valid by the contract; null when no valid request could be made. */
-  private generatedParts(op: Operation, n: number): Parts | null {
+  generatedParts(op: Operation, n: number): Parts | null {
     const path: Record<string, unknown> = {};
-    for (const p of this.params(op, "path")) path[p.name] = this.gen.value(p.schema, n) ?? this.paramExample(p);
+    for (const p of this.params(op, "path")) path[p.name] = this.generator.value(p.schema, n) ?? this.paramExample(p);
     const query: Record<string, unknown> = {};
     this.params(op, "query").forEach((p, i) => {
       // Required ones always; optional ones in every other request, alternating, so each appears.
       if (p.required || (n + i) % 2 === 0) {
-        const v = this.gen.value(p.schema, n);
+        const v = this.generator.value(p.schema, n);
         if (v !== undefined) query[p.name] = v;
       }
     });
@@ -143,7 +153,7 @@ export class CaseBuilder {
     let body: Parts["body"] = null;
     if (content.length) {
       const [mediaType, media] = content[0]!;
-      const value = this.gen.value(media.schema ?? {}, n);
+      const value = this.generator.value(media.schema ?? {}, n);
       if (value === undefined) return null;
       body = { mediaType, value, media: { ...media, schema: this.view.contract.deref(media.schema) } };
     }

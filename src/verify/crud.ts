@@ -6,8 +6,9 @@
 import type { Json } from "../mock/contract.js";
 import type { CaseBuilder, Parts, RequestCase } from "./cases.js";
 import type { ContractView } from "./contract-view.js";
-import type { Job, Scheduler } from "./schedule.js";
-import type { Sent, Session } from "./session.js";
+import type { Job } from "./schedule.js";
+import type { Sent } from "./session.js";
+import type { RoundtripContext } from "./probe-context.js";
 import type { Operation, ScenarioStep } from "./types.js";
 
 export interface CrudGroup {
@@ -56,13 +57,7 @@ function softDeleteField(view: ContractView, remove: Operation, read: Operation)
   return schema?.properties?.[field] ? field : null;
 }
 
-export interface RoundtripContext {
-  view: ContractView;
-  builder: CaseBuilder;
-  session: Session;
-  scheduler: Scheduler;
-  bucket: (c: RequestCase) => string;
-}
+export type { RoundtripContext } from "./probe-context.js";
 
 /** Runs one group's round trip; returns why it stopped early, or null when every step was sent. */
 export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<string | null> {

@@ -2,7 +2,7 @@
 // JUnit XML (one test case per operation × check, a failure per violated check) for CI. The XML is written with
 // fast-xml-parser's builder, which escapes text and attributes.
 import { XMLBuilder } from "fast-xml-parser";
-import type { Check, Operation, Violation } from "./types.js";
+import type { Check, Operation, Reproduction, Violation } from "./types.js";
 import type { CheckResult } from "./checks/index.js";
 
 export interface RuleTally {
@@ -56,8 +56,11 @@ export class ReportBuilder {
     return r;
   }
 
-  /** The results of the checks on one exchange. `request` is already redacted. */
-  record(op: Operation, request: string, status: number, results: CheckResult[]): void {
+  /**
+   * The results of the checks on one exchange. `request` is already redacted; `at.reproduce` makes a violation's
+   * reproduction (called once per distinct violation, for the first exchange that shows it).
+   */
+  record(op: Operation, request: string, status: number, results: CheckResult[], at: { case: string; reproduce?: (rule: string) => Reproduction }): void {
     const r = this.op(op);
     r.requests++;
     for (const { rule, violations } of results) {
@@ -67,8 +70,13 @@ export class ReportBuilder {
       for (const message of violations) {
         const key = JSON.stringify([op.operationId, rule, status, message]);
         const v = this.violations.get(key);
-        if (v) v.count++;
-        else this.violations.set(key, { operationId: op.operationId, method: op.method.toUpperCase(), path: op.template, status, rule, message, request, count: 1 });
+        if (v) {
+          v.count++;
+          if (!v.cases.includes(at.case)) v.cases.push(at.case);
+        } else {
+          const base: Violation = { operationId: op.operationId, method: op.method.toUpperCase(), path: op.template, status, rule, message, request, count: 1, cases: [at.case] };
+          this.violations.set(key, at.reproduce ? { ...base, reproduction: at.reproduce(rule) } : base);
+        }
       }
     }
   }

@@ -27,7 +27,7 @@ function sampleReport(message: string): Report {
       { rule: "status-declared", description: "", run: 3, violations: 0 },
       { rule: "response-schema", description: "", run: 3, violations: 1 },
     ],
-    violations: [{ operationId: "listAnalyses", method: "GET", path: "/v1/analyses", status: 200, rule: "response-schema", message, request: "GET /v1/analyses?a=1&b=<2>", count: 2 }],
+    violations: [{ operationId: "listAnalyses", method: "GET", path: "/v1/analyses", status: 200, rule: "response-schema", message, request: "GET /v1/analyses?a=1&b=<2>", count: 2, cases: ["generated 1"] }],
     notices: [],
   };
 }

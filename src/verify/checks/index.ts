@@ -9,6 +9,10 @@ import { contentTypeDeclared } from "./content-type-declared.js";
 import { crudRoundtrip } from "./crud-roundtrip.js";
 import { errorBody } from "./error-body.js";
 import { invalidInputRejected } from "./invalid-input-rejected.js";
+import { lifecycleEnforced } from "./lifecycle-enforced.js";
+import { pagination } from "./pagination.js";
+import { referencesEnforced } from "./references-enforced.js";
+import { wrongCredentials } from "./wrong-credentials.js";
 import { malformedJsonRejected } from "./malformed-json-rejected.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { rateLimitSemantics } from "./rate-limit-semantics.js";
@@ -31,10 +35,14 @@ export function createChecks(view: ContractView): Check[] {
     errorBody(),
     authEnforced(),
     tokenQueryRejected(),
+    wrongCredentials(),
     invalidInputRejected(),
     validInputAccepted(),
     malformedJsonRejected(),
     rateLimitSemantics(view),
+    pagination(),
+    referencesEnforced(),
+    lifecycleEnforced(),
     crudRoundtrip(),
   ];
 }
@@ -48,7 +56,7 @@ export interface CheckResult {
 export async function checkExchange(
   view: ContractView,
   checks: Check[],
-  e: { operation: Operation; request: ExchangeRequest; response: ExchangeResponse; scenario?: ScenarioStep },
+  e: Omit<Exchange, "facts">,
 ): Promise<{ exchange: Exchange; results: CheckResult[] }> {
   const exchange: Exchange = { ...e, facts: await requestFacts(view, e.operation, e.request) };
   const results: CheckResult[] = [];
