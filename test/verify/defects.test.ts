@@ -36,13 +36,21 @@ const CASES: Case[] = [
   {
     defect: "missing-retry-after",
     options: reads("listAnalyses,getAnalysis,listSpeakers,getSpeaker", { apiKey: LIMITED_KEY }),
-    expected: { rules: ["retry-after"], operations: ["listSpeakers"] },
+    // The 429s come where the key's 10 a minute run out: in the cases of listSpeakers and in the page walks after them.
+    expected: { rules: ["retry-after"], operations: ["listAnalyses", "listSpeakers"] },
   },
   { defect: "error-without-detail", options: reads("listAnalyses"), expected: { rules: ["error-body", "response-schema"], operations: ["listAnalyses"] } },
   { defect: "missing-upgrade-header", options: reads("connectLiveStream"), expected: { rules: ["response-headers"], operations: ["connectLiveStream"] } },
   { defect: "bad-stream-event", options: reads("streamAnalysisEvents"), expected: { rules: ["response-schema"], operations: ["streamAnalysisEvents"] } },
   { defect: "limit-off-policy", options: reads("listAnalyses,listReports"), expected: { rules: ["rate-limit-semantics"], operations: ["listReports"] } },
   { defect: "remaining-not-counted", options: reads("listAnalyses"), expected: { rules: ["rate-limit-semantics"], operations: ["listAnalyses"] } },
+  { defect: "unknown-key-accepted", options: reads("listAnalyses"), expected: { rules: ["wrong-credentials"], operations: ["listAnalyses"] } },
+  { defect: "revoked-key-accepted", options: writes("createApiKey"), expected: { rules: ["wrong-credentials"], operations: ["getApiKey"] } },
+  { defect: "pages-never-end", options: reads("listAnalyses"), expected: { rules: ["pagination"], operations: ["listAnalyses"] } },
+  { defect: "limit-ignored", options: reads("listAnalyses"), expected: { rules: ["pagination"], operations: ["listAnalyses"] } },
+  { defect: "foreign-cursor-accepted", options: reads("listAnalyses"), expected: { rules: ["pagination"], operations: ["listAnalyses"] } },
+  { defect: "unknown-reference-accepted", options: writes("createRun"), expected: { rules: ["references-enforced"], operations: ["createRun"] } },
+  { defect: "illegal-transition-accepted", options: writes("approveApproval"), expected: { rules: ["lifecycle-enforced"], operations: ["approveApproval"] } },
   {
     defect: "delete-ineffective",
     options: writes("createSpeaker", { stateful: true }),
@@ -82,6 +90,23 @@ describe("verify against a server with one planted defect", () => {
     // The clock stands at hh:mm:30 and the 429 body says retry_after 30: without the header, the body's value is used.
     expect(mock.sleeps[0]).toBe(30_000);
     expect(report.operations.every((o) => o.skipped.length === 0)).toBe(true);
+  });
+
+  it("each violation carries its reproduction: request and response, credentials redacted, the contract's place, a curl line with $API_KEY", async () => {
+    const report = await runAgainst({ defect: "pages-never-end", options: reads("listAnalyses") });
+    const v = report.violations.find((x) => x.rule === "pagination")!;
+    const r = v.reproduction!;
+    expect(v.cases).toEqual(["pages"]);
+    expect(r.request.method).toBe("GET");
+    expect(r.request.url).toMatch(/\/v1\/analyses\?.*limit=2/);
+    expect(r.request.headers["x-api-key"]).toBe("[redacted]");
+    expect(r.response.status).toBe(200);
+    expect(r.response.headers["content-type"]).toMatch(/json/);
+    expect(Buffer.byteLength(r.response.body)).toBeLessThanOrEqual(2048 + 40);
+    expect(r.schema_path).toBe("#/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema");
+    expect(r.curl).toContain('-H "x-api-key: $API_KEY"');
+    expect(r.curl).toContain(r.request.url.replace(/^.*?\/\/[^/]+/, ""));
+    expect(JSON.stringify(report)).not.toContain(BUSINESS_KEY);
   });
 
   it("a round trip on a conforming resource passes every step", async () => {
