@@ -107,9 +107,24 @@ export function summaryTable(report: Report): string {
   const line = (cells: string[]) => cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
   const out = [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
   out.push("", `${report.requests} requests, ${report.checks.reduce((n, c) => n + c.run, 0)} checks, ${report.violations.length} distinct violation(s) in ${(report.duration_ms / 1000).toFixed(1)} s (${(report.waited_ms / 1000).toFixed(1)} s waiting for rate limits).`);
-  for (const v of report.violations) out.push(`  ✗ ${v.operationId} [${v.rule}] ${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}\n      ${v.request}`);
+  out.push(...violationsByOperation(report));
   for (const n of report.notices) out.push(`  ! ${n}`);
   return out.join("\n");
+}
+
+/** The violations grouped by operation, each with the request that showed it, the contract's place and a curl line. */
+function violationsByOperation(report: Report): string[] {
+  const out: string[] = [];
+  const groups = new Map<string, Violation[]>();
+  for (const v of report.violations) groups.set(v.operationId, [...(groups.get(v.operationId) ?? []), v]);
+  for (const [operationId, vs] of groups) {
+    out.push("", `${operationId}  ${vs[0]!.method} ${vs[0]!.path}  (${vs.length} violation${vs.length > 1 ? "s" : ""})`);
+    for (const v of vs) {
+      out.push(`  ✗ [${v.rule}] ${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}`, `      ${v.request}`);
+      if (v.reproduction) out.push(`      at ${v.reproduction.schema_path}`, `      ${v.reproduction.curl}`);
+    }
+  }
+  return out;
 }
 
 /** JUnit XML: a test suite per operation, a test case per check that ran on it (or was skipped), failures for violations. */
