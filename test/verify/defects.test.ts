@@ -2,8 +2,8 @@
 // (fixtures/defective-server.ts), is caught by exactly the rules named here — and nothing else is reported. The
 // same proxy without a defect reports nothing, so every finding below comes from the defect.
 import { afterEach, describe, expect, it } from "vitest";
-import type { VerifyOptions } from "../../src/verify/index.js";
-import { startDefectiveServer, type Defect, type DefectiveServer } from "./fixtures/defective-server.js";
+import { CASES, reads, writes, type Case } from "./fixtures/defect-cases.js";
+import { startDefectiveServer, type DefectiveServer } from "./fixtures/defective-server.js";
 import { BUSINESS_KEY, LIMITED_KEY, listed, rules, useMock } from "./helpers.js";
 
 const mock = useMock();
@@ -12,51 +12,6 @@ afterEach(async () => {
   await server?.close();
   server = null;
 });
-
-interface Case {
-  defect: Defect | null;
-  options: Partial<VerifyOptions>;
-  /** Exactly the rules reported, and where. */
-  expected: { rules: string[]; operations: string[] };
-}
-
-const reads = (operations: string, more: Partial<VerifyOptions> = {}): Partial<VerifyOptions> => ({ operations, ...more });
-const writes = (operations: string, more: Partial<VerifyOptions> = {}): Partial<VerifyOptions> => ({ operations, allowWrites: true, ...more });
-
-const CASES: Case[] = [
-  { defect: "missing-rate-limit-header", options: reads("listAnalyses"), expected: { rules: ["rate-limit-headers"], operations: ["listAnalyses"] } },
-  { defect: "wrong-body-type", options: reads("listAnalyses"), expected: { rules: ["response-schema"], operations: ["listAnalyses"] } },
-  { defect: "undeclared-status", options: reads("listAnalyses"), expected: { rules: ["status-declared"], operations: ["listAnalyses"] } },
-  { defect: "auth-not-enforced", options: reads("listAnalyses"), expected: { rules: ["auth-enforced"], operations: ["listAnalyses"] } },
-  { defect: "token-query-accepted", options: reads("listAnalyses"), expected: { rules: ["token-query-rejected"], operations: ["listAnalyses"] } },
-  { defect: "invalid-input-accepted", options: reads("listAnalyses"), expected: { rules: ["invalid-input-rejected"], operations: ["listAnalyses"] } },
-  { defect: "valid-input-refused", options: reads("listAnalyses"), expected: { rules: ["valid-input-accepted"], operations: ["listAnalyses"] } },
-  { defect: "malformed-json-accepted", options: writes("createSpeaker"), expected: { rules: ["malformed-json-rejected"], operations: ["createSpeaker"] } },
-  { defect: "wrong-content-type", options: reads("getAnalysis"), expected: { rules: ["content-type-declared"], operations: ["getAnalysis"] } },
-  {
-    defect: "missing-retry-after",
-    options: reads("listAnalyses,getAnalysis,listSpeakers,getSpeaker", { apiKey: LIMITED_KEY }),
-    // The 429s come where the key's 10 a minute run out: in the cases of listSpeakers and in the page walks after them.
-    expected: { rules: ["retry-after"], operations: ["listAnalyses", "listSpeakers"] },
-  },
-  { defect: "error-without-detail", options: reads("listAnalyses"), expected: { rules: ["error-body", "response-schema"], operations: ["listAnalyses"] } },
-  { defect: "missing-upgrade-header", options: reads("connectLiveStream"), expected: { rules: ["response-headers"], operations: ["connectLiveStream"] } },
-  { defect: "bad-stream-event", options: reads("streamAnalysisEvents"), expected: { rules: ["response-schema"], operations: ["streamAnalysisEvents"] } },
-  { defect: "limit-off-policy", options: reads("listAnalyses,listReports"), expected: { rules: ["rate-limit-semantics"], operations: ["listReports"] } },
-  { defect: "remaining-not-counted", options: reads("listAnalyses"), expected: { rules: ["rate-limit-semantics"], operations: ["listAnalyses"] } },
-  { defect: "unknown-key-accepted", options: reads("listAnalyses"), expected: { rules: ["wrong-credentials"], operations: ["listAnalyses"] } },
-  { defect: "revoked-key-accepted", options: writes("createApiKey"), expected: { rules: ["wrong-credentials"], operations: ["getApiKey"] } },
-  { defect: "pages-never-end", options: reads("listAnalyses"), expected: { rules: ["pagination"], operations: ["listAnalyses"] } },
-  { defect: "limit-ignored", options: reads("listAnalyses"), expected: { rules: ["pagination"], operations: ["listAnalyses"] } },
-  { defect: "foreign-cursor-accepted", options: reads("listAnalyses"), expected: { rules: ["pagination"], operations: ["listAnalyses"] } },
-  { defect: "unknown-reference-accepted", options: writes("createRun"), expected: { rules: ["references-enforced"], operations: ["createRun"] } },
-  { defect: "illegal-transition-accepted", options: writes("approveApproval"), expected: { rules: ["lifecycle-enforced"], operations: ["approveApproval"] } },
-  {
-    defect: "delete-ineffective",
-    options: writes("createSpeaker", { stateful: true }),
-    expected: { rules: ["crud-roundtrip"], operations: ["getSpeaker"] },
-  },
-];
 
 async function runAgainst(c: Pick<Case, "defect" | "options">) {
   server = await startDefectiveServer({ upstream: mock.g.url, defect: c.defect, key: BUSINESS_KEY });
