@@ -4,7 +4,8 @@
 //   no-credentials  the first example without credentials (expects 401);
 //   token-query     the first example with the credential in `?token=` instead of a header (REST operations only);
 //   unknown-key     the first example with a well-formed credential the service never issued (expects 401);
-//   invalid-input   one invalid query value, path id or body (checked invalid by the gateway's own validator);
+//   invalid-input   one invalid query value, path id or body, and a body breaking a cross-field rule of its schema
+//                   (`dependentSchemas`, `dependentRequired`), each checked invalid by the gateway's own validator;
 //   malformed-json  a JSON body cut short.
 // Each case says whether it could change state if the service accepted it (`safety`): reads are GET/HEAD; a
 // request without credentials is refused before any effect; everything else is a write, sent only with
@@ -174,7 +175,35 @@ export class CaseBuilder {
     if (path) out.push(["path", path]);
     const body = this.invalidBody(base);
     if (body) out.push(["body", body]);
+    const cross = this.crossFieldBody(base);
+    if (cross) out.push(["cross-field", cross]);
     return out;
+  }
+
+  /**
+   * The example body breaking a rule between its fields, as the schema states it: `dependentSchemas` forbidding
+   * a property beside another (`media_url` and `text` exclusive: both sent) or `dependentRequired` (the dependent
+   * one left out). Kept only when the validator says it is invalid, so a 422 is what the contract promises.
+   */
+  private crossFieldBody(base: Parts): Parts | null {
+    const b = base.body;
+    if (!b || !isJsonMediaType(b.mediaType) || !b.value || typeof b.value !== "object" || Array.isArray(b.value)) return null;
+    const value = b.value as Record<string, unknown>;
+    const s = this.view.contract.deref(b.media.schema) ?? {};
+    const props: Record<string, Json> = s.properties ?? {};
+    const valueOf = (name: string) => value[name] ?? this.generator.value(props[name] ?? {}, 1);
+    const candidates: unknown[] = [];
+    for (const [p, dep] of Object.entries<Json>(s.dependentSchemas ?? {})) {
+      for (const [q, sub] of Object.entries<Json>(this.view.contract.deref(dep)?.properties ?? {})) {
+        if (sub === false) candidates.push({ ...value, [p]: valueOf(p), [q]: valueOf(q) });
+      }
+    }
+    for (const [p, required] of Object.entries<string[]>(s.dependentRequired ?? {})) {
+      for (const q of required) candidates.push(Object.fromEntries(Object.entries({ ...value, [p]: valueOf(p) }).filter(([k]) => k !== q)));
+    }
+    const validate = this.view.bodyValidator(b.media.schema);
+    const invalid = candidates.find((c) => !validate(c));
+    return invalid === undefined ? null : { ...base, body: { ...b, value: invalid } };
   }
 
   private firstInvalid(op: Operation, params: Json[], apply: (p: Json, v: unknown) => Parts): Parts | null {
