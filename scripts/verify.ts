@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { ContractLoadError, loadContract } from "../src/mock/contract.js";
 import { DEFAULTS, junitXml, summaryTable, verify, VerifyUsageError, type Report } from "../src/verify/index.js";
+import { readReplay, replaySummary, verdicts, type ReplayPlan } from "../src/verify/replay.js";
 
 export const HELP = `npm run verify -- --target URL (--api-key KEY | --token JWT) [options]
 
@@ -23,6 +24,8 @@ schemas, headers and rate-limit policy.
   --stateful            Also run create → read → update → delete → read round trips (needs --allow-writes)
   --report FILE.json    Write the JSON report
   --junit FILE.xml      Write JUnit XML (one test case per operation × check)
+  --replay REPORT.json  Send again only the cases that showed violations in that report (its target and
+                        options, unless given here), and say which are fixed; exit 0 when all are
   --generated N         Generated requests per operation (default ${DEFAULTS.generated})
   --seed N              Seed of the generated requests (default 1)
   --rps N               Requests per second at most (default ${DEFAULTS.rps})
@@ -32,7 +35,7 @@ schemas, headers and rate-limit policy.
   --quiet               No progress lines
   -h, --help            This help
 
-Exit status: 0 no violations, 1 violations found, 2 usage error.`;
+Exit status: 0 no violations (with --replay: all fixed), 1 violations found, 2 usage error.`;
 
 export interface Io {
   out(text: string): void;
@@ -56,6 +59,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         stateful: { type: "boolean" },
         report: { type: "string" },
         junit: { type: "string" },
+        replay: { type: "string" },
         generated: { type: "string" },
         seed: { type: "string" },
         rps: { type: "string" },
@@ -75,21 +79,26 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     return 0;
   }
   let report: Report;
+  let plan: ReplayPlan | null = null;
   try {
-    if (!args.target) throw new VerifyUsageError("--target URL is required");
+    plan = args.replay ? readReplay(args.replay) : null;
+    const earlier = plan?.report.options ?? {};
+    const target = args.target ?? plan?.report.target;
+    if (!target) throw new VerifyUsageError("--target URL is required");
     const apiKey = args["api-key"] ?? io.env.VERIFY_API_KEY;
     const token = args.token ?? io.env.VERIFY_TOKEN;
     let done = 0;
     report = await verify({
-      target: args.target,
+      target,
+      ...(plan ? { only: plan.only } : {}),
       ...(apiKey ? { apiKey } : {}),
       ...(token ? { token } : {}),
       ...(args.operations !== undefined ? { operations: args.operations } : {}),
-      allowWrites: args["allow-writes"] === true,
-      stateful: args.stateful === true,
+      allowWrites: args["allow-writes"] === true || earlier.allow_writes === true,
+      stateful: args.stateful === true || earlier.stateful === true,
       contract: loadContract(),
-      generated: count(args.generated, "--generated", DEFAULTS.generated, 0),
-      seed: count(args.seed, "--seed", 1, 0),
+      generated: count(args.generated ?? numeric(earlier.generated), "--generated", DEFAULTS.generated, 0),
+      seed: count(args.seed ?? numeric(earlier.seed), "--seed", 1, 0),
       rps: positive(args.rps, "--rps", DEFAULTS.rps),
       maxRequests: count(args["max-requests"], "--max-requests", DEFAULTS.maxRequests, 1),
       maxWaitSeconds: positive(args["max-wait"], "--max-wait", DEFAULTS.maxWaitSeconds, true),
@@ -105,7 +114,17 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   io.out(summaryTable(report) + "\n");
   if (args.report) write(args.report, JSON.stringify(report, null, 2) + "\n");
   if (args.junit) write(args.junit, junitXml(report));
+  if (plan) {
+    const list = verdicts(plan.report, report);
+    io.out(replaySummary(list) + "\n");
+    return list.every((x) => x.verdict === "fixed") ? 0 : 1;
+  }
   return report.violations.length ? 1 : 0;
+}
+
+/** A number from an earlier report's options, as the command line would give it. */
+function numeric(v: unknown): string | undefined {
+  return typeof v === "number" ? String(v) : undefined;
 }
 
 function usage(io: Io, message: string): number {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 import ajvModule from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { linksResolve } from './links-rule.mjs';
 
 // The checks of x-lifecycle live once, in src/lifecycle-check.ts, shared with the runtime reader (readLifecycles):
 // loaded through tsx, the TypeScript runner the npm scripts already use.
@@ -357,6 +358,8 @@ export default function policyPlugin() {
         'id-prefix': author.idPrefix,
         'summary-sentence-case': author.summarySentenceCase,
         'idempotency': idempotency,
+
+        'links': linksResolve,
       },
     },
   };

@@ -3,7 +3,9 @@
 //   generated       values generated from the schemas and checked valid (generate.ts);
 //   no-credentials  the first example without credentials (expects 401);
 //   token-query     the first example with the credential in `?token=` instead of a header (REST operations only);
-//   invalid-input   one invalid query value, path id or body (checked invalid by the gateway's own validator);
+//   unknown-key     the first example with a well-formed credential the service never issued (expects 401);
+//   invalid-input   one invalid query value, path id or body, and a body breaking a cross-field rule of its schema
+//                   (`dependentSchemas`, `dependentRequired`), each checked invalid by the gateway's own validator;
 //   malformed-json  a JSON body cut short.
 // Each case says whether it could change state if the service accepted it (`safety`): reads are GET/HEAD; a
 // request without credentials is refused before any effect; everything else is a write, sent only with
@@ -12,9 +14,9 @@ import type { Json } from "../mock/contract.js";
 import { isJsonMediaType, type ContractView } from "./contract-view.js";
 import { encodeBody, fillPath, queryString, type EncodedBody } from "./encode.js";
 import type { ValueGenerator } from "./generate.js";
-import type { Operation } from "./types.js";
+import type { Operation, PageStep, Probe } from "./types.js";
 
-export type CaseKind = "example" | "generated" | "no-credentials" | "token-query" | "invalid-input" | "malformed-json";
+export type CaseKind = "example" | "generated" | "no-credentials" | "token-query" | "unknown-key" | "invalid-input" | "malformed-json" | "probe" | "page";
 
 export interface RequestCase {
   operation: Operation;
@@ -25,10 +27,17 @@ export interface RequestCase {
   /** Path and query string, e.g. `/v1/analyses?limit=20`. */
   path: string;
   body: EncodedBody | null;
-  credentials: "header" | "token-query" | "none";
+  /** `unknown-key`: a well-formed credential the service never issued, made from the configured one (session.ts). */
+  credentials: "header" | "token-query" | "none" | "unknown-key";
   safety: "read" | "write" | "refused-before-effect";
   /** Request headers of the case's own (lower case), beside the credentials and the body's Content-Type. */
   headers?: Record<string, string>;
+  /** A credential to send instead of the configured one (a revoked key's secret). */
+  secret?: string;
+  /** The negative case's rule and expected status, for the check that judges it. */
+  probe?: Probe;
+  /** A page of a walk through a list, for the pagination oracle. */
+  page?: PageStep;
 }
 
 export interface Parts {
@@ -41,7 +50,7 @@ export interface Parts {
 export class CaseBuilder {
   constructor(
     private readonly view: ContractView,
-    private readonly gen: ValueGenerator,
+    readonly generator: ValueGenerator,
   ) {}
 
   /**
@@ -71,6 +80,8 @@ export class CaseBuilder {
     const first = examples[0]!;
     cases.push(await make("no-credentials", "no-credentials", first, { credentials: "none", safety: "refused-before-effect" }));
     if (!op.tokenQuery) cases.push(await make("token-query", "token-query", first, { credentials: "token-query" }));
+    const unknownKey: Probe = { kind: "unknown-key", expect: 401, why: "a credential the service never issued is refused (spec §5)" };
+    cases.push(await make("unknown-key", "unknown-key", first, { credentials: "unknown-key", safety: "refused-before-effect", probe: unknownKey }));
     for (const [where, parts] of this.invalidParts(op, first)) cases.push(await make("invalid-input", `invalid-input ${where}`, parts));
     const json = Object.keys(this.bodyContent(op)).find(isJsonMediaType);
     if (json) {
@@ -105,7 +116,7 @@ export class CaseBuilder {
     const named = Object.values<Json>(p.examples ?? {})[0];
     if (named !== undefined) return deref(named).value;
     const s = deref(p.schema) ?? {};
-    return p.schema?.examples?.[0] ?? s.examples?.[0] ?? s.default ?? s.enum?.[0] ?? this.gen.value(p.schema, 0);
+    return p.schema?.examples?.[0] ?? s.examples?.[0] ?? s.default ?? s.enum?.[0] ?? this.generator.value(p.schema, 0);
   }
 
   /** Path parameters and required query parameters from their examples (plus optional ones that show one). */
@@ -130,14 +141,14 @@ export class CaseBuilder {
   }
 
   /** Generated path, query and body values, valid by the contract; null when no valid request could be made. */
-  private generatedParts(op: Operation, n: number): Parts | null {
+  generatedParts(op: Operation, n: number): Parts | null {
     const path: Record<string, unknown> = {};
-    for (const p of this.params(op, "path")) path[p.name] = this.gen.value(p.schema, n) ?? this.paramExample(p);
+    for (const p of this.params(op, "path")) path[p.name] = this.generator.value(p.schema, n) ?? this.paramExample(p);
     const query: Record<string, unknown> = {};
     this.params(op, "query").forEach((p, i) => {
       // Required ones always; optional ones in every other request, alternating, so each appears.
       if (p.required || (n + i) % 2 === 0) {
-        const v = this.gen.value(p.schema, n);
+        const v = this.generator.value(p.schema, n);
         if (v !== undefined) query[p.name] = v;
       }
     });
@@ -145,7 +156,7 @@ export class CaseBuilder {
     let body: Parts["body"] = null;
     if (content.length) {
       const [mediaType, media] = content[0]!;
-      const value = this.gen.value(media.schema ?? {}, n);
+      const value = this.generator.value(media.schema ?? {}, n);
       if (value === undefined) return null;
       body = { mediaType, value, media: { ...media, schema: this.view.contract.deref(media.schema) } };
     }
@@ -166,7 +177,35 @@ export class CaseBuilder {
     if (path) out.push(["path", path]);
     const body = this.invalidBody(base);
     if (body) out.push(["body", body]);
+    const cross = this.crossFieldBody(base);
+    if (cross) out.push(["cross-field", cross]);
     return out;
+  }
+
+  /**
+   * The example body breaking a rule between its fields, as the schema states it: `dependentSchemas` forbidding
+   * a property beside another (`media_url` and `text` exclusive: both sent) or `dependentRequired` (the dependent
+   * one left out). Kept only when the validator says it is invalid, so a 422 is what the contract promises.
+   */
+  private crossFieldBody(base: Parts): Parts | null {
+    const b = base.body;
+    if (!b || !isJsonMediaType(b.mediaType) || !b.value || typeof b.value !== "object" || Array.isArray(b.value)) return null;
+    const value = b.value as Record<string, unknown>;
+    const s = this.view.contract.deref(b.media.schema) ?? {};
+    const props: Record<string, Json> = s.properties ?? {};
+    const valueOf = (name: string) => value[name] ?? this.generator.value(props[name] ?? {}, 1);
+    const candidates: unknown[] = [];
+    for (const [p, dep] of Object.entries<Json>(s.dependentSchemas ?? {})) {
+      for (const [q, sub] of Object.entries<Json>(this.view.contract.deref(dep)?.properties ?? {})) {
+        if (sub === false) candidates.push({ ...value, [p]: valueOf(p), [q]: valueOf(q) });
+      }
+    }
+    for (const [p, required] of Object.entries<string[]>(s.dependentRequired ?? {})) {
+      for (const q of required) candidates.push(Object.fromEntries(Object.entries({ ...value, [p]: valueOf(p) }).filter(([k]) => k !== q)));
+    }
+    const validate = this.view.bodyValidator(b.media.schema);
+    const invalid = candidates.find((c) => !validate(c));
+    return invalid === undefined ? null : { ...base, body: { ...b, value: invalid } };
   }
 
   private firstInvalid(op: Operation, params: Json[], apply: (p: Json, v: unknown) => Parts): Parts | null {

@@ -1,13 +1,15 @@
 // Stateful round trips (--stateful): create → read → update → read → delete → read, per resource group, each step
-// judged by crud-roundtrip.ts and by every other check. Groups are inferred from path templates until the contract
-// describes lifecycles itself (`x-lifecycle`): a collection `P` with POST (create) and an item `P/{id}` with GET
-// (read), and PATCH or PUT (update) and DELETE if it has them. Requests are the contract's first named examples,
+// judged by crud-roundtrip.ts and by every other check. Groups follow the contract's OpenAPI `links` from each
+// create's success response (the same links third-party tools follow); a create without them falls back to the
+// path templates: a collection `P` with POST (create) and an item `P/{id}` with GET (read), and PATCH or PUT
+// (update) and DELETE if it has them. Requests are the contract's first named examples,
 // with the id the create answered. Whatever the round trip creates it deletes again, when the group can.
 import type { Json } from "../mock/contract.js";
 import type { CaseBuilder, Parts, RequestCase } from "./cases.js";
 import type { ContractView } from "./contract-view.js";
-import type { Job, Scheduler } from "./schedule.js";
-import type { Sent, Session } from "./session.js";
+import type { Job } from "./schedule.js";
+import type { Sent } from "./session.js";
+import type { RoundtripContext } from "./probe-context.js";
 import type { Operation, ScenarioStep } from "./types.js";
 
 export interface CrudGroup {
@@ -21,9 +23,49 @@ export interface CrudGroup {
   idParam: string;
   /** The timestamp a "delete" sets on a resource that stays readable (`revoked_at` for `revokeApiKey`), if any. */
   softDeleteField: string | null;
+  /** Read from the contract's `links` (true), or inferred from the path templates. */
+  linked: boolean;
 }
 
+/**
+ * The round trips of the contract: from the OpenAPI `links` of each create's success response when it has them
+ * (the read, update and delete it links to, with the parameter the link fills from `$response.body#/id`), else
+ * inferred from the path templates (decision Y10).
+ */
 export function crudGroups(view: ContractView, ops: Operation[]): CrudGroup[] {
+  const linked = ops.map((o) => linkedGroup(view, o)).filter((g): g is CrudGroup => g !== null);
+  const covered = new Set(linked.map((g) => g.create));
+  return [...linked, ...guessedGroups(view, ops.filter((o) => !covered.has(o)))];
+}
+
+/** A create's round trip as its success response's `links` state it; null when it links to no read. */
+function linkedGroup(view: ContractView, create: Operation): CrudGroup | null {
+  if (create.method !== "post") return null;
+  const response = view.contract.deref<Json>(create.op.responses?.[String(create.successCode)]);
+  const targets: Array<{ op: Operation; param: string }> = [];
+  for (const ref of Object.values<Json>(response?.links ?? {})) {
+    const link = view.contract.deref<Json>(ref);
+    const op = view.operations.find((o) => o.operationId === link?.operationId);
+    const param = Object.entries<string>(link?.parameters ?? {}).find(([, v]) => v === "$response.body#/id")?.[0];
+    if (op && param) targets.push({ op, param });
+  }
+  const by = (...methods: string[]) => targets.find((t) => methods.includes(t.op.method));
+  const read = by("get");
+  if (!read) return null;
+  const remove = by("delete")?.op ?? null;
+  return {
+    name: create.template,
+    create,
+    read: read.op,
+    update: by("patch", "put")?.op ?? null,
+    remove,
+    idParam: read.param,
+    softDeleteField: remove ? softDeleteField(view, remove, read.op) : null,
+    linked: true,
+  };
+}
+
+function guessedGroups(view: ContractView, ops: Operation[]): CrudGroup[] {
   const groups: CrudGroup[] = [];
   for (const create of ops.filter((o) => o.method === "post" && !o.template.endsWith("}"))) {
     const item = (method: string) => ops.find((o) => o.method === method && new RegExp(`^${escape(create.template)}/\\{[^/}]+\\}$`).test(o.template));
@@ -38,6 +80,7 @@ export function crudGroups(view: ContractView, ops: Operation[]): CrudGroup[] {
       remove,
       idParam: /\{([^}]+)\}$/.exec(read.template)![1]!,
       softDeleteField: remove ? softDeleteField(view, remove, read) : null,
+      linked: false,
     });
   }
   return groups;
@@ -56,13 +99,7 @@ function softDeleteField(view: ContractView, remove: Operation, read: Operation)
   return schema?.properties?.[field] ? field : null;
 }
 
-export interface RoundtripContext {
-  view: ContractView;
-  builder: CaseBuilder;
-  session: Session;
-  scheduler: Scheduler;
-  bucket: (c: RequestCase) => string;
-}
+export type { RoundtripContext } from "./probe-context.js";
 
 /** Runs one group's round trip; returns why it stopped early, or null when every step was sent. */
 export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<string | null> {

@@ -2,7 +2,7 @@
 // JUnit XML (one test case per operation × check, a failure per violated check) for CI. The XML is written with
 // fast-xml-parser's builder, which escapes text and attributes.
 import { XMLBuilder } from "fast-xml-parser";
-import type { Check, Operation, Violation } from "./types.js";
+import type { Check, Operation, Reproduction, Violation } from "./types.js";
 import type { CheckResult } from "./checks/index.js";
 
 export interface RuleTally {
@@ -56,8 +56,11 @@ export class ReportBuilder {
     return r;
   }
 
-  /** The results of the checks on one exchange. `request` is already redacted. */
-  record(op: Operation, request: string, status: number, results: CheckResult[]): void {
+  /**
+   * The results of the checks on one exchange. `request` is already redacted; `at.reproduce` makes a violation's
+   * reproduction (called once per distinct violation, for the first exchange that shows it).
+   */
+  record(op: Operation, request: string, status: number, results: CheckResult[], at: { case: string; reproduce?: (rule: string) => Reproduction }): void {
     const r = this.op(op);
     r.requests++;
     for (const { rule, violations } of results) {
@@ -67,8 +70,13 @@ export class ReportBuilder {
       for (const message of violations) {
         const key = JSON.stringify([op.operationId, rule, status, message]);
         const v = this.violations.get(key);
-        if (v) v.count++;
-        else this.violations.set(key, { operationId: op.operationId, method: op.method.toUpperCase(), path: op.template, status, rule, message, request, count: 1 });
+        if (v) {
+          v.count++;
+          if (!v.cases.includes(at.case)) v.cases.push(at.case);
+        } else {
+          const base: Violation = { operationId: op.operationId, method: op.method.toUpperCase(), path: op.template, status, rule, message, request, count: 1, cases: [at.case] };
+          this.violations.set(key, at.reproduce ? { ...base, reproduction: at.reproduce(rule) } : base);
+        }
       }
     }
   }
@@ -99,9 +107,24 @@ export function summaryTable(report: Report): string {
   const line = (cells: string[]) => cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
   const out = [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
   out.push("", `${report.requests} requests, ${report.checks.reduce((n, c) => n + c.run, 0)} checks, ${report.violations.length} distinct violation(s) in ${(report.duration_ms / 1000).toFixed(1)} s (${(report.waited_ms / 1000).toFixed(1)} s waiting for rate limits).`);
-  for (const v of report.violations) out.push(`  ✗ ${v.operationId} [${v.rule}] ${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}\n      ${v.request}`);
+  out.push(...violationsByOperation(report));
   for (const n of report.notices) out.push(`  ! ${n}`);
   return out.join("\n");
+}
+
+/** The violations grouped by operation, each with the request that showed it, the contract's place and a curl line. */
+function violationsByOperation(report: Report): string[] {
+  const out: string[] = [];
+  const groups = new Map<string, Violation[]>();
+  for (const v of report.violations) groups.set(v.operationId, [...(groups.get(v.operationId) ?? []), v]);
+  for (const [operationId, vs] of groups) {
+    out.push("", `${operationId}  ${vs[0]!.method} ${vs[0]!.path}  (${vs.length} violation${vs.length > 1 ? "s" : ""})`);
+    for (const v of vs) {
+      out.push(`  ✗ [${v.rule}] ${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}`, `      ${v.request}`);
+      if (v.reproduction) out.push(`      at ${v.reproduction.schema_path}`, `      ${v.reproduction.curl}`);
+    }
+  }
+  return out;
 }
 
 /** JUnit XML: a test suite per operation, a test case per check that ran on it (or was skipped), failures for violations. */

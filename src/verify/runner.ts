@@ -3,6 +3,7 @@
 //   options ─► target and credentials checked ─► operations selected ─► cases built (cases.ts)
 //           ─► sent bucket by bucket around rate limits (schedule.ts), each exchange checked (session.ts, checks/)
 //           ─► with --allow-writes, the Idempotency-Key requests (checks/idempotency-honoured.ts)
+//           ─► list walks (pages.ts) ─► negative cases from the contract's rules (probes.ts)
 //           ─► with --stateful, CRUD round trips (crud.ts) ─► report (report.ts)
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
@@ -11,15 +12,18 @@ import { CaseBuilder, type RequestCase } from "./cases.js";
 import { createChecks } from "./checks/index.js";
 import { ContractView } from "./contract-view.js";
 import { idempotencyCases } from "./checks/idempotency-honoured.js";
-import { crudGroups, roundtrip, type RoundtripContext } from "./crud.js";
+import { crudGroups, roundtrip } from "./crud.js";
+import { listOperations, walkPages } from "./pages.js";
+import type { RoundtripContext } from "./probe-context.js";
+import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes.js";
 import { ValueGenerator } from "./generate.js";
 import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
 import { ReportBuilder, type Report } from "./report.js";
 import { Scheduler, type Job } from "./schedule.js";
 import { selectOperations } from "./select.js";
+import type { Operation } from "./types.js";
 import { realClock, Session, type Clock, type Credential } from "./session.js";
 import { parseTarget, queryTokensAllowed, VerifyUsageError } from "./target.js";
-import type { Operation } from "./types.js";
 
 export interface VerifyOptions {
   target: string;
@@ -44,6 +48,8 @@ export interface VerifyOptions {
   send?: Partial<SendOptions>;
   clock?: Clock;
   onExchange?: (line: string) => void;
+  /** Only these cases (`operationId` and case label, as a report lists them): what --replay sends again. */
+  only?: Array<{ operationId: string; case: string }>;
 }
 
 export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300 } as const;
@@ -55,6 +61,8 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const contract = o.contract ?? loadContract();
   const view = ContractView.of(contract);
   const credential = credentialOf(o, view.apiKeyHeader);
+  const only = o.only ? new Set(o.only.map((c) => `${c.operationId}\0${c.case}`)) : null;
+  const wanted = only ? (op: Operation, label: string) => only.has(`${op.operationId}\0${label}`) : undefined;
   const operations = selectOperations(view.operations, o.operations);
   const checks = createChecks(view);
   const report = new ReportBuilder(checks, operations);
@@ -76,9 +84,13 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const scheduler = new Scheduler(clock, (o.maxWaitSeconds ?? DEFAULTS.maxWaitSeconds) * 1000);
   const bucket = (c: RequestCase) => (c.operation.public ? "public" : `${c.credentials === "header" ? "caller" : "anonymous"}:${c.operation.category.name}`);
 
+  // A key is checked once, before any operation's own work: the unknown key is tried on the first operation of
+  // each tag, not on all (each costs a request of the anonymous limit, 30 a minute on the mock).
+  const keyProbed = new Set(operations.filter((op, i) => operations.findIndex((x) => x.op.tags?.[0] === op.op.tags?.[0]) === i));
   const jobs: Job[] = [];
   for (const op of operations) {
     for (const c of await builder.build(op, o.generated ?? DEFAULTS.generated, o.allowWrites === true)) {
+      if (wanted ? !wanted(op, c.label) : c.kind === "unknown-key" && !keyProbed.has(op)) continue;
       const why = refusal(c, o.allowWrites === true, queryTokensAllowed(target));
       if (why) report.skip(op, c.label, why);
       else jobs.push({ bucket: bucket(c), run: () => session.exchange(c), skip: (reason) => report.skip(op, c.label, reason) });
@@ -86,12 +98,15 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   }
   if (!target.tls && !target.loopback) report.notices.push(`${target.base} is not TLS: credentials were sent in clear text, and the token-query checks were left out (spec §5 rule 7)`);
   await scheduler.runAll(jobs);
-  if (o.allowWrites) await probeIdempotency(operations, { view, builder, session, scheduler, bucket });
 
+  const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, ...(wanted ? { only: wanted } : {}) };
+  if (o.allowWrites) await probeIdempotency(operations, ctx);
+  await rulesOfTheContract(ctx, operations);
   if (o.stateful) {
     const selected = new Set(operations);
-    for (const g of crudGroups(view, view.operations).filter((g) => selected.has(g.create))) {
-      const stopped = await roundtrip(g, { view, builder, session, scheduler, bucket });
+    const replayed = (name: string) => !o.only || o.only.some((c) => c.case.endsWith(` ${name}`));
+    for (const g of crudGroups(view, view.operations).filter((g) => selected.has(g.create) && replayed(g.name))) {
+      const stopped = await roundtrip(g, ctx);
       if (stopped) report.notices.push(`round trip of ${g.name} stopped early: ${stopped}`);
     }
   }
@@ -110,6 +125,20 @@ async function probeIdempotency(operations: Operation[], ctx: RoundtripContext):
   for (const op of operations) {
     for (const c of await idempotencyCases(ctx.view, ctx.builder, op)) await ctx.scheduler.runOne({ bucket: ctx.bucket(c), run: () => ctx.session.exchange(c), skip: () => {} });
   }
+}
+
+/** Page walks of every list, then the negative cases made from the contract's rules (credentials, references, lifecycles). */
+async function rulesOfTheContract(ctx: RoundtripContext, operations: Operation[]): Promise<void> {
+  for (const op of listOperations(ctx, operations)) {
+    const stopped = await walkPages(ctx, op);
+    if (stopped) ctx.report.notices.push(`the page walk of ${op.operationId} stopped early: ${stopped}`);
+  }
+  const machines = lifecyclesOf(ctx);
+  await lifecycleProbes(ctx, operations, machines);
+  if (!ctx.allowWrites) return;
+  const stopped = await revokedKeyProbe(ctx, new Set(operations));
+  if (stopped) ctx.report.notices.push(`the revoked-key case was not sent: ${stopped}`);
+  await referenceProbes(ctx, operations, machines);
 }
 
 function credentialOf(o: VerifyOptions, apiKeyHeader: string): Credential {

@@ -3,7 +3,9 @@
 // works out how long a 429 asks to wait. Nothing here decides what to send (cases.ts, crud.ts) or in which order
 // (runner.ts).
 import type { RequestCase } from "./cases.js";
+import { randomBytes } from "node:crypto";
 import { checkExchange } from "./checks/index.js";
+import { reproduction } from "./reproduce.js";
 import type { ContractView } from "./contract-view.js";
 import { redact } from "../mock/log.js";
 import { send, TransportError, type SendOptions } from "./http.js";
@@ -57,6 +59,7 @@ export class Session {
     await this.pace();
     const request = this.request(c);
     const shown = `${c.method} ${this.redact(c.path)}${c.label ? ` (${c.label})` : ""}`;
+    const at = { case: c.label };
     report.requests++;
     let response;
     try {
@@ -64,21 +67,31 @@ export class Session {
     } catch (e) {
       if (!(e instanceof TransportError)) throw e;
       if (!this.reachable) throw new VerifyUsageError(`cannot reach ${this.o.target.base}: ${e.message}`);
-      report.record(c.operation, shown, 0, [{ rule: "transport", violations: [`no answer: ${e.message}`] }]);
+      report.record(c.operation, shown, 0, [{ rule: "transport", violations: [`no answer: ${e.message}`] }], at);
       return { kind: "skipped", reason: `no answer: ${e.message}` };
     }
     this.reachable = true;
-    const { exchange, results } = await checkExchange(this.o.view, this.o.checks, { operation: c.operation, request, response, ...(scenario ? { scenario } : {}) });
-    this.guardCredentials(exchange);
-    report.record(c.operation, shown, response.status, results.map((r) => ({ ...r, violations: r.violations.map((m) => this.redact(m)) })));
+    const tags = { ...(scenario ? { scenario } : {}), ...(c.probe ? { probe: c.probe } : {}), ...(c.page ? { page: c.page } : {}) };
+    const { exchange, results } = await checkExchange(this.o.view, this.o.checks, { operation: c.operation, request, response, ...tags });
+    if (c.credentials === "header" && !c.secret) this.guardCredentials(exchange);
+    const redacted = results.map((r) => ({ ...r, violations: r.violations.map((m) => this.redact(m)) }));
+    const reproduce = (rule: string) => reproduction(this.o.view, this.o.checks, exchange, rule, this.secrets(c));
+    report.record(c.operation, shown, response.status, redacted, { ...at, reproduce });
     this.o.onExchange?.(`${response.status} ${shown}`);
     return { kind: "answered", exchange, retryAfterMs: response.status === 429 ? retryAfterMs(exchange, this.o.view.retryAfterHeader) : null };
+  }
+
+  /** The credentials a case's reproduction must hide, and the shell variable each becomes in its curl line. */
+  private secrets(c: RequestCase): Array<[string, string]> {
+    return [[this.o.credential.secret, "$API_KEY"], ...(c.secret ? [[c.secret, "$REVOKED_API_KEY"] as [string, string]] : [])];
   }
 
   private request(c: RequestCase): ExchangeRequest {
     const headers: Record<string, string> = { "user-agent": "avt-verify/1", accept: "application/json, text/event-stream;q=0.9, */*;q=0.8", ...c.headers };
     let path = c.path;
-    if (c.credentials === "header") headers[this.o.credential.header[0].toLowerCase()] = this.o.credential.header[1];
+    const [name, value] = this.o.credential.header;
+    if (c.credentials === "header") headers[name.toLowerCase()] = c.secret ? value.replace(this.o.credential.secret, c.secret) : value;
+    if (c.credentials === "unknown-key") headers[name.toLowerCase()] = value.replace(this.o.credential.secret, unknownCredential(this.o.credential.secret));
     if (c.credentials === "token-query") {
       path += `${path.includes("?") ? "&" : "?"}${tokenQueryParam(this.o.view)}=${encodeURIComponent(this.o.credential.secret)}`;
     }
@@ -107,6 +120,19 @@ export class Session {
   redact(text: string): string {
     return redact(text.split(this.o.credential.secret).join("[redacted]"));
   }
+}
+
+/**
+ * A credential of the same form the service never issued: an API key's prefix (`pk_test_`) and random characters
+ * of the contract's alphabet, or a JWT whose signature is another's (well-formed, verifiably not signed by the
+ * service). Random per call, so no service can have issued it.
+ */
+export function unknownCredential(secret: string): string {
+  const parts = secret.split(".");
+  if (parts.length === 3) return `${parts[0]}.${parts[1]}.${randomBytes(32).toString("base64url")}`;
+  const prefix = /^[a-z]+_[a-z]+_/i.exec(secret)?.[0] ?? "";
+  const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  return prefix + [...randomBytes(32)].map((b) => alphabet[b % alphabet.length]).join("");
 }
 
 /** How long a 429 asks to wait: Retry-After, else the body's retry_after, else a minute (the window). */

@@ -54,12 +54,40 @@ export interface ScenarioStep {
   softDeleteField?: string | null;
 }
 
+/**
+ * A negative case the verifier made from a rule of the contract (wrong credentials, `x-references`,
+ * `x-lifecycle`): what it tries and the status the contract promises for it.
+ */
+export interface Probe {
+  kind: "unknown-key" | "revoked-key" | "unknown-reference" | "wrong-state-reference" | "illegal-transition";
+  /** The status the contract promises, e.g. 401, 400, 409. */
+  expect: number;
+  /** Why, in words: the rule of the contract that says so. */
+  why: string;
+  /** JSON pointer of that rule in the contract (an `x-references`, an `x-lifecycle`'s `requires`). */
+  pointer?: string;
+}
+
+/** One page of a walk through a list (pagination.ts): which walk, which page, the `limit` asked for. */
+export interface PageStep {
+  walk: string;
+  /** 1 for the first page. */
+  page: number;
+  limit: number;
+  /** The walk stops after this page whatever it says (the oracle's budget). */
+  maxPages: number;
+  /** `foreign-cursor`: a request with a cursor this list never gave out (expects 400). */
+  kind: "page" | "foreign-cursor";
+}
+
 export interface Exchange {
   operation: Operation;
   request: ExchangeRequest;
   response: ExchangeResponse;
   facts: RequestFacts;
   scenario?: ScenarioStep;
+  probe?: Probe;
+  page?: PageStep;
 }
 
 /**
@@ -70,6 +98,8 @@ export interface Check {
   readonly name: string;
   readonly description: string;
   check(exchange: Exchange): string[] | null;
+  /** JSON pointer into the contract of the rule this check applies to the exchange (reproduce.ts has a default). */
+  schemaPath?(exchange: Exchange): string;
 }
 
 export interface Violation {
@@ -84,4 +114,18 @@ export interface Violation {
   request: string;
   /** How many exchanges showed this same violation. */
   count: number;
+  /** The cases that showed it (`example default`, `unknown-key`, `pages 1`, …): what `--replay` sends again. */
+  cases: string[];
+  /** Everything needed to see it again (the first exchange that showed it). */
+  reproduction?: Reproduction;
+}
+
+/** A violation's exchange, credentials redacted, bodies cut to 2 KB. */
+export interface Reproduction {
+  request: { method: string; url: string; headers: Record<string, string>; body: string | null };
+  response: { status: number; headers: Record<string, string>; body: string };
+  /** JSON pointer into the contract of what failed (a response schema, the declared responses, a rule's extension). */
+  schema_path: string;
+  /** The request as a curl command; the credential is `$API_KEY`. */
+  curl: string;
 }

@@ -41,9 +41,8 @@ describe.runIf(process.platform === "linux")("npm start -- --upstream", () => {
     expect(out).toContain("--upstream <url>");
     expect(out).toContain("MOCK_UPSTREAM");
     expect(out).toContain("/__mock/violations");
-    const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-    const backend = readme.slice(readme.indexOf("## For the backend team"), readme.indexOf("\n## ", readme.indexOf("## For the backend team") + 1));
-    expect(backend).toContain("### Use the proxy");
+    const backend = fs.readFileSync(path.join(REPO_ROOT, "docs/backend.md"), "utf8");
+    expect(backend).toContain("## Use the proxy");
     for (const text of ["npm start -- --upstream", "MOCK_UPSTREAM", "/__mock/violations", "undocumented-operation", "curl -X DELETE"]) expect(backend, text).toContain(text);
   });
 

@@ -64,7 +64,9 @@ describe("npm run verify", () => {
       const xml = path.join(dir, "bad.xml");
       const r = await npmVerify(["--target", server.url, "--api-key", BUSINESS_KEY, "--operations", "listAnalyses", "--rps", "1000", "--report", json, "--junit", xml]);
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stdout).toContain("✗ listAnalyses [response-schema] 200: 200 body does not match its schema: /has_more must be boolean");
+      expect(r.stdout).toContain("listAnalyses  GET /v1/analyses  (1 violation)\n  ✗ [response-schema] 200: 200 body does not match its schema: /has_more must be boolean");
+      // The keyword that failed, in the component schema that holds it (ajv names it relative to that schema).
+      expect(r.stdout).toMatch(/\n {6}at #\/components\/schemas\/AnalysisList\/properties\/has_more\/type\n {6}curl -sS -i -X GET '[^']+\/v1\/analyses[^']*' .*-H "x-api-key: \$API_KEY"/);
       expect(r.stdout).not.toContain(BUSINESS_KEY);
       const report = JSON.parse(fs.readFileSync(json, "utf8")) as Report;
       expect(report.violations.map(({ operationId, method, path, status, rule }) => ({ operationId, method, path, status, rule }))).toEqual([
@@ -77,6 +79,37 @@ describe("npm run verify", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("--replay sends only the failed cases again: exit 1 while the defect stays, exit 0 and 'fixed' once it is gone", async () => {
+    const broken = await startDefectiveServer({ upstream: mock.g.url, defect: "pages-never-end", key: BUSINESS_KEY });
+    const fixed = await startDefectiveServer({ upstream: mock.g.url, defect: null, key: BUSINESS_KEY });
+    try {
+      const json = path.join(dir, "pages.json");
+      const first = await inProcess(["--target", broken.url, "--api-key", BUSINESS_KEY, "--operations", "listAnalyses", "--rps", "1000", "--report", json, "--quiet"]);
+      expect(first.code, first.err).toBe(1);
+      const sentBefore = broken.received.length;
+      const again = await inProcess(["--replay", json, "--api-key", BUSINESS_KEY, "--rps", "1000", "--quiet"]);
+      expect(again.code, again.err).toBe(1);
+      expect(again.out).toContain("Replay: 0 of 2 violation(s) fixed.\n  ✗ still failing  listAnalyses [pagination]");
+      // Only the page walk went out again, not the run's other cases.
+      expect(broken.received.slice(sentBefore).every((r) => r.path.startsWith("/v1/analyses?") && /limit=2/.test(r.path))).toBe(true);
+      const done = await inProcess(["--replay", json, "--target", fixed.url, "--api-key", BUSINESS_KEY, "--rps", "1000", "--quiet"]);
+      expect(done.code, done.out).toBe(0);
+      expect(done.out).toContain("Replay: 2 of 2 violation(s) fixed.\n  ✓ fixed  listAnalyses [pagination]");
+      expect(fixed.received.length).toBeLessThan(10);
+    } finally {
+      await broken.close();
+      await fixed.close();
+    }
+  });
+
+  it("--replay of a file that is not a report is a usage error naming it", async () => {
+    const bad = path.join(dir, "not-a-report.json");
+    fs.writeFileSync(bad, JSON.stringify({ violations: [{ rule: "x" }], target: "http://127.0.0.1:1" }));
+    const r = await inProcess(["--replay", bad, "--api-key", "k"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`--replay ${bad}: violations[0] has no operationId, rule and cases`);
   });
 
   it("exits 2 with a clear message for a usage error", async () => {

@@ -2,8 +2,8 @@
 // (fixtures/defective-server.ts), is caught by exactly the rules named here — and nothing else is reported. The
 // same proxy without a defect reports nothing, so every finding below comes from the defect.
 import { afterEach, describe, expect, it } from "vitest";
-import type { VerifyOptions } from "../../src/verify/index.js";
-import { startDefectiveServer, type Defect, type DefectiveServer } from "./fixtures/defective-server.js";
+import { CASES, reads, writes, type Case } from "./fixtures/defect-cases.js";
+import { startDefectiveServer, type DefectiveServer } from "./fixtures/defective-server.js";
 import { BUSINESS_KEY, LIMITED_KEY, listed, rules, useMock } from "./helpers.js";
 
 const mock = useMock();
@@ -12,44 +12,6 @@ afterEach(async () => {
   await server?.close();
   server = null;
 });
-
-interface Case {
-  defect: Defect | null;
-  options: Partial<VerifyOptions>;
-  /** Exactly the rules reported, and where. */
-  expected: { rules: string[]; operations: string[] };
-}
-
-const reads = (operations: string, more: Partial<VerifyOptions> = {}): Partial<VerifyOptions> => ({ operations, ...more });
-const writes = (operations: string, more: Partial<VerifyOptions> = {}): Partial<VerifyOptions> => ({ operations, allowWrites: true, ...more });
-
-const CASES: Case[] = [
-  { defect: "missing-rate-limit-header", options: reads("listAnalyses"), expected: { rules: ["rate-limit-headers"], operations: ["listAnalyses"] } },
-  { defect: "wrong-body-type", options: reads("listAnalyses"), expected: { rules: ["response-schema"], operations: ["listAnalyses"] } },
-  { defect: "undeclared-status", options: reads("listAnalyses"), expected: { rules: ["status-declared"], operations: ["listAnalyses"] } },
-  { defect: "auth-not-enforced", options: reads("listAnalyses"), expected: { rules: ["auth-enforced"], operations: ["listAnalyses"] } },
-  { defect: "token-query-accepted", options: reads("listAnalyses"), expected: { rules: ["token-query-rejected"], operations: ["listAnalyses"] } },
-  { defect: "invalid-input-accepted", options: reads("listAnalyses"), expected: { rules: ["invalid-input-rejected"], operations: ["listAnalyses"] } },
-  { defect: "valid-input-refused", options: reads("listAnalyses"), expected: { rules: ["valid-input-accepted"], operations: ["listAnalyses"] } },
-  { defect: "malformed-json-accepted", options: writes("createSpeaker"), expected: { rules: ["malformed-json-rejected"], operations: ["createSpeaker"] } },
-  { defect: "wrong-content-type", options: reads("getAnalysis"), expected: { rules: ["content-type-declared"], operations: ["getAnalysis"] } },
-  {
-    defect: "missing-retry-after",
-    options: reads("listAnalyses,getAnalysis,listSpeakers,getSpeaker", { apiKey: LIMITED_KEY }),
-    expected: { rules: ["retry-after"], operations: ["listSpeakers"] },
-  },
-  { defect: "error-without-detail", options: reads("listAnalyses"), expected: { rules: ["error-body", "response-schema"], operations: ["listAnalyses"] } },
-  { defect: "missing-upgrade-header", options: reads("connectLiveStream"), expected: { rules: ["response-headers"], operations: ["connectLiveStream"] } },
-  { defect: "bad-stream-event", options: reads("streamAnalysisEvents"), expected: { rules: ["response-schema"], operations: ["streamAnalysisEvents"] } },
-  { defect: "limit-off-policy", options: reads("listAnalyses,listReports"), expected: { rules: ["rate-limit-semantics"], operations: ["listReports"] } },
-  { defect: "remaining-not-counted", options: reads("listAnalyses"), expected: { rules: ["rate-limit-semantics"], operations: ["listAnalyses"] } },
-  {
-    defect: "delete-ineffective",
-    options: writes("createSpeaker", { stateful: true }),
-    expected: { rules: ["crud-roundtrip"], operations: ["getSpeaker"] },
-  },
-  { defect: "idempotency-key-ignored", options: writes("createSpeaker,updateBoard"), expected: { rules: ["idempotency-honoured"], operations: ["createSpeaker", "updateBoard"] } },
-];
 
 async function runAgainst(c: Pick<Case, "defect" | "options">) {
   server = await startDefectiveServer({ upstream: mock.g.url, defect: c.defect, key: BUSINESS_KEY });
@@ -93,6 +55,23 @@ describe("verify against a server with one planted defect", () => {
     expect(messages.some((m) => /another body answered 201; expected 422 idempotency_key_reused/.test(m))).toBe(true);
     const honoured = await runAgainst({ ...c, defect: null });
     expect(honoured.checks.find((x) => x.rule === "idempotency-honoured")!.run).toBe(4); // again + other body, two operations
+  });
+
+  it("each violation carries its reproduction: request and response, credentials redacted, the contract's place, a curl line with $API_KEY", async () => {
+    const report = await runAgainst({ defect: "pages-never-end", options: reads("listAnalyses") });
+    const v = report.violations.find((x) => x.rule === "pagination")!;
+    const r = v.reproduction!;
+    expect(v.cases).toEqual(["pages"]);
+    expect(r.request.method).toBe("GET");
+    expect(r.request.url).toMatch(/\/v1\/analyses\?.*limit=2/);
+    expect(r.request.headers["x-api-key"]).toBe("[redacted]");
+    expect(r.response.status).toBe(200);
+    expect(r.response.headers["content-type"]).toMatch(/json/);
+    expect(Buffer.byteLength(r.response.body)).toBeLessThanOrEqual(2048 + 40);
+    expect(r.schema_path).toBe("#/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema");
+    expect(r.curl).toContain('-H "x-api-key: $API_KEY"');
+    expect(r.curl).toContain(r.request.url.replace(/^.*?\/\/[^/]+/, ""));
+    expect(JSON.stringify(report)).not.toContain(BUSINESS_KEY);
   });
 
   it("a round trip on a conforming resource passes every step", async () => {

@@ -5,9 +5,9 @@ import { verify, type Report, type VerifyOptions } from "../../src/verify/index.
 import type { GatewayOptions } from "../../src/mock/index.js";
 import { contract, ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
 
-export const BUSINESS_KEY = "pk_test_demo_business";
-/** A Pro workspace whose key is capped at 10 requests a minute: 429s come quickly. */
-export const LIMITED_KEY = "pk_test_demo_limited";
+import { BUSINESS_KEY } from "./fixtures/keys.js";
+
+export { BUSINESS_KEY, LIMITED_KEY } from "./fixtures/keys.js";
 
 export interface MockHandle {
   g: TestGateway;

@@ -8,8 +8,7 @@ import { REPO_ROOT } from "../../src/mock/contract.js";
 import { ContractView, createChecks, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
 import { contract } from "../mock/helpers.js";
 
-const readme = fs.readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-const section = readme.slice(readme.indexOf("## For the backend team"), readme.indexOf("\n## ", readme.indexOf("## For the backend team") + 5));
+const section = fs.readFileSync(path.join(REPO_ROOT, "docs/backend.md"), "utf8");
 
 function sampleReport(message: string): Report {
   return {
@@ -27,7 +26,13 @@ function sampleReport(message: string): Report {
       { rule: "status-declared", description: "", run: 3, violations: 0 },
       { rule: "response-schema", description: "", run: 3, violations: 1 },
     ],
-    violations: [{ operationId: "listAnalyses", method: "GET", path: "/v1/analyses", status: 200, rule: "response-schema", message, request: "GET /v1/analyses?a=1&b=<2>", count: 2 }],
+    violations: [{ operationId: "listAnalyses", method: "GET", path: "/v1/analyses", status: 200, rule: "response-schema", message, request: "GET /v1/analyses?a=1&b=<2>", count: 2, cases: ["generated 1"],
+      reproduction: {
+        request: { method: "GET", url: "https://staging.verify.invalid/v1/analyses?a=1&b=<2>", headers: { "x-api-key": "[redacted]" }, body: null },
+        response: { status: 200, headers: { "content-type": "application/json" }, body: "{}" },
+        schema_path: "#/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema",
+        curl: `curl -sS -i -X GET 'https://staging.verify.invalid/v1/analyses?a=1&b=<2>' -H "x-api-key: $API_KEY"`,
+      } }],
     notices: [],
   };
 }
@@ -47,14 +52,18 @@ describe("JUnit XML", () => {
     expect([doc.testsuites.tests, doc.testsuites.failures, suite.skipped]).toEqual(["3", "1", "1"]);
   });
 
-  it("the terminal table has a line per operation and one per violation", () => {
+  it("the terminal table has a line per operation, then the violations grouped by operation with their reproduction", () => {
     const table = summaryTable(sampleReport("x"));
     expect(table).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+3\s+6\s+1\s+1$/m);
-    expect(table).toContain("  ✗ listAnalyses [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>");
+    expect(table).toContain(
+      "listAnalyses  GET /v1/analyses  (1 violation)\n  ✗ [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>\n" +
+        "      at #/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema\n" +
+        `      curl -sS -i -X GET 'https://staging.verify.invalid/v1/analyses?a=1&b=<2>' -H "x-api-key: $API_KEY"`,
+    );
   });
 });
 
-describe("README: For the backend team", () => {
+describe("docs/backend.md", () => {
   it("its rule table lists exactly the verifier's checks, in their order", () => {
     const rows = [...section.matchAll(/^\| `([a-z-]+)` \|/gm)].map((m) => m[1]);
     expect(rows).toEqual(createChecks(new ContractView(contract)).map((c) => c.name));
@@ -66,5 +75,6 @@ describe("README: For the backend team", () => {
     for (const k of Object.keys(example)) expect(Object.keys(real)).toContain(k);
     expect(Object.keys(example.violations[0]).sort()).toEqual(Object.keys(real.violations[0]!).sort());
     expect(Object.keys(example.operations[0]).sort()).toEqual(Object.keys(real.operations[0]!).sort());
+    expect(Object.keys(example.violations[0].reproduction).sort()).toEqual(["curl", "request", "response", "schema_path"]);
   });
 });

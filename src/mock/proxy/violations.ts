@@ -9,7 +9,7 @@ import { redact, type LogSink } from "../log.js";
  * One departure: a violation of the verify report (Y15) without `count` (each exchange is listed); `operationId` is
  * null for a request no operation of the contract describes, and `path` then the request's path.
  */
-export type Finding = Omit<Violation, "count" | "operationId"> & { operationId: string | null };
+export type Finding = Omit<Violation, "count" | "operationId" | "cases" | "reproduction"> & { operationId: string | null };
 
 export interface ListedViolation extends Finding {
   seq: number;

@@ -1,5 +1,5 @@
 // Stage `ownPaths`: what the gateway answers itself, without credentials and outside the rate limits (GET and
-// HEAD only): /health and /healthz (the gateway's health, 503 while draining), /openapi.yaml (the bytes of
+// HEAD; 405 with `Allow` to any other method): /health and /healthz (the gateway's health, 503 while draining), /openapi.yaml (the bytes of
 // generated/openapi.yaml), /swagger.html and its assets under /swagger-ui/, and / (a redirect to the viewer).
 import { json, type Reply } from "../http/reply.js";
 import type { Services } from "../services.js";
@@ -22,10 +22,13 @@ export const ownPaths: StageFactory = (s) => {
   ]);
   const assets = new SwaggerAssetFiles();
   return function ownPaths(ctx) {
-    if (ctx.method !== "GET" && ctx.method !== "HEAD") return undefined;
     const p = ctx.pathname;
-    const r = p === "/health" || p === "/healthz" ? health(s) : (fixed.get(p) ?? assets.lookup(p));
-    if (!r) return undefined;
+    const own = p === "/health" || p === "/healthz" || fixed.has(p) || assets.lookup(p) !== undefined;
+    // Another method on one of these paths is a method the path does not take (the contract lists only GET), not
+    // a path that does not exist: 405 with `Allow`, as on the API's paths (Schemathesis sent TRACE and got 404).
+    if (own && ctx.method !== "GET" && ctx.method !== "HEAD") return json(405, { detail: `${ctx.method} is not allowed on ${p}; use GET, HEAD.` }, { Allow: "GET, HEAD" });
+    if (!own) return undefined;
+    const r = p === "/health" || p === "/healthz" ? health(s) : (fixed.get(p) ?? assets.lookup(p))!;
     // A fresh copy: the server adds its own headers to the answer it sends.
     return { status: r.status, headers: { ...r.headers }, body: ctx.method === "HEAD" ? null : r.body };
   };

@@ -11,6 +11,10 @@ import { errorBody } from "./error-body.js";
 import { idempotencyHonoured } from "./idempotency-honoured.js";
 import { invalidInputRejected } from "./invalid-input-rejected.js";
 import { listFilters } from "./list-filters.js";
+import { lifecycleEnforced } from "./lifecycle-enforced.js";
+import { pagination } from "./pagination.js";
+import { referencesEnforced } from "./references-enforced.js";
+import { wrongCredentials } from "./wrong-credentials.js";
 import { malformedJsonRejected } from "./malformed-json-rejected.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { rateLimitSemantics } from "./rate-limit-semantics.js";
@@ -33,10 +37,14 @@ export function createChecks(view: ContractView): Check[] {
     errorBody(),
     authEnforced(),
     tokenQueryRejected(),
+    wrongCredentials(),
     invalidInputRejected(),
     validInputAccepted(),
     malformedJsonRejected(),
     rateLimitSemantics(view),
+    pagination(),
+    referencesEnforced(),
+    lifecycleEnforced(),
     crudRoundtrip(),
     listFilters(view),
     idempotencyHonoured(view),
@@ -52,7 +60,7 @@ export interface CheckResult {
 export async function checkExchange(
   view: ContractView,
   checks: Check[],
-  e: { operation: Operation; request: ExchangeRequest; response: ExchangeResponse; scenario?: ScenarioStep },
+  e: Omit<Exchange, "facts">,
 ): Promise<{ exchange: Exchange; results: CheckResult[] }> {
   const exchange: Exchange = { ...e, facts: await requestFacts(view, e.operation, e.request) };
   const results: CheckResult[] = [];

@@ -4,6 +4,8 @@
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "../contract-view.js";
+import type { Json } from "../../mock/contract.js";
+import { operationPointer } from "../reproduce.js";
 import type { Check, ExchangeResponse } from "../types.js";
 import { bodyless, describeErrors, parseJson } from "./util.js";
 
@@ -25,7 +27,42 @@ export function responseSchema(view: ContractView): Check {
       if (!body.ok) return [`${response.status} ${body.error}`];
       return validate(body.value) ? [] : [`${response.status} body does not match its schema: ${describeErrors(validate.errors)}`];
     },
+    schemaPath(e) {
+      const declared = view.declared(e.operation, e.response.status)!;
+      const mt = mediaTypeOf(e.response.headers.get("content-type"));
+      const [key, media] = Object.entries(declared.content).find(([d]) => mediaTypeCovers(d, mt)) ?? ["application/json", {}];
+      const at = `${operationPointer(e)}/responses/${declared.key}/content/${key.replaceAll("/", "~1")}/schema`;
+      const body = isJsonMediaType(mt) ? parseJson(e.response) : null;
+      const validate = view.bodyValidator(media.schema);
+      if (!body?.ok || validate(body.value)) return at;
+      return failingKeyword(view, media.schema, at, validate.errors![0]!);
+    },
   };
+}
+
+/**
+ * The contract's pointer to the keyword that failed: ajv names it relative to the schema it was in, which may be a
+ * component several `$ref`s down, so the instance path is followed through the schema from the response's root
+ * (properties, array items, `$ref`s to components) to the schema that holds the keyword.
+ */
+function failingKeyword(view: ContractView, schema: Json, at: string, error: { instancePath: string; schemaPath: string }): string {
+  let node = schema;
+  let pointer = at;
+  const enter = () => {
+    while (typeof node?.$ref === "string" && node.$ref.startsWith("#/components/schemas/")) {
+      pointer = node.$ref;
+      node = view.contract.deref(node);
+    }
+  };
+  for (const raw of error.instancePath.split("/").slice(1)) {
+    enter();
+    const seg = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (/^\d+$/.test(seg) && node?.items) [node, pointer] = [node.items, `${pointer}/items`];
+    else if (node?.properties?.[seg]) [node, pointer] = [node.properties[seg], `${pointer}/properties/${raw}`];
+    else return pointer; // into a oneOf or additional properties: the nearest schema is as far as it goes
+  }
+  enter();
+  return `${pointer}/${error.schemaPath.split("/").pop()}`;
 }
 
 function checkEvents(response: ExchangeResponse, validate: ValidateFunction): string[] {

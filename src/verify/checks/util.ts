@@ -1,5 +1,5 @@
 // Small readers the checks share.
-import type { ExchangeResponse } from "../types.js";
+import type { Exchange, ExchangeResponse, Probe } from "../types.js";
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
@@ -34,3 +34,14 @@ export function integerHeader(headers: Headers, name: string): number | undefine
 }
 
 export const NON_2XX_EXPECTATION_INCONCLUSIVE = [401, 403, 429];
+
+/**
+ * The verdict on a negative case the verifier made from a rule of the contract (`Exchange.probe`): the promised
+ * status, or a violation naming the rule. A 429 answers nothing about the rule (the caller was limited first).
+ */
+export function judgeProbe(e: Exchange, kinds: ReadonlyArray<Probe["kind"]>): string[] | null {
+  const p = e.probe;
+  if (!p || !kinds.includes(p.kind) || e.response.status === 429) return null;
+  if (e.response.status === p.expect) return [];
+  return [`${p.kind}: answered ${e.response.status}; expected ${p.expect}, because ${p.why}`];
+}

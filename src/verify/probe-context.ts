@@ -1,0 +1,71 @@
+// What the multi-step parts of a run share (round trips, page walks, negative cases from the contract's rules):
+// the contract, the case builder, the session and the scheduler, and a way to send one case in order.
+import type { Json } from "../mock/contract.js";
+import type { CaseBuilder, Parts, RequestCase } from "./cases.js";
+import type { ContractView } from "./contract-view.js";
+import type { ReportBuilder } from "./report.js";
+import type { Job, Scheduler } from "./schedule.js";
+import type { Sent, Session } from "./session.js";
+import type { Operation, ScenarioStep } from "./types.js";
+
+export interface RoundtripContext {
+  view: ContractView;
+  builder: CaseBuilder;
+  session: Session;
+  scheduler: Scheduler;
+  bucket: (c: RequestCase) => string;
+  /** Writes may be sent (--allow-writes). */
+  allowWrites: boolean;
+  report: ReportBuilder;
+  /** Only these case labels are sent (--replay); all when absent. */
+  only?: (op: Operation, label: string) => boolean;
+}
+
+/** Sends one case now (after the 429s of its bucket), with `scenario` for the round-trip check. */
+export async function sendCase(ctx: RoundtripContext, c: RequestCase, scenario?: ScenarioStep): Promise<Sent> {
+  const job: Job = { bucket: ctx.bucket(c), run: () => ctx.session.exchange(c, scenario), skip: () => {} };
+  return ctx.scheduler.runOne(job);
+}
+
+/** A case of `op` from a set of parts, sent with the configured credential. */
+export async function caseOf(ctx: RoundtripContext, op: Operation, parts: Parts, label: string, over: Partial<RequestCase> = {}): Promise<RequestCase> {
+  const read = op.method === "get" || op.method === "head";
+  return { operation: op, kind: "probe", label, method: op.method.toUpperCase(), ...(await ctx.builder.render(op, parts)), credentials: "header", safety: read ? "read" : "write", ...over };
+}
+
+export function succeeded(s: Sent): boolean {
+  return s.kind === "answered" && s.exchange.response.status >= 200 && s.exchange.response.status < 300;
+}
+
+/** A 2xx answer's JSON body, or null. */
+export function answeredJson(s: Sent): Json | null {
+  if (s.kind !== "answered" || s.exchange.response.status < 200 || s.exchange.response.status >= 300) return null;
+  try {
+    return JSON.parse(Buffer.from(s.exchange.response.body).toString("utf8"));
+  } catch {
+    return null;
+  }
+}
+
+/** The component name a `$ref` names (`#/components/schemas/Speaker` → `Speaker`), or null. */
+export function refName(node: Json): string | null {
+  const ref = node?.$ref;
+  return typeof ref === "string" && ref.startsWith("#/components/schemas/") ? ref.slice("#/components/schemas/".length) : null;
+}
+
+/** A list operation: a GET answering `{data: [...], next_cursor, has_more}` that takes `cursor` and `limit`. */
+export function isList(view: ContractView, op: Operation): boolean {
+  if (op.method !== "get") return false;
+  const names = new Set(op.parameters.filter((p) => p.in === "query").map((p) => p.name));
+  const props = view.contract.deref(view.contract.deref(view.declared(op, 200)?.content["application/json"]?.schema))?.properties;
+  return names.has("cursor") && names.has("limit") && !!props?.data && !!props.next_cursor && !!props.has_more;
+}
+
+/** The top-level list of the resources of component `schema` (`Run` → `listRuns`), if the contract has one. */
+export function listOf(view: ContractView, schema: string): Operation | undefined {
+  return view.operations.find((op) => {
+    if (!isList(view, op) || op.template.includes("{")) return false;
+    const props = view.contract.deref(view.contract.deref(view.declared(op, 200)!.content["application/json"].schema)).properties;
+    return refName(view.contract.deref(props.data)?.items) === schema;
+  });
+}
