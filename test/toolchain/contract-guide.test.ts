@@ -63,7 +63,7 @@ describe("docs/contract.md: adding tags, as the guide says", () => {
     await generate({ root: path.join(dir, "spec/openapi.yaml"), outDir: out, pythonDir: path.join(dir, "python"), quiet: true });
     // Step 3's claims: typed paths, the Python method with its filter, the filter in the docs.
     expect(await fs.readFile(path.join(out, "schema.d.ts"), "utf8")).toContain(`"/v1/tags": {`);
-    expect(await fs.readFile(path.join(dir, "python/_operations.py"), "utf8")).toMatch(/def list_tags\(\n\s+self,\n\s+\*,\n(\s+\w+: Optional\[\w+\] = None,\n)*\s+name: Optional\[str\] = None,/);
+    expect(await fs.readFile(path.join(dir, "python/_operations.py"), "utf8")).toMatch(/class TagsResource\(SyncResource\):[\s\S]*?def list\(\n\s+self,\n\s+\*,\n(\s+\w+: Optional\[\w+\] = None,\n)*\s+name: Optional\[str\] = None,/);
     const bundle = JSON.parse(await fs.readFile(path.join(out, "openapi.json"), "utf8"));
     expect(bundle.paths["/v1/tags"].get.parameters.find((p: { name: string }) => p.name === "name").description).toMatch(/Filter \(`x-filter`\): items whose `name` starts with the value\./);
     const g = await startGateway({ contract: loadContract(out) });
