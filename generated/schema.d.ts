@@ -1961,7 +1961,14 @@ export interface components {
              * @example uc_01HZX8F2G4H6J8K0M2N4P6Q8R0
              */
             use_case_id?: string | null;
-            /** @description What starts a run. Omitted, the agent has a manual trigger. */
+            /**
+             * @description What starts a run. Omitted, the agent has a manual trigger.
+             * @default {
+             *       "type": "manual",
+             *       "schedule": null,
+             *       "event_types": []
+             *     }
+             */
             trigger?: components["schemas"]["AgentTrigger"];
             /**
              * @description Whether each proposed action waits for a human approval.
@@ -2407,6 +2414,10 @@ export interface components {
              *     without a use case. `signals` needs `use_case_id`; `diarization` and
              *     `speaker_identification` are not available for `text`. A combination
              *     that is not available answers 400.
+             * @default [
+             *       "transcription",
+             *       "diarization"
+             *     ]
              * @example [
              *       "transcription",
              *       "diarization",
@@ -2740,6 +2751,10 @@ export interface components {
             use_case_id?: string;
             /**
              * @description Features to run, with the same defaults and rules as in `AnalysisCreate`.
+             * @default [
+             *       "transcription",
+             *       "diarization"
+             *     ]
              * @example [
              *       "transcription",
              *       "diarization"
@@ -4375,7 +4390,13 @@ export interface components {
              * @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R
              */
             agent_id: string;
-            /** @description What the run works on. Omitted, the run works on no particular analysis and follows only the agent's instructions. */
+            /**
+             * @description What the run works on. Omitted, the run works on no particular analysis and follows only the agent's instructions.
+             * @default {
+             *       "analysis_ids": [],
+             *       "prompt": null
+             *     }
+             */
             input?: {
                 /**
                  * @description Completed analyses the run works on.
