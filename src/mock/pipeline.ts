@@ -14,10 +14,11 @@
 //              requireCredentials  no valid credentials        401
 //              frozen              frozen workspace            403
 //              route               no such operation           404, 405
+//              scopes              token lacks an `x-scopes`   403
 //              validateParams      path, query, headers        422
 //   request    prefer              Prefer it cannot honour     400
 //              readBody            body not taken, or too big  400, closes
-//              validateBody        body against its schema     400, 422
+//              validateBody        body against its schema     400 (x-status rule), 422
 //   responders upgradeRequired     WebSocket op, no upgrade    426
 //              sse                 event streams               200 text/event-stream
 //              billing             plan and usage, from the rate limiter
@@ -68,6 +69,7 @@ import { rateLimit } from "./stages/rate-limit.js";
 import { readBody } from "./stages/read-body.js";
 import { requireCredentials } from "./stages/require-credentials.js";
 import { route } from "./stages/route.js";
+import { scopes } from "./stages/scopes.js";
 import { shuttingDown } from "./stages/shutting-down.js";
 import { validateBody } from "./stages/validate-body.js";
 import { validateParams } from "./stages/validate-params.js";
@@ -75,7 +77,7 @@ import { webSocketOnly } from "./stages/websocket-only.js";
 
 /** Who asks, whether they may, and whether they name an operation correctly (decision M3). */
 function admission(s: Services): Stage[] {
-  return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), frozen(s), route(s), validateParams(s)];
+  return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), frozen(s), route(s), scopes(s), validateParams(s)];
 }
 
 /** The answers to an admitted request: the first responder that answers wins. */

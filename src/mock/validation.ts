@@ -9,11 +9,26 @@ import { guardArrays, jsonBodyLimit, useLinearUniqueItems } from "./bounds.js";
 import type { Contract, Json, Route } from "./contract.js";
 import { IssueCollector, pointer, toIssues, type ValidationIssue } from "./issues.js";
 import { quote, withoutExcerpt } from "./log.js";
+import { ruleAnswer, type RuleAnswer } from "./rule-status.js";
 
 export { MAX_REPORTED_ISSUES, toIssues, type ValidationIssue } from "./issues.js";
 
 // ajv-formats is CommonJS; under ESM its function sits on `default`.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** A file part of a multipart body: its file name, the part's content type, its size in bytes. */
+export interface UploadedFile {
+  name: string;
+  type: string | null;
+  size: number;
+}
+
+const UPLOADED_FILES = Symbol("uploaded files");
+
+/** The file parts of a parsed multipart body, by field name (none for any other body). */
+export function uploadedFiles(body: unknown): Record<string, UploadedFile> {
+  return (body && typeof body === "object" ? (body as Record<symbol, Record<string, UploadedFile>>)[UPLOADED_FILES] : undefined) ?? {};
+}
 
 /** A request the gateway cannot even parse: 400. */
 export class BadRequest extends Error {}
@@ -247,7 +262,7 @@ export class RequestValidator {
    * Parses and validates a body. Throws BadRequest for unparseable input or a media type the operation does not
    * take; returns the violations otherwise.
    */
-  async checkBody(route: Route, contentType: string | undefined, raw: Buffer): Promise<{ issues: ValidationIssue[]; value: unknown }> {
+  async checkBody(route: Route, contentType: string | undefined, raw: Buffer): Promise<{ issues: ValidationIssue[]; value: unknown; rule?: RuleAnswer }> {
     const spec = this.compiled(route).body;
     if (!spec) return { issues: [], value: undefined };
     if (raw.length === 0) {
@@ -277,6 +292,8 @@ export class RequestValidator {
       return { issues: [], value: raw };
     }
     if (entry.validate && !entry.validate(value)) {
+      const rule = ruleAnswer(entry.validate.errors ?? []);
+      if (rule) return { issues: [], value, rule };
       const ajv = isJson(mt) ? this.strictAjv : this.coercingAjv;
       return { issues: toIssues("body", this.narrow(ajv, entry.validate.errors ?? [], value)), value };
     }
@@ -362,7 +379,13 @@ function propertySchema(schema: Json, name: string, contract: Contract): Json {
 function formToObject(form: URLSearchParams | FormData, content: Json, contract: Contract): unknown {
   const out: Record<string, unknown> = {};
   const names = new Set<string>([...form.keys()]);
+  const files: Record<string, UploadedFile> = {};
+  // Beside the value, not in it: validation and the record see the file name; what the contract derives from
+  // the part (`x-derived`: content type, size) reads these.
+  Object.defineProperty(out, UPLOADED_FILES, { value: files, enumerable: false });
   for (const name of names) {
+    const first = form.getAll(name)[0];
+    if (first !== undefined && typeof first !== "string") files[name] = { name: (first as File).name || "file", type: (first as File).type || null, size: (first as File).size };
     const values = form.getAll(name).map((v) => (typeof v === "string" ? v : (v as File).name || "file"));
     const prop = propertySchema(content.schema, name, contract);
     const encoding = content.encoding && Object.hasOwn(content.encoding, name) ? content.encoding[name] : undefined;
