@@ -151,6 +151,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
       gateway.url = await listen(server, port, host);
+      s.store.baseUrl = gateway.url;
       if (opts.warm) void s.validator.warmInBackground();
       return gateway.url;
     },

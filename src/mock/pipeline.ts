@@ -58,6 +58,7 @@ import { tunnel } from "./proxy/tunnel.js";
 import { apiPrefix } from "./stages/api-prefix.js";
 import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
+import { files } from "./stages/files.js";
 import { frozen } from "./stages/frozen.js";
 import { latency } from "./stages/latency.js";
 import { malformed, malformedUncounted } from "./stages/malformed.js";
@@ -97,7 +98,7 @@ function delay(s: Services): Stage[] {
 
 export function httpPipeline(s: Services): Stage[] {
   return [
-    ...[malformed(s), cors(s), ownPaths(s), mockControls(s), apiPrefix(s), ...delay(s)],
+    ...[malformed(s), cors(s), ownPaths(s), ...(s.settings.stateless ? [] : [files(s)]), mockControls(s), apiPrefix(s), ...delay(s)],
     ...admission(s),
     ...[prefer(s), readBody(s), validateBody(s)],
     ...responders(s),

@@ -93,7 +93,7 @@ describe("finished resources carry what the contract says they carry", () => {
   });
 
   it("a ready report has a download_url on the mock serving a file of its format", async () => {
-    for (const [format, magic, type] of [["pdf", "%PDF-", "application/pdf"], ["markdown", "# ", "text/markdown"], ["json", "{", "application/json"]] as const) {
+    for (const [format, magic, type] of [["pdf", "%PDF-", "application/pdf"], ["docx", "PK", "wordprocessingml"], ["markdown", "# ", "text/markdown"], ["json", "{", "application/json"]] as const) {
       const created = await post("/v1/reports", { ...example("ReportCreate"), format });
       expect(created.status).toBe(202);
       steps();

@@ -147,7 +147,8 @@ export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, r
   const m = coll.machine;
   const requested = m && typeof sent[m.property] === "string" ? (sent[m.property] as string) : undefined;
   const scenario = m ? (req.scenario ?? impliedScenario(store.model, ws, m, value)) : undefined;
-  return store.insert(ws, coll, parent, value, { scenario, requested });
+  const text = (req.body as Json)?.text;
+  return store.insert(ws, coll, parent, value, { scenario, requested, ...(typeof text === "string" ? { input: { text } } : {}) });
 }
 
 /** The value of the top-level record of collection `schema` with key `id`, if the workspace has it. */

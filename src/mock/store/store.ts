@@ -8,6 +8,7 @@ import type { Clock } from "../limiter.js";
 import type { MockState } from "../state.js";
 import { AnalysisHooks } from "./analysis.js";
 import { buildRecord } from "./build.js";
+import { COMPLETION_KEY, CompletionHooks } from "./completion.js";
 import { Driver, type WebhookSink } from "./driver.js";
 import { readListSpec, type ListSpec } from "./lists.js";
 import { EventLog } from "./log.js";
@@ -38,6 +39,8 @@ export interface InsertOptions {
   held?: boolean;
   /** Its event log, when ids had to be given out before it was created. */
   log?: EventLog;
+  /** What it was created from that it does not show (Rec.input). */
+  input?: { text?: string };
 }
 
 /** An error answer of the store: a status the operation documents, and its `detail`. */
@@ -88,7 +91,23 @@ export class Store implements MockState {
       this.driver.hooks.set(coll.schema, hooks);
       this.streamed = { coll, hooks, route: sse };
     }
+    const completion = new CompletionHooks({
+      model: this.model,
+      now: () => o.clock.now(),
+      baseUrl: () => this.baseUrl,
+      example: (schema) => this.seedFactory.seed.records.find((r) => r.coll === schema)?.value,
+      lookup: (ws, schema, id) => {
+        const c = this.model.collections.get(schema);
+        return c ? ws.table(c).get(null, id)?.value : undefined;
+      },
+    });
+    for (const c of this.model.collections.values()) {
+      if (c.machine && !this.driver.hooks.has(c.schema) && o.contract.doc.components.schemas[c.schema]?.[COMPLETION_KEY]) this.driver.hooks.set(c.schema, completion);
+    }
   }
+
+  /** The mock's base URL, for links to its own files (set once it listens). */
+  baseUrl = "http://127.0.0.1:4010";
 
   now(): number {
     return this.o.clock.now();
@@ -154,6 +173,7 @@ export class Store implements MockState {
     rec.scenario = opts.scenario;
     rec.held = opts.held ?? false;
     if (opts.log) rec.log = opts.log;
+    if (opts.input) rec.input = opts.input;
     if (coll.machine) this.driver.start(ws, rec, opts.requested);
     return rec;
   }
