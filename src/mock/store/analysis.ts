@@ -162,7 +162,7 @@ export class AnalysisHooks implements ResourceHooks {
     if (item.event === "status") {
       rec.value.progress = item.data.progress;
       rec.changed();
-      rec.log!.append("status", this.status(rec, rec.value[this.m.property], item.data.progress));
+      this.logOf(ws, rec).append("status", this.status(rec, rec.value[this.m.property], item.data.progress));
       return;
     }
     const target = this.targets.get(item.event);
@@ -176,7 +176,7 @@ export class AnalysisHooks implements ResourceHooks {
       doc[target.property].push(data);
       if (this.speakers && this.promised(rec, this.speakersOp)) this.speakerFor(ws, rec, data.speaker_label);
     }
-    rec.log!.append(item.event, structuredClone(data));
+    this.logOf(ws, rec).append(item.event, structuredClone(data));
   }
 
   /** The transcript of `rec` (made from the example, emptied, on its first segment). */

@@ -141,7 +141,23 @@ export class Store implements MockState {
     for (const r of seed.records) ws.table(this.model.collections.get(r.coll)!).add(new Rec(this.model.collections.get(r.coll)!, r.parent, ws.seq++, r.value));
     for (const c of seed.children) ws.child(c.schema).set(c.parent, c.value);
     for (const [path, v] of Object.entries(seed.singletons)) ws.singletons.set(path, v);
+    this.moveSeeded(ws);
     return ws;
+  }
+
+  /**
+   * Seeded resources whose state the service's processing leaves (a `processing` analysis, a `queued` run) move
+   * on as created ones do (decision RM6); the others (an alert a person acknowledges) rest until moved.
+   */
+  private moveSeeded(ws: WorkspaceData): void {
+    for (const t of ws.tables.values()) {
+      for (const r of t.all()) {
+        const m = r.coll.machine;
+        if (!m || !m.transitions.some((x) => x.trigger === "async" && x.scenario === undefined && x.from.includes(r.value[m.property]))) continue;
+        r.driven = true;
+        this.driver.arm(ws, r);
+      }
+    }
   }
 
   private forget(id: string): void {
