@@ -3,6 +3,7 @@
 // When every violation of a body comes from such rules, the answer is that status with the rules' descriptions
 // as `detail`; a body with any other violation still answers 422 listing everything (shape before meaning).
 import type { ErrorObject } from "ajv/dist/2020.js";
+import { STATUS_KEY } from "../contract-rules.js";
 
 export interface RuleAnswer {
   status: number;
@@ -16,9 +17,9 @@ function rulesOf(errors: readonly ErrorObject[]): Rule[] {
   const rules: Rule[] = [];
   for (const e of errors) {
     const parent = e.parentSchema as Record<string, unknown> | undefined;
-    if (e.keyword !== "if" || typeof parent?.["x-status"] !== "number") continue;
+    if (e.keyword !== "if" || typeof parent?.[STATUS_KEY] !== "number") continue;
     const prefix = e.schemaPath.slice(0, -"/if".length);
-    if (!rules.some((r) => r.prefix === prefix)) rules.push({ prefix, status: parent["x-status"] as number, description: String(parent.description ?? "A rule of the request body is broken.") });
+    if (!rules.some((r) => r.prefix === prefix)) rules.push({ prefix, status: parent[STATUS_KEY] as number, description: String(parent.description ?? "A rule of the request body is broken.") });
   }
   return rules;
 }

@@ -3,7 +3,7 @@
 // the scope, with RFC 6750's `insufficient_scope` challenge; API keys and tokens without the claim are not limited.
 import type { StageFactory } from "../stage.js";
 
-export const SCOPES_KEY = "x-scopes";
+import { SCOPES_KEY } from "../../contract-rules.js";
 
 export const scopes: StageFactory = () =>
   function scopes(ctx) {

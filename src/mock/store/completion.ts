@@ -9,14 +9,14 @@
 //   run-output         the agent's summary of its work and the actions it proposed (the contract's example's)
 //   download-link      a URL on this mock serving a file of the report's `format`; download-expiry: an hour on
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { COMPLETION_KEY, type FILLERS } from "../../contract-rules.js";
 import type { Step } from "../../lifecycle.js";
 import type { Json } from "../contract.js";
 import type { ResourceHooks } from "./driver.js";
 import type { StoreModel } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";
 
-export const COMPLETION_KEY = "x-completion";
-export const FILLERS = ["summary", "detected-language", "media-duration", "transcript", "speakers", "signals", "alerts", "run-output", "download-link", "download-expiry"] as const;
+export { COMPLETION_KEY } from "../../contract-rules.js";
 
 export interface CompletionEntry {
   property?: string;

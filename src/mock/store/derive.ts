@@ -8,12 +8,12 @@
 //   media-kind         `audio`, `video` or `text` from a file part's content type
 //   referenced         `property` of the `schema` resource whose id the field holds
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import { DERIVED_KEY, type DERIVERS } from "../../contract-rules.js";
 import type { Contract, Json } from "../contract.js";
 import { bytesReceived } from "../http/body.js";
 import { uploadedFiles, type UploadedFile } from "../validation.js";
 
-export const DERIVED_KEY = "x-derived";
-export const DERIVERS = ["last-path-segment", "file-name", "content-type", "byte-length", "media-kind", "referenced"] as const;
+export { DERIVED_KEY } from "../../contract-rules.js";
 
 export interface DeriveSource {
   from: string;

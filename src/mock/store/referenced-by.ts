@@ -7,7 +7,7 @@ import type { CollectionModel, StoreModel } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";
 import { nameOf, StoreError } from "./store.js";
 
-export const REFERENCED_BY_KEY = "x-referenced-by";
+import { REFERENCED_BY_KEY } from "../../contract-rules.js";
 
 export interface Blocker {
   /** The collection whose records may name the resource. */
