@@ -332,8 +332,12 @@ function contractRules({ public_paths: publicPaths = [] }) {
     const stateProp = lc?.property ? c.resolve(props[lc.property] ?? {}, c.location.source.absoluteRef).node : undefined;
     return { name, properties: Object.keys(props), states: stateProp?.enum ?? [], operations };
   };
+  let rootNames = new Set();
   return {
     Root: {
+      enter(root) {
+        rootNames = new Set(Object.keys(root.components?.schemas ?? {}));
+      },
       leave() {
         const all = new Map([...components].map(([n, c]) => [n, factsOf(n, c)]));
         for (const [name, c] of components) {
@@ -352,9 +356,11 @@ function contractRules({ public_paths: publicPaths = [] }) {
       for (const [name, p] of Object.entries(schema?.properties ?? {})) {
         if (p?.[rules.DERIVED_KEY] !== undefined) checkDerived(p[rules.DERIVED_KEY], location.child(['properties', name]), report, referenced);
       }
-      if (location.pointer === '#/' && /[/\\]components[/\\]schemas[/\\][^/\\]+\.ya?ml$/.test(location.source.absoluteRef)) {
-        components.set(path.basename(location.source.absoluteRef).replace(/\.ya?ml$/, ''), { node: schema, location, report, resolve });
-      }
+      // A component schema: a file under components/schemas, a file the root's components name, or inline there.
+      const file = path.basename(location.source.absoluteRef).replace(/\.ya?ml$/, '');
+      const inline = /^#\/components\/schemas\/([^/]+)$/.exec(location.pointer)?.[1];
+      const own = location.pointer === '#/' && (/[/\\]components[/\\]schemas[/\\]/.test(location.source.absoluteRef) || rootNames.has(file));
+      if (inline || own) components.set(inline ?? file, { node: schema, location, report, resolve });
     },
     Parameter(param, { report, location }) {
       if (param?.schema?.[rules.DERIVED_KEY] !== undefined) checkDerived(param.schema[rules.DERIVED_KEY], location.child('schema'), report, referenced);
