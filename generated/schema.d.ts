@@ -2399,7 +2399,10 @@ export interface components {
              * @example Renewal call with Northwind Traders
              */
             title?: string;
-            /** @description BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it. */
+            /**
+             * @description BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+             * @default auto
+             */
             language?: components["schemas"]["AnalysisLanguage"];
             /**
              * @description Use case to run with. Its skills produce the signals and its alert rules
@@ -2742,7 +2745,10 @@ export interface components {
              * @example Renewal call with Northwind Traders
              */
             title?: string;
-            /** @description BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it. */
+            /**
+             * @description BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+             * @default auto
+             */
             language?: components["schemas"]["AnalysisLanguage"];
             /**
              * @description Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
@@ -4626,7 +4632,8 @@ export interface components {
             /** @description What each signal of the skill carries. */
             output: components["schemas"]["SkillOutput"];
             /**
-             * @description Whether the service maintains the skill. Built-in skills answer 409 to update and delete.
+             * @description Whether the service maintains the skill. Built-in skills answer 409 to update and delete; a skill created through the API is never built in.
+             * @default false
              * @example false
              */
             builtin: boolean;

@@ -1706,7 +1706,7 @@ class Skill(TypedDict):
     instructions: Optional[str]
     # What each signal of the skill carries.
     output: SkillOutput
-    # Whether the service maintains the skill. Built-in skills answer 409 to update and delete.
+    # Whether the service maintains the skill. Built-in skills answer 409 to update and delete; a skill created through the API is never built in.
     builtin: bool
     # When the skill was created.
     created_at: str

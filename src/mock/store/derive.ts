@@ -151,5 +151,5 @@ export function requestSchemaOf(contract: Contract, route: { op: Json; parameter
     if (mt.includes("json") || mt.includes("form")) return contract.deref(c?.schema) ?? {};
   }
   const query = route.parameters.filter((p) => p.in === "query");
-  return { type: "object", properties: Object.fromEntries(query.map((p) => [p.name, p.schema])) };
+  return { type: "object", properties: Object.fromEntries(query.map((p) => [p.name, p.schema])), required: query.filter((p) => p.required).map((p) => p.name) };
 }
