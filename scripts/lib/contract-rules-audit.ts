@@ -6,6 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
+import { RULES_HEADING } from "./rules-table.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;
@@ -32,7 +33,8 @@ export function statements(doc: Json): Statement[] {
     if (!n || typeof n !== "object") return;
     for (const [k, v] of Object.entries<Json>(n)) {
       if (k === "description" && typeof v === "string") {
-        for (const s of v.split(/(?<=[.;])\s+/)) {
+        // The rules block `generate` renders (rules-table.ts) restates the machine-readable rules: not audited.
+        for (const s of v.split(RULES_HEADING)[0]!.split(/(?<=[.;])\s+/)) {
           const m = NORMATIVE.exec(s);
           if (m) out.push({ pointer: `${p}/description`, phrase: m[0].toLowerCase().replace(/\*/g, ""), sentence: s.replace(/\s+/g, " ").trim() });
         }
