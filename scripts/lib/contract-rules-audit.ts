@@ -122,7 +122,7 @@ export function classify(doc: Json, s: Statement): Verdict {
     return { where: "`default` / `x-derived` on the request property", readers: MOCK_DOCS };
   }
   if (/null|always empty|set only when/.test(phrase)) {
-    if (/text/.test(sentence) && /duration|start|end|speaker|words|confidence/.test(sentence)) return { where: "`if`/`then` (text) + `x-completion`", readers: MOCK_DOCS };
+    if (/text/.test(sentence) && /duration|start|end|speaker|words|confidence/.test(sentence)) return { where: "`x-completion` `when` (text analyses get no timeline)", readers: MOCK_DOCS };
     if (node?.type === "null" || node?.maxItems === 0) return { where: "JSON Schema (`type: 'null'`, `maxItems: 0`)", readers: "mock, verify, docs" };
     return { where: "`x-lifecycle` `set` (+ `x-completion`)", readers: "mock, verify, docs" };
   }

@@ -17,7 +17,7 @@ describe("properties that still take the create example's value", () => {
       "Workspace.owner_id", // the creator: the caller's user, which the mock's credentials do not carry
       "Workspace.plan", // the plan of the caller's workspace
       "Workspace.slug", // derived from the name and unique across the service: no rule for it yet
-      "Workspace.status", // `active`: its x-lifecycle has no transition into `frozen` from the API
+      "Workspace.status", // `active` at creation: no `default` in the schema yet
     ]);
   });
 });

@@ -310,7 +310,6 @@ class Analysis(TypedDict):
 
     **Rules**
 
-    - `duration_seconds` is always null for `text` analyses.
     - On entering `completed`: `summary` is filled (summary) when `features` contains `summary`.
     - On entering `completed`: `language` is filled (detected-language) when `language` is `auto`.
     - On entering `completed`: `duration_seconds` is filled (media-duration) when `media_type` is not `text`.
