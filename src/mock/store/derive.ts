@@ -90,9 +90,17 @@ function own(contract: Contract, p: Json, key: string): Json {
 const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
 const conditions = new WeakMap<object, ValidateFunction>();
 
-function holds(schema: Json, value: unknown): boolean {
+/** `schema` with its `$ref`s replaced by what they name (conditions are small; this ajv knows no components). */
+function inlined(contract: Contract, schema: Json, depth = 0): Json {
+  if (Array.isArray(schema)) return schema.map((x) => inlined(contract, x, depth + 1));
+  if (!schema || typeof schema !== "object" || depth > 20) return schema;
+  const s = typeof schema.$ref === "string" ? { ...contract.deref(schema), ...schema, $ref: undefined } : schema;
+  return Object.fromEntries(Object.entries<Json>(s).filter(([k, v]) => k !== "$ref" && v !== undefined).map(([k, v]) => [k, inlined(contract, v, depth + 1)]));
+}
+
+function holds(contract: Contract, schema: Json, value: unknown): boolean {
   let v = conditions.get(schema);
-  if (!v) conditions.set(schema, (v = ajv.compile(schema)));
+  if (!v) conditions.set(schema, (v = ajv.compile(inlined(contract, schema))));
   return v(value) as boolean;
 }
 
@@ -121,7 +129,7 @@ export function requestDefaults(contract: Contract, schema: Json, input: DeriveI
   const known = { ...input.fields, ...out };
   const conditional: Record<string, unknown> = {};
   for (const { key, sub } of conditionals(contract, schema)) {
-    if ((key !== undefined && !Object.hasOwn(known, key)) || !holds(sub.if, known)) continue;
+    if ((key !== undefined && !Object.hasOwn(known, key)) || !holds(contract, sub.if, known)) continue;
     for (const [name, p] of Object.entries<Json>(sub.then.properties ?? {})) if (p?.default !== undefined && !(name in conditional)) conditional[name] = p.default;
   }
   for (const [name, p] of props) {
