@@ -4406,7 +4406,10 @@ export interface components {
          *
          *     **Rules**
          *
+         *     - On entering `running`: `output` is filled (run-output).
+         *     - On entering `awaiting_approval`: `output` is filled (run-output).
          *     - On entering `succeeded`: `output` is filled (run-output).
+         *     - On entering `canceled`: `output` is filled (run-output).
          */
         Run: {
             /** @example run_01HZXC5E7G9J1K3M5N7P9Q1R3S */

@@ -92,6 +92,22 @@ describe("finished resources carry what the contract says they carry", () => {
     expect(schemaErrors("Run", r)).toEqual([]);
   });
 
+  it("a run awaiting approval has its proposed actions; approving them executes them", async () => {
+    const agent = await post("/v1/agents", { name: "Rules test agent 4", instructions: "Summarise.", requires_approval: true });
+    const run = await post("/v1/runs", { agent_id: agent.body.id });
+    steps(2);
+    const waiting = (await call(g.url, "GET", `/v1/runs/${run.body.id}`)).body;
+    expect(waiting.status).toBe("awaiting_approval");
+    expect(waiting.output.actions.map((a: any) => a.status)).toEqual(waiting.output.actions.map(() => "pending_approval"));
+    expect(waiting.output.actions.length).toBeGreaterThan(0);
+    expect((await post(`/v1/approvals/${waiting.approval_id}/approve`, {})).status).toBe(200);
+    steps();
+    const done = (await call(g.url, "GET", `/v1/runs/${run.body.id}`)).body;
+    expect(done.status).toBe("succeeded");
+    expect(done.output.actions.map((a: any) => a.status)).toEqual(done.output.actions.map(() => "executed"));
+    expect(schemaErrors("Run", done)).toEqual([]);
+  });
+
   it("a ready report has a download_url on the mock serving a file of its format", async () => {
     for (const [format, magic, type] of [["pdf", "%PDF-", "application/pdf"], ["docx", "PK", "wordprocessingml"], ["markdown", "# ", "text/markdown"], ["json", "{", "application/json"]] as const) {
       const created = await post("/v1/reports", { ...example("ReportCreate"), format });

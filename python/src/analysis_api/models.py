@@ -1607,7 +1607,10 @@ class Run(TypedDict):
 
     **Rules**
 
+    - On entering `running`: `output` is filled (run-output).
+    - On entering `awaiting_approval`: `output` is filled (run-output).
     - On entering `succeeded`: `output` is filled (run-output).
+    - On entering `canceled`: `output` is filled (run-output).
     """
     id: str
     workspace_id: str

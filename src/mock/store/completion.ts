@@ -98,13 +98,22 @@ export interface CompletionContext {
 }
 
 /** Fills, on entering a state, the properties its `x-completion` names that are still null. */
-export function fillCompletion(ctx: CompletionContext, ws: WorkspaceData, rec: Rec, state: string, fill: (by: string) => unknown): void {
+export function fillCompletion(ctx: CompletionContext, ws: WorkspaceData, rec: Rec, state: string, fill: (by: string) => unknown, refills: ReadonlySet<string> = NONE): void {
   for (const e of completionOf(ctx.model, rec.coll.schema, state)) {
-    if (!e.property || rec.value[e.property] !== null || !applies(e, rec.value)) continue;
+    if (!e.property || (rec.value[e.property] !== null && !refills.has(e.by)) || !applies(e, rec.value)) continue;
     const v = fill(e.by);
     if (v !== undefined) rec.value[e.property] = v;
   }
 }
+
+const NONE: ReadonlySet<string> = new Set();
+/** Fillers that also update a value set on an earlier state (a run's output grows as its actions are decided). */
+const REFILLS: ReadonlySet<string> = new Set(["run-output"]);
+/** What a run's proposed actions become when it enters each state (RunAction.status's description). */
+const ACTION_STATUS: Record<string, string> = { awaiting_approval: "pending_approval", succeeded: "executed", failed: "failed", canceled: "canceled" };
+
+/** What a waiting action becomes once its approval is decided. */
+const DECIDED: Record<string, string> = { approved: "executed", rejected: "rejected", expired: "expired" };
 
 /** The file extension of a report format, in its download link. */
 export const FORMAT_EXTENSIONS: Record<string, string> = { pdf: "pdf", docx: "docx", markdown: "md", json: "json" };
@@ -116,7 +125,7 @@ export class CompletionHooks implements ResourceHooks {
 
   afterStep(ws: WorkspaceData, rec: Rec, step: Step): void {
     if (step.from === null) return;
-    fillCompletion(this.ctx, ws, rec, step.to, (by) => this.fill(by, ws, rec));
+    fillCompletion(this.ctx, ws, rec, step.to, (by) => this.fill(by, ws, rec), REFILLS);
   }
 
   private fill(by: string, ws: WorkspaceData, rec: Rec): unknown {
@@ -138,12 +147,21 @@ export class CompletionHooks implements ResourceHooks {
   /** What the agent found and proposed: the contract's example actions, over the run's own input. */
   private runOutput(ws: WorkspaceData, rec: Rec): Json | undefined {
     const run = rec.value;
+    const approval = typeof run.approval_id === "string" ? this.ctx.lookup(ws, "Approval", run.approval_id) : undefined;
+    // Back to `running` after its approval: the waiting actions take the decision; at the end, the run's outcome.
+    const status = run.status === "running" ? DECIDED[approval?.status] : ACTION_STATUS[run.status];
+    if (run.output) {
+      for (const a of run.output.actions ?? []) if (a.status === "pending_approval" && status) a.status = status;
+      return run.output;
+    }
+    if (run.status !== "awaiting_approval" && run.status !== "succeeded") return undefined; // null until it proposes
     const example = this.ctx.example(rec.coll.schema)?.output;
     if (!example) return undefined;
     const agent = typeof run.agent_id === "string" ? this.ctx.lookup(ws, "Agent", run.agent_id) : undefined;
     const n = run.input?.analysis_ids?.length ?? 0;
     const over = n ? `${n} ${n === 1 ? "analysis" : "analyses"}` : "the workspace";
-    return { summary: `${agent?.name ?? "The agent"} reviewed ${over}. ${example.summary}`.slice(0, 10000), actions: structuredClone(example.actions) };
+    const actions = (structuredClone(example.actions) as Json[]).map((a) => ({ ...a, status: status ?? a.status }));
+    return { summary: `${agent?.name ?? "The agent"} reviewed ${over}. ${example.summary}`.slice(0, 10000), actions };
   }
 
   /** What a report covers: its analyses' titles and summaries. */
