@@ -1876,6 +1876,11 @@ export interface components {
          *     | `active`, `paused` | `archived` | `updateAgent` sets `status` |  |
          *
          *     - `updateAgent` answers 409 unless `status` is `active` or `paused`.
+         *
+         *     **Rules**
+         *
+         *     - `deleteAgent`: 409 while a Run in `queued`, `running`, `awaiting_approval` names it in `agent_id`.
+         *     - `updateAgent` to `archived`: 409 while a Run in `queued`, `running`, `awaiting_approval` names it in `agent_id`.
          */
         Agent: {
             /** @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R */
@@ -1934,7 +1939,16 @@ export interface components {
          * @enum {string}
          */
         AgentActionType: "send_email" | "create_ticket" | "post_message" | "update_crm";
-        /** @description Creates an agent. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409. */
+        /**
+         * @description Creates an agent. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
+         *
+         *     **Rules**
+         *
+         *     - `skill_ids` defaults to `[]`.
+         *     - `trigger` defaults to `{"type":"manual","schedule":null,"event_types":[]}`.
+         *     - `requires_approval` defaults to `true`.
+         *     - `status` defaults to `active`.
+         */
         AgentCreate: {
             /** @example Churn-risk follow-up */
             name: string;
@@ -1961,7 +1975,14 @@ export interface components {
              * @example uc_01HZX8F2G4H6J8K0M2N4P6Q8R0
              */
             use_case_id?: string | null;
-            /** @description What starts a run. Omitted, the agent has a manual trigger. */
+            /**
+             * @description What starts a run. Omitted, the agent has a manual trigger.
+             * @default {
+             *       "type": "manual",
+             *       "schedule": null,
+             *       "event_types": []
+             *     }
+             */
             trigger?: components["schemas"]["AgentTrigger"];
             /**
              * @description Whether each proposed action waits for a human approval.
@@ -2279,6 +2300,16 @@ export interface components {
          *     | `queued`, `processing` | `canceled` | `deleteAnalysis` |  |
          *
          *     - `getAnalysisTranscript` answers 409 unless `status` is `completed`.
+         *
+         *     **Rules**
+         *
+         *     - On entering `completed`: `summary` is filled (summary) when `features` contains `summary`.
+         *     - On entering `completed`: `language` is filled (detected-language) when `language` is `auto`.
+         *     - On entering `completed`: `duration_seconds` is filled (media-duration) when `media_type` is not `text`.
+         *     - On entering `completed`: `getAnalysisTranscript` has content (transcript).
+         *     - On entering `completed`: `listAnalysisSpeakers` has content (speakers) when `features` contains `diarization`.
+         *     - On entering `completed`: `listAnalysisSignals` has content (signals) when `features` contains `signals`.
+         *     - On entering `completed`: `listAnalysisAlerts` has content (alerts) when `features` contains `signals`.
          */
         Analysis: {
             /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
@@ -2369,6 +2400,16 @@ export interface components {
          *     of `media_url` and `text` (a body with neither answers 422); inline `text`
          *     needs `media_type` `text`.
          *     Files on your machine go to `POST /v1/analyses/upload` instead.
+         *
+         *     **Rules**
+         *
+         *     - `title`: when not sent, the last path segment of `media_url`.
+         *     - `language` defaults to `auto`.
+         *     - `features` defaults to `["transcription","diarization"]`.
+         *     - `features`: when not sent, the `features` of the UseCase named by `use_case_id`.
+         *     - A body with neither `media_url` nor `text` answers 422.
+         *     - `signals` needs `use_case_id`: 400 otherwise. (400)
+         *     - A `text` analysis runs `transcription` alone without a use case; `diarization` and `speaker_identification` are not available for it: 400 otherwise. (400) Then `features` defaults to `["transcription"]`.
          */
         AnalysisCreate: {
             /**
@@ -2392,7 +2433,10 @@ export interface components {
              * @example Renewal call with Northwind Traders
              */
             title?: string;
-            /** @description BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it. */
+            /**
+             * @description BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+             * @default auto
+             */
             language?: components["schemas"]["AnalysisLanguage"];
             /**
              * @description Use case to run with. Its skills produce the signals and its alert rules
@@ -2407,6 +2451,10 @@ export interface components {
              *     without a use case. `signals` needs `use_case_id`; `diarization` and
              *     `speaker_identification` are not available for `text`. A combination
              *     that is not available answers 400.
+             * @default [
+             *       "transcription",
+             *       "diarization"
+             *     ]
              * @example [
              *       "transcription",
              *       "diarization",
@@ -2451,7 +2499,15 @@ export interface components {
          * @enum {string}
          */
         AnalysisMediaType: "audio" | "video" | "text";
-        /** @description Where the analysed content came from. */
+        /**
+         * @description Where the analysed content came from.
+         *
+         *     **Rules**
+         *
+         *     - `filename`: when not sent, the file name of `file`, else the last path segment of `media_url`.
+         *     - `content_type`: when not sent, the content type of `file`, else the content type of `text`.
+         *     - `size_bytes`: when not sent, the size in bytes of `file`, else the size in bytes of the request body, else the size in bytes of `text`.
+         */
         AnalysisSource: {
             /**
              * @description `url`: fetched from `media_url` of `POST /v1/analyses`; `upload`: sent to
@@ -2715,6 +2771,16 @@ export interface components {
          * @description Multipart form of `POST /v1/analyses/upload`: the media file plus the
          *     options of `AnalysisCreate` as form fields. Repeat the `features` field once
          *     per feature; send `metadata` as a JSON part.
+         *
+         *     **Rules**
+         *
+         *     - `media_type`: when not sent, the kind of media (audio, video, text) of `file`.
+         *     - `title`: when not sent, the file name of `file`.
+         *     - `language` defaults to `auto`.
+         *     - `features` defaults to `["transcription","diarization"]`.
+         *     - `features`: when not sent, the `features` of the UseCase named by `use_case_id`.
+         *     - `signals` needs `use_case_id`: 400 otherwise. (400)
+         *     - A `text` analysis runs `transcription` alone without a use case; `diarization` and `speaker_identification` are not available for it: 400 otherwise. (400) Then `features` defaults to `["transcription"]`.
          */
         AnalysisUpload: {
             /**
@@ -2731,7 +2797,10 @@ export interface components {
              * @example Renewal call with Northwind Traders
              */
             title?: string;
-            /** @description BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it. */
+            /**
+             * @description BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+             * @default auto
+             */
             language?: components["schemas"]["AnalysisLanguage"];
             /**
              * @description Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
@@ -2740,6 +2809,10 @@ export interface components {
             use_case_id?: string;
             /**
              * @description Features to run, with the same defaults and rules as in `AnalysisCreate`.
+             * @default [
+             *       "transcription",
+             *       "diarization"
+             *     ]
              * @example [
              *       "transcription",
              *       "diarization"
@@ -3109,7 +3182,14 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description Creates a board. Duplicate widget `id`s, unknown `skill_id` or `use_case_id`, or a widget wider than the grid answer 400. */
+        /**
+         * @description Creates a board. Duplicate widget `id`s, unknown `skill_id` or `use_case_id`, or a widget wider than the grid answer 400.
+         *
+         *     **Rules**
+         *
+         *     - `widgets` defaults to `[]`.
+         *     - `shared` defaults to `false`.
+         */
         BoardCreate: {
             /** @example Retention overview */
             name: string;
@@ -3976,6 +4056,11 @@ export interface components {
          * @description A question to answer from analyzed content. Without filters the query searches every completed analysis of the
          *     workspace that the caller can access; `analysis_ids`, `use_case_id`, `from` and `to` narrow that set and combine
          *     with AND.
+         *
+         *     **Rules**
+         *
+         *     - `top_k` defaults to `8`.
+         *     - `include_citations` defaults to `true`.
          */
         QueryCreate: {
             /**
@@ -4130,6 +4215,12 @@ export interface components {
          *     | `queued` | `generating` | the service's processing |  |
          *     | `generating` | `ready` | the service's processing | `report.ready` |
          *     | `queued`, `generating` | `failed` | the service's processing (outcome `fail`) |  |
+         *
+         *     **Rules**
+         *
+         *     - On entering `ready`: `download_url` is filled (download-link).
+         *     - On entering `ready`: `download_expires_at` is filled (download-expiry).
+         *     - On entering `ready`: `summary` is filled (summary).
          */
         Report: {
             /**
@@ -4320,6 +4411,13 @@ export interface components {
          *     | `queued`, `running`, `awaiting_approval` | `canceled` | `cancelRun` | `run.finished` |
          *
          *     - `cancelRun` answers 409 unless `status` is `queued`, `running` or `awaiting_approval`.
+         *
+         *     **Rules**
+         *
+         *     - On entering `running`: `output` is filled (run-output).
+         *     - On entering `awaiting_approval`: `output` is filled (run-output).
+         *     - On entering `succeeded`: `output` is filled (run-output).
+         *     - On entering `canceled`: `output` is filled (run-output).
          */
         Run: {
             /** @example run_01HZXC5E7G9J1K3M5N7P9Q1R3S */
@@ -4376,14 +4474,26 @@ export interface components {
              */
             status: "pending_approval" | "executed" | "failed" | "rejected" | "expired" | "canceled";
         };
-        /** @description Starts a run of an active agent. A paused or archived agent answers 409; an unknown `agent_id` or analysis answers 400. */
+        /**
+         * @description Starts a run of an active agent. A paused or archived agent answers 409; an unknown `agent_id` or analysis answers 400.
+         *
+         *     **Rules**
+         *
+         *     - `input` defaults to `{"analysis_ids":[],"prompt":null}`.
+         */
         RunCreate: {
             /**
              * @description Agent to run.
              * @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R
              */
             agent_id: string;
-            /** @description What the run works on. Omitted, the run works on no particular analysis and follows only the agent's instructions. */
+            /**
+             * @description What the run works on. Omitted, the run works on no particular analysis and follows only the agent's instructions.
+             * @default {
+             *       "analysis_ids": [],
+             *       "prompt": null
+             *     }
+             */
             input?: {
                 /**
                  * @description Completed analyses the run works on.
@@ -4569,6 +4679,12 @@ export interface components {
          * @description A detector, classifier or extractor that scores analyzed content and produces signals. Built-in skills
          *     (`builtin: true`, `workspace_id: null`) are maintained by the service, visible to every workspace and read-only;
          *     your own skills belong to one workspace. Changes to a skill apply to analyses created afterwards.
+         *
+         *     **Rules**
+         *
+         *     - `builtin` defaults to `false`.
+         *     - `deleteSkill`: 409 while a UseCase names it in `skill_ids[]`.
+         *     - `deleteSkill`: 409 while a UseCase names it in `alert_rules[].skill_id`.
          */
         Skill: {
             /**
@@ -4613,7 +4729,8 @@ export interface components {
             /** @description What each signal of the skill carries. */
             output: components["schemas"]["SkillOutput"];
             /**
-             * @description Whether the service maintains the skill. Built-in skills answer 409 to update and delete.
+             * @description Whether the service maintains the skill. Built-in skills answer 409 to update and delete; a skill created through the API is never built in.
+             * @default false
              * @example false
              */
             builtin: boolean;
@@ -4708,6 +4825,10 @@ export interface components {
          * @description What each signal of the skill carries; see `SkillOutput`. Sent whole: on update it replaces the previous output.
          *     Rules checked beyond the schema, answered with 400: a `label` skill needs `labels`; `score` and `text` skills take
          *     no `labels`; `text` skills take no `threshold`.
+         *
+         *     **Rules**
+         *
+         *     - `threshold` defaults to `null`.
          */
         SkillOutputCreate: {
             /**
@@ -5308,6 +5429,10 @@ export interface components {
          * @description A reusable analysis configuration: which features run, which skills score the content, in which language, and
          *     which signal scores raise alerts. Analyses and agents name a use case by `use_case_id`. An analysis keeps the
          *     configuration it started with; changes to the use case apply to analyses created afterwards.
+         *
+         *     **Rules**
+         *
+         *     - `deleteUseCase`: 409 while a Agent names it in `use_case_id`.
          */
         UseCase: {
             /**
@@ -5383,6 +5508,12 @@ export interface components {
          * @description Creates a use case. Features implied by the requested ones are added (see `AnalysisFeature`). Rules checked
          *     beyond the schema, answered with 400: every skill in `skill_ids` must exist and be visible to the workspace;
          *     `signals` needs at least one skill; every alert rule's `skill_id` must be in `skill_ids`.
+         *
+         *     **Rules**
+         *
+         *     - `skill_ids` defaults to `[]`.
+         *     - `language` defaults to `auto`.
+         *     - `alert_rules` defaults to `[]`.
          */
         UseCaseCreate: {
             /**
@@ -5553,7 +5684,13 @@ export interface components {
              */
             last_delivery_status: number | null;
         };
-        /** @description A new webhook. The response carries its secret, once. */
+        /**
+         * @description A new webhook. The response carries its secret, once.
+         *
+         *     **Rules**
+         *
+         *     - `enabled` defaults to `true`.
+         */
         WebhookCreate: {
             /**
              * Format: uri

@@ -14,6 +14,9 @@ const { checkLifecycle, checkReference, statesOf, LIFECYCLE_KEY, REFERENCES_KEY 
 const { categoryOf, readPolicy } = await tsImport('../../src/policy.ts', import.meta.url);
 import * as author from './author-rules.mjs';
 
+// The vocabularies of x-derived, x-completion, x-referenced-by, x-status and x-scopes (spec/README.md), shared with the mock.
+const rules = await tsImport('../../src/contract-rules.ts', import.meta.url);
+
 const RATE_LIMIT_SCOPE = /^\/(v1|aria|ws)(\/|$)/;
 const RATE_LIMIT_HEADERS = [
   'X-RateLimit-Limit',
@@ -322,6 +325,136 @@ function idempotency() {
   };
 }
 
+/** `x-scopes` on every operation that needs credentials: `<group>:read` for GET, `<group>:write` otherwise (or none). */
+function checkScopes(op, method, location, report) {
+  const scopes = op[rules.SCOPES_KEY];
+  const at = location.child(rules.SCOPES_KEY);
+  if (!Array.isArray(scopes)) return report({ message: `${op.operationId} needs credentials: declare the scopes it needs in \`${rules.SCOPES_KEY}\` (\`[]\` for none).`, location: location.key() });
+  const access = method === 'get' || method === 'head' ? 'read' : 'write';
+  scopes.forEach((s, i) => {
+    if (typeof s !== 'string' || !rules.SCOPE.test(s)) report({ message: `\`${s}\` is not a scope (\`<group>:read\` or \`<group>:write\`).`, location: at.child(i) });
+    else if (!s.endsWith(`:${access}`)) report({ message: `${op.operationId} is a ${method.toUpperCase()}: its scope ends in \`:${access}\`, not \`${s}\`.`, location: at.child(i) });
+  });
+}
+
+/** An `x-derived` list: each `{from, by}` with a known `by`; `referenced` also names `schema` and its `property`. */
+function checkDerived(list, location, report, later) {
+  const at = location.child(rules.DERIVED_KEY);
+  if (!Array.isArray(list) || !list.length) return report({ message: '`x-derived` is a non-empty list of `{from, by}`.', location: at });
+  list.forEach((d, i) => {
+    if (typeof d?.from !== 'string' || !(d.from === '$body' || SNAKE.test(d.from))) report({ message: '`from` names a request field (snake_case) or `$body`.', location: at.child(i) });
+    if (!rules.DERIVERS.includes(d?.by)) report({ message: `\`by\` is one of ${rules.DERIVERS.join(', ')}; not \`${d?.by}\`.`, location: at.child(i) });
+    if (d?.by === 'referenced') later.push({ schema: d.schema, property: d.property, location: at.child(i), report });
+  });
+}
+
+/** `x-status` marks a conditional subschema (`if`/`then`) whose violation answers that 4xx status instead of 422. */
+function checkStatus(schema, location, report) {
+  const s = schema[rules.STATUS_KEY];
+  if (!Number.isInteger(s) || s < 400 || s > 499) report({ message: '`x-status` is a 4xx status code.', location: location.child(rules.STATUS_KEY) });
+  if (!schema.if || !schema.then) report({ message: '`x-status` belongs on a conditional subschema (with `if` and `then`).', location: location.child(rules.STATUS_KEY).key() });
+}
+
+/** `x-completion`: states of the resource's lifecycle → entries naming one property or one operation, and a known `by`. */
+function checkCompletion(c, facts, location, report) {
+  const at = location.child(rules.COMPLETION_KEY);
+  for (const [state, entries] of Object.entries(c ?? {})) {
+    if (!facts.states.includes(state)) report({ message: `\`${state}\` is not a state of ${facts.name}'s x-lifecycle.`, location: at.child(state).key() });
+    (Array.isArray(entries) ? entries : []).forEach((e, i) => {
+      const where = at.child([state, i]);
+      if ((e?.property === undefined) === (e?.operation === undefined)) report({ message: 'An entry names exactly one of `property` and `operation`.', location: where });
+      if (e?.property !== undefined && !facts.properties.includes(e.property)) report({ message: `${facts.name} has no property \`${e.property}\`.`, location: where });
+      if (e?.operation !== undefined && !facts.operations[e.operation]) report({ message: `No operation \`${e.operation}\`.`, location: where });
+      if (!rules.FILLERS.includes(e?.by)) report({ message: `\`by\` is one of ${rules.FILLERS.join(', ')}; not \`${e?.by}\`.`, location: where });
+      if (e?.when !== undefined && (typeof e.when !== 'object' || e.when === null)) report({ message: '`when` is a JSON Schema over the resource.', location: where });
+    });
+  }
+}
+
+/** `x-referenced-by`: another component schema, its states, and operations that document 409 (and `to`: one of this lifecycle's states). */
+function checkReferencedBy(list, facts, all, location, report) {
+  const at = location.child(rules.REFERENCED_BY_KEY);
+  (Array.isArray(list) ? list : []).forEach((r, i) => {
+    const other = all.get(r?.schema);
+    if (!other) return report({ message: `\`${r?.schema}\` is not a component schema.`, location: at.child(i) });
+    if (typeof r.property !== 'string' || !other.properties.includes(r.property.split(/[.[]/)[0])) report({ message: `${r.schema} has no property \`${r.property}\`.`, location: at.child([i, 'property']) });
+    for (const st of r.states ?? []) if (!other.states.includes(st)) report({ message: `\`${st}\` is not a state of ${r.schema}.`, location: at.child([i, 'states']) });
+    for (const b of r.blocks ?? []) {
+      const op = facts.operations[b?.operation];
+      if (!op) report({ message: `No operation \`${b?.operation}\`.`, location: at.child([i, 'blocks']) });
+      else if (!op.codes.includes('409')) report({ message: `${b.operation} answers 409 when blocked: document a 409 response.`, location: at.child([i, 'blocks']) });
+      if (b?.to !== undefined && !facts.states.includes(b.to)) report({ message: `\`${b.to}\` is not a state of ${facts.name}.`, location: at.child([i, 'blocks']) });
+    }
+  });
+}
+
+/**
+ * policy/contract-rules: the grammars of x-scopes, x-derived, x-status, x-completion and x-referenced-by (spec/README.md,
+ * "Rules in machine-readable form"). Cross-schema checks run when the walk leaves the root.
+ */
+function contractRules({ public_paths: publicPaths = [] }) {
+  const components = new Map(); // name → { node, location, report, resolve }
+  const operations = {};
+  const referenced = [];
+  let method = '';
+  let currentPath = '';
+  const factsOf = (name, c) => {
+    const props = c.node.properties ?? {};
+    const lc = c.node[LIFECYCLE_KEY];
+    const stateProp = lc?.property ? c.resolve(props[lc.property] ?? {}, c.location.source.absoluteRef).node : undefined;
+    return { name, properties: Object.keys(props), states: stateProp?.enum ?? [], operations };
+  };
+  let rootNames = new Set();
+  return {
+    Root: {
+      enter(root) {
+        rootNames = new Set(Object.keys(root.components?.schemas ?? {}));
+      },
+      leave() {
+        const all = new Map([...components].map(([n, c]) => [n, factsOf(n, c)]));
+        for (const [name, c] of components) {
+          if (c.node[rules.COMPLETION_KEY] !== undefined) checkCompletion(c.node[rules.COMPLETION_KEY], all.get(name), c.location, c.report);
+          if (c.node[rules.REFERENCED_BY_KEY] !== undefined) checkReferencedBy(c.node[rules.REFERENCED_BY_KEY], all.get(name), all, c.location, c.report);
+        }
+        for (const r of referenced) {
+          const other = all.get(r.schema);
+          if (!other) r.report({ message: `\`referenced\` names a component \`schema\`; \`${r.schema}\` is none.`, location: r.location });
+          else if (!other.properties.includes(r.property)) r.report({ message: `${r.schema} has no property \`${r.property}\`.`, location: r.location });
+        }
+      },
+    },
+    Schema(schema, { report, location, resolve }) {
+      if (schema?.[rules.STATUS_KEY] !== undefined) checkStatus(schema, location, report);
+      for (const [name, p] of Object.entries(schema?.properties ?? {})) {
+        if (p?.[rules.DERIVED_KEY] !== undefined) checkDerived(p[rules.DERIVED_KEY], location.child(['properties', name]), report, referenced);
+      }
+      // A component schema: a file under components/schemas, a file the root's components name, or inline there.
+      const file = path.basename(location.source.absoluteRef).replace(/\.ya?ml$/, '');
+      const inline = /^#\/components\/schemas\/([^/]+)$/.exec(location.pointer)?.[1];
+      const own = location.pointer === '#/' && (/[/\\]components[/\\]schemas[/\\]/.test(location.source.absoluteRef) || rootNames.has(file));
+      if (inline || own) components.set(inline ?? file, { node: schema, location, report, resolve });
+    },
+    Parameter(param, { report, location }) {
+      if (param?.schema?.[rules.DERIVED_KEY] !== undefined) checkDerived(param.schema[rules.DERIVED_KEY], location.child('schema'), report, referenced);
+    },
+    Paths: {
+      PathItem: {
+        enter(_item, ctx) {
+          currentPath = String(ctx.key);
+        },
+        Operation: {
+          enter(op, { report, location, key }) {
+            method = String(key);
+            if (op.operationId) operations[op.operationId] = { codes: Object.keys(op.responses ?? {}) };
+            const isPublic = publicPaths.includes(currentPath) || (Array.isArray(op.security) && op.security.length === 0);
+            if (!isPublic) checkScopes(op, method, location, report);
+          },
+        },
+      },
+    },
+  };
+}
+
 /**
  * `x-itemSchema` on a media type is a Schema (OpenAPI 3.2's `itemSchema`, which a 3.1 document cannot carry under
  * its own name): declared so that Redocly resolves and bundles the `$ref`s inside it and lints it like a schema.
@@ -360,6 +493,8 @@ export default function policyPlugin() {
         'idempotency': idempotency,
 
         'links': linksResolve,
+
+        'contract-rules': contractRules,
       },
     },
   };

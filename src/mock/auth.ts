@@ -27,6 +27,8 @@ export interface Principal {
   keyId: string | null;
   frozen: boolean;
   via: "api_key" | "bearer";
+  /** The scopes of a bearer token with a `scope` claim (an OAuth access token); absent: unrestricted. */
+  scopes?: readonly string[];
 }
 
 /**
@@ -204,7 +206,15 @@ export class Authenticator {
     if (typeof plan !== "string" || !Object.hasOwn(this.opts.policy.plans, plan)) return badToken(MESSAGES.tokenClaims);
     return {
       ok: true,
-      principal: { workspaceId: ws, plan, key: null, keyId: null, frozen: payload.frozen === true || this.opts.keys.isFrozen(ws), via: "bearer" },
+      principal: {
+        workspaceId: ws,
+        plan,
+        key: null,
+        keyId: null,
+        frozen: payload.frozen === true || this.opts.keys.isFrozen(ws),
+        via: "bearer",
+        ...(typeof payload.scope === "string" ? { scopes: payload.scope.split(" ").filter(Boolean) } : {}),
+      },
     };
   }
 }

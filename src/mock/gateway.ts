@@ -164,6 +164,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       // A webhook must never call the gateway itself (webhooks.ts `reachesGateway`).
       const address = server.address();
       if (address && typeof address === "object") s.webhooks.ownPorts.add(address.port);
+      s.store.baseUrl = gateway.url;
       if (opts.warm) void s.validator.warmInBackground();
       return gateway.url;
     },

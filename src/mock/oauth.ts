@@ -220,14 +220,16 @@ export class OAuthTokens implements MockState {
 }
 
 /**
- * The scope of a token whose request names none: read and write on every resource group the contract has under
- * `/v1` (`analyses:read analyses:write billing:read …`), in the contract's `scope` pattern (snake_case).
+ * The scope of a token whose request names none: every scope an operation's `x-scopes` names
+ * (`analyses:read analyses:write billing:read …`), so such a token may call every operation.
  */
-export function defaultScope(paths: readonly string[]): string {
-  const groups = new Set<string>();
-  for (const p of paths) {
-    const m = /^\/v1\/([a-z-]+)/.exec(p);
-    if (m) groups.add(m[1]!.replace(/-/g, "_"));
+export function defaultScope(paths: Record<string, Record<string, unknown>>): string {
+  const scopes = new Set<string>();
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item ?? {})) {
+      const needed = (op as { "x-scopes"?: unknown })?.["x-scopes"];
+      if (Array.isArray(needed)) for (const s of needed) scopes.add(String(s));
+    }
   }
-  return [...groups].flatMap((g) => [`${g}:read`, `${g}:write`]).join(" ");
+  return [...scopes].sort().join(" ");
 }

@@ -14,13 +14,14 @@
 //              requireCredentials  no valid credentials        401
 //              frozen              frozen workspace            403
 //              route               no such operation           404, 405
+//              scopes              token lacks an `x-scopes`   403
 //              validateParams      path, query, headers        422
 //   request    prefer              Prefer it cannot honour     400
 //              idempotency         Idempotency-Key (x-idempotency): 409 while the key's first request is processed;
 //                                  else runs the next stages itself, replays a remembered answer (Idempotent-Replayed)
 //                                  or 422 for another body, and remembers the responders' answer
 //              readBody            body not taken, or too big  400, closes
-//              validateBody        body against its schema     400, 422
+//              validateBody        body against its schema     400 (x-status rule), 422
 //              faultRules          a rule of POST /__mock/faults  its status (502-504 at once; else as Prefer)
 //   responders upgradeRequired     WebSocket op, no upgrade    426
 //              sse                 event streams               200 text/event-stream
@@ -66,6 +67,7 @@ import { apiPrefix } from "./stages/api-prefix.js";
 import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
 import { faultRules } from "./stages/fault-rules.js";
+import { files } from "./stages/files.js";
 import { frozen } from "./stages/frozen.js";
 import { idempotency } from "./stages/idempotency.js";
 import { latency } from "./stages/latency.js";
@@ -78,6 +80,7 @@ import { rateLimit } from "./stages/rate-limit.js";
 import { readBody } from "./stages/read-body.js";
 import { requireCredentials } from "./stages/require-credentials.js";
 import { route } from "./stages/route.js";
+import { scopes } from "./stages/scopes.js";
 import { shuttingDown } from "./stages/shutting-down.js";
 import { validateBody } from "./stages/validate-body.js";
 import { validateParams } from "./stages/validate-params.js";
@@ -85,7 +88,7 @@ import { webSocketOnly } from "./stages/websocket-only.js";
 
 /** Who asks, whether they may, and whether they name an operation correctly (decision M3). */
 function admission(s: Services): Stage[] {
-  return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), frozen(s), route(s), validateParams(s)];
+  return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), frozen(s), route(s), scopes(s), validateParams(s)];
 }
 
 /** The answers to an admitted request: the first responder that answers wins. */
@@ -108,7 +111,7 @@ export function httpPipeline(s: Services): Stage[] {
   const answers = [faultRules(s), ...responders(s)];
   const body = [readBody(s), validateBody(s)];
   return [
-    ...[malformed(s), cors(s), ownPaths(s), mockControls(s), apiPrefix(s), ...delay(s)],
+    ...[malformed(s), cors(s), ownPaths(s), ...(s.settings.stateless ? [] : [files(s)]), mockControls(s), apiPrefix(s), ...delay(s)],
     ...admission(s),
     prefer(s),
     ...idempotency(s, body, answers),

@@ -96,7 +96,7 @@ export function buildServices(opts: GatewayOptions): Services {
   const onChange = () => states.changed();
   const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract });
   const secret = opts.jwtSecret ?? jwtSecretFromEnv();
-  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(Object.keys(contract.doc.paths ?? {})) });
+  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}) });
   const apiKeyScheme = Object.values<Json>(contract.doc.components?.securitySchemes ?? {}).find((s) => s.type === "apiKey" && s.in === "header");
   const auth = new Authenticator({ keys, policy, clock, secret, apiKeyHeader: apiKeyScheme?.name ?? "X-API-Key", isRevoked: (c) => oauth.isRevoked(c) });
   const webhooks = new Webhooks(contract, {

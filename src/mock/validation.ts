@@ -11,11 +11,26 @@ import type { Contract, Json, Route } from "./contract.js";
 import { IssueCollector, pointer, toIssues, type ValidationIssue } from "./issues.js";
 import { DEFAULT_LIMITS } from "./limits.js";
 import { quote, withoutExcerpt } from "./log.js";
+import { ruleAnswer, type RuleAnswer } from "./rule-status.js";
 
 export { MAX_REPORTED_ISSUES, toIssues, type ValidationIssue } from "./issues.js";
 
 // ajv-formats is CommonJS; under ESM its function sits on `default`.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+/** A file part of a multipart body: its file name, the part's content type, its size in bytes. */
+export interface UploadedFile {
+  name: string;
+  type: string | null;
+  size: number;
+}
+
+const UPLOADED_FILES = Symbol("uploaded files");
+
+/** The file parts of a parsed multipart body, by field name (none for any other body). */
+export function uploadedFiles(body: unknown): Record<string, UploadedFile> {
+  return (body && typeof body === "object" ? (body as Record<symbol, Record<string, UploadedFile>>)[UPLOADED_FILES] : undefined) ?? {};
+}
 
 /** A request the gateway cannot even parse: 400. */
 export class BadRequest extends Error {}
@@ -257,7 +272,7 @@ export class RequestValidator {
    * Parses and validates a body. Throws BadRequest for unparseable input or a media type the operation does not
    * take; returns the violations otherwise.
    */
-  async checkBody(route: Route, contentType: string | undefined, raw: Buffer): Promise<{ issues: ValidationIssue[]; value: unknown }> {
+  async checkBody(route: Route, contentType: string | undefined, raw: Buffer): Promise<{ issues: ValidationIssue[]; value: unknown; rule?: RuleAnswer }> {
     const spec = this.compiled(route).body;
     if (!spec) return { issues: [], value: undefined };
     if (raw.length === 0) {
@@ -295,6 +310,8 @@ export class RequestValidator {
       return { issues: [], value: raw };
     }
     if (entry.validate && !entry.validate(value)) {
+      const rule = ruleAnswer(entry.validate.errors ?? []);
+      if (rule) return { issues: [], value, rule };
       const ajv = isJson(mt) ? this.strictAjv : this.coercingAjv;
       return { issues: toIssues("body", this.narrow(ajv, entry.validate.errors ?? [], value)), value };
     }
@@ -406,11 +423,13 @@ function checkFieldCount(raw: Buffer, separator: string, cap: number): void {
 }
 
 /** The values of each field of a form, in one pass (`getAll` per name was quadratic); more than `cap` fields answer 400. */
-function formFields(form: URLSearchParams | FormData, cap: number): Map<string, string[]> {
+function formFields(form: URLSearchParams | FormData, cap: number, files: Record<string, UploadedFile>): Map<string, string[]> {
   const fields = new Map<string, string[]>();
   let count = 0;
   for (const [name, v] of form) {
     if (++count > cap) throw new BadRequest(`Form has more than ${cap} fields, the most the mock reads in one body.`);
+    // A field's first file part: what the contract derives from it (`x-derived`: content type, size) reads this.
+    if (typeof v !== "string" && !fields.has(name)) files[name] = { name: (v as File).name || "file", type: (v as File).type || null, size: (v as File).size };
     const value = typeof v === "string" ? v : (v as File).name || "file";
     const values = fields.get(name);
     if (values) values.push(value);
@@ -425,7 +444,11 @@ function formFields(form: URLSearchParams | FormData, cap: number): Map<string, 
  */
 function formToObject(form: URLSearchParams | FormData, content: Json, contract: Contract, cap: number): unknown {
   const out: Record<string, unknown> = {};
-  for (const [name, values] of formFields(form, cap)) {
+  const files: Record<string, UploadedFile> = {};
+  // Beside the value, not in it: validation and the record see the file name; what the contract derives from
+  // the part (`x-derived`: content type, size) reads these.
+  Object.defineProperty(out, UPLOADED_FILES, { value: files, enumerable: false });
+  for (const [name, values] of formFields(form, cap, files)) {
     const prop = propertySchema(content.schema, name, contract);
     const encoding = content.encoding && Object.hasOwn(content.encoding, name) ? content.encoding[name] : undefined;
     const ct: string = encoding?.contentType ?? "";

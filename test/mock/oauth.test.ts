@@ -67,7 +67,9 @@ describe("POST /v1/oauth/token", () => {
     expect(second.status).toBe(200);
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
     expect(second.body.scope).toBe("analyses:read reports:read");
-    expect((await bearer(second.body.access_token)).status).toBe(200);
+    // The token's scope allows reading reports, not the billing plan (x-scopes, decision RM4).
+    expect((await bearer(second.body.access_token, "/v1/reports")).status).toBe(200);
+    expect((await bearer(second.body.access_token)).status).toBe(403);
     const reused = await token({ grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: CLIENT });
     expect([reused.status, reused.body.error]).toEqual([400, "invalid_grant"]);
     const third = await token({ grant_type: "refresh_token", refresh_token: second.body.refresh_token, client_id: CLIENT, scope: "reports:read" });

@@ -69,7 +69,9 @@ describe("a run of an agent", () => {
   it("answers 400 for an unknown agent and 409 for an analysis in its input that is not completed", async () => {
     const body = example("RunCreate");
     await conflict("/v1/runs", { ...body, agent_id: "agt_01HZZZZZZZZZZZZZZZZZZZZZZZ" }, 400, "agent_id: no agent agt_01HZZZZZZZZZZZZZZZZZZZZZZZ in this workspace.");
-    await conflict("/v1/runs", { ...body, input: { analysis_ids: [PROCESSING] } }, 409, `input.analysis_ids.0: analysis ${PROCESSING} is processing; it must be completed.`);
+    // A new analysis: the seeded processing one moves on as the scheduler advances (decision RM6).
+    const queued = (await call(g.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/c.mp3", media_type: "audio" } })).body.id;
+    await conflict("/v1/runs", { ...body, input: { analysis_ids: [queued] } }, 409, `input.analysis_ids.0: analysis ${queued} is queued; it must be completed.`);
   });
 });
 

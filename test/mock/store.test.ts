@@ -45,19 +45,19 @@ describe("create, read, update, delete", () => {
     expect((await call(g.url, "GET", "/v1/boards")).body.data.map((b: { id: string }) => b.id)).not.toContain(id);
   });
 
-  it("a new record takes the schema's defaults, null where allowed, and server-set times; what was sent is kept", async () => {
+  it("a new record takes the schema's defaults, values derived from the request (x-derived), null where allowed, and server-set times; what was sent is kept", async () => {
     const r = await call(g.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/a.mp3", media_type: "audio" } });
     expect(r.status).toBe(202);
     expect(schemaErrors("Analysis", r.body)).toEqual([]);
     expect(r.body).toMatchObject({
       status: "queued",
       progress: 0,
-      title: null,
+      title: "a.mp3",
       summary: null,
       error: null,
       completed_at: null,
       duration_seconds: null,
-      source: { type: "url", url: "https://media.example.com/a.mp3", filename: null },
+      source: { type: "url", url: "https://media.example.com/a.mp3", filename: "a.mp3" },
       media_type: "audio",
       created_at: iso(g.clock.now()),
     });

@@ -32,6 +32,11 @@ class Agent(TypedDict):
     | `active`, `paused` | `archived` | `updateAgent` sets `status` |  |
 
     - `updateAgent` answers 409 unless `status` is `active` or `paused`.
+
+    **Rules**
+
+    - `deleteAgent`: 409 while a Run in `queued`, `running`, `awaiting_approval` names it in `agent_id`.
+    - `updateAgent` to `archived`: 409 while a Run in `queued`, `running`, `awaiting_approval` names it in `agent_id`.
     """
     id: str
     workspace_id: str
@@ -66,7 +71,15 @@ class _AgentCreateRequired(TypedDict):
 
 
 class AgentCreate(_AgentCreateRequired, total=False):
-    """Creates an agent. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409."""
+    """Creates an agent. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
+
+    **Rules**
+
+    - `skill_ids` defaults to `[]`.
+    - `trigger` defaults to `{"type":"manual","schedule":null,"event_types":[]}`.
+    - `requires_approval` defaults to `true`.
+    - `status` defaults to `active`.
+    """
     # What the agent is for, shown to the people who approve its actions.
     description: Optional[str]
     # Skills whose signals the agent reads.
@@ -297,6 +310,16 @@ class Analysis(TypedDict):
     | `queued`, `processing` | `canceled` | `deleteAnalysis` |  |
 
     - `getAnalysisTranscript` answers 409 unless `status` is `completed`.
+
+    **Rules**
+
+    - On entering `completed`: `summary` is filled (summary) when `features` contains `summary`.
+    - On entering `completed`: `language` is filled (detected-language) when `language` is `auto`.
+    - On entering `completed`: `duration_seconds` is filled (media-duration) when `media_type` is not `text`.
+    - On entering `completed`: `getAnalysisTranscript` has content (transcript).
+    - On entering `completed`: `listAnalysisSpeakers` has content (speakers) when `features` contains `diarization`.
+    - On entering `completed`: `listAnalysisSignals` has content (signals) when `features` contains `signals`.
+    - On entering `completed`: `listAnalysisAlerts` has content (alerts) when `features` contains `signals`.
     """
     id: str
     # Workspace that owns the analysis.
@@ -336,6 +359,16 @@ class AnalysisCreate(_AnalysisCreateRequired, total=False):
     of `media_url` and `text` (a body with neither answers 422); inline `text`
     needs `media_type` `text`.
     Files on your machine go to `POST /v1/analyses/upload` instead.
+
+    **Rules**
+
+    - `title`: when not sent, the last path segment of `media_url`.
+    - `language` defaults to `auto`.
+    - `features` defaults to `["transcription","diarization"]`.
+    - `features`: when not sent, the `features` of the UseCase named by `use_case_id`.
+    - A body with neither `media_url` nor `text` answers 422.
+    - `signals` needs `use_case_id`: 400 otherwise. (400)
+    - A `text` analysis runs `transcription` alone without a use case; `diarization` and `speaker_identification` are not available for it: 400 otherwise. (400) Then `features` defaults to `["transcription"]`.
     """
     # HTTPS URL the service downloads the media from, for example a presigned
     # object-storage URL valid for at least one hour. The URL is fetched after
@@ -391,7 +424,14 @@ AnalysisMediaType = Literal["audio", "video", "text"]
 
 
 class AnalysisSource(TypedDict):
-    """Where the analysed content came from."""
+    """Where the analysed content came from.
+
+    **Rules**
+
+    - `filename`: when not sent, the file name of `file`, else the last path segment of `media_url`.
+    - `content_type`: when not sent, the content type of `file`, else the content type of `text`.
+    - `size_bytes`: when not sent, the size in bytes of `file`, else the size in bytes of the request body, else the size in bytes of `text`.
+    """
     # `url`: fetched from `media_url` of `POST /v1/analyses`; `upload`: sent to
     # `POST /v1/analyses/upload` or `POST /v1/analysis/stream-upload`; `stream`:
     # received live over the `/v1/stream` WebSocket; `text`: inline `text` of
@@ -594,6 +634,16 @@ class AnalysisUpload(_AnalysisUploadRequired, total=False):
     """Multipart form of `POST /v1/analyses/upload`: the media file plus the
     options of `AnalysisCreate` as form fields. Repeat the `features` field once
     per feature; send `metadata` as a JSON part.
+
+    **Rules**
+
+    - `media_type`: when not sent, the kind of media (audio, video, text) of `file`.
+    - `title`: when not sent, the file name of `file`.
+    - `language` defaults to `auto`.
+    - `features` defaults to `["transcription","diarization"]`.
+    - `features`: when not sent, the `features` of the UseCase named by `use_case_id`.
+    - `signals` needs `use_case_id`: 400 otherwise. (400)
+    - A `text` analysis runs `transcription` alone without a use case; `diarization` and `speaker_identification` are not available for it: 400 otherwise. (400) Then `features` defaults to `["transcription"]`.
     """
     # Kind of content. Defaults to the kind detected from the file's content type.
     media_type: AnalysisMediaType
@@ -805,7 +855,13 @@ class _BoardCreateRequired(TypedDict):
 
 
 class BoardCreate(_BoardCreateRequired, total=False):
-    """Creates a board. Duplicate widget `id`s, unknown `skill_id` or `use_case_id`, or a widget wider than the grid answer 400."""
+    """Creates a board. Duplicate widget `id`s, unknown `skill_id` or `use_case_id`, or a widget wider than the grid answer 400.
+
+    **Rules**
+
+    - `widgets` defaults to `[]`.
+    - `shared` defaults to `false`.
+    """
     # What the board is for.
     description: Optional[str]
     # Widgets in display order.
@@ -1367,6 +1423,11 @@ class QueryCreate(_QueryCreateRequired, _QueryCreateOptional):
     """A question to answer from analyzed content. Without filters the query searches every completed analysis of the
     workspace that the caller can access; `analysis_ids`, `use_case_id`, `from` and `to` narrow that set and combine
     with AND.
+
+    **Rules**
+
+    - `top_k` defaults to `8`.
+    - `include_citations` defaults to `true`.
     """
 
 
@@ -1437,6 +1498,12 @@ class Report(TypedDict):
     | `queued` | `generating` | the service's processing |  |
     | `generating` | `ready` | the service's processing | `report.ready` |
     | `queued`, `generating` | `failed` | the service's processing (outcome `fail`) |  |
+
+    **Rules**
+
+    - On entering `ready`: `download_url` is filled (download-link).
+    - On entering `ready`: `download_expires_at` is filled (download-expiry).
+    - On entering `ready`: `summary` is filled (summary).
     """
     # Identifier of the report.
     id: str
@@ -1548,6 +1615,13 @@ class Run(TypedDict):
     | `queued`, `running`, `awaiting_approval` | `canceled` | `cancelRun` | `run.finished` |
 
     - `cancelRun` answers 409 unless `status` is `queued`, `running` or `awaiting_approval`.
+
+    **Rules**
+
+    - On entering `running`: `output` is filled (run-output).
+    - On entering `awaiting_approval`: `output` is filled (run-output).
+    - On entering `succeeded`: `output` is filled (run-output).
+    - On entering `canceled`: `output` is filled (run-output).
     """
     id: str
     workspace_id: str
@@ -1593,7 +1667,12 @@ class _RunCreateRequired(TypedDict):
 
 
 class RunCreate(_RunCreateRequired, total=False):
-    """Starts a run of an active agent. A paused or archived agent answers 409; an unknown `agent_id` or analysis answers 400."""
+    """Starts a run of an active agent. A paused or archived agent answers 409; an unknown `agent_id` or analysis answers 400.
+
+    **Rules**
+
+    - `input` defaults to `{"analysis_ids":[],"prompt":null}`.
+    """
     # What the run works on. Omitted, the run works on no particular analysis and follows only the agent's instructions.
     input: RunCreateInput
 
@@ -1700,6 +1779,12 @@ class Skill(TypedDict):
     """A detector, classifier or extractor that scores analyzed content and produces signals. Built-in skills
     (`builtin: true`, `workspace_id: null`) are maintained by the service, visible to every workspace and read-only;
     your own skills belong to one workspace. Changes to a skill apply to analyses created afterwards.
+
+    **Rules**
+
+    - `builtin` defaults to `false`.
+    - `deleteSkill`: 409 while a UseCase names it in `skill_ids[]`.
+    - `deleteSkill`: 409 while a UseCase names it in `alert_rules[].skill_id`.
     """
     # Identifier of the skill.
     id: str
@@ -1717,7 +1802,7 @@ class Skill(TypedDict):
     instructions: Optional[str]
     # What each signal of the skill carries.
     output: SkillOutput
-    # Whether the service maintains the skill. Built-in skills answer 409 to update and delete.
+    # Whether the service maintains the skill. Built-in skills answer 409 to update and delete; a skill created through the API is never built in.
     builtin: bool
     # When the skill was created.
     created_at: str
@@ -1776,6 +1861,10 @@ class SkillOutputCreate(_SkillOutputCreateRequired, total=False):
     """What each signal of the skill carries; see `SkillOutput`. Sent whole: on update it replaces the previous output.
     Rules checked beyond the schema, answered with 400: a `label` skill needs `labels`; `score` and `text` skills take
     no `labels`; `text` skills take no `threshold`.
+
+    **Rules**
+
+    - `threshold` defaults to `null`.
     """
     # Labels a `label` skill chooses from.
     labels: List[str]
@@ -2096,6 +2185,10 @@ class UseCase(TypedDict):
     """A reusable analysis configuration: which features run, which skills score the content, in which language, and
     which signal scores raise alerts. Analyses and agents name a use case by `use_case_id`. An analysis keeps the
     configuration it started with; changes to the use case apply to analyses created afterwards.
+
+    **Rules**
+
+    - `deleteUseCase`: 409 while a Agent names it in `use_case_id`.
     """
     # Identifier of the use case.
     id: str
@@ -2140,6 +2233,12 @@ class UseCaseCreate(_UseCaseCreateRequired, total=False):
     """Creates a use case. Features implied by the requested ones are added (see `AnalysisFeature`). Rules checked
     beyond the schema, answered with 400: every skill in `skill_ids` must exist and be visible to the workspace;
     `signals` needs at least one skill; every alert rule's `skill_id` must be in `skill_ids`.
+
+    **Rules**
+
+    - `skill_ids` defaults to `[]`.
+    - `language` defaults to `auto`.
+    - `alert_rules` defaults to `[]`.
     """
     # What the use case is for.
     description: str
@@ -2226,7 +2325,12 @@ class _WebhookCreateRequired(TypedDict):
 
 
 class WebhookCreate(_WebhookCreateRequired, total=False):
-    """A new webhook. The response carries its secret, once."""
+    """A new webhook. The response carries its secret, once.
+
+    **Rules**
+
+    - `enabled` defaults to `true`.
+    """
     # Whether events are delivered. Create a webhook disabled to test it with `POST /v1/webhooks/{webhook_id}/test` before it receives real events.
     enabled: bool
     # Your note about the webhook.

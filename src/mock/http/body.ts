@@ -21,6 +21,14 @@ export function hasBody(req: http.IncomingMessage): boolean {
   return req.headers["transfer-encoding"] !== undefined || Number(req.headers["content-length"] ?? 0) > 0;
 }
 
+/** The size of each body read without keeping its bytes (a stream upload: `size_bytes` is what arrived). */
+const RECEIVED = new WeakMap<Buffer, number>();
+
+/** How many bytes the request body `b` had: its length, or what was counted for a body not kept. */
+export function bytesReceived(b: Buffer): number {
+  return RECEIVED.get(b) ?? b.length;
+}
+
 /**
  * Reads a request body, keeping the bytes only when `keep` (bodies the gateway parses). A body over `limit` is
  * refused by its Content-Length before anything is read, or as soon as the bytes counted pass it; reading then
@@ -47,7 +55,10 @@ export function readBody(req: http.IncomingMessage, keep: boolean, limit: number
     };
     const onEnd = () => {
       done();
-      resolve(keep ? Buffer.concat(chunks) : Buffer.alloc(size > 0 ? 1 : 0));
+      if (keep) return resolve(Buffer.concat(chunks));
+      const marker = Buffer.alloc(size > 0 ? 1 : 0);
+      RECEIVED.set(marker, size);
+      resolve(marker);
     };
     req.on("data", onData).on("end", onEnd).on("error", reject);
   });

@@ -1,6 +1,6 @@
 // Stage `validateBody`: parses the body `readBody` read by its Content-Type and validates it against the
-// operation's request body (validation.ts): 400 when it cannot be parsed or its media type is not taken, 422
-// listing every violation otherwise. The parsed value is set for the responders.
+// operation's request body (validation.ts): 400 when it cannot be parsed or its media type is not taken, the
+// rule's status when only `x-status` rules are broken (rule-status.ts), 422 listing every violation otherwise. The parsed value is set for the responders.
 import type { RequestContext } from "../context.js";
 import type { Outcome, StageFactory } from "../stage.js";
 import { BadRequest, type RequestValidator } from "../validation.js";
@@ -13,6 +13,7 @@ export const validateBody: StageFactory = (s) =>
 async function check(validator: RequestValidator, ctx: RequestContext, raw: Buffer): Promise<Outcome> {
   try {
     const checked = await validator.checkBody(ctx.route, ctx.req.headers["content-type"], raw);
+    if (checked.rule) return ctx.json(checked.rule.status, { detail: checked.rule.detail });
     if (checked.issues.length) return ctx.json(422, { detail: checked.issues });
     ctx.body = checked.value;
     return undefined;

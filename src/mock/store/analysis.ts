@@ -16,7 +16,8 @@
 //     written it.
 import { isTerminal, type Machine, type Step } from "../../lifecycle.js";
 import type { Contract, Json } from "../contract.js";
-import { freshIds, mediaOrder, PROCESSING_START_PROGRESS, withProgress, type Item, type Templates } from "../events.js";
+import { freshIds, mediaOrder, newId, PROCESSING_START_PROGRESS, withProgress, type Item, type Templates } from "../events.js";
+import { applies, completionOf, detectLanguage, promises, sentences, summaryOf } from "./completion.js";
 import type { ResourceHooks } from "./driver.js";
 import { EventLog } from "./log.js";
 import { refName, type ChildModel, type CollectionModel, type StoreModel } from "./model.js";
@@ -37,6 +38,11 @@ export class AnalysisHooks implements ResourceHooks {
   private readonly targets = new Map<string, Target>();
   private readonly speakers: CollectionModel | undefined;
   private readonly transcript: ChildModel | undefined;
+  /** Content event → the operation that shows its content (`signal` → `listAnalysisSignals`). */
+  private readonly opOf = new Map<string, string>();
+  private readonly speakersOp: string | undefined;
+  /** The state processing ends in by default (`completed`): its `x-completion` says what content there is. */
+  private readonly done: string | undefined;
 
   constructor(
     private readonly model: StoreModel,
@@ -61,6 +67,19 @@ export class AnalysisHooks implements ResourceHooks {
       if (target) this.targets.set(event, target);
     }
     this.speakers = subs.find((c) => ![...this.targets.values()].some((t) => t.kind === "records" && t.coll === c));
+    const listOp = (c: CollectionModel) => [...model.plans].find(([, p]) => p.kind === "list" && p.coll === c)?.[0].operationId;
+    for (const [event, t] of this.targets) {
+      const op = t.kind === "records" ? listOp(t.coll) : t.child.route.operationId;
+      if (op) this.opOf.set(event, op);
+    }
+    this.speakersOp = this.speakers ? listOp(this.speakers) : undefined;
+    this.done = this.m.transitions.find((t) => t.trigger === "async" && t.scenario === undefined && isTerminal(this.m, t.to) && this.m.set[t.to]?.error === undefined)?.to;
+  }
+
+  /** Does `rec`, once done, have the content of `operation` (`x-completion`)? Everything, without the extension. */
+  private promised(rec: Rec, operation: string | undefined): boolean {
+    if (!this.done || !operation || !completionOf(this.model, this.coll.schema, this.done).length) return true;
+    return promises(this.model, this.coll.schema, this.done, operation, rec.value);
   }
 
   private targetOf(contract: Contract, schema: string | null, subs: CollectionModel[]): Target | undefined {
@@ -112,15 +131,30 @@ export class AnalysisHooks implements ResourceHooks {
     rec.log!.finish();
   }
 
-  /** The content of a new analysis: the examples' under fresh ids, with progress reports, in release order. */
+  /**
+   * The content of a new analysis, in release order with progress reports: the sentences of its inline text (and
+   * the example's signals quoting them), else the examples' content; under fresh ids; only what its features
+   * promise (`x-completion`).
+   */
   freshContent(rec: Rec): Item[] {
     const t = this.templates;
+    const text = rec.input?.text;
+    const lines = text === undefined ? [] : sentences(text);
+    const segments = text === undefined ? t.segments : lines.map((line, i) => this.textSegment(line, i));
+    const signals = text === undefined ? t.signals : t.signals.map((sig, i) => ({ ...sig, start: null, end: null, speaker_label: null, evidence: lines.length ? lines[i % lines.length]!.slice(0, 2000) : null }));
+    const keep = (event: string, items: Json[]) => (this.promised(rec, this.opOf.get(event)) ? items : []);
     const own = (v: Json) => ({ ...v, ...(v.analysis_id !== undefined ? { analysis_id: rec.key } : {}) });
-    const fresh = freshIds([...t.segments, ...t.signals, ...t.alerts], this.sink.now()).map(own);
-    const segments = fresh.slice(0, t.segments.length);
-    const signals = fresh.slice(t.segments.length, t.segments.length + t.signals.length);
-    const alerts = fresh.slice(t.segments.length + t.signals.length);
-    return withProgress(mediaOrder(segments, signals, alerts), (p) => ({ event: "status", data: { progress: p } }));
+    const all = [...keep("transcript.segment", segments), ...keep("signal", signals), ...keep("alert", t.alerts)];
+    const fresh = freshIds(all, this.sink.now()).map(own);
+    const ofKind = (n: number, skip: number) => fresh.slice(skip, skip + n);
+    const nSeg = keep("transcript.segment", segments).length;
+    const nSig = keep("signal", signals).length;
+    return withProgress(mediaOrder(ofKind(nSeg, 0), ofKind(nSig, nSeg), fresh.slice(nSeg + nSig)), (p) => ({ event: "status", data: { progress: p } }));
+  }
+
+  /** One sentence of a text analysis as a transcript segment: no timeline, no speaker, confidence 1. */
+  private textSegment(line: string, i: number): Json {
+    return { id: newId("seg", this.sink.now() + i), start: null, end: null, speaker_label: null, speaker_id: null, text: line, confidence: 1, words: [] };
   }
 
   /** Stores one content item and logs its event (a progress report updates `progress`). */
@@ -128,7 +162,7 @@ export class AnalysisHooks implements ResourceHooks {
     if (item.event === "status") {
       rec.value.progress = item.data.progress;
       rec.changed();
-      rec.log!.append("status", this.status(rec, rec.value[this.m.property], item.data.progress));
+      this.logOf(ws, rec).append("status", this.status(rec, rec.value[this.m.property], item.data.progress));
       return;
     }
     const target = this.targets.get(item.event);
@@ -140,9 +174,9 @@ export class AnalysisHooks implements ResourceHooks {
     } else if (target?.kind === "child") {
       const doc = this.transcriptOf(ws, rec);
       doc[target.property].push(data);
-      if (this.speakers) this.speakerFor(ws, rec, data.speaker_label);
+      if (this.speakers && this.promised(rec, this.speakersOp)) this.speakerFor(ws, rec, data.speaker_label);
     }
-    rec.log!.append(item.event, structuredClone(data));
+    this.logOf(ws, rec).append(item.event, structuredClone(data));
     rec.kept();
   }
 
@@ -154,6 +188,8 @@ export class AnalysisHooks implements ResourceHooks {
       doc = { ...structuredClone(this.templates.transcript), segments: [], text: "" };
       if (this.transcript!.property) doc[this.transcript!.property] = rec.key;
       if (typeof rec.value.language === "string" && rec.value.language !== "auto") doc.language = rec.value.language;
+      if (rec.input?.text !== undefined) Object.assign(doc, { duration_seconds: null, language: rec.value.language === "auto" ? detectLanguage(rec.input.text) : doc.language });
+      if (rec.input?.text !== undefined || !this.promised(rec, this.speakersOp)) doc.speakers = [];
       child.set(rec.key, doc);
     }
     return doc;
@@ -167,12 +203,33 @@ export class AnalysisHooks implements ResourceHooks {
     if (template) this.sink.insert(ws, coll, rec.key, structuredClone(template));
   }
 
-  /** On completion the transcript's text is its segments'; an analysis that produced none still has one. */
+  /**
+   * On completion the transcript's text is its segments' (an analysis that produced none still has one), and the
+   * properties its `x-completion` names are filled from its content.
+   */
   private complete(ws: WorkspaceData, rec: Rec): void {
     if (!this.transcript) return;
     const doc = this.transcriptOf(ws, rec);
     doc.text = doc.segments.map((s: Json) => s.text).join("\n");
-    if (rec.value.duration_seconds === null && typeof doc.duration_seconds === "number" && rec.value.media_type !== "text") rec.value.duration_seconds = doc.duration_seconds;
+    for (const e of completionOf(this.model, this.coll.schema, rec.value[this.m.property])) {
+      if (!e.property || !applies(e, rec.value)) continue;
+      const v = this.fill(e.by, rec, doc);
+      if (v !== undefined) rec.value[e.property] = v;
+    }
+  }
+
+  private fill(by: string, rec: Rec, doc: Json): unknown {
+    const text = rec.input?.text ?? doc.text;
+    switch (by) {
+      case "summary":
+        return summaryOf(text) ?? undefined;
+      case "detected-language":
+        return rec.input?.text !== undefined ? detectLanguage(rec.input.text) : (doc.language ?? undefined);
+      case "media-duration":
+        return typeof doc.duration_seconds === "number" ? doc.duration_seconds : undefined;
+      default:
+        return undefined;
+    }
   }
 
   /** The log a resource's processing would have written to reach `state`. */

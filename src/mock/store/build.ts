@@ -6,6 +6,7 @@
 // `updated_at` and every other required time nobody sent (`requested_at`, `joined_at`) set to now.
 import type { Contract, Json, Route } from "../contract.js";
 import { newId } from "../events.js";
+import { requestSchemaOf } from "./derive.js";
 import type { CollectionModel } from "./model.js";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -121,6 +122,39 @@ export function buildRecord(contract: Contract, route: Route | null, coll: Colle
   return value;
 }
 
+/**
+ * The properties of each created resource that still take the create example's value when a request leaves them
+ * out (the last resort of `initial`): required, not server-set, not the lifecycle's state, with no `default`,
+ * `x-derived` value or conditional default in the request schema, not nullable and with no empty value. Listed by
+ * test/mock/example-fallbacks.test.ts, so each one is a decision, not an accident.
+ */
+export function exampleFallbacks(contract: Contract, collections: Iterable<CollectionModel>, creates: Iterable<[Route, CollectionModel]>): string[] {
+  const out = new Set<string>();
+  const serverSet = (coll: CollectionModel, name: string, schema: Json) =>
+    name === coll.key || name === "workspace_id" || name === coll.parent?.property || name === coll.machine?.property || (contract.deref(schema)?.format === "date-time" && !allowsNull(schema));
+  const byColl = new Map<CollectionModel, Route[]>();
+  for (const [route, coll] of creates) byColl.set(coll, [...(byColl.get(coll) ?? []), route]);
+  for (const coll of collections) {
+    for (const route of byColl.get(coll) ?? []) {
+      const request = contract.deref(requestSchemaOf(contract, route)) ?? {};
+      const req: Record<string, Json> = request.properties ?? {};
+      const setOnStart = coll.machine?.set[coll.machine.initial] ?? {};
+      for (const name of coll.required) {
+        const schema = coll.properties[name];
+        if (serverSet(coll, name, schema) || Object.hasOwn(setOnStart, name) || (request.required ?? []).includes(name)) continue;
+        if (!isFallback(initial(name, schema, FALLBACK))) continue;
+        const r = req[name];
+        const defaulted = r && (r.default !== undefined || r["x-derived"] !== undefined || contract.deref(r)?.default !== undefined);
+        if (!defaulted) out.add(`${coll.schema}.${name}`);
+      }
+    }
+  }
+  return [...out].sort();
+}
+
+/** A marker object: `initial` returns a clone of it exactly when it falls back on the example. */
+const FALLBACK = { "example value": true };
+
 /** Writes the fields of an update into a record (only the item's own properties); true when anything changed. */
 export function mergeFields(contract: Contract, coll: CollectionModel, value: Json, sent: Record<string, unknown>): boolean {
   let changed = false;
@@ -135,4 +169,8 @@ export function mergeFields(contract: Contract, coll: CollectionModel, value: Js
 /** `updated_at` of a changed record, if it has one. */
 export function touch(coll: CollectionModel, value: Json, now: number): void {
   if (Object.hasOwn(coll.properties, "updated_at")) value.updated_at = iso(now);
+}
+
+function isFallback(v: unknown): boolean {
+  return !!v && typeof v === "object" && (v as Record<string, unknown>)["example value"] === true;
 }

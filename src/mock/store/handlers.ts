@@ -1,5 +1,6 @@
 // The exceptions: what no path template, verb or schema says, written per resource. Each says why.
-import type { Json } from "../contract.js";
+import type { Contract, Json } from "../contract.js";
+import { derivedFields, type DeriveInput } from "./derive.js";
 import { newId } from "../events.js";
 import { getAgentHealth, listAgentHealth } from "./derived.js";
 import type { CollectionModel } from "./model.js";
@@ -14,18 +15,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * Fields of a new record that come from request fields the resource does not have.
- * - Analysis: the media is sent as `media_url`, `text`, an uploaded `file` or a raw body; the analysis shows
- *   where it came from as `source` (the contract says so in prose only).
+ * - Analysis: the media is sent as `media_url`, `text`, an uploaded `file` or a raw body; `source.type` says which
+ *   (the enum's descriptions say so in prose), `source.url` is the URL without its query, and the other fields
+ *   of `source` are the `x-derived` values of its schema (file name, content type, size).
  * - Speaker: `sample_count` counts the `sample_analysis_ids` sent.
  */
-const CREATE_ADAPTERS: Record<string, (sent: Record<string, unknown>, body: unknown) => void> = {
-  Analysis(sent, body) {
+const CREATE_ADAPTERS: Record<string, (sent: Record<string, unknown>, body: unknown, derived: (schema: Json) => Record<string, unknown>, coll: CollectionModel) => void> = {
+  Analysis(sent, body, derived, coll) {
     const b = (body ?? {}) as Json;
-    const none = { url: null, filename: null, content_type: null, size_bytes: null };
-    if (Buffer.isBuffer(body)) sent.source = { type: "stream", ...none, size_bytes: body.length };
-    else if (typeof b.media_url === "string") sent.source = { type: "url", ...none, url: b.media_url };
-    else if (typeof b.text === "string") sent.source = { type: "text", ...none };
-    else if (typeof b.file === "string") sent.source = { type: "upload", ...none, filename: b.file };
+    const type = Buffer.isBuffer(body) ? "upload" : typeof b.media_url === "string" ? "url" : typeof b.text === "string" ? "text" : "upload";
+    const url = type === "url" ? b.media_url.replace(/[?#].*$/, "") : null;
+    sent.source = { type, url, ...derived(coll.properties.source) };
   },
   Speaker(sent, body) {
     const samples = (body as Json)?.sample_analysis_ids;
@@ -33,8 +33,8 @@ const CREATE_ADAPTERS: Record<string, (sent: Record<string, unknown>, body: unkn
   },
 };
 
-export function adaptCreate(coll: CollectionModel, sent: Record<string, unknown>, body: unknown): Record<string, unknown> {
-  CREATE_ADAPTERS[coll.schema]?.(sent, body);
+export function adaptCreate(contract: Contract, coll: CollectionModel, sent: Record<string, unknown>, body: unknown, input: DeriveInput): Record<string, unknown> {
+  CREATE_ADAPTERS[coll.schema]?.(sent, body, (schema) => derivedFields(contract, schema, input), coll);
   return sent;
 }
 

@@ -8,6 +8,8 @@ import { HANDLERS, adaptCreate } from "./handlers.js";
 import { page, pageJson, ListError } from "./lists.js";
 import type { CollectionModel, OpPlan } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";
+import { deriveInput, requestDefaults, requestSchemaOf } from "./derive.js";
+import { checkReferencedBy } from "./referenced-by.js";
 import { checkReferences } from "./references.js";
 import { impliedScenario } from "./scenarios.js";
 import { nameOf, StoreError, type Store } from "./store.js";
@@ -43,6 +45,7 @@ export function handle(store: Store, req: StoreRequest): StoreAnswer | undefined
   }
   const ws = store.workspace(req.workspaceId);
   if (handler) return handler(store, ws, req);
+  askReferences(store, ws, plan!, req);
   askLifecycle(store, ws, plan!, req);
   return generic(store, ws, plan!, req);
 }
@@ -60,6 +63,15 @@ function subject(store: Store, ws: WorkspaceData, plan: OpPlan, params: Record<s
     return parent ? store.find(ws, store.model.collections.get(parent.schema)!, params) : undefined;
   }
   return store.find(ws, plan.coll, params);
+}
+
+/** 409 while another record names the subject in a way its `x-referenced-by` says blocks this operation. */
+function askReferences(store: Store, ws: WorkspaceData, plan: OpPlan, req: StoreRequest): void {
+  if (plan.kind !== "delete" && plan.kind !== "update" && plan.kind !== "action") return;
+  const rec = subject(store, ws, plan, req.params);
+  if (!rec) return;
+  const m = rec.coll.machine;
+  checkReferencedBy(store.model, ws, rec, req.route, m ? (req.body as Json)?.[m.property] : undefined);
 }
 
 function askLifecycle(store: Store, ws: WorkspaceData, plan: OpPlan, req: StoreRequest): void {
@@ -132,12 +144,23 @@ export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, r
   const parent = parentKey(store, ws, coll, req.params);
   store.checkRoom(ws, coll);
   checkReferences(contract, store.model, ws, req.route, req.body);
-  const sent = adaptCreate(coll, sentFields(contract, req.route, coll, req.body, req.query), req.body);
+  const fields = sentFields(contract, req.route, coll, req.body, req.query);
+  const input = deriveInput(req.body, fields, (schema, id) => lookup(store, ws, schema, id));
+  const defaults = requestDefaults(contract, requestSchemaOf(contract, req.route), input);
+  for (const k of Object.keys(defaults)) if (!Object.hasOwn(coll.properties, k)) delete defaults[k];
+  const sent = adaptCreate(contract, coll, { ...defaults, ...fields }, req.body, input);
   const value = buildRecord(contract, req.route, coll, sent, { workspaceId: ws.id, parent, now: store.now(), template: store.template(req.route, coll) });
   const m = coll.machine;
   const requested = m && typeof sent[m.property] === "string" ? (sent[m.property] as string) : undefined;
   const scenario = m ? (req.scenario ?? impliedScenario(store.model, ws, m, value)) : undefined;
-  return store.insert(ws, coll, parent, value, { scenario, requested });
+  const text = (req.body as Json)?.text;
+  return store.insert(ws, coll, parent, value, { scenario, requested, ...(typeof text === "string" ? { input: { text } } : {}) });
+}
+
+/** The value of the top-level record of collection `schema` with key `id`, if the workspace has it. */
+function lookup(store: Store, ws: WorkspaceData, schema: string, id: string): Json | undefined {
+  const coll = store.model.collections.get(schema);
+  return coll && !coll.parent ? ws.table(coll).get(null, id)?.value : undefined;
 }
 
 /** PATCH (merge) or PUT (replace) of a record, and actions with a body (`comment` of a decision). */

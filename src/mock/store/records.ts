@@ -28,6 +28,8 @@ export class Rec implements Position {
   cancels: Cancel[] = [];
   /** Its event log, for resources that have one (made on first use). */
   log: EventLog | null = null;
+  /** What it was created from that it does not show (an analysis' inline `text`): completion derives from it. */
+  input: { text?: string } | null = null;
 
   constructor(
     readonly coll: CollectionModel,

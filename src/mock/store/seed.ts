@@ -3,6 +3,7 @@
 // its first version, so a list item and its GET agree. Example ids are kept, so the ids the docs and examples
 // show work in every workspace; only the examples' workspace id becomes the workspace's own.
 import type { Contract, Json, Route } from "../contract.js";
+import { applies, completionOf, summaryOf } from "./completion.js";
 import type { CollectionModel, StoreModel } from "./model.js";
 
 export interface SeedRecord {
@@ -157,12 +158,72 @@ export function readSeed(model: StoreModel): Seed {
       if (typeof parent === "string" && !children.some((c) => c.schema === child.schema && c.parent === parent)) children.push({ schema: child.schema, parent, value: structuredClone(value) });
     }
   }
+  completeSeed(model, records, children);
   const singletons: Record<string, Json> = {};
   for (const s of model.singletons.values()) {
     const value = responseExamples(contract, s.route)[0];
     if (value !== undefined) singletons[s.path] = structuredClone(value);
   }
   return { records, children, singletons };
+}
+
+/** `id` made distinct per parent: its last characters replaced by the parent's (`sig_…Q1R3` under `anl_…K0` → `sig_…R3K0`). */
+function idUnder(id: string, parent: string): string {
+  const tail = parent.slice(-6);
+  return typeof id === "string" && id.length > tail.length + 8 ? id.slice(0, -tail.length) + tail : id;
+}
+
+/**
+ * Seeded resources in a state with `x-completion` get what it promises and they lack (decision RM5): the examples
+ * show one completed analysis's transcript, speakers and signals; the other completed analyses get copies of
+ * them under their own ids, and a summary of that transcript where their features ask for one.
+ */
+function completeSeed(model: StoreModel, records: SeedRecord[], children: SeedChild[]): void {
+  for (const r of records) {
+    const coll = model.collections.get(r.coll)!;
+    const state = coll.machine ? r.value[coll.machine.property] : undefined;
+    const key = r.value[coll.key];
+    if (typeof state !== "string" || typeof key !== "string") continue;
+    const renamed = new Map<string, string>();
+    for (const e of completionOf(model, r.coll, state)) {
+      if (!applies(e, r.value)) continue;
+      if (e.operation) fillOperation(model, records, children, coll, key, e.operation, renamed);
+    }
+    for (const e of completionOf(model, r.coll, state)) {
+      if (e.property !== "summary" || r.value.summary !== null || !applies(e, r.value)) continue;
+      const doc = children.find((c) => c.parent === key);
+      r.value.summary = summaryOf(String(doc?.value?.text ?? "")) ?? r.value.summary;
+    }
+  }
+}
+
+/** Copies the examples' content of `operation` (a child document or a sub-collection's records) to the record `key` lacking it. */
+function fillOperation(model: StoreModel, records: SeedRecord[], children: SeedChild[], coll: CollectionModel, key: string, operation: string, renamed: Map<string, string>): void {
+  const child = model.children.find((c) => c.parent === coll.schema && c.route.operationId === operation);
+  if (child) {
+    const template = children.find((c) => c.schema === child.schema);
+    if (!template || children.some((c) => c.schema === child.schema && c.parent === key)) return;
+    const value = structuredClone(template.value);
+    if (child.property) value[child.property] = key;
+    children.push({ schema: child.schema, parent: key, value });
+    return;
+  }
+  const route = [...model.plans].find(([r, p]) => r.operationId === operation && p.kind === "list")?.[1] as { coll: CollectionModel } | undefined;
+  const sub = route?.coll;
+  if (!sub || sub.parent?.schema !== coll.schema || records.some((x) => x.coll === sub.schema && x.parent === key)) return;
+  const template = records.find((x) => x.coll === sub.schema)?.parent;
+  for (const x of records.filter((y) => y.coll === sub.schema && y.parent === template)) {
+    const value = structuredClone(x.value);
+    // A copy names the copies made before it (an alert its signal), not the example's records.
+    for (const [k, v] of Object.entries<Json>(value)) if (typeof v === "string" && renamed.has(v)) value[k] = renamed.get(v);
+    if (sub.prefix) {
+      const id = idUnder(value[sub.key], key);
+      renamed.set(value[sub.key], id);
+      value[sub.key] = id;
+    }
+    if (sub.parent.property) value[sub.parent.property] = key;
+    records.push({ coll: sub.schema, parent: key, value });
+  }
 }
 
 /** The workspace id the examples are written in: the most frequent `workspace_id` among the seed's values. */

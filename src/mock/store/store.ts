@@ -10,6 +10,7 @@ import type { MockState } from "../state.js";
 import { CapReached, DEFAULT_LIMITS, type Limits } from "../limits.js";
 import { AnalysisHooks } from "./analysis.js";
 import { buildRecord } from "./build.js";
+import { COMPLETION_KEY, CompletionHooks } from "./completion.js";
 import { Driver, type DriverOptions, type WebhookSink } from "./driver.js";
 import { readListSpec, type ListSpec } from "./lists.js";
 import { EventLog } from "./log.js";
@@ -49,6 +50,8 @@ export interface InsertOptions {
   held?: boolean;
   /** Its event log, when ids had to be given out before it was created. */
   log?: EventLog;
+  /** What it was created from that it does not show (Rec.input). */
+  input?: { text?: string };
 }
 
 /** An error answer of the store: a status the operation documents, and its `detail`. */
@@ -113,7 +116,23 @@ export class Store implements MockState {
       this.driver.hooks.set(coll.schema, hooks);
       this.streamed = { coll, hooks, route: sse };
     }
+    const completion = new CompletionHooks({
+      model: this.model,
+      now: () => o.clock.now(),
+      baseUrl: () => this.baseUrl,
+      example: (schema) => this.seedFactory.seed.records.find((r) => r.coll === schema)?.value,
+      lookup: (ws, schema, id) => {
+        const c = this.model.collections.get(schema);
+        return c ? ws.table(c).get(null, id)?.value : undefined;
+      },
+    });
+    for (const c of this.model.collections.values()) {
+      if (c.machine && !this.driver.hooks.has(c.schema) && o.contract.doc.components.schemas[c.schema]?.[COMPLETION_KEY]) this.driver.hooks.set(c.schema, completion);
+    }
   }
+
+  /** The mock's base URL, for links to its own files (set once it listens). */
+  baseUrl = "http://127.0.0.1:4010";
 
   now(): number {
     return this.o.clock.now();
@@ -226,6 +245,7 @@ export class Store implements MockState {
     for (const r of seed.records) ws.table(this.model.collections.get(r.coll)!).add(new Rec(this.model.collections.get(r.coll)!, r.parent, ws.seq++, r.value));
     for (const c of seed.children) ws.child(c.schema).set(c.parent, c.value);
     for (const [path, v] of Object.entries(seed.singletons)) ws.singletons.set(path, v);
+    this.moveSeeded(ws);
     return ws;
   }
 
@@ -234,6 +254,21 @@ export class Store implements MockState {
     const ws = new WorkspaceData(id);
     for (const r of records) ws.table(r.coll).add(new Rec(r.coll, r.parent, ws.seq++, structuredClone(r.value)));
     return ws;
+  }
+
+  /**
+   * Seeded resources whose state the service's processing leaves (a `processing` analysis, a `queued` run) move
+   * on as created ones do (decision RM6); the others (an alert a person acknowledges) rest until moved.
+   */
+  private moveSeeded(ws: WorkspaceData): void {
+    for (const t of ws.tables.values()) {
+      for (const r of t.all()) {
+        const m = r.coll.machine;
+        if (!m || !m.transitions.some((x) => x.trigger === "async" && x.scenario === undefined && x.from.includes(r.value[m.property]))) continue;
+        r.driven = true;
+        this.driver.arm(ws, r);
+      }
+    }
   }
 
   private forget(id: string): void {
@@ -264,6 +299,7 @@ export class Store implements MockState {
     rec.scenario = opts.scenario;
     rec.held = opts.held ?? false;
     if (opts.log) rec.log = opts.log;
+    if (opts.input) rec.input = opts.input;
     if (coll.machine) this.driver.start(ws, rec, opts.requested);
     return rec;
   }
