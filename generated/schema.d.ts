@@ -2670,7 +2670,7 @@ export interface components {
          *     payload; `AnalysisStreamEvent` is the same event with `data` already
          *     parsed, as this project's typed client returns it. The contract is
          *     OpenAPI 3.1, so the operation refers to this schema with the
-         *     `x-itemSchema` extension (see `docs/decisions.md`).
+         *     `x-itemSchema` extension (see `docs/decisions/contract.md`, B6).
          */
         AnalysisStreamItem: {
             /** @constant */
@@ -5622,7 +5622,7 @@ export interface components {
              */
             loc: (string | number)[];
             /**
-             * @description One sentence a form can show next to the field, in plain words, naming the field in backticks; never the JSON Schema's own wording (see `docs/decisions.md`).
+             * @description One sentence a form can show next to the field, in plain words, naming the field in backticks; never the JSON Schema's own wording (see `docs/decisions/contract.md`, B5).
              * @example `rate_limit_rpm` must be at least 1.
              */
             msg: string;

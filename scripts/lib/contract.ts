@@ -37,7 +37,7 @@ export function createAjv(): Ajv2020 {
   // JSON Schema's own (a 422 `detail` is an array or a string, decision ID1).
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true, validateFormats: true });
   addFormats(ajv);
-  // OpenAPI's schema keywords, and the `x-` extensions the contract uses inside schemas (docs/decisions.md).
+  // OpenAPI's schema keywords, and the `x-` extensions the contract uses inside schemas (docs/decisions/contract.md, B13, RM1).
   for (const kw of ["discriminator", "xml", "externalDocs", "example", "x-extensible-enum", "x-lifecycle", "x-references", "x-derived", "x-completion", "x-referenced-by", "x-status"]) ajv.addKeyword(kw);
   return ajv;
 }

@@ -1,4 +1,4 @@
-// Decision B12 (docs/decisions.md), adopted with release 1.1.0, in a module of its own: how the gate rates
+// Decision B12 (docs/decisions/contract.md), adopted with release 1.1.0, in a module of its own: how the gate rates
 // request narrowings that break no documented use.
 //   - An upper bound *added* where the baseline had none (`maxLength`, `maxItems`, `maxProperties`, `maximum`,
 //     `exclusiveMaximum`) is minor when every example of that schema in the baseline satisfies it: values beyond

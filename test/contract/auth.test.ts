@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { codes, section, table } from "../helpers/spec-doc.js";
+import { codes, decisionsText, section, table } from "../helpers/spec-doc.js";
 import { createAjv, ROOT } from "../../scripts/lib/contract.js";
 import { deref, doc, inlineRefs, operation, operations, PUBLIC_PATHS, securityOf } from "../helpers/contract.js";
 
@@ -116,14 +116,14 @@ describe("credential precedence: X-API-Key, then Bearer, then token (decision M4
   };
   const RANKS = ["first", "second", "third"];
   const guide = fs.readFileSync(path.join(ROOT, "docs/contract.md"), "utf8");
-  const decisions = fs.readFileSync(path.join(ROOT, "docs/decisions.md"), "utf8");
+  const decisions = decisionsText("edge");
   const order = orderIn(doc.info.description, /Credential precedence:/);
 
   it("info.description orders the three schemes", () => expect(order).toEqual(["ApiKeyAuth", "BearerAuth", "TokenQuery"]));
   it("each security scheme's description states its own rank", () => {
     for (const [name, s] of Object.entries(schemes)) expect(`${name}: ${/Precedence: (\w+)\./.exec(s.description)?.[1]}`).toBe(`${name}: ${RANKS[order.indexOf(name)]}`);
   });
-  it("the author's guide (docs/contract.md) and decision M4 state the same order", () => {
+  it("the author's guide (docs/contract.md) and decision M4 (docs/decisions/edge.md) state the same order", () => {
     expect(orderIn(guide, /Credential precedence:/)).toEqual(order);
     expect(orderIn(decisions, /\| M4 \| Credential precedence \| /)).toEqual(order);
   });

@@ -103,7 +103,7 @@ describe("bounded input: every request value has an upper bound", () => {
   });
 });
 
-describe("bounded input: the bounds chosen (docs/decisions.md, Contract hardening)", () => {
+describe("bounded input: the bounds chosen (docs/decisions/contract.md, Contract hardening)", () => {
   const policy = doc["x-rate-limit-policy"];
   const highestPlanRpm = Math.max(...Object.values<{ requests_per_minute: number }>(policy.plans).map((p) => p.requests_per_minute));
 

@@ -1,4 +1,4 @@
-// The contract's own design rules, where the specification says "not shown" (docs/decisions.md).
+// The contract's own design rules, where the specification says "not shown" (docs/decisions/contract.md).
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { createAjv } from "../../scripts/lib/contract.js";

@@ -1,12 +1,11 @@
-// The lifecycles of the contract (x-lifecycle) against what docs/decisions.md documents, and against the other views
-// of the same states: the schema descriptions, the webhooks, the event stream and every example.
+// The lifecycles of the contract (x-lifecycle) against what docs/decisions/contract.md documents, and against the
+// other views of the same states: the schema descriptions, the webhooks, the event stream and every example.
 import { describe, expect, it } from "vitest";
-import fs from "node:fs";
 import { createAjv } from "../../scripts/lib/contract.js";
 import { renderLifecycles, renderLifecycleTable } from "../../scripts/lib/lifecycle-table.js";
 import { edges, LIFECYCLE_MARKER, NOW, readLifecycles, type Machine } from "../../src/lifecycle.js";
 import { deref, doc, operations } from "../helpers/contract.js";
-import { DECISIONS_PATH, section } from "../helpers/spec-doc.js";
+import { decisionsText, section } from "../helpers/spec-doc.js";
 
 const ajv = createAjv();
 const validate = (schema: object, value: unknown) => {
@@ -70,9 +69,9 @@ export function edgeDiff(documented: Set<string>, m: Machine): { undocumented: s
   return { undocumented: [...actual].filter((e) => !documented.has(e)), missing: [...documented].filter((e) => !actual.has(e)) };
 }
 
-const documented = documentedTransitions(section("Resources", fs.readFileSync(DECISIONS_PATH, "utf8")));
+const documented = documentedTransitions(section("Resources", decisionsText("contract")));
 
-describe("lifecycles: the contract agrees with docs/decisions.md", () => {
+describe("lifecycles: the contract agrees with docs/decisions/contract.md", () => {
   it("every schema with a lifecycle is documented, and every documented lifecycle is in the contract", () => {
     expect(byName.size).toBeGreaterThanOrEqual(8);
     expect([...documented.keys()].sort()).toEqual([...byName.keys()].sort());

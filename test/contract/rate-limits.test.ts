@@ -126,7 +126,7 @@ describe("section 8: endpoint categories", () => {
     expect(policy.errors).toEqual({ minute: { error: minuteError, window: minuteWindow }, daily: { error: dailyError, window: dailyWindow } });
   });
 
-  it("rule 4 (decided, docs/decisions.md): the first matching category wins, so stream-upload is an upload", () => {
+  it("rule 4 (decision R1, docs/decisions/edge.md): the first matching category wins, so stream-upload is an upload", () => {
     expect(policy.category_precedence).toBe("first_match");
     expect(categoryOf(policy, "/v1/analysis/stream-upload").name).toBe("upload");
     expect(categoryOf(policy, "/v1/analysis/{id}/stream").name).toBe("streaming");

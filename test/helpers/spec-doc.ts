@@ -7,8 +7,15 @@ import { ROOT } from "../../scripts/lib/paths.js";
 export const SPEC_DOC_PATH = path.join(ROOT, "docs/interface-specification.md");
 export const specText = fs.readFileSync(SPEC_DOC_PATH, "utf8");
 
-/** docs/decisions.md, where the contract's interpretations (the documented transitions among them) are written. */
-export const DECISIONS_PATH = path.join(ROOT, "docs/decisions.md");
+/** docs/decisions/, the decision records: one file per area, indexed by its README.md. */
+export const DECISIONS_DIR = path.join(ROOT, "docs/decisions");
+
+/** One area file of the decision records (`contract` for docs/decisions/contract.md, where the contract's
+ * interpretations, the documented transitions among them, are written). */
+export const decisionsPath = (area: string): string => path.join(DECISIONS_DIR, `${area}.md`);
+
+/** The text of one area file of the decision records. */
+export const decisionsText = (area: string): string => fs.readFileSync(decisionsPath(area), "utf8");
 
 /** The text of the section whose heading starts with `title` (any level), up to the next heading of that level or higher. */
 export function section(title: string, text = specText): string {

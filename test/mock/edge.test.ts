@@ -1,4 +1,4 @@
-// Edge hardening at the gateway (issue 15; decisions G20 and after in docs/decisions.md): the viewer's assets are a
+// Edge hardening at the gateway (issue 15; decisions G20 and after in docs/decisions/edge.md): the viewer's assets are a
 // fixed set, quoted paths are cut short, and HTTP itself is taken as RFC 9112 says (one Host, absolute-form
 // targets), with every answer under the API's prefixes carrying the rate-limit headers, refused WebSocket
 // handshakes and requests node:http could not parse included.

@@ -574,7 +574,7 @@ class AnalysisStreamItemError(TypedDict):
 # payload; `AnalysisStreamEvent` is the same event with `data` already
 # parsed, as this project's typed client returns it. The contract is
 # OpenAPI 3.1, so the operation refers to this schema with the
-# `x-itemSchema` extension (see `docs/decisions.md`).
+# `x-itemSchema` extension (see `docs/decisions/contract.md`, B6).
 AnalysisStreamItem = Union["AnalysisStreamItemStatus", "AnalysisStreamItemTranscriptSegment", "AnalysisStreamItemSignal", "AnalysisStreamItemAlert", "AnalysisStreamItemCompleted", "AnalysisStreamItemError"]
 
 
@@ -2291,7 +2291,7 @@ class ValidationErrorItem(TypedDict):
     """One invalid field of a request that failed schema validation."""
     # Location of the invalid field. The first item is `body`, `query`, `path` or `header`; the rest is the path to the field.
     loc: List[Union[str, int]]
-    # One sentence a form can show next to the field, in plain words, naming the field in backticks; never the JSON Schema's own wording (see `docs/decisions.md`).
+    # One sentence a form can show next to the field, in plain words, naming the field in backticks; never the JSON Schema's own wording (see `docs/decisions/contract.md`, B5).
     msg: str
     # Machine-readable kind of the violation, named after the JSON Schema keyword that failed (`required`, `type`, `enum`, `minimum`, `format`, ...).
     type: str

@@ -3,7 +3,7 @@
 // workspace. At most MAX_KEYS per workspace: beyond, the oldest is forgotten (they expire after the contract's window
 // anyway; a cap that refused new keys would break the clients that send one with every write).
 
-/** Keys remembered per workspace at most (documented in docs/decisions.md, ID3). */
+/** Keys remembered per workspace at most (documented in docs/decisions/contract.md, ID3). */
 export const MAX_IDEMPOTENCY_KEYS = 1000;
 
 /** One remembered answer. */
