@@ -2,41 +2,14 @@
 import type { Json } from "../contract.js";
 import { newId } from "../events.js";
 import { getAgentHealth, listAgentHealth } from "./derived.js";
-import type { CollectionModel } from "./model.js";
-import type { StoreAnswer, StoreRequest } from "./ops.js";
-import { create, json } from "./ops.js";
+import { json, type StoreAnswer, type StoreRequest } from "./answer.js";
+import { create } from "./create.js";
 import type { WorkspaceData } from "./records.js";
 import { StoreError, type Store } from "./store.js";
 
 type Handler = (store: Store, ws: WorkspaceData, req: StoreRequest) => StoreAnswer;
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-/**
- * Fields of a new record that come from request fields the resource does not have.
- * - Analysis: the media is sent as `media_url`, `text`, an uploaded `file` or a raw body; the analysis shows
- *   where it came from as `source` (the contract says so in prose only).
- * - Speaker: `sample_count` counts the `sample_analysis_ids` sent.
- */
-const CREATE_ADAPTERS: Record<string, (sent: Record<string, unknown>, body: unknown) => void> = {
-  Analysis(sent, body) {
-    const b = (body ?? {}) as Json;
-    const none = { url: null, filename: null, content_type: null, size_bytes: null };
-    if (Buffer.isBuffer(body)) sent.source = { type: "stream", ...none, size_bytes: body.length };
-    else if (typeof b.media_url === "string") sent.source = { type: "url", ...none, url: b.media_url };
-    else if (typeof b.text === "string") sent.source = { type: "text", ...none };
-    else if (typeof b.file === "string") sent.source = { type: "upload", ...none, filename: b.file };
-  },
-  Speaker(sent, body) {
-    const samples = (body as Json)?.sample_analysis_ids;
-    sent.sample_count = Array.isArray(samples) ? samples.length : 0;
-  },
-};
-
-export function adaptCreate(coll: CollectionModel, sent: Record<string, unknown>, body: unknown): Record<string, unknown> {
-  CREATE_ADAPTERS[coll.schema]?.(sent, body);
-  return sent;
-}
 
 /** The conversation's messages: a question and the assistant's reply (the example's, as the mock has no assistant). */
 function converse(store: Store, ws: WorkspaceData, conversation: Json, question: string): Json {

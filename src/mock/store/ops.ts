@@ -2,34 +2,15 @@
 // few exceptions of handlers.ts. Before its own work, an operation on a resource with a lifecycle asks the
 // lifecycle: 409 where `requires` forbids it, a transition applied first where one is listed (`cancelRun` answers
 // the canceled run; `deleteAnalysis` cancels a running analysis, then deletes it).
-import type { Json, Route } from "../contract.js";
+import type { Json } from "../contract.js";
 import { buildRecord, mergeFields, sentFields, touch } from "./build.js";
-import { HANDLERS, adaptCreate } from "./handlers.js";
-import { page, pageJson, ListError } from "./lists.js";
+import { json, listAnswer, type StoreAnswer, type StoreRequest } from "./answer.js";
+import { create, parentKey } from "./create.js";
+import { HANDLERS } from "./handlers.js";
 import type { CollectionModel, OpPlan } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";
 import { checkReferences } from "./references.js";
-import { impliedScenario } from "./scenarios.js";
 import { nameOf, StoreError, type Store } from "./store.js";
-
-export interface StoreRequest {
-  route: Route;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  /** The validated body: parsed JSON or form, or the raw bytes of an upload. */
-  body: unknown;
-  workspaceId: string;
-  scenario?: string;
-}
-
-export interface StoreAnswer {
-  status: number;
-  body: Buffer | null;
-}
-
-const EMPTY_PAGE = Buffer.from('{"data":[],"next_cursor":null,"has_more":false}');
-
-export const json = (status: number, value: unknown): StoreAnswer => ({ status, body: Buffer.from(JSON.stringify(value)) });
 
 /** Answers a stored operation; undefined when the store does not keep what the operation is about. */
 export function handle(store: Store, req: StoreRequest): StoreAnswer | undefined {
@@ -45,11 +26,6 @@ export function handle(store: Store, req: StoreRequest): StoreAnswer | undefined
   if (handler) return handler(store, ws, req);
   askLifecycle(store, ws, plan!, req);
   return generic(store, ws, plan!, req);
-}
-
-/** The key of the parent a sub-collection's path names (404 when it is not in the workspace); null for a top-level one. */
-function parentKey(store: Store, ws: WorkspaceData, coll: CollectionModel, params: Record<string, string>): string | null {
-  return coll.parent ? store.find(ws, store.model.collections.get(coll.parent.schema)!, params).key : null;
 }
 
 /** The record an operation's last path parameter names (an item, or the parent of a sub-collection), if any. */
@@ -110,34 +86,6 @@ function list(store: Store, ws: WorkspaceData, coll: CollectionModel, req: Store
   const parent = parentKey(store, ws, coll, req.params);
   const table = ws.table(coll);
   return listAnswer(store, req, table.ordered(parent), req.query, (make) => table.page(`${parent ?? ""}?${req.query.toString()}`, make));
-}
-
-/**
- * The answer to a list request over `records` (in list order): an empty page for the `empty` scenario, 400 for a
- * cursor or range the list cannot take. `cache` may keep the bytes (Table.page).
- */
-export function listAnswer(store: Store, req: StoreRequest, records: readonly Rec[], query: URLSearchParams, cache = (make: () => Buffer) => make()): StoreAnswer {
-  if (req.scenario === "empty") return { status: req.route.successCode, body: EMPTY_PAGE };
-  try {
-    return { status: req.route.successCode, body: cache(() => pageJson(page(store.listSpecs.get(req.route)!, records, query))) };
-  } catch (e) {
-    if (e instanceof ListError) throw new StoreError(400, e.message);
-    throw e;
-  }
-}
-
-/** A new record from a create request: what the client sent, the server's fields, its lifecycle's start. */
-export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): Rec {
-  const { contract } = store.model;
-  const parent = parentKey(store, ws, coll, req.params);
-  store.checkRoom(ws, coll);
-  checkReferences(contract, store.model, ws, req.route, req.body);
-  const sent = adaptCreate(coll, sentFields(contract, req.route, coll, req.body, req.query), req.body);
-  const value = buildRecord(contract, req.route, coll, sent, { workspaceId: ws.id, parent, now: store.now(), template: store.template(req.route, coll) });
-  const m = coll.machine;
-  const requested = m && typeof sent[m.property] === "string" ? (sent[m.property] as string) : undefined;
-  const scenario = m ? (req.scenario ?? impliedScenario(store.model, ws, m, value)) : undefined;
-  return store.insert(ws, coll, parent, value, { scenario, requested });
 }
 
 /** PATCH (merge) or PUT (replace) of a record, and actions with a body (`comment` of a decision). */
