@@ -57,3 +57,33 @@ describe("npm run check:circles", () => {
     }
   }, 60_000);
 });
+
+/** The rows of a diagram of docs/architecture.md: the files (or folders, ending in /) each row names, top first; null for "every other file". */
+function rows(doc: string, heading: string): (string[] | null)[] {
+  const block = new RegExp(`## ${heading}\\n[\\s\\S]*?\`\`\`text\\n([\\s\\S]*?)\`\`\``).exec(doc)![1]!;
+  return block
+    .split("\n")
+    .filter((line) => line !== "" && !line.startsWith(" "))
+    .map((line) => (line.startsWith("every other file") ? null : line.split(/\s{2,}/)[0]!.split(" ")));
+}
+
+describe("docs/architecture.md: the layers", () => {
+  it.each(["src/mock", "src/client"])("no file of %s imports from a row above its own", async (folder) => {
+    const doc = await fs.readFile(path.join(ROOT, "docs/architecture.md"), "utf8");
+    const layers = rows(doc, folder);
+    expect(layers.at(-1)).toBeNull();
+    const { stdout } = await run(path.join(ROOT, "node_modules/.bin/depcruise"), [folder, "--config", "scripts/depcruise.cjs", "--output-type", "json"], { cwd: ROOT, maxBuffer: 64 << 20 });
+    const modules: { source: string; dependencies: { resolved: string }[] }[] = JSON.parse(stdout).modules;
+    const inFolder = (f: string) => f.startsWith(`${folder}/`);
+    const rowOf = (f: string) => {
+      const rel = f.slice(folder.length + 1);
+      const i = layers.findIndex((names) => names?.some((n) => (n.endsWith("/") ? rel.startsWith(n) : rel === n)));
+      return i === -1 ? layers.length - 1 : i;
+    };
+    for (const names of layers) for (const n of names ?? []) expect(modules.some((m) => inFolder(m.source) && m.source.slice(folder.length + 1).startsWith(n)), n).toBe(true);
+    const upward = modules
+      .filter((m) => inFolder(m.source))
+      .flatMap((m) => m.dependencies.filter((d) => inFolder(d.resolved) && rowOf(d.resolved) < rowOf(m.source)).map((d) => `${m.source} → ${d.resolved}`));
+    expect(upward).toEqual([]);
+  }, 60_000);
+});
