@@ -4,12 +4,12 @@
 // the canceled run; `deleteAnalysis` cancels a running analysis, then deletes it).
 import type { Json } from "../contract.js";
 import { buildRecord, mergeFields, sentFields, touch } from "./build.js";
+import { adaptCreate, handlers } from "./handlers.js";
 import { json, listAnswer, type StoreAnswer, type StoreRequest } from "./answer.js";
-import { create, parentKey } from "./create.js";
-import { HANDLERS } from "./handlers.js";
 import type { CollectionModel, OpPlan } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";
 import { checkReferences } from "./references.js";
+import { impliedScenario } from "./scenarios.js";
 import { nameOf, StoreError, type Store } from "./store.js";
 
 /** Answers a stored operation; undefined when the store does not keep what the operation is about. */
@@ -26,6 +26,11 @@ export function handle(store: Store, req: StoreRequest): StoreAnswer | undefined
   if (handler) return handler(store, ws, req);
   askLifecycle(store, ws, plan!, req);
   return generic(store, ws, plan!, req);
+}
+
+/** The key of the parent a sub-collection's path names (404 when it is not in the workspace); null for a top-level one. */
+function parentKey(store: Store, ws: WorkspaceData, coll: CollectionModel, params: Record<string, string>): string | null {
+  return coll.parent ? store.find(ws, store.model.collections.get(coll.parent.schema)!, params).key : null;
 }
 
 /** The record an operation's last path parameter names (an item, or the parent of a sub-collection), if any. */
@@ -88,6 +93,20 @@ function list(store: Store, ws: WorkspaceData, coll: CollectionModel, req: Store
   return listAnswer(store, req, table.ordered(parent), req.query, (make) => table.page(`${parent ?? ""}?${req.query.toString()}`, make));
 }
 
+/** A new record from a create request: what the client sent, the server's fields, its lifecycle's start. */
+export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): Rec {
+  const { contract } = store.model;
+  const parent = parentKey(store, ws, coll, req.params);
+  store.checkRoom(ws, coll);
+  checkReferences(contract, store.model, ws, req.route, req.body);
+  const sent = adaptCreate(coll, sentFields(contract, req.route, coll, req.body, req.query), req.body);
+  const value = buildRecord(contract, req.route, coll, sent, { workspaceId: ws.id, parent, now: store.now(), template: store.template(req.route, coll) });
+  const m = coll.machine;
+  const requested = m && typeof sent[m.property] === "string" ? (sent[m.property] as string) : undefined;
+  const scenario = m ? (req.scenario ?? impliedScenario(store.model, ws, m, value)) : undefined;
+  return store.insert(ws, coll, parent, value, { scenario, requested });
+}
+
 /** PATCH (merge) or PUT (replace) of a record, and actions with a body (`comment` of a decision). */
 function write(store: Store, rec: Rec, req: StoreRequest, replace: boolean): void {
   const coll = rec.coll;
@@ -115,3 +134,6 @@ export function remove(store: Store, ws: WorkspaceData, rec: Rec): void {
   }
   for (const child of store.model.children) if (child.parent === rec.coll.schema) ws.child(child.schema).delete(rec.key);
 }
+
+/** The exceptions (handlers.ts), given the generic create, which they sit below. */
+const HANDLERS = handlers(create);
