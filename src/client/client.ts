@@ -22,23 +22,11 @@ import { CredentialsError } from "./errors.js";
 import { withForm } from "./forms.js";
 import { withKey } from "./idempotency.js";
 import { INTERNALS } from "./internals.js";
-import type { RateLimit } from "./rate-limit.js";
+import type { RateLimit } from "./headers.js";
+import { checked, DEFAULT_TIMEOUT_MS, RETRY_DEFAULTS, resolveRetry, type CallOptions, type RetryOptions } from "./options.js";
 import { systemTimers, type Timers } from "./timers.js";
-import {
-  AS_STREAM,
-  CALLER_SIGNAL,
-  checked,
-  createTransport,
-  DEFAULT_TIMEOUT_MS,
-  RETRY_DEFAULTS,
-  resolveRetry,
-  type CallOptions,
-  type FetchFn,
-  type RetryOptions,
-  type TransportOptions,
-} from "./transport.js";
-import type { ClientMethod } from "./types.js";
-import type { WebSocketConstructor } from "./websocket.js";
+import { AS_STREAM, CALLER_SIGNAL, createTransport, type FetchFn, type TransportOptions } from "./transport.js";
+import type { ClientMethod, WebSocketConstructor } from "./types.js";
 
 /** Where the credentials go; the names are the contract's security schemes (`ApiKeyAuth`, `BearerAuth`). */
 export const API_KEY_HEADER = "X-API-Key";

@@ -1,7 +1,9 @@
 // The rate-limit headers every response under /v1, /aria and /ws carries. The names are the contract's
 // (`x-rate-limit-policy.headers`, keyed the same way); the type check below fails to compile if one of them
 // is not a header component of the generated types, and test/client/contract-names.test.ts compares the
-// whole map with the contract. Kept apart from rate-limit.ts, which the transport loads only for `onRateLimit`.
+// whole map with the contract. Also `rateLimitOf`, the headers as a RateLimit, which the transport tells
+// `onRateLimit`: here, below the transport and the client, rather than in rate-limit.ts (`readRateLimit`, which
+// takes a client) (decision LY3).
 import type { components } from "../../generated/schema.js";
 
 export const RATE_LIMIT_HEADERS = {
@@ -33,4 +35,54 @@ export function nonNegativeInteger(v: string | null | undefined): number | undef
 /** `Retry-After` as the contract defines it, integer seconds; undefined when absent or in another form. */
 export function retryAfterSeconds(headers: Headers): number | undefined {
   return nonNegativeInteger(headers.get(RATE_LIMIT_HEADERS.retry_after));
+}
+
+export interface RateLimit {
+  /** Requests allowed in the current minute window, for this request's rate-limit category. */
+  limit: number;
+  /** Requests remaining in the current minute window. */
+  remaining: number;
+  /** UTC epoch seconds when the current minute window resets. */
+  reset: number;
+  /** Requests allowed per UTC day for the workspace. */
+  daily_limit: number;
+  /** Requests remaining today. */
+  daily_remaining: number;
+  /** Seconds to wait, when the response carries `Retry-After` (a 429). */
+  retry_after?: number;
+}
+
+/** The five headers every answer carries (`Retry-After` only a 429). */
+export const RATE_LIMIT_FIVE = ["limit", "remaining", "reset", "daily_limit", "daily_remaining"] as const;
+const FIVE = RATE_LIMIT_FIVE;
+/** The names as `Headers` iterates them (lower case). */
+const [LIMIT, REMAINING, RESET, DAILY_LIMIT, DAILY_REMAINING, RETRY_AFTER] = [...FIVE, "retry_after" as const].map((k) => RATE_LIMIT_HEADERS[k].toLowerCase());
+
+/**
+ * The rate limits in some headers, or undefined when any of the five is absent or malformed: what `onRateLimit`
+ * is told (a header glitch must not fail a call whose answer is otherwise fine). One pass over the headers comparing
+ * names, rather than a get() per name: each get() checks and lower-cases its name again, and `onRateLimit` runs
+ * this for every response (npm run bench: the pass is most of its price; comparing is a sixth less than a Map lookup).
+ */
+export function rateLimitOf(headers: Headers): RateLimit | undefined {
+  let limit, remaining, reset, dailyLimit, dailyRemaining, retryAfter;
+  for (const [name, value] of headers) {
+    if (name === LIMIT) limit = value;
+    else if (name === REMAINING) remaining = value;
+    else if (name === RESET) reset = value;
+    else if (name === DAILY_LIMIT) dailyLimit = value;
+    else if (name === DAILY_REMAINING) dailyRemaining = value;
+    else if (name === RETRY_AFTER) retryAfter = value;
+  }
+  const info: RateLimit = {
+    limit: nonNegativeInteger(limit)!,
+    remaining: nonNegativeInteger(remaining)!,
+    reset: nonNegativeInteger(reset)!,
+    daily_limit: nonNegativeInteger(dailyLimit)!,
+    daily_remaining: nonNegativeInteger(dailyRemaining)!,
+  };
+  for (const k of FIVE) if (info[k] === undefined) return undefined;
+  const seconds = nonNegativeInteger(retryAfter);
+  if (seconds !== undefined) info.retry_after = seconds;
+  return info;
 }

@@ -23,8 +23,9 @@ export type { RateLimit } from "./rate-limit.js";
 export { pages, paginate } from "./pagination.js";
 export { ANALYSIS_STREAM_EVENT_KINDS, eventSourceUrl, isFinalEvent, readEventStream, streamAnalysisEvents, toAnalysisStreamEvent } from "./streaming.js";
 export type { AnalysisStreamEvent, AnalysisStreamEventKind, EventStreamOptions } from "./streaming.js";
-export { DEFAULT_TIMEOUT_MS, RETRY_DEFAULTS } from "./transport.js";
-export type { CallOptions, FetchFn, RetryOptions } from "./transport.js";
+export { DEFAULT_TIMEOUT_MS, RETRY_DEFAULTS } from "./options.js";
+export type { CallOptions, RetryOptions } from "./options.js";
+export type { FetchFn } from "./transport.js";
 export { systemTimers } from "./timers.js";
 export type { Timers } from "./timers.js";
 export type {

@@ -4,8 +4,8 @@
 // (npm run bench, "Client size").
 import { createFinalURL, createQuerySerializer, defaultPathSerializer } from "openapi-fetch";
 import type { Timers } from "./timers.js";
-import type { ResolvedRetry } from "./transport.js";
-import type { WebSocketConstructor } from "./websocket.js";
+import type { ResolvedRetry } from "./options.js";
+import type { WebSocketConstructor } from "./types.js";
 
 /** `Symbol.for`, so two copies of the package (a bundle and node_modules, say) still recognise each other's clients. */
 export const INTERNALS = Symbol.for("@avt/api-contract client");

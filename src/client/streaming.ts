@@ -6,7 +6,7 @@ import { StreamError, toApiError } from "./errors.js";
 import { internalsOf, operationUrl } from "./internals.js";
 import { isFinalEvent, readEventStream, toAnalysisStreamEvent, type AnalysisStreamEvent } from "./sse.js";
 import { sleep } from "./timers.js";
-import { backoffMs, RETRY_DEFAULTS } from "./transport.js";
+import { backoffMs, RETRY_DEFAULTS } from "./options.js";
 import { withToken } from "./websocket.js";
 
 export { ANALYSIS_STREAM_EVENT_KINDS, isFinalEvent, readEventStream, toAnalysisStreamEvent } from "./sse.js";

@@ -11,75 +11,9 @@ import { failedBeforeSending, unsafeToResend } from "./idempotency.js";
 import { retryAfterSeconds } from "./headers.js";
 import type { Middleware } from "openapi-fetch";
 import type { ClientInternals } from "./internals.js";
-import { rateLimitOf, type RateLimit } from "./rate-limit.js";
+import { rateLimitOf, type RateLimit } from "./headers.js";
+import { backoffMs, checked, resolveRetry, type CallOptions, type ResolvedRetry } from "./options.js";
 import { sleep, type Timers } from "./timers.js";
-
-export interface RetryOptions {
-  /** Attempts in all, the first included; 1 sends once. Default 3. */
-  maxAttempts?: number;
-  /** Time budget of the whole call, attempts and waits included: a wait that would end after it is not started. Default 60 000. */
-  maxElapsedMs?: number;
-  /** First backoff wait; it doubles on each retry. Default 500. */
-  baseDelayMs?: number;
-  /** Longest backoff wait (a longer `Retry-After` is still honoured, within `maxElapsedMs`). Default 10 000. */
-  maxDelayMs?: number;
-  /** Statuses retried with exponential backoff. Default [500, 502, 503, 504]. */
-  retryStatuses?: readonly number[];
-  /** Retry a 429 after its `Retry-After`. Default true. */
-  retryRateLimited?: boolean;
-  /** Retry network errors and timeouts. Default true. */
-  retryNetworkErrors?: boolean;
-  /** Source of jitter, a number in [0, 1). Default `Math.random`. */
-  random?: () => number;
-}
-
-export type ResolvedRetry = Required<RetryOptions>;
-
-export const RETRY_DEFAULTS: ResolvedRetry = {
-  maxAttempts: 3,
-  maxElapsedMs: 60_000,
-  baseDelayMs: 500,
-  maxDelayMs: 10_000,
-  retryStatuses: [500, 502, 503, 504],
-  retryRateLimited: true,
-  retryNetworkErrors: true,
-  random: Math.random,
-};
-
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** Options a single call may override: `client.GET(path, { ..., timeoutMs: 5000, retry: false })`. */
-export interface CallOptions {
-  /** Per attempt: time to wait for the response headers, then again for the body (see `ClientOptions.timeoutMs`); 0 or Infinity waits forever. */
-  timeoutMs?: number;
-  /** Retry policy of this call; `false` sends once. Merged over the client's policy. */
-  retry?: RetryOptions | false;
-}
-
-/** `v`, when it is a number >= 0 (and an integer >= 1 if `integer`); else a TypeError naming the option. */
-export function checked(name: string, v: unknown, integer?: boolean): number {
-  if (integer ? !Number.isInteger(v) || (v as number) < 1 : typeof v !== "number" || !(v >= 0)) {
-    throw new TypeError(`${name} must be ${integer ? "an integer >= 1" : "a non-negative number"}`);
-  }
-  return v as number;
-}
-
-/** Merges retry options over a base policy and checks them; `false` turns retrying off. */
-export function resolveRetry(options: RetryOptions | false | undefined, base: ResolvedRetry | null): ResolvedRetry | null {
-  if (options === false) return null;
-  if (options === undefined) return base;
-  const r: ResolvedRetry = { ...(base ?? RETRY_DEFAULTS), ...options };
-  checked("retry.maxElapsedMs", r.maxElapsedMs);
-  checked("retry.baseDelayMs", r.baseDelayMs);
-  checked("retry.maxDelayMs", r.maxDelayMs);
-  return checked("retry.maxAttempts", r.maxAttempts, true) === 1 ? null : r;
-}
-
-/** Exponential backoff with "equal jitter": retry n waits in [d/2, d), d = min(maxDelayMs, baseDelayMs * 2^(n-1)). */
-export function backoffMs(retry: ResolvedRetry, n: number): number {
-  const d = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (n - 1));
-  return d / 2 + retry.random() * (d / 2);
-}
 
 export type FetchFn = (input: Request, init?: RequestInit) => Promise<Response>;
 

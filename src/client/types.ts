@@ -2,7 +2,7 @@
 // operations `paginate` accepts, and the WebSocket operations.
 import type { FetchResponse, MaybeOptionalInit } from "openapi-fetch";
 import type { components, paths } from "../../generated/schema.js";
-import type { CallOptions } from "./transport.js";
+import type { CallOptions } from "./options.js";
 
 export type { paths, components };
 
@@ -89,3 +89,6 @@ export type WebSocketInit<P extends WebSocketPath> =
   RequiredKeysOf<WebSocketParams<P>> extends never
     ? [(Omit<WebSocketOptions<P>, "params"> & { params?: WebSocketParams<P> })?]
     : [WebSocketOptions<P>];
+
+/** A WebSocket class: the platform's, the `ws` package's, or one a client is given (`ClientOptions.WebSocket`). */
+export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocket;

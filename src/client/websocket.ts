@@ -7,9 +7,9 @@ import type { ApiClient } from "./client.js";
 import { InsecureTransportError } from "./errors.js";
 import { internalsOf, operationUrl } from "./internals.js";
 import { abortReason } from "./timers.js";
-import type { WebSocketInit, WebSocketParams, WebSocketPath } from "./types.js";
+import type { WebSocketConstructor, WebSocketInit, WebSocketParams, WebSocketPath } from "./types.js";
 
-export type { WebSocketInit, WebSocketOptions, WebSocketParams, WebSocketPath } from "./types.js";
+export type { WebSocketConstructor, WebSocketInit, WebSocketOptions, WebSocketParams, WebSocketPath } from "./types.js";
 
 /** The query parameter the WebSocket and SSE operations accept credentials in (`TokenQuery`). */
 export const TOKEN_QUERY_PARAM = "token";
@@ -52,8 +52,6 @@ export function withToken(href: string, token: string, wsScheme: boolean): strin
 export function redactToken(href: string): string {
   return href.replace(/([?&]token=)[^&#]*/gi, "$1***");
 }
-
-export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocket;
 
 /**
  * The WebSocket class to use: the given one, else the platform's (browsers, Node 22+), else the `ws` package,

@@ -25,18 +25,14 @@ import type { JsonPath, JsonSource } from "./json-file.js";
 import { checkKeys } from "./keys-file.js";
 import type { KeyRecord } from "./keys.js";
 import type { CollectionModel, StoreModel } from "./store/model.js";
+import type { FixtureRecord } from "./store/records.js";
 import { idsAt, sitesOf, type Site } from "./store/references.js";
 import { nameOf } from "./store/store.js";
 import { componentSchemaId, createContractAjv } from "./validation.js";
 
 export class FixturesError extends Error {}
 
-/** One record of a fixture workspace, checked. */
-export interface FixtureRecord {
-  coll: CollectionModel;
-  parent: string | null;
-  value: Json;
-}
+export type { FixtureRecord } from "./store/records.js";
 
 export interface Fixtures {
   keys: KeyRecord[];

@@ -8,98 +8,25 @@
 import type http from "node:http";
 import type { Contract } from "./contract.js";
 import { createHttpServer, listen } from "./http/server.js";
-import type { KeyRecord, KeyStore } from "./keys.js";
-import type { Clock, RateLimiter } from "./limiter.js";
-import type { LogSink } from "./log.js";
-import type { Scheduler } from "./store/scheduler.js";
+import type { KeyStore } from "./keys.js";
+import type { RateLimiter } from "./limiter.js";
 import type { Store } from "./store/store.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
 import { serveRefusals, serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
 import { StateDb } from "./state-db.js";
 import type { StateRegistry } from "./state-registry.js";
-import type { Latency } from "./stages/latency.js";
-import type { Limits } from "./limits.js";
+import type { GatewayOptions } from "./options.js";
 import { refusePublicSecret } from "./secret.js";
 // Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
 import { proxyPipeline, proxyUpgradePipeline } from "./pipeline.js";
-import { Proxy, type ProxyOptions } from "./proxy/proxy.js";
+import { Proxy } from "./proxy/proxy.js";
 import { refuseMockSettings } from "./proxy/upstream.js";
 import type { Webhooks } from "./webhooks.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "./http/body.js";
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from "./http/server.js";
-
-export interface GatewayOptions {
-  /** Folder holding openapi.json and openapi.yaml (default generated/). */
-  generatedDir?: string;
-  /** An already loaded contract (tests share one). */
-  contract?: Contract;
-  /** JSON file of extra keys (MOCK_KEYS_FILE). */
-  keysFile?: string | null;
-  extraKeys?: KeyRecord[];
-  clock?: Clock;
-  /** HS256 secret of bearer JWTs (MOCK_JWT_SECRET, else the dev default). */
-  jwtSecret?: string;
-  /** Where request log lines go; null for none. Default: stdout. */
-  log?: LogSink | null;
-  /** Pause between streamed events, ms (SSE and WebSocket). */
-  streamIntervalMs?: number;
-  /** Delay before the sample deliveries of a new webhook, ms. */
-  webhookDelayMs?: number;
-  /** A live /v1/stream session ends after this long without a frame from the client, ms. */
-  wsIdleTimeoutMs?: number;
-  /** Compile every operation's validators in the background once listening (else each on first use). */
-  warm?: boolean;
-  /** Largest JSON, form or multipart body read into memory (default DEFAULT_MAX_BODY_BYTES); a larger one answers 400. */
-  maxBodyBytes?: number;
-  /**
-   * Time a client has to send a whole request, headers and body (default 300 000 ms, node:http's); the headers
-   * alone get at most 60 000 ms. A request not received in time answers 408 and its connection is closed.
-   */
-  requestTimeoutMs?: number;
-  /** The stateful mock's settings: a processing step every `stepMs` (default 2000, MOCK_STEP_MS) on `scheduler` (default real timers; tests pass a ManualScheduler). */
-  stepMs?: number;
-  scheduler?: Scheduler;
-  /**
-   * Delay of every answer under /v1, /aria and /ws, ms: a fixed time, or [min, max] for one drawn uniformly
-   * (MOCK_LATENCY_MS, --latency). Whole milliseconds, at most a minute. Default: none.
-   */
-  latencyMs?: Latency | null;
-  /** How the latency waits (tests pass their own, to see the delays asked for without waiting). */
-  sleep?: (ms: number) => Promise<unknown>;
-  /**
-   * Today's example-only mock: every operation answered from the contract's examples, nothing the requests create
-   * is kept (no runtime keys, OAuth tokens, webhooks or stored resources; no state file). Credentials, limits,
-   * validation, billing's view of the limits, and the event streams work as always (--stateless).
-   */
-  stateless?: boolean;
-  /**
-   * SQLite database that keeps the state across restarts and crashes (--state, MOCK_STATE_FILE; state-db.ts):
-   * opened now (a bad record throws StateFileError naming it; a JSON state file of earlier versions is migrated),
-   * every change a request makes committed before its answer. Not with `stateless`.
-   */
-  stateFile?: string | null;
-  /**
-   * JSON or YAML file of a team's own records, loaded into named workspaces (--fixtures, MOCK_FIXTURES; fixtures.ts):
-   * checked now against the contract's schemas and reference rules, a bad one throwing FixturesError.
-   */
-  fixtures?: string | null;
-  /**
-   * Proxy mode (--upstream, MOCK_UPSTREAM): the backend's base URL (http or https). Every request but the gateway's
-   * own paths is forwarded there and its answer streamed back unchanged, each exchange judged against the contract
-   * (GET /__mock/violations). No credentials, limits, examples or state of the mock's then: `stateless`,
-   * `stateFile`, `latencyMs` and `keysFile` are refused with it (UpstreamError).
-   */
-  upstream?: string | null;
-  /** Proxy mode: where violation lines go (default: `log`); the time the upstream has to answer; the body copy limit; the list's size. */
-  violationLog?: ProxyOptions["violationLog"];
-  upstreamTimeoutMs?: number;
-  maxValidatedBytes?: number;
-  maxViolations?: number;
-  /** The caps (limits.ts, docs/limits.md): any not given keeps its default; a bad value throws LimitError. */
-  limits?: Partial<Limits>;
-}
+export type { GatewayOptions } from "./options.js";
 
 export interface Gateway {
   readonly server: http.Server;

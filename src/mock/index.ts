@@ -7,7 +7,7 @@ export { RateLimiter, systemClock, type Clock, type Decision } from "./limiter.j
 export { swaggerPage, swaggerInitJs, swaggerCsp, tryItOutOrigins, readSwaggerAsset, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR } from "./swagger.js";
 export { webhookSignature, WEBHOOK_HEADERS } from "./webhooks.js";
 export { redact } from "./log.js";
-export { parseLatency, LatencyError, MAX_LATENCY_MS, type Latency } from "./stages/latency.js";
+export { parseLatency, LatencyError, MAX_LATENCY_MS, type Latency } from "./latency.js";
 export { StateFileError, STATE_FILE_VERSION } from "./state-file.js";
 export type { MockState } from "./state.js";
 export type { StateRegistry } from "./state-registry.js";

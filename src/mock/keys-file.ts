@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import type { RateLimitPolicy } from "../policy.js";
 import { parseJsonSource, type JsonSource } from "./json-file.js";
-import { KEY_PREFIXES, type KeyRecord } from "./keys.js";
+import { KEY_PREFIXES, type KeyRecord } from "./key-record.js";
 
 export class KeysFileError extends Error {}
 

@@ -9,24 +9,14 @@ import type { Contract } from "./contract.js";
 import { newId } from "./events.js";
 import { isoSeconds, randomBase62 } from "./ids.js";
 import { KeysFileError } from "./keys-file.js";
+import { KEY_PREFIXES, type KeyRecord } from "./key-record.js";
 import { systemClock, type Clock } from "./limiter.js";
 import { array, componentCheck, DATE_TIME, integerOrNull, object, SnapshotError, string, stringOrNull, type Fields } from "./snapshot.js";
 import type { MockState } from "./state.js";
 
 export { KeysFileError, loadKeysFile, parseKeysFile } from "./keys-file.js";
 
-export const KEY_PREFIXES = ["pk_live_", "pk_test_"] as const;
-
-/** A key the mock is started with (demo keys, keys file, test keys). */
-export interface KeyRecord {
-  key: string;
-  workspace_id: string;
-  plan: PlanName;
-  rate_limit_rpm?: number | null;
-  /** The key's workspace is frozen: every request answers 403. */
-  frozen?: boolean;
-  label?: string;
-}
+export { KEY_PREFIXES, type KeyRecord } from "./key-record.js";
 
 export type ApiKey = components["schemas"]["ApiKey"];
 

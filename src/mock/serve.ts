@@ -12,7 +12,7 @@ import { CapReached, CAPACITY_RETRY_AFTER_SECONDS } from "./limits.js";
 import { redact } from "./log.js";
 import type { Services } from "./services.js";
 import { runStages, TAKEN, type Outcome, type Stage } from "./stage.js";
-import { countAnonymous } from "./stages/rate-limit.js";
+import { countAnonymous } from "./rate-answers.js";
 
 /** The context of each request being served, by its response (what node:http knows of a connection's request). */
 // A symbol-keyed property of the response rather than a WeakMap: a WeakMap entry per request is an ephemeron

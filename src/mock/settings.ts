@@ -4,7 +4,7 @@
 // setting is one row here (and its use in start.ts); nothing else reads process.env.
 import net from "node:net";
 import { parseArgs } from "node:util";
-import { parseLatency, type Latency } from "./stages/latency.js";
+import { parseLatency, type Latency } from "./latency.js";
 import { parseUpstream } from "./proxy/upstream.js";
 import { LIMIT_ROWS } from "./limits.js";
 

@@ -9,7 +9,7 @@ import type { Reply } from "../http/reply.js";
 import type { MockAnswer } from "../prism.js";
 import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
-import { askedTooMany } from "../stages/rate-limit.js";
+import { askedTooMany } from "../rate-answers.js";
 
 export const examples: StageFactory = (s) => {
   const retryAfterHeader = s.policy.headers.retry_after;

@@ -5,7 +5,7 @@
 // that bucket's headers, or is its 429 (decision G26).
 import { json } from "../http/reply.js";
 import type { Stage, StageFactory } from "../stage.js";
-import { countAnonymous, type Counted } from "./rate-limit.js";
+import { countAnonymous, type Counted } from "../rate-answers.js";
 
 export const malformed: StageFactory = (s) => refuseMalformed(countAnonymous(s));
 

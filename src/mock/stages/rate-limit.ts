@@ -2,10 +2,10 @@
 // operation (the policy's default category when none matches), and answers 429 when a limit is exhausted. Every
 // later answer carries the five X-RateLimit-* headers set here. A request without valid credentials has no
 // workspace: it is counted per client address on the policy's smallest plan (decision M2).
-import type { RateLimitPolicy } from "../../policy.js";
-import { json, type Reply } from "../http/reply.js";
-import type { Decision, Subject } from "../limiter.js";
-import type { Services } from "../services.js";
+// The headers, the 429 and the anonymous bucket are rate-answers.ts's, shared with serve.ts, stages/malformed.ts and
+// responders/examples.ts.
+import type { Subject } from "../limiter.js";
+import { anonymousBucket, defaultCategoryOf, rateHeaders, smallestPlan, tooMany } from "../rate-answers.js";
 import type { StageFactory } from "../stage.js";
 
 export const rateLimit: StageFactory = (s) => {
@@ -24,93 +24,3 @@ export const rateLimit: StageFactory = (s) => {
     return d.allowed ? undefined : tooMany(policy, d, ctx.rate);
   };
 };
-
-/** The verdict of the rate limiter on a request, as the headers it answers with and, when refused, its 429. */
-export interface Counted {
-  rate: readonly string[];
-  refused: Reply | null;
-}
-
-/**
- * Counts a request that never reached `rateLimit` (one node:http could not parse, or `malformed` refused) in the
- * anonymous bucket of the client's address, in the policy's default category: it has no workspace, and its
- * path, if any, cannot be trusted (decision G26). The answer then carries that bucket's headers, or is its 429.
- */
-export function countAnonymous(s: Services): (address: string | undefined) => Counted {
-  const subjectPlan = smallestPlan(s.policy);
-  const category = defaultCategoryOf(s.policy);
-  return (address) => {
-    const d = s.limiter.take({ bucket: anonymousBucket(address), plan: subjectPlan }, category);
-    const rate = rateHeaders(s.policy, d);
-    return { rate, refused: d.allowed ? null : tooMany(s.policy, d, rate) };
-  };
-}
-
-/** Requests without a workspace are counted per client address (decision M2). */
-function anonymousBucket(address: string | undefined): string {
-  return `anonymous:${address ?? "?"}`;
-}
-
-/** The plan of the anonymous buckets: the policy's smallest. */
-function smallestPlan(policy: RateLimitPolicy): string {
-  return Object.entries(policy.plans).sort(([, a], [, b]) => a.requests_per_minute - b.requests_per_minute)[0]![0];
-}
-
-function defaultCategoryOf(policy: RateLimitPolicy) {
-  return policy.categories.find((c) => c.default)!;
-}
-
-/** A flat list rather than an object: its names come from the policy, and an object with computed names is slow to make. */
-function rateHeaders(policy: RateLimitPolicy, d: Decision): string[] {
-  const h = policy.headers;
-  return [
-    h.limit,
-    String(d.limit),
-    h.remaining,
-    String(d.remaining),
-    h.reset,
-    String(d.reset),
-    h.daily_limit,
-    String(d.dailyLimit),
-    h.daily_remaining,
-    String(d.dailyRemaining),
-  ];
-}
-
-/**
- * The 429 a request asks for with `Prefer: code=429` (or a fault rule sets): the limiter's real refusal as if the
- * window (`daily` when the example named is the daily one) were exhausted now, so its body's `limit` and
- * `retry_after` and its `X-RateLimit-*` and `Retry-After` headers agree, all read from `x-rate-limit-policy` and
- * the request's own buckets (decision MC4).
- */
-export function askedTooMany(policy: RateLimitPolicy, d: Decision, example: unknown, now: number): Reply {
-  const daily = (example as { error?: unknown } | null)?.error === policy.errors.daily.error;
-  const retryAfter = daily ? secondsTo(DAY_MS - (now % DAY_MS)) : secondsTo(d.reset * 1000 - now);
-  const forced: Decision = { ...d, allowed: false, exceeded: daily ? "daily" : "minute", remaining: daily ? d.remaining : 0, dailyRemaining: daily ? 0 : d.dailyRemaining, retryAfter };
-  return tooMany(policy, forced, rateHeaders(policy, forced));
-}
-
-const DAY_MS = 86_400_000;
-
-function secondsTo(ms: number): number {
-  return Math.max(1, Math.ceil(ms / 1000));
-}
-
-/** The 429 of the limit that refused the request: the daily one when both are exhausted. */
-function tooMany(policy: RateLimitPolicy, d: Decision, rate: readonly string[]): Reply {
-  const daily = d.exceeded === "daily";
-  const e = daily ? policy.errors.daily : policy.errors.minute;
-  const limit = daily ? d.dailyLimit : d.limit;
-  return json(
-    429,
-    {
-      detail: daily ? `Daily limit of ${limit} requests exceeded.` : `Rate limit of ${limit} requests per minute exceeded.`,
-      error: e.error,
-      limit,
-      window: e.window,
-      retry_after: d.retryAfter,
-    },
-    { [policy.headers.retry_after]: String(d.retryAfter) },
-    rate,
-  );
-}

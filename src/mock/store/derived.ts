@@ -3,7 +3,7 @@
 // with them. A hand-written exception: the rules are prose in the schema's descriptions.
 import type { Json, Route } from "../contract.js";
 import type { CollectionModel } from "./model.js";
-import { listAnswer, type StoreAnswer, type StoreRequest } from "./ops.js";
+import { listAnswer, type StoreAnswer, type StoreRequest } from "./answer.js";
 import { Rec, type WorkspaceData } from "./records.js";
 import type { Store } from "./store.js";
 

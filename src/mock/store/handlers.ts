@@ -4,12 +4,14 @@ import { derivedFields, type DeriveInput } from "./derive.js";
 import { newId } from "../events.js";
 import { getAgentHealth, listAgentHealth } from "./derived.js";
 import type { CollectionModel } from "./model.js";
-import type { StoreAnswer, StoreRequest } from "./ops.js";
-import { create, json } from "./ops.js";
-import type { WorkspaceData } from "./records.js";
+import { json, type StoreAnswer, type StoreRequest } from "./answer.js";
+import type { Rec, WorkspaceData } from "./records.js";
 import { StoreError, type Store } from "./store.js";
 
 type Handler = (store: Store, ws: WorkspaceData, req: StoreRequest) => StoreAnswer;
+
+/** The generic create of ops.ts, which sits above this file and hands it in (handlers). */
+type Create = (store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest) => Rec;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -55,61 +57,64 @@ function converse(store: Store, ws: WorkspaceData, conversation: Json, question:
   return reply;
 }
 
-export const HANDLERS: Record<string, Handler> = {
-  /** Agent health is derived from the agents, their runs and approvals (derived.ts). */
-  listAgentHealth,
-  getAgentHealth,
+/** The exceptions, by operation id; `create` is the generic one (ops.ts). */
+export function handlers(create: Create): Record<string, Handler> {
+  return {
+    /** Agent health is derived from the agents, their runs and approvals (derived.ts). */
+    listAgentHealth,
+    getAgentHealth,
 
-  /**
-   * `POST /aria/conversations/{id}/messages` answers the assistant's reply, not the message sent: both are
-   * stored, and the conversation counts them.
-   */
-  createConversationMessage(store, ws, req) {
-    const conv = store.find(ws, store.model.collections.get("Conversation")!, req.params);
-    const reply = converse(store, ws, conv.value, String((req.body as Json).content));
-    conv.changed();
-    return json(req.route.successCode, reply);
-  },
+    /**
+     * `POST /aria/conversations/{id}/messages` answers the assistant's reply, not the message sent: both are
+     * stored, and the conversation counts them.
+     */
+    createConversationMessage(store, ws, req) {
+      const conv = store.find(ws, store.model.collections.get("Conversation")!, req.params);
+      const reply = converse(store, ws, conv.value, String((req.body as Json).content));
+      conv.changed();
+      return json(req.route.successCode, reply);
+    },
 
-  /** `initial_message` of a new conversation is its first question (and reply). */
-  createConversation(store, ws, req) {
-    const rec = create(store, ws, store.model.collections.get("Conversation")!, req);
-    const first = (req.body as Json)?.initial_message;
-    if (typeof first === "string") converse(store, ws, rec.value, first);
-    rec.changed();
-    return { status: req.route.successCode, body: rec.json() };
-  },
+    /** `initial_message` of a new conversation is its first question (and reply). */
+    createConversation(store, ws, req) {
+      const rec = create(store, ws, store.model.collections.get("Conversation")!, req);
+      const first = (req.body as Json)?.initial_message;
+      if (typeof first === "string") converse(store, ws, rec.value, first);
+      rec.changed();
+      return { status: req.route.successCode, body: rec.json() };
+    },
 
-  /** `PUT /v1/consent` sends the purposes that change; the record keeps one entry per purpose (decisions). */
-  updateConsent(store, ws, req) {
-    const path = req.route.template;
-    const record = structuredClone(ws.singletons.get(path) ?? { consents: [] });
-    const now = iso(store.now());
-    for (const change of (req.body as Json).consents ?? []) {
-      const i = record.consents.findIndex((c: Json) => c.purpose === change.purpose);
-      const entry = { purpose: change.purpose, granted: change.granted, updated_at: now, source: "api" };
-      if (i >= 0) record.consents[i] = entry;
-      else record.consents.push(entry);
-    }
-    const order: string[] = store.model.contract.deref(store.model.contract.doc.components.schemas.ConsentPurpose)?.enum ?? [];
-    record.consents.sort((a: Json, b: Json) => order.indexOf(a.purpose) - order.indexOf(b.purpose));
-    record.updated_at = now;
-    ws.singletons.set(path, record);
-    return json(req.route.successCode, record);
-  },
+    /** `PUT /v1/consent` sends the purposes that change; the record keeps one entry per purpose (decisions). */
+    updateConsent(store, ws, req) {
+      const path = req.route.template;
+      const record = structuredClone(ws.singletons.get(path) ?? { consents: [] });
+      const now = iso(store.now());
+      for (const change of (req.body as Json).consents ?? []) {
+        const i = record.consents.findIndex((c: Json) => c.purpose === change.purpose);
+        const entry = { purpose: change.purpose, granted: change.granted, updated_at: now, source: "api" };
+        if (i >= 0) record.consents[i] = entry;
+        else record.consents.push(entry);
+      }
+      const order: string[] = store.model.contract.deref(store.model.contract.doc.components.schemas.ConsentPurpose)?.enum ?? [];
+      record.consents.sort((a: Json, b: Json) => order.indexOf(a.purpose) - order.indexOf(b.purpose));
+      record.updated_at = now;
+      ws.singletons.set(path, record);
+      return json(req.route.successCode, record);
+    },
 
-  /**
-   * `POST /v1/tos/accept` accepts the current terms (409 for another version; again is idempotent) and shows in
-   * `GET /v1/tos`: the two resources are one fact the schemas cannot link.
-   */
-  acceptTermsOfService(store, ws, req) {
-    const path = req.route.template.slice(0, req.route.template.lastIndexOf("/"));
-    const tos = ws.singletons.get(path);
-    const version = String((req.body as Json).version);
-    if (!tos) throw new StoreError(409, "There are no terms of service to accept.");
-    if (version !== tos.version) throw new StoreError(409, `Version ${version} is not the current terms of service; the current version is ${tos.version}.`);
-    if (!(tos.accepted && tos.accepted_version === version)) Object.assign(tos, { accepted: true, accepted_version: version, accepted_at: iso(store.now()) });
-    const consent = [...ws.singletons.values()].find((v) => typeof v?.user_id === "string");
-    return json(req.route.successCode, { version, accepted_at: tos.accepted_at, user_id: consent?.user_id ?? store.routeExample(req.route)?.user_id });
-  },
-};
+    /**
+     * `POST /v1/tos/accept` accepts the current terms (409 for another version; again is idempotent) and shows in
+     * `GET /v1/tos`: the two resources are one fact the schemas cannot link.
+     */
+    acceptTermsOfService(store, ws, req) {
+      const path = req.route.template.slice(0, req.route.template.lastIndexOf("/"));
+      const tos = ws.singletons.get(path);
+      const version = String((req.body as Json).version);
+      if (!tos) throw new StoreError(409, "There are no terms of service to accept.");
+      if (version !== tos.version) throw new StoreError(409, `Version ${version} is not the current terms of service; the current version is ${tos.version}.`);
+      if (!(tos.accepted && tos.accepted_version === version)) Object.assign(tos, { accepted: true, accepted_version: version, accepted_at: iso(store.now()) });
+      const consent = [...ws.singletons.values()].find((v) => typeof v?.user_id === "string");
+      return json(req.route.successCode, { version, accepted_at: tos.accepted_at, user_id: consent?.user_id ?? store.routeExample(req.route)?.user_id });
+    },
+  };
+}

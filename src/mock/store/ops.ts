@@ -2,10 +2,10 @@
 // few exceptions of handlers.ts. Before its own work, an operation on a resource with a lifecycle asks the
 // lifecycle: 409 where `requires` forbids it, a transition applied first where one is listed (`cancelRun` answers
 // the canceled run; `deleteAnalysis` cancels a running analysis, then deletes it).
-import type { Json, Route } from "../contract.js";
+import type { Json } from "../contract.js";
 import { buildRecord, mergeFields, sentFields, touch } from "./build.js";
-import { HANDLERS, adaptCreate } from "./handlers.js";
-import { page, pageJson, ListError } from "./lists.js";
+import { adaptCreate, handlers } from "./handlers.js";
+import { json, listAnswer, type StoreAnswer, type StoreRequest } from "./answer.js";
 import type { CollectionModel, OpPlan } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";
 import { deriveInput, requestDefaults, requestSchemaOf } from "./derive.js";
@@ -13,25 +13,6 @@ import { checkReferencedBy } from "./referenced-by.js";
 import { checkReferences } from "./references.js";
 import { impliedScenario } from "./scenarios.js";
 import { nameOf, StoreError, type Store } from "./store.js";
-
-export interface StoreRequest {
-  route: Route;
-  params: Record<string, string>;
-  query: URLSearchParams;
-  /** The validated body: parsed JSON or form, or the raw bytes of an upload. */
-  body: unknown;
-  workspaceId: string;
-  scenario?: string;
-}
-
-export interface StoreAnswer {
-  status: number;
-  body: Buffer | null;
-}
-
-const EMPTY_PAGE = Buffer.from('{"data":[],"next_cursor":null,"has_more":false}');
-
-export const json = (status: number, value: unknown): StoreAnswer => ({ status, body: Buffer.from(JSON.stringify(value)) });
 
 /** Answers a stored operation; undefined when the store does not keep what the operation is about. */
 export function handle(store: Store, req: StoreRequest): StoreAnswer | undefined {
@@ -124,20 +105,6 @@ function list(store: Store, ws: WorkspaceData, coll: CollectionModel, req: Store
   return listAnswer(store, req, table.ordered(parent), req.query, (make) => table.page(`${parent ?? ""}?${req.query.toString()}`, make));
 }
 
-/**
- * The answer to a list request over `records` (in list order): an empty page for the `empty` scenario, 400 for a
- * cursor or range the list cannot take. `cache` may keep the bytes (Table.page).
- */
-export function listAnswer(store: Store, req: StoreRequest, records: readonly Rec[], query: URLSearchParams, cache = (make: () => Buffer) => make()): StoreAnswer {
-  if (req.scenario === "empty") return { status: req.route.successCode, body: EMPTY_PAGE };
-  try {
-    return { status: req.route.successCode, body: cache(() => pageJson(page(store.listSpecs.get(req.route)!, records, query))) };
-  } catch (e) {
-    if (e instanceof ListError) throw new StoreError(400, e.message);
-    throw e;
-  }
-}
-
 /** A new record from a create request: what the client sent, the server's fields, its lifecycle's start. */
 export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, req: StoreRequest): Rec {
   const { contract } = store.model;
@@ -190,3 +157,6 @@ export function remove(store: Store, ws: WorkspaceData, rec: Rec): void {
   }
   for (const child of store.model.children) if (child.parent === rec.coll.schema) ws.child(child.schema).delete(rec.key);
 }
+
+/** The exceptions (handlers.ts), given the generic create, which they sit below. */
+const HANDLERS = handlers(create);

@@ -205,3 +205,10 @@ export class WorkspaceData {
     return m;
   }
 }
+
+/** One record of a fixture workspace, checked (fixtures.ts reads the file; the store holds the records). */
+export interface FixtureRecord {
+  coll: CollectionModel;
+  parent: string | null;
+  value: Json;
+}

@@ -4,7 +4,6 @@
 // (analysis.ts). Implements MockState: reset, snapshot and restore.
 import type { Contract, Json, Route } from "../contract.js";
 import { readTemplates, type Templates } from "../events.js";
-import type { FixtureRecord } from "../fixtures.js";
 import type { Clock } from "../limiter.js";
 import type { MockState } from "../state.js";
 import { CapReached, DEFAULT_LIMITS, type Limits } from "../limits.js";
@@ -17,7 +16,7 @@ import { EventLog } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
 import { IdempotencyRecords } from "./idempotency-records.js";
 import { StorePersistence, type StoreRows } from "./persist.js";
-import { Journal, Rec, WorkspaceData } from "./records.js";
+import { Journal, Rec, WorkspaceData, type FixtureRecord } from "./records.js";
 import type { Scheduler } from "./scheduler.js";
 import { readSeed, SeedFactory } from "./seed.js";
 
