@@ -3,7 +3,7 @@
 // on (as app bundlers do): a module the client loads with import() on first use (the stream-body timeout) becomes a
 // chunk of its own, counted apart. The size of an app is what it loads up front: its entry chunk and every chunk
 // that one imports statically.
-//   app            imports only createClient from the package root (src/index.ts, what the README tells browser
+//   app            imports only createClient from the package root (src/index.ts, what docs/typescript.md tells browser
 //                  users to import) and makes a client: what a browser app that calls the API pays. Side by side,
 //                  the same app on bare openapi-fetch.
 //   app + <entry>  the app also calling one helper of each entry point (pagination, streaming, websocket,

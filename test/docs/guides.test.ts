@@ -58,7 +58,8 @@ async function runBlock(b: DocBlock): Promise<void> {
   if (b.lang === "ts" || b.lang === "typescript") {
     let source = code;
     for (const [name, file] of packageImports()) source = source.split(`"${name}"`).join(JSON.stringify(file));
-    const file = path.join(tmp, `block-${path.basename(b.file, ".md")}-${b.line}.ts`);
+    // .mts: an ES module wherever it is written, so top-level await works as in the package's own (type: module) code
+    const file = path.join(tmp, `block-${path.basename(b.file, ".md")}-${b.line}.mts`);
     fs.writeFileSync(file, source);
     const r = await run(path.join(REPO_ROOT, "node_modules", ".bin", "tsx"), [file], env);
     expect(r.code, `${where} exited ${r.code}:\n${r.output.slice(-2000)}`).toBe(0);

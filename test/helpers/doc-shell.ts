@@ -79,6 +79,11 @@ function pick(value: any, path: string): unknown {
   return value;
 }
 
+/** The words of a command as the shell reads them, a trailing `# comment` dropped. */
+function shellWords(command: string, env: Record<string, string>): ParseEntry[] {
+  return parse(command, env).filter((t) => !(typeof t === "object" && "comment" in t));
+}
+
 function splitComment(line: string): { command: string; expect: string | null } {
   const m = /\s#\s*expect\s+(.+)$/.exec(line);
   return m ? { command: line.slice(0, m.index).trim(), expect: m[1]!.trim() } : { command: line, expect: null };
@@ -106,7 +111,7 @@ export async function runShellBlock(code: string, opts: { cwd: string; env?: Rec
   const env: Record<string, string> = { ...(opts.env ?? {}) };
   const steps: Step[] = [];
   const request = async (command: string, expect: string | null, line: string): Promise<Step> => {
-    const tokens: ParseEntry[] = parse(command, env);
+    const tokens = shellWords(command, env);
     const pipe = tokens.findIndex((t) => typeof t === "object" && "op" in t && t.op === "|");
     const words = (pipe < 0 ? tokens : tokens.slice(0, pipe)).map(String);
     if (words[0] !== "curl") throw new Error(`${line}: a command substitution or request must be curl`);
@@ -129,7 +134,7 @@ export async function runShellBlock(code: string, opts: { cwd: string; env?: Rec
     } else if (command.startsWith("curl ")) {
       await request(command, expect, line);
     } else if (command.startsWith("npm run ")) {
-      const args = parse(command.slice("npm run ".length), env).map(String);
+      const args = shellWords(command.slice("npm run ".length), env).map(String);
       const run = await npmRun(args, opts.cwd, env);
       const want = expect ? Number(/^exit\s+(\d+)$/.exec(expect)?.[1]) : 0;
       if (run.code !== want) throw new Error(`${line}: exited ${run.code}, the guide says ${want}\n${run.output.slice(-2000)}`);

@@ -26,10 +26,13 @@ describe("docs/limits.md", () => {
     for (const r of LIMIT_ROWS) expect(rows.get(r.flag), r.flag).toEqual({ default: r.default, answer: r.answer });
   });
 
-  it("is linked from the README's Limits section", () => {
+  it("is linked from the README's map of the docs, and holds the limits of one request", () => {
     const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-    const start = readme.indexOf("## Limits");
+    const start = readme.indexOf("## Map of the docs");
+    expect(start).toBeGreaterThan(0);
     expect(readme.slice(start, readme.indexOf("\n## ", start + 1))).toContain("(docs/limits.md)");
+    expect(doc).toContain("## One request");
+    expect(doc).toContain("JSON bodies up to 7 MiB");
   });
 
   it("says what the issue asks of the defaults: 10,000 records, 100 streams per workspace; the contract's 20 webhooks", () => {

@@ -1,95 +1,30 @@
 // The sh blocks of docs/frontend.md (the guide for frontend teams: "A full flow", the clock, the fault rules), each
-// run as written against a mock on a free port. `curl` and `jq` are not on every
-// machine (a fresh Debian has neither), so the block's commands are read here with shell-quote and each `curl` is
-// made with fetch: the URLs, methods, headers and bodies are the README's own, so the block cannot drift from
-// what works. Only the options the block uses are understood; any other fails the test, as does any step that
-// does not answer what the README says.
+// run as written against a mock on a free port by the guides' own runner (test/helpers/doc-shell.ts: each `curl` made
+// with fetch, with the block's URLs, methods, headers and bodies; a step that does not answer what the guide says
+// fails it). test/docs/guides.test.ts runs them too; this file checks what each step answers.
 import fs from "node:fs";
 import path from "node:path";
-import { parse, type ParseEntry } from "shell-quote";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { DEFAULT_STEP_MS } from "../../src/mock/services.js";
-import { getJson, readSse, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { NPM_START_URL } from "../helpers/doc-blocks.js";
+import { runShellBlock, type Step } from "../helpers/doc-shell.js";
+import { getJson, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
 
 const GUIDE = "docs/frontend.md";
 
 /** The fenced `sh` block after the marker `<!-- The block below (name) is run by test/mock/readme-flow.test.ts` in the guide. */
-function flowBlock(name: string): string[] {
+function flowBlock(name: string): string {
   const guide = fs.readFileSync(path.join(REPO_ROOT, GUIDE), "utf8");
   const at = guide.indexOf(`<!-- The block below (${name}) is run by test/mock/readme-flow.test.ts`);
   expect(at, `${GUIDE} has the marker of the ${name} block`).toBeGreaterThan(0);
   const m = /```sh\n([\s\S]*?)\n```/.exec(guide.slice(at));
-  return m![1]!.split("\n");
+  return m![1]!;
 }
 
-interface Step {
-  method: string;
-  url: string;
-  status: number;
-  body: any;
-  events?: Array<{ event: string; id: string; data: any }>;
-}
-
-/** One `curl …` as the README writes it (after variables are substituted), made with fetch. */
-async function curl(args: string[]): Promise<Step> {
-  let method = "GET";
-  let url = "";
-  let data: string | undefined;
-  const headers: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === "-s" || a === "-N" || a === "-sN") continue;
-    else if (a === "-X") method = args[++i]!;
-    else if (a === "-H") {
-      const [name, ...value] = args[++i]!.split(":");
-      headers[name!.trim()] = value.join(":").trim();
-    } else if (a === "-d") data = args[++i]!;
-    else if (a === "-o" || a === "-w") i++; // output shaping only
-    else if (!a.startsWith("-") && !url) url = a;
-    else throw new Error(`the flow test does not know curl's ${a}: teach it, or keep the README to -s -N -X -H -d -o -w`);
-  }
-  if (data !== undefined && method === "GET") method = "POST";
-  const res = await fetch(url, { method, headers, body: data });
-  if (res.status === 204) return { method, url, status: res.status, body: null };
-  if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
-    const events = (await readSse(res).catch(() => [])).map((e) => ({ event: e.event!, id: e.id!, data: JSON.parse(e.data) }));
-    return { method, url, status: res.status, body: null, events };
-  }
-  const text = await res.text();
-  return { method, url, status: res.status, body: text ? JSON.parse(text) : null };
-}
-
-/** Runs the block: `NAME=value`, `NAME=$(curl … | jq -r .field)` and `curl … [| jq …]` lines. */
-async function runFlow(lines: string[], base: string): Promise<Step[]> {
-  const env: Record<string, string> = {};
-  const steps: Step[] = [];
-  const run = async (command: string): Promise<Step> => {
-    const tokens: ParseEntry[] = parse(command, env);
-    const pipe = tokens.findIndex((t) => typeof t === "object" && "op" in t && t.op === "|");
-    const words = (pipe < 0 ? tokens : tokens.slice(0, pipe)).map(String);
-    expect(words[0], command).toBe("curl");
-    const step = await curl(words.slice(1));
-    steps.push(step);
-    return step;
-  };
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (!line || line.startsWith("#")) continue;
-    const sub = /^(\w+)=\$\((.*)\)$/.exec(line);
-    const assign = /^(\w+)=(.*)$/.exec(line);
-    if (sub) {
-      const field = /\|\s*jq -r \.(\w+)\s*$/.exec(sub[2]!);
-      expect(field, `${line}: a command substitution reads one field with jq -r`).not.toBeNull();
-      env[sub[1]!] = String((await run(sub[2]!)).body[field![1]!]);
-    } else if (assign) {
-      env[assign[1]!] = String(parse(assign[2]!, env)[0]);
-      if (assign[1] === "BASE") env.BASE = base; // the mock of this test, not 127.0.0.1:4010
-    } else {
-      await run(line);
-    }
-  }
-  return steps;
+/** Runs the block against the mock at `base` (in place of npm start's address). */
+function runFlow(code: string, base: string): Promise<Step[]> {
+  return runShellBlock(code.split(NPM_START_URL).join(base), { cwd: REPO_ROOT });
 }
 
 let g: TestGateway;
@@ -167,6 +102,7 @@ describe("docs/frontend.md: the controls' examples", () => {
       "GET /v1/analysis/{id}/stream 200",
       "GET /__mock/faults 200",
       "DELETE /__mock/faults 204",
+      "POST /__mock/clock 200",
     ]);
     const failed = steps[7]!;
     expect(failed.body).toMatchObject({ status: "failed", error: { code: expect.any(String) } });

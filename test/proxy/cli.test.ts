@@ -1,4 +1,4 @@
-// `npm start -- --upstream URL` as a process: the flag in --help and in the README, refused upstreams and refused
+// `npm start -- --upstream URL` as a process: the flag in --help and in docs/backend.md, refused upstreams and refused
 // combinations (exit 2), and a real start in front of a loopback mock whose violation lines show even with --quiet.
 import { spawn } from "node:child_process";
 import fs from "node:fs";

@@ -1,6 +1,6 @@
 // Fault injection into the typed client over real sockets: a server on loopback (lib/fault-server.ts) drops
 // connections, answers 500 several times, answers 429 with Retry-After, cuts a JSON body short, and stalls
-// before or after its headers. The client must retry or fail as the README documents (429 after Retry-After;
+// before or after its headers. The client must retry or fail as docs/typescript.md and docs/limits.md document (429 after Retry-After;
 // 500/502/503/504, network errors and time-outs with backoff; 3 attempts within 60 s by default; each attempt
 // timed out), within its time budget — measured on the client's injected clock, never by sleeping — and a retry
 // never sends a different body than the first attempt. A non-retryable failure surfaces once, as a typed error
@@ -183,7 +183,7 @@ describe("any sequence of faults (property)", () => {
   );
   const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 300, maxElapsedMs: 5000, random: () => 0.5 };
 
-  /** What the README's rules say happens: how many attempts, the fake time waited, and the last step. */
+  /** What the guide's rules say happens: how many attempts, the fake time waited, and the last step. */
   function expected(steps: Step[]): { attempts: number; waited: number; last: Step | null } {
     let waited = 0;
     for (let n = 1; ; n++) {

@@ -1,4 +1,4 @@
-// The report's views: JUnit XML stays well-formed whatever a message holds; the README's rule table and JSON
+// The report's views: JUnit XML stays well-formed whatever a message holds; docs/backend.md's rule table and JSON
 // example say what the verifier really has and writes.
 import fs from "node:fs";
 import path from "node:path";
