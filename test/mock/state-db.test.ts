@@ -208,7 +208,7 @@ describe("state database", () => {
   it("keeps what a lifecycle's steps write by themselves: status, transcript, sub-records, and the same event log (ids and all) for a stream to resume", async () => {
     const file = fresh();
     const a = await startStateful({ stateFile: file });
-    const created = await call(a.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/a.mp3", media_type: "audio" } });
+    const created = await call(a.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/a.mp3", media_type: "audio", features: ["transcription", "diarization", "signals"], use_case_id: "uc_01HZX1C4S8E2K6M0P3R7T9V5W1" } });
     const id = created.body.id;
     a.scheduler.advance(STEP_MS * 3);
     const done = (await call(a.url, "GET", `/v1/analyses/${id}`)).body;

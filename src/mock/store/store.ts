@@ -210,17 +210,20 @@ export class Store implements MockState {
 
   /**
    * Kept in a database, a workspace leaves memory rather than being forgotten: the least recently used one whose
-   * resources are not moving (no step or time-out pending), once what changed is written; it is read back when next used.
+   * resources are not moving (no step or time-out pending), else the least recently used one, once what changed is
+   * written; it is read back when next used.
    */
   private unloadOne(): void {
     this.kept!.flush();
-    for (const [id, ws] of this.workspaces) {
-      if (id === this.lastUsed) continue;
-      if ([...ws.tables.values()].some((t) => [...t.all()].some((r) => r.cancels.length > 0))) continue;
-      this.workspaces.delete(id);
-      this.kept!.touched.delete(ws);
-      return;
-    }
+    const moving = (ws: WorkspaceData) => [...ws.tables.values()].some((t) => [...t.all()].some((r) => r.cancels.length > 0));
+    const candidates = [...this.workspaces].filter(([id]) => id !== this.lastUsed);
+    // Idle ones first; when every one is moving (seeded resources move too, RM6), the least recently used one
+    // leaves with its timers stopped: what it had reached is written, and reading it back arms them again.
+    const [id, ws] = candidates.find(([, w]) => !moving(w)) ?? candidates[0] ?? [];
+    if (!id || !ws) return;
+    for (const t of ws.tables.values()) for (const r of t.all()) r.cancelTimers();
+    this.workspaces.delete(id);
+    this.kept!.touched.delete(ws);
   }
 
   /**
