@@ -147,11 +147,16 @@ export class ContractOracle {
       // authenticates and counts first (decision M3), so 401, 403 and 429 come before them.
       const routeStatus = m.kind === "none" ? [404] : limited ? [405] : [404, 405];
       const home = pathname === "/" && /^(GET|HEAD)$/i.test(method); // redirects to /swagger.html
-      const allowed = limited ? [...routeStatus, 401, 403, 429] : home ? [302] : routeStatus;
+      // The gateway's own pages (`/`, the viewer's assets) answer any other method 405 with `Allow: GET, HEAD`.
+      const ownPage = pathname === "/" || pathname.startsWith("/swagger-ui/");
+      const allowed = limited ? [...routeStatus, 401, 403, 429] : home ? [302] : ownPage ? [405] : routeStatus;
       if (!allowed.includes(res.status)) problems.push(`status ${res.status} for ${m.kind === "none" ? "an unknown path" : "an unknown method"}; expected ${allowed.join(" or ")}`);
+      if (res.status === 405 && ownPage && header(res, "allow") !== "GET, HEAD") problems.push(`405 Allow is "${header(res, "allow")}" on the gateway's own page, expected GET, HEAD`);
       if (res.status === 405 && m.kind === "method") {
         const allow = (header(res, "allow") ?? "").split(/,\s*/).sort();
-        if (allow.join() !== [...m.allow].sort().join()) problems.push(`405 Allow is "${header(res, "allow")}", expected ${m.allow.join(", ")}`);
+        // The gateway's own paths (health, the description, the viewer) serve HEAD wherever they serve GET.
+        const expected = !limited && m.allow.includes("GET") && !m.allow.includes("HEAD") ? [...m.allow, "HEAD"] : [...m.allow];
+        if (allow.join() !== expected.sort().join()) problems.push(`405 Allow is "${header(res, "allow")}", expected ${expected.join(", ")}`);
       }
     }
 
