@@ -3,7 +3,7 @@
 
 from typing import Dict
 
-CONTRACT_VERSION = "1.2.0"
+CONTRACT_VERSION = "1.3.0"
 """`info.version` of the contract this module was generated from; the package's version."""
 API_KEY_HEADER = "X-API-Key"
 """The header an API key is sent in (security scheme `ApiKeyAuth`)."""
