@@ -272,7 +272,7 @@ describe("Access-Control-Expose-Headers", () => {
   it("lists every response header the contract declares, the rate-limit headers and X-Mock-Notice", async () => {
     const r = await fetch(`${g.url}/v1/analyses`);
     const exposed = r.headers.get("access-control-expose-headers")!.split(", ");
-    for (const h of ["WWW-Authenticate", "Retry-After", "X-Mock-Notice", ...Object.values(policy.headers)]) expect(exposed).toContain(h);
+    for (const h of ["WWW-Authenticate", "Retry-After", "X-Mock-Notice", "Idempotent-Replayed", ...Object.values(policy.headers)]) expect(exposed).toContain(h);
     const declared = new Set<string>();
     for (const route of contract.router.routes) for (const resp of Object.values<any>(route.op.responses)) for (const n of Object.keys(contract.deref(resp)?.headers ?? {})) declared.add(n);
     for (const n of declared) if (!/^(content-type|cache-control)$/i.test(n)) expect(exposed, n).toContain(n);
