@@ -72,6 +72,14 @@ export function growContract(factor: number, destDir: string, specDir = path.joi
       operations += ops;
     }
   }
+  // A copy of an operation that takes no Idempotency-Key is exempt for the same reason (lint policy/idempotency).
+  const exempt = root.getIn(["x-idempotency", "exempt"]);
+  if (isMap(exempt)) {
+    for (const pair of [...exempt.items]) {
+      const name = String(isScalar(pair.key) ? pair.key.value : pair.key);
+      for (let copy = 2; copy <= factor; copy++) exempt.set(`${name}Copy${copy}`, (pair.value as { toJSON(): unknown }).toJSON());
+    }
+  }
   fs.writeFileSync(rootFile, root.toString({ lineWidth: 0 }));
   return { root: rootFile, factor, operations, paths: pathsNode.items.length };
 }
