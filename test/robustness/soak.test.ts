@@ -208,19 +208,27 @@ describe("soak: slow and vanishing clients", () => {
 
     const first = await soak(1500);
     agent.destroy();
-    expect(await settleTo(0), "connections after the first half").toBe(0);
+    expect(await settleTo(0), "connections after the first part").toBe(0);
     const afterFirst = heapAfterGc();
 
     const second = await soak(1500);
     agent.destroy();
-    expect(await settleTo(0), "connections after the second half").toBe(0);
+    expect(await settleTo(0), "connections after the second part").toBe(0);
     const afterSecond = heapAfterGc();
 
-    for (const name of Object.keys(ops)) expect(first[name]! + second[name]!, name).toBeGreaterThan(10);
+    const third = await soak(1500);
+    agent.destroy();
+    expect(await settleTo(0), "connections after the third part").toBe(0);
+    const afterThird = heapAfterGc();
+
+    for (const name of Object.keys(ops)) expect(first[name]! + second[name]! + third[name]!, name).toBeGreaterThan(15);
     const mb = (n: number) => Math.round((n / 2 ** 20) * 10) / 10;
-    // Bounded: the second 1500 operations add no more than noise on top of the first.
-    expect(mb(afterSecond - afterFirst), `heap MiB: baseline ${mb(baseline)}, after 1500 ${mb(afterFirst)}, after 3000 ${mb(afterSecond)}`).toBeLessThan(2);
-    expect(mb(afterSecond - baseline)).toBeLessThan(6);
+    // Bounded: after the first part (one-time growth: caches, compiled code), a leak adds to each later part alike,
+    // while the collector's noise lands in one part or the other; so the smaller of the two later parts' growths
+    // is what a leak cannot hide from (a full-suite run once measured +1.0, then +2.1 MiB, with no leak).
+    const growth = [afterSecond - afterFirst, afterThird - afterSecond].map(mb);
+    expect(Math.min(...growth), `heap MiB: baseline ${mb(baseline)}, after 1500 ${mb(afterFirst)}, 3000 ${mb(afterSecond)}, 4500 ${mb(afterThird)}`).toBeLessThan(1.5);
+    expect(mb(afterThird - baseline)).toBeLessThan(8);
     expect(g.logs.filter((l) => /internal error/i.test(l))).toEqual([]);
     // Still serving.
     expect((await rawRequest(new URL(g.url), { method: "GET", path: "/health" })).status).toBe(200);
