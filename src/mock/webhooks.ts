@@ -10,7 +10,7 @@
 // register, change or test such a webhook carry X-Mock-Notice.
 // The registered webhooks are a MockState (state.ts): reset forgets them, the state file keeps them.
 import { createHmac } from "node:crypto";
-import net from "node:net";
+import { isLoopbackAddress } from "../loopback.js";
 import type { components } from "../../generated/schema.js";
 import type { Contract, Json } from "./contract.js";
 import { newId } from "./events.js";
@@ -44,8 +44,9 @@ export function isLoopbackUrl(url: string): boolean {
   } catch {
     return false;
   }
-  if (host === "localhost" || host === "[::1]") return true;
-  return net.isIPv4(host) && host.startsWith("127.");
+  // The shared check (src/loopback.ts: 127.0.0.0/8 and ::1 in any spelling), less the names under `localhost`:
+  // a delivery resolves its host, and only `localhost` itself is sure to resolve to this machine.
+  return !host.endsWith(".localhost") && isLoopbackAddress(host);
 }
 
 export const SELF_TARGET_NOTICE = "Stored but never called: the URL reaches the mock gateway itself or a /__mock/ path.";

@@ -165,6 +165,8 @@ describe("webhooks", () => {
     ["https://127.0.0.1.nip.io/", false],
     ["https://[::ffff:a9fe:a9fe]/", false],
     ["https://[::2]/", false],
+    ["http://[::ffff:7f00:1]:3000/hook", true], // 127.0.0.1, IPv4-mapped: the shared check (src/loopback.ts) knows it
+    ["http://api.localhost:3000/hook", false], // a name under localhost would be resolved: never delivered to
     ["not a url", false],
   ])("isLoopbackUrl(%s) is %s", (url, loopback) => {
     expect(isLoopbackUrl(url)).toBe(loopback);

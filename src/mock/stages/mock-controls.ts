@@ -12,13 +12,13 @@
 // and not a web page of another site: the peer address must be loopback, and an `Origin` (which browsers send with
 // every cross-origin POST, and scripts like curl do not) must be the mock's own, on a loopback host — which also
 // stops a page that rebinds its own name to 127.0.0.1. Otherwise 403.
-import net from "node:net";
 import { readBody } from "../http/body.js";
 import { json, type Reply } from "../http/reply.js";
 import type { RequestContext } from "../context.js";
 import { FaultError } from "../faults.js";
 import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
+import { isLoopbackAddress } from "../../loopback.js";
 import { isLoopbackUrl } from "../webhooks.js";
 import { quote } from "../log.js";
 
@@ -132,15 +132,11 @@ function clock(s: Services, body: unknown): Reply {
  * how to call the control from a terminal instead.
  */
 export function notFromThisMachine(ctx: RequestContext, example = "curl -X POST …/__mock/reset"): string | null {
-  if (!isLoopbackAddress(ctx.req.socket.remoteAddress)) return "The mock's controls answer only clients on this machine.";
+  if (!isLoopbackAddress(ctx.req.socket.remoteAddress ?? "")) return "The mock's controls answer only clients on this machine.";
   const origin = ctx.req.headers.origin;
   if (origin === undefined) return null;
   const own = isLoopbackUrl(origin) && new URL(origin).host === ctx.req.headers.host;
   return own ? null : `The mock's controls do not answer web pages of other sites (this request carries their Origin). Call it from a terminal or a script: ${example}`;
 }
 
-function isLoopbackAddress(a: string | undefined): boolean {
-  if (!a) return false;
-  const v4 = a.startsWith("::ffff:") ? a.slice(7) : a;
-  return a === "::1" || (net.isIPv4(v4) && v4.startsWith("127."));
-}
+
