@@ -122,7 +122,7 @@ class AsyncMockTest(unittest.IsolatedAsyncioTestCase):
             self.assertRegex(created["id"], re.compile(r"^anl_"))
             got, page = await asyncio.gather(c.analyses.get(created["id"]), c.analyses.list(limit=2))
             self.assertEqual(got["id"], created["id"])
-            self.assertIsInstance(page["data"], list)
+            self.assertIsInstance(page.data, list)
             events: List[Any] = []
             async with c.streaming.stream_analysis_events(created["id"]) as stream:
                 async for event in stream:

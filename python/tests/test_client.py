@@ -168,7 +168,7 @@ class EnvironmentTest(unittest.TestCase):
 
 class SecretsTest(unittest.TestCase):
     def test_the_logger_never_prints_a_credential_or_the_query(self) -> None:
-        with FakeServer([Answer(503, {}, {"detail": "x"}), Answer(200, {}, ANALYSIS)]) as server:
+        with FakeServer([Answer(503, {}, {"detail": "x"}), Answer(200, {}, {"data": [ANALYSIS], "next_cursor": None, "has_more": False})]) as server:
             with self.assertLogs("analysis_api", logging.DEBUG) as logs:
                 client(server.url, FakeClock(), api_key="pk_live_SECRET").analyses.list(use_case_id="uc_private")
         text = "\n".join(logs.output)

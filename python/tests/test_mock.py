@@ -34,7 +34,7 @@ class MockTest(unittest.TestCase):
     def test_list_create_get_update_delete(self) -> None:
         c = mock_client()
         page = c.analyses.list(status="completed", limit=5)
-        self.fits(page, models.AnalysisList)
+        self.fits(page.to_dict(), models.AnalysisList)
         created = c.analyses.create(CREATE)
         self.fits(created, models.Analysis)
         self.assertRegex(created["id"], ANALYSIS_ID)

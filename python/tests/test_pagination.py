@@ -1,12 +1,17 @@
-"""`iter_<things>()`: every item of every page of a list, page by page."""
+"""Pages (issue 34): `list()` answers a page that iterates every item of every page (`for`, `async for`), with
+`.data`, `.has_more`, `.next_cursor`, `has_next_page()`, `get_next_page()`, `iter_pages()`; and `iter_<things>()`."""
 
 from __future__ import annotations
 
 import itertools
 import unittest
+import warnings
+from typing import Any, List
 from urllib.parse import parse_qs, urlsplit
 
 from support import Answer, FakeServer, Recorded, analysis_api, client
+
+ALL = ["spk_c1_0", "spk_c1_1", "spk_c2_0", "spk_c2_1", "spk_c3_0", "spk_c3_1"]
 
 
 def pages(request: Recorded, n: int) -> Answer:
@@ -51,6 +56,60 @@ class PaginationTest(unittest.TestCase):
             with self.assertRaises(analysis_api.ApiError) as caught:
                 list(client(server.url).speakers.iter())
         self.assertEqual(caught.exception.kind, "forbidden")
+
+
+class PageTest(unittest.TestCase):
+    def test_iterating_a_page_yields_the_items_of_every_page(self) -> None:
+        with FakeServer(pages) as server:
+            page = client(server.url).speakers.list(limit=2)
+            self.assertEqual(len(server.requests), 1)
+            self.assertEqual([s["id"] for s in page], ALL)
+        self.assertEqual(len(server.requests), 3)
+        self.assertEqual(server.requests[2].path, "/v1/speakers?cursor=c3&limit=2")
+
+    def test_a_page_has_its_data_cursor_and_next_page(self) -> None:
+        with FakeServer(pages) as server:
+            page = client(server.url).speakers.list()
+            self.assertEqual([s["id"] for s in page.data], ["spk_c1_0", "spk_c1_1"])
+            self.assertEqual((page.has_more, page.next_cursor, page.has_next_page()), (True, "c2", True))
+            second = page.get_next_page()
+            self.assertEqual([s["id"] for s in second.data], ["spk_c2_0", "spk_c2_1"])
+            last = second.get_next_page()
+            self.assertEqual((last.has_more, last.next_cursor, last.has_next_page()), (False, None, False))
+            with self.assertRaisesRegex(RuntimeError, "last page"):
+                last.get_next_page()
+            self.assertEqual([[s["id"] for s in p.data] for p in page.iter_pages()], [ALL[0:2], ALL[2:4], ALL[4:6]])
+
+    def test_indexing_a_page_still_works_and_warns(self) -> None:
+        with FakeServer(pages) as server:
+            page = client(server.url).speakers.list()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self.assertEqual([s["id"] for s in page["data"]], ALL[0:2])
+            self.assertEqual(page["next_cursor"], "c2")
+        self.assertEqual([w.category for w in caught], [DeprecationWarning, DeprecationWarning])
+        self.assertIn("page.data", str(caught[0].message))
+        self.assertEqual(page.to_dict(), {"data": page.data, "next_cursor": "c2", "has_more": True})
+        self.assertEqual(page, page.to_dict())
+
+    def test_list_refuses_an_answer_that_is_not_a_page(self) -> None:
+        with FakeServer([Answer(200, {}, {"items": []})]) as server:
+            with self.assertRaises(analysis_api.ProtocolError):
+                client(server.url).speakers.list()
+
+
+class AsyncPageTest(unittest.IsolatedAsyncioTestCase):
+    async def test_async_for_over_a_page_yields_the_items_of_every_page(self) -> None:
+        with FakeServer(pages) as server:
+            async with analysis_api.AsyncClient(server.url, api_key="pk_test_python_unit") as c:
+                page = await c.speakers.list(limit=2)
+                self.assertEqual((page.has_more, page.next_cursor), (True, "c2"))
+                ids: List[Any] = [s["id"] async for s in page]
+                self.assertEqual(ids, ALL)
+                second = await page.get_next_page()
+                self.assertEqual([s["id"] for s in second.data], ALL[2:4])
+                self.assertEqual(len([p async for p in page.iter_pages()]), 3)
+                self.assertEqual([s["id"] async for s in c.speakers.iter()], ALL)
 
 
 if __name__ == "__main__":

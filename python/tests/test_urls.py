@@ -56,7 +56,8 @@ class TokenUrlTest(unittest.TestCase):
 
 class RequestTest(unittest.TestCase):
     def sent(self, call: str, *args: object, **kwargs: object) -> tuple:
-        with FakeServer([Answer(200, {}, {"id": "x"})]) as server:
+        answer = {"data": [], "next_cursor": None, "has_more": False} if call.endswith(".list") else {"id": "x"}
+        with FakeServer([Answer(200, {}, answer)]) as server:
             namespace, method = call.split(".")
             getattr(getattr(client(server.url), namespace), method)(*args, **kwargs)
         r = server.requests[0]

@@ -8,8 +8,9 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, Optio
 
 from ._async_transport import AsyncStreamedResponse, AsyncTransport
 from ._client import BaseClient
-from ._core import check_page, error_of, observe, prepare, result_of, token_url, with_stream_options
+from ._core import error_of, observe, prepare, result_of, token_url, with_stream_options
 from ._operations import AsyncClientWithRawResponse, AsyncResources
+from ._pages import AsyncPage
 from ._raw import RawResponse
 from ._response import Response
 from ._runtime import NOT_GIVEN, AsyncCaller, Operation, RequestOptions, RetryOption, TimeoutOption
@@ -77,15 +78,13 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
         value = result_of(response)
         return RawResponse(response, lambda _: value)
 
-    async def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncIterator[Any]:
+    async def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncPage[Any]:
         cursor: Optional[str] = args.get("cursor")
-        while True:
-            items, following = check_page(op, await self._call(op, {**args, "cursor": cursor}, None, options), cursor)
-            for item in items:
-                yield item
-            if following is None:
-                return
-            cursor = following
+        return AsyncPage(op, await self._call(op, args, None, options), cursor, lambda following: self._page(op, {**args, "cursor": following}, options))
+
+    async def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncIterator[Any]:
+        async for item in await self._page(op, args, options):
+            yield item
 
     def _events(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncEventStream[Any]:
         session = self._stream_session(op, args)

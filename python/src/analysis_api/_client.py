@@ -23,7 +23,6 @@ from ._core import (
     Credentials,
     TokenSource,
     base_url_of,
-    check_page,
     error_of,
     checked_timeout,
     observe,
@@ -34,6 +33,7 @@ from ._core import (
     with_stream_options,
 )
 from ._operations import ClientWithRawResponse, Resources
+from ._pages import SyncPage
 from ._raw import RawResponse
 from ._rate_limit import RateLimit
 from ._response import Response
@@ -199,14 +199,12 @@ class Client(BaseClient, Resources, SyncCaller):
         value = result_of(response)
         return RawResponse(response, lambda _: value)
 
-    def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> Iterator[Any]:
+    def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> SyncPage[Any]:
         cursor: Optional[str] = args.get("cursor")
-        while True:
-            items, following = check_page(op, self._call(op, {**args, "cursor": cursor}, None, options), cursor)
-            yield from items
-            if following is None:
-                return
-            cursor = following
+        return SyncPage(op, self._call(op, args, None, options), cursor, lambda following: self._page(op, {**args, "cursor": following}, options))
+
+    def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> Iterator[Any]:
+        return iter(self._page(op, args, options))
 
     def _events(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> EventStream[Any]:
         session = self._stream_session(op, args)

@@ -136,6 +136,7 @@ from .models import (
 )
 
 if TYPE_CHECKING:
+    from ._pages import AsyncPage, SyncPage
     from ._raw import RawResponse
     from ._streams import AsyncEventStream, EventStream
 
@@ -1054,8 +1055,8 @@ class AnalysesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AnalysisList:
-        """List analyses: `GET /v1/analyses`.
+    ) -> SyncPage[Analysis]:
+        """List analyses: `GET /v1/analyses`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's analyses, newest first. Filters combine with AND.
 
@@ -1079,7 +1080,7 @@ class AnalysesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AnalysisList", self._client._call(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Analysis]", self._client._page(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -1338,8 +1339,8 @@ class AnalysesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AnalysisSpeakerList:
-        """List the speakers of an analysis: `GET /v1/analyses/{analysis_id}/speakers`.
+    ) -> SyncPage[AnalysisSpeaker]:
+        """List the speakers of an analysis: `GET /v1/analyses/{analysis_id}/speakers`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the speaker labels found by diarization, in order of first speech,
         with their talk time, segment count and the enrolled speaker each matched.
@@ -1363,7 +1364,7 @@ class AnalysesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AnalysisSpeakerList", self._client._call(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[AnalysisSpeaker]", self._client._page(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_speakers(
         self,
@@ -1408,8 +1409,8 @@ class AnalysesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> SignalList:
-        """List the signals of an analysis: `GET /v1/analyses/{analysis_id}/signals`.
+    ) -> SyncPage[Signal]:
+        """List the signals of an analysis: `GET /v1/analyses/{analysis_id}/signals`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the signals the use case's skills produced, ordered by `start`;
         signals about the whole analysis (`start` null) come last. While the analysis
@@ -1435,7 +1436,7 @@ class AnalysesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("SignalList", self._client._call(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Signal]", self._client._page(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_signals(
         self,
@@ -1484,8 +1485,8 @@ class AnalysesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AlertList:
-        """List the alerts of an analysis: `GET /v1/analyses/{analysis_id}/alerts`.
+    ) -> SyncPage[Alert]:
+        """List the alerts of an analysis: `GET /v1/analyses/{analysis_id}/alerts`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the alerts that the analysis's signals triggered under the use
         case's alert rules, oldest first. While the analysis is `processing`, lists
@@ -1511,7 +1512,7 @@ class AnalysesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AlertList", self._client._call(OPERATIONS["listAnalysisAlerts"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "status": status, "severity": severity}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Alert]", self._client._page(OPERATIONS["listAnalysisAlerts"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "status": status, "severity": severity}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_alerts(
         self,
@@ -1711,8 +1712,8 @@ class SpeakersResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> SpeakerList:
-        """List speakers: `GET /v1/speakers`.
+    ) -> SyncPage[Speaker]:
+        """List speakers: `GET /v1/speakers`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's enrolled speakers, newest first.
 
@@ -1731,7 +1732,7 @@ class SpeakersResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("SpeakerList", self._client._call(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Speaker]", self._client._page(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -1899,8 +1900,8 @@ class UseCasesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> UseCaseList:
-        """List use cases: `GET /v1/use-cases`.
+    ) -> SyncPage[UseCase]:
+        """List use cases: `GET /v1/use-cases`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's use cases, newest first.
 
@@ -1918,7 +1919,7 @@ class UseCasesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCaseList", self._client._call(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[UseCase]", self._client._page(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -2087,8 +2088,8 @@ class SkillsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> SkillList:
-        """List skills: `GET /v1/skills`.
+    ) -> SyncPage[Skill]:
+        """List skills: `GET /v1/skills`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the built-in skills and the workspace's own skills, sorted by name.
 
@@ -2108,7 +2109,7 @@ class SkillsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("SkillList", self._client._call(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Skill]", self._client._page(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -2280,8 +2281,8 @@ class ReportsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> ReportList:
-        """List reports: `GET /v1/reports`.
+    ) -> SyncPage[Report]:
+        """List reports: `GET /v1/reports`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's reports, newest first.
 
@@ -2300,7 +2301,7 @@ class ReportsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ReportList", self._client._call(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Report]", self._client._page(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -2469,8 +2470,8 @@ class AgentsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AgentList:
-        """List agents: `GET /v1/agents`.
+    ) -> SyncPage[Agent]:
+        """List agents: `GET /v1/agents`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's agents, newest first. Filter by `status`; archived agents are included unless you filter them out.
 
@@ -2489,7 +2490,7 @@ class AgentsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AgentList", self._client._call(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Agent]", self._client._page(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -2660,8 +2661,8 @@ class RunsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> RunList:
-        """List runs: `GET /v1/runs`.
+    ) -> SyncPage[Run]:
+        """List runs: `GET /v1/runs`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's runs, newest first. Filter by `agent_id` and `status`.
 
@@ -2681,7 +2682,7 @@ class RunsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RunList", self._client._call(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Run]", self._client._page(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -2822,8 +2823,8 @@ class ApprovalsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> ApprovalList:
-        """List approvals: `GET /v1/approvals`.
+    ) -> SyncPage[Approval]:
+        """List approvals: `GET /v1/approvals`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's approvals, newest first. Filter by `status` (for example `pending` for the approval inbox) and `run_id`.
 
@@ -2843,7 +2844,7 @@ class ApprovalsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApprovalList", self._client._call(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Approval]", self._client._page(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -2993,8 +2994,8 @@ class BoardsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> BoardList:
-        """List boards: `GET /v1/boards`.
+    ) -> SyncPage[Board]:
+        """List boards: `GET /v1/boards`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the boards the caller can see, newest first: shared boards and the caller's own.
 
@@ -3012,7 +3013,7 @@ class BoardsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("BoardList", self._client._call(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Board]", self._client._page(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -3178,8 +3179,8 @@ class WorkspacesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> WorkspaceList:
-        """List workspaces: `GET /v1/workspaces`.
+    ) -> SyncPage[Workspace]:
+        """List workspaces: `GET /v1/workspaces`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspaces the caller can reach, oldest first: with an API key, the key's own workspace; with a bearer token, every workspace the user is a member of, frozen ones included so the user can see their `status`.
 
@@ -3197,7 +3198,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceList", self._client._call(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Workspace]", self._client._page(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -3361,8 +3362,8 @@ class WorkspacesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> WorkspaceMemberList:
-        """List workspace members: `GET /v1/workspaces/{workspace_id}/members`.
+    ) -> SyncPage[WorkspaceMember]:
+        """List workspace members: `GET /v1/workspaces/{workspace_id}/members`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's members, in the order they joined. Every member may list members.
 
@@ -3382,7 +3383,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMemberList", self._client._call(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[WorkspaceMember]", self._client._page(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_members(
         self,
@@ -3530,8 +3531,8 @@ class AssistantResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> ConversationList:
-        """List conversations: `GET /aria/conversations`.
+    ) -> SyncPage[Conversation]:
+        """List conversations: `GET /aria/conversations`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the caller's conversations with the assistant in the workspace, most recently active first.
 
@@ -3550,7 +3551,7 @@ class AssistantResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ConversationList", self._client._call(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Conversation]", self._client._page(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_conversations(
         self,
@@ -3655,8 +3656,8 @@ class AssistantResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> MessageList:
-        """List messages: `GET /aria/conversations/{conversation_id}/messages`.
+    ) -> SyncPage[Message]:
+        """List messages: `GET /aria/conversations/{conversation_id}/messages`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the conversation's messages, oldest first, so that pages can be appended as they are read.
 
@@ -3677,7 +3678,7 @@ class AssistantResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("MessageList", self._client._call(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Message]", self._client._page(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_conversation_messages(
         self,
@@ -3831,8 +3832,8 @@ class PrivacyResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> PrivacyExportList:
-        """List privacy exports: `GET /v1/privacy/exports`.
+    ) -> SyncPage[PrivacyExport]:
+        """List privacy exports: `GET /v1/privacy/exports`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's data-subject access exports, newest first. Requires the workspace admin role; other callers get 403.
 
@@ -3851,7 +3852,7 @@ class PrivacyResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyExportList", self._client._call(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[PrivacyExport]", self._client._page(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_exports(
         self,
@@ -3956,8 +3957,8 @@ class PrivacyResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> PrivacyDeletionList:
-        """List privacy deletions: `GET /v1/privacy/deletions`.
+    ) -> SyncPage[PrivacyDeletion]:
+        """List privacy deletions: `GET /v1/privacy/deletions`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's erasure requests, newest first. Requires the workspace admin role; other callers get 403.
 
@@ -3976,7 +3977,7 @@ class PrivacyResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyDeletionList", self._client._call(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[PrivacyDeletion]", self._client._page(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_deletions(
         self,
@@ -4228,8 +4229,8 @@ class ApiKeysResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> ApiKeyList:
-        """List API keys: `GET /v1/keys`.
+    ) -> SyncPage[ApiKey]:
+        """List API keys: `GET /v1/keys`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's API keys, newest first, revoked ones included. The secret of a key is never returned after creation; `prefix` and `last_four` identify it.
 
@@ -4247,7 +4248,7 @@ class ApiKeysResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKeyList", self._client._call(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[ApiKey]", self._client._page(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -4538,8 +4539,8 @@ class BillingResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> InvoiceList:
-        """List invoices: `GET /v1/billing/invoices`.
+    ) -> SyncPage[Invoice]:
+        """List invoices: `GET /v1/billing/invoices`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's invoices, newest first, drafts included. Requires role `owner` or `admin`.
 
@@ -4557,7 +4558,7 @@ class BillingResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("InvoiceList", self._client._call(OPERATIONS["listInvoices"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Invoice]", self._client._page(OPERATIONS["listInvoices"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_invoices(
         self,
@@ -4631,8 +4632,8 @@ class AgentMonitoringResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AgentHealthList:
-        """List agent health: `GET /v1/agent-monitoring/agents`.
+    ) -> SyncPage[AgentHealth]:
+        """List agent health: `GET /v1/agent-monitoring/agents`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the health of the workspace's agents that are not archived over a window, worst first (`failing`, `degraded`, `healthy`, then `idle`), then by name. Filter by health `status`.
 
@@ -4652,7 +4653,7 @@ class AgentMonitoringResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AgentHealthList", self._client._call(OPERATIONS["listAgentHealth"], {"cursor": cursor, "limit": limit, "status": status, "window": window}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[AgentHealth]", self._client._page(OPERATIONS["listAgentHealth"], {"cursor": cursor, "limit": limit, "status": status, "window": window}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_agent_health(
         self,
@@ -4730,8 +4731,8 @@ class WebhooksResource(WebhookHelpers, SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> WebhookList:
-        """List webhooks: `GET /v1/webhooks`.
+    ) -> SyncPage[Webhook]:
+        """List webhooks: `GET /v1/webhooks`. Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.
 
         Lists the workspace's webhooks, newest first. Secrets are never returned after creation.
 
@@ -4749,7 +4750,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookList", self._client._call(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("SyncPage[Webhook]", self._client._page(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -5092,8 +5093,8 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AnalysisList:
-        """List analyses: `GET /v1/analyses`.
+    ) -> AsyncPage[Analysis]:
+        """List analyses: `GET /v1/analyses`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's analyses, newest first. Filters combine with AND.
 
@@ -5117,7 +5118,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AnalysisList", await self._client._call(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Analysis]", await self._client._page(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -5376,8 +5377,8 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AnalysisSpeakerList:
-        """List the speakers of an analysis: `GET /v1/analyses/{analysis_id}/speakers`.
+    ) -> AsyncPage[AnalysisSpeaker]:
+        """List the speakers of an analysis: `GET /v1/analyses/{analysis_id}/speakers`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the speaker labels found by diarization, in order of first speech,
         with their talk time, segment count and the enrolled speaker each matched.
@@ -5401,7 +5402,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AnalysisSpeakerList", await self._client._call(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[AnalysisSpeaker]", await self._client._page(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_speakers(
         self,
@@ -5446,8 +5447,8 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> SignalList:
-        """List the signals of an analysis: `GET /v1/analyses/{analysis_id}/signals`.
+    ) -> AsyncPage[Signal]:
+        """List the signals of an analysis: `GET /v1/analyses/{analysis_id}/signals`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the signals the use case's skills produced, ordered by `start`;
         signals about the whole analysis (`start` null) come last. While the analysis
@@ -5473,7 +5474,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("SignalList", await self._client._call(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Signal]", await self._client._page(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_signals(
         self,
@@ -5522,8 +5523,8 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AlertList:
-        """List the alerts of an analysis: `GET /v1/analyses/{analysis_id}/alerts`.
+    ) -> AsyncPage[Alert]:
+        """List the alerts of an analysis: `GET /v1/analyses/{analysis_id}/alerts`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the alerts that the analysis's signals triggered under the use
         case's alert rules, oldest first. While the analysis is `processing`, lists
@@ -5549,7 +5550,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AlertList", await self._client._call(OPERATIONS["listAnalysisAlerts"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "status": status, "severity": severity}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Alert]", await self._client._page(OPERATIONS["listAnalysisAlerts"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "status": status, "severity": severity}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_alerts(
         self,
@@ -5749,8 +5750,8 @@ class AsyncSpeakersResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> SpeakerList:
-        """List speakers: `GET /v1/speakers`.
+    ) -> AsyncPage[Speaker]:
+        """List speakers: `GET /v1/speakers`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's enrolled speakers, newest first.
 
@@ -5769,7 +5770,7 @@ class AsyncSpeakersResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("SpeakerList", await self._client._call(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Speaker]", await self._client._page(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -5937,8 +5938,8 @@ class AsyncUseCasesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> UseCaseList:
-        """List use cases: `GET /v1/use-cases`.
+    ) -> AsyncPage[UseCase]:
+        """List use cases: `GET /v1/use-cases`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's use cases, newest first.
 
@@ -5956,7 +5957,7 @@ class AsyncUseCasesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCaseList", await self._client._call(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[UseCase]", await self._client._page(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -6125,8 +6126,8 @@ class AsyncSkillsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> SkillList:
-        """List skills: `GET /v1/skills`.
+    ) -> AsyncPage[Skill]:
+        """List skills: `GET /v1/skills`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the built-in skills and the workspace's own skills, sorted by name.
 
@@ -6146,7 +6147,7 @@ class AsyncSkillsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("SkillList", await self._client._call(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Skill]", await self._client._page(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -6318,8 +6319,8 @@ class AsyncReportsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> ReportList:
-        """List reports: `GET /v1/reports`.
+    ) -> AsyncPage[Report]:
+        """List reports: `GET /v1/reports`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's reports, newest first.
 
@@ -6338,7 +6339,7 @@ class AsyncReportsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ReportList", await self._client._call(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Report]", await self._client._page(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -6507,8 +6508,8 @@ class AsyncAgentsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AgentList:
-        """List agents: `GET /v1/agents`.
+    ) -> AsyncPage[Agent]:
+        """List agents: `GET /v1/agents`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's agents, newest first. Filter by `status`; archived agents are included unless you filter them out.
 
@@ -6527,7 +6528,7 @@ class AsyncAgentsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AgentList", await self._client._call(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Agent]", await self._client._page(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -6698,8 +6699,8 @@ class AsyncRunsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> RunList:
-        """List runs: `GET /v1/runs`.
+    ) -> AsyncPage[Run]:
+        """List runs: `GET /v1/runs`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's runs, newest first. Filter by `agent_id` and `status`.
 
@@ -6719,7 +6720,7 @@ class AsyncRunsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RunList", await self._client._call(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Run]", await self._client._page(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -6860,8 +6861,8 @@ class AsyncApprovalsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> ApprovalList:
-        """List approvals: `GET /v1/approvals`.
+    ) -> AsyncPage[Approval]:
+        """List approvals: `GET /v1/approvals`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's approvals, newest first. Filter by `status` (for example `pending` for the approval inbox) and `run_id`.
 
@@ -6881,7 +6882,7 @@ class AsyncApprovalsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApprovalList", await self._client._call(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Approval]", await self._client._page(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -7031,8 +7032,8 @@ class AsyncBoardsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> BoardList:
-        """List boards: `GET /v1/boards`.
+    ) -> AsyncPage[Board]:
+        """List boards: `GET /v1/boards`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the boards the caller can see, newest first: shared boards and the caller's own.
 
@@ -7050,7 +7051,7 @@ class AsyncBoardsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("BoardList", await self._client._call(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Board]", await self._client._page(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -7216,8 +7217,8 @@ class AsyncWorkspacesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> WorkspaceList:
-        """List workspaces: `GET /v1/workspaces`.
+    ) -> AsyncPage[Workspace]:
+        """List workspaces: `GET /v1/workspaces`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspaces the caller can reach, oldest first: with an API key, the key's own workspace; with a bearer token, every workspace the user is a member of, frozen ones included so the user can see their `status`.
 
@@ -7235,7 +7236,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceList", await self._client._call(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Workspace]", await self._client._page(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -7399,8 +7400,8 @@ class AsyncWorkspacesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> WorkspaceMemberList:
-        """List workspace members: `GET /v1/workspaces/{workspace_id}/members`.
+    ) -> AsyncPage[WorkspaceMember]:
+        """List workspace members: `GET /v1/workspaces/{workspace_id}/members`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's members, in the order they joined. Every member may list members.
 
@@ -7420,7 +7421,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMemberList", await self._client._call(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[WorkspaceMember]", await self._client._page(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_members(
         self,
@@ -7568,8 +7569,8 @@ class AsyncAssistantResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> ConversationList:
-        """List conversations: `GET /aria/conversations`.
+    ) -> AsyncPage[Conversation]:
+        """List conversations: `GET /aria/conversations`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the caller's conversations with the assistant in the workspace, most recently active first.
 
@@ -7588,7 +7589,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ConversationList", await self._client._call(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Conversation]", await self._client._page(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_conversations(
         self,
@@ -7693,8 +7694,8 @@ class AsyncAssistantResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> MessageList:
-        """List messages: `GET /aria/conversations/{conversation_id}/messages`.
+    ) -> AsyncPage[Message]:
+        """List messages: `GET /aria/conversations/{conversation_id}/messages`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the conversation's messages, oldest first, so that pages can be appended as they are read.
 
@@ -7715,7 +7716,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("MessageList", await self._client._call(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Message]", await self._client._page(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_conversation_messages(
         self,
@@ -7869,8 +7870,8 @@ class AsyncPrivacyResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> PrivacyExportList:
-        """List privacy exports: `GET /v1/privacy/exports`.
+    ) -> AsyncPage[PrivacyExport]:
+        """List privacy exports: `GET /v1/privacy/exports`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's data-subject access exports, newest first. Requires the workspace admin role; other callers get 403.
 
@@ -7889,7 +7890,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyExportList", await self._client._call(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[PrivacyExport]", await self._client._page(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_exports(
         self,
@@ -7994,8 +7995,8 @@ class AsyncPrivacyResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> PrivacyDeletionList:
-        """List privacy deletions: `GET /v1/privacy/deletions`.
+    ) -> AsyncPage[PrivacyDeletion]:
+        """List privacy deletions: `GET /v1/privacy/deletions`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's erasure requests, newest first. Requires the workspace admin role; other callers get 403.
 
@@ -8014,7 +8015,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyDeletionList", await self._client._call(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[PrivacyDeletion]", await self._client._page(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_deletions(
         self,
@@ -8266,8 +8267,8 @@ class AsyncApiKeysResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> ApiKeyList:
-        """List API keys: `GET /v1/keys`.
+    ) -> AsyncPage[ApiKey]:
+        """List API keys: `GET /v1/keys`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's API keys, newest first, revoked ones included. The secret of a key is never returned after creation; `prefix` and `last_four` identify it.
 
@@ -8285,7 +8286,7 @@ class AsyncApiKeysResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKeyList", await self._client._call(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[ApiKey]", await self._client._page(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -8576,8 +8577,8 @@ class AsyncBillingResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> InvoiceList:
-        """List invoices: `GET /v1/billing/invoices`.
+    ) -> AsyncPage[Invoice]:
+        """List invoices: `GET /v1/billing/invoices`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's invoices, newest first, drafts included. Requires role `owner` or `admin`.
 
@@ -8595,7 +8596,7 @@ class AsyncBillingResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("InvoiceList", await self._client._call(OPERATIONS["listInvoices"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Invoice]", await self._client._page(OPERATIONS["listInvoices"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_invoices(
         self,
@@ -8669,8 +8670,8 @@ class AsyncAgentMonitoringResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AgentHealthList:
-        """List agent health: `GET /v1/agent-monitoring/agents`.
+    ) -> AsyncPage[AgentHealth]:
+        """List agent health: `GET /v1/agent-monitoring/agents`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the health of the workspace's agents that are not archived over a window, worst first (`failing`, `degraded`, `healthy`, then `idle`), then by name. Filter by health `status`.
 
@@ -8690,7 +8691,7 @@ class AsyncAgentMonitoringResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AgentHealthList", await self._client._call(OPERATIONS["listAgentHealth"], {"cursor": cursor, "limit": limit, "status": status, "window": window}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[AgentHealth]", await self._client._page(OPERATIONS["listAgentHealth"], {"cursor": cursor, "limit": limit, "status": status, "window": window}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_agent_health(
         self,
@@ -8768,8 +8769,8 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> WebhookList:
-        """List webhooks: `GET /v1/webhooks`.
+    ) -> AsyncPage[Webhook]:
+        """List webhooks: `GET /v1/webhooks`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
 
         Lists the workspace's webhooks, newest first. Secrets are never returned after creation.
 
@@ -8787,7 +8788,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookList", await self._client._call(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPage[Webhook]", await self._client._page(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,

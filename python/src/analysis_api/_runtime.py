@@ -10,6 +10,7 @@ from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Dict, Iterable, Iterat
 from ._transport_types import Retry
 
 if TYPE_CHECKING:
+    from ._pages import AsyncPage, SyncPage
     from ._raw import RawResponse
     from ._streams import AsyncEventStream, EventStream
 
@@ -93,6 +94,9 @@ class SyncCaller:
     def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> "RawResponse[Any]":
         raise NotImplementedError
 
+    def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> "SyncPage[Any]":
+        raise NotImplementedError
+
     def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> Iterator[Any]:
         raise NotImplementedError
 
@@ -110,6 +114,9 @@ class AsyncCaller:
         raise NotImplementedError
 
     async def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> "RawResponse[Any]":
+        raise NotImplementedError
+
+    async def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> "AsyncPage[Any]":
         raise NotImplementedError
 
     def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncIterator[Any]:

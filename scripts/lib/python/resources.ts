@@ -146,9 +146,14 @@ function methods(n: Named, mode: Mode): string[] {
   const out: string[] = [];
   if (op.kind === "call") {
     const sig = signature(op, true, true, true);
-    const returns = raw ? `RawResponse[${op.returns}]` : op.returns;
-    const call = `${aw}self._client.${raw ? "_call_raw" : "_call"}(${ref}, ${sig.args}, ${sig.body}, ${sig.options})`;
-    const doc = `${op.summary}: ${where}.${raw ? " Returns the answer's status and headers with `parse()`." : ""}\n\n${op.description}${sections(op, true, true)}`;
+    // A list answers a page object (issue 34): iterating it walks every item of every page.
+    const page = op.listItem && !raw ? `${isAsync ? "AsyncPage" : "SyncPage"}[${op.listItem}]` : undefined;
+    const returns = raw ? `RawResponse[${op.returns}]` : page ?? op.returns;
+    const call = page
+      ? `${aw}self._client._page(${ref}, ${sig.args}, ${sig.options})`
+      : `${aw}self._client.${raw ? "_call_raw" : "_call"}(${ref}, ${sig.args}, ${sig.body}, ${sig.options})`;
+    const pageDoc = page ? ` Returns a \`${page.split("[")[0]}\`: \`.data\`, \`.has_more\`, \`.next_cursor\`, \`get_next_page()\`, \`iter_pages()\`; \`${isAsync ? "async for" : "for"}\` over it walks every item of every page.` : "";
+    const doc = `${op.summary}: ${where}.${raw ? " Returns the answer's status and headers with `parse()`." : ""}${pageDoc}\n\n${op.description}${sections(op, true, true)}`;
     out.push(method(name, sig, returns, doc, returns === "None" ? call : `return cast(${JSON.stringify(returns)}, ${call})`, isAsync));
     if (op.listItem && !raw) {
       const itDoc = `Every item of \`${name}\`, page after page: follows \`next_cursor\` while \`has_more\` (${where}).${sections(op, false, true)}`;
@@ -212,6 +217,7 @@ export function renderResources(doc: Schema, ops: PyOperation[], modelNames: str
     used.length ? `from .models import (\n${used.map((n) => `    ${n},\n`).join("")})` : "",
     "",
     "if TYPE_CHECKING:",
+    "    from ._pages import AsyncPage, SyncPage",
     "    from ._raw import RawResponse",
     "    from ._streams import AsyncEventStream, EventStream",
     "",
