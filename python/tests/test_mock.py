@@ -10,8 +10,10 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 import urllib.request
+from pathlib import Path
 from typing import Any, List
 
 from support import MOCK_KEY_ENV, MOCK_LIMITED_KEY_ENV, REPO, analysis_api, mock_url
@@ -47,6 +49,15 @@ class MockTest(unittest.TestCase):
         items = list(itertools.islice(mock_client().analyses.iter(limit=1), 1))
         for item in items:
             self.fits(item, models.Analysis)
+
+    def test_an_uploaded_path_is_typed_by_its_file_name(self) -> None:
+        # Issue 34: a Path went as application/octet-stream, and the mock took call.wav for a video.
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, kind in (("call.wav", "audio"), ("demo.mp4", "video"), ("notes.txt", "text")):
+                path = Path(tmp) / name
+                path.write_bytes(b"RIFF\x00\x00\x00\x00WAVE" if kind != "text" else b"Hello.")
+                with self.subTest(name=name):
+                    self.assertEqual(mock_client().analyses.upload({"file": path})["media_type"], kind)
 
     def test_other_bodies_multipart_stream_form_and_text(self) -> None:
         c = mock_client()

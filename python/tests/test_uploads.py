@@ -43,7 +43,7 @@ class UploadTest(unittest.TestCase):
             with open(path, "rb") as f:
                 server = self.upload({"file": f, "title": "Call"})
         [file, title] = parts(server.requests[0])
-        self.assertEqual(file, ("file", "x.mp3", "application/octet-stream", AUDIO))
+        self.assertEqual(file, ("file", "x.mp3", "audio/mpeg", AUDIO))
         self.assertEqual(title[3], b"Call")
 
     def test_a_path_and_a_tuple_with_a_content_type(self) -> None:
@@ -51,12 +51,27 @@ class UploadTest(unittest.TestCase):
             path = Path(tmp) / "call.wav"
             path.write_bytes(AUDIO)
             server = self.upload({"file": path})
-            self.assertEqual(parts(server.requests[0])[0][1:], ("call.wav", "application/octet-stream", AUDIO))
+            self.assertEqual(parts(server.requests[0])[0][1:], ("call.wav", "audio/wav", AUDIO))
             with open(path, "rb") as f:
                 server = self.upload({"file": ("renamed.wav", f, "audio/wav")})
         self.assertEqual(parts(server.requests[0])[0][1:], ("renamed.wav", "audio/wav", AUDIO))
         server = self.upload({"file": ("b.bin", AUDIO)})
         self.assertEqual(parts(server.requests[0])[0][1:], ("b.bin", "application/octet-stream", AUDIO))
+
+    def test_the_content_type_is_guessed_from_the_file_name_or_given(self) -> None:
+        # Issue 34: every file went as application/octet-stream, and the service took call.wav for a video.
+        cases = [
+            ({"file": ("call.mp4", AUDIO)}, ("call.mp4", "video/mp4")),
+            ({"file": ("notes.txt", b"hello")}, ("notes.txt", "text/plain")),
+            ({"file": AUDIO}, ("file", "application/octet-stream")),
+            ({"file": analysis_api.File(AUDIO, filename="call.flac")}, ("call.flac", "audio/flac")),
+            ({"file": analysis_api.File(AUDIO, content_type="audio/ogg")}, ("file", "audio/ogg")),
+            ({"file": analysis_api.File(io.BytesIO(AUDIO), filename="x.mp3", content_type="audio/wav")}, ("x.mp3", "audio/wav")),
+        ]
+        for fields, expected in cases:
+            with self.subTest(expected=expected):
+                self.assertEqual(parts(self.upload(fields).requests[0])[0][1:3], expected)
+        self.assertEqual(analysis_api.guess_content_type("CALL.MP3"), "audio/mpeg")
 
     def test_the_length_is_computed_and_not_chunked(self) -> None:
         f = io.BytesIO(b"skip" + AUDIO)

@@ -56,6 +56,9 @@ from ._sse import SseMessage, SseParser, is_final_event  # noqa: E402
 from ._streams import AsyncEventStream, EventStream  # noqa: E402
 from ._transport_types import Retry  # noqa: E402
 from ._urls import is_loopback_host  # noqa: E402
+from ._bodies import guess_content_type  # noqa: E402
+from ._file import File  # noqa: E402
+from ._pages import AsyncPage, BasePage, SyncPage  # noqa: E402
 from ._webhooks import (  # noqa: E402
     WEBHOOK_HEADERS,
     WEBHOOK_TOLERANCE_SECONDS,
@@ -72,9 +75,11 @@ __all__ = [
     "ApiStatusError",
     "AsyncClient",
     "AsyncEventStream",
+    "AsyncPage",
     "AuthenticationError",
     "BadRequestError",
     "BaseClient",
+    "BasePage",
     "BinaryBody",
     "CONTRACT_VERSION",
     "Client",
@@ -84,6 +89,7 @@ __all__ = [
     "ENV_API_KEY",
     "ENV_BASE_URL",
     "EventStream",
+    "File",
     "IDEMPOTENCY_KEY_HEADER",
     "InsecureTransportError",
     "InternalServerError",
@@ -109,6 +115,7 @@ __all__ = [
     "SseMessage",
     "SseParser",
     "StreamError",
+    "SyncPage",
     "TOKEN_QUERY_PARAM",
     "TokenSource",
     "UnprocessableEntityError",
@@ -116,6 +123,7 @@ __all__ = [
     "WEBHOOK_HEADERS",
     "WEBHOOK_TOLERANCE_SECONDS",
     "WebhookVerificationError",
+    "guess_content_type",
     "is_final_event",
     "is_loopback_host",
     "models",

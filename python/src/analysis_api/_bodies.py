@@ -4,7 +4,7 @@ form data, or raw bytes.
 Uploads are streamed (decision PY18): a multipart body is a list of segments (the parts' headers as bytes, the
 caller's bytes as they are, files read 64 KiB at a time), its Content-Length computed from the segments, so
 memory stays flat whatever the file size. A file part is `bytes`, a binary file object, a `pathlib.Path`, or a
-`(file name, any of those[, content type])` tuple; anything else in a file field raises `TypeError`.
+`(file name, any of those[, content type])` tuple or a `File`; anything else in a file field raises `TypeError`.
 
 Multipart is encoded by hand: the standard library has no multipart/form-data encoder (`email.mime` writes MIME
 messages with line folding and headers a form does not use, and builds the whole message in memory).
@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import io
 import json
+import mimetypes
 import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import IO, Any, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
 from urllib.parse import urlencode
+
+from ._file import File
 
 _CHUNK = 65536
 
@@ -127,32 +130,53 @@ def _quoted(name: str) -> str:
 
 
 def _is_file_like(value: Any) -> bool:
-    return isinstance(value, (bytes, bytearray, memoryview, PurePath)) or hasattr(value, "read")
+    return isinstance(value, (bytes, bytearray, memoryview, PurePath, File)) or hasattr(value, "read")
 
 
-def _file_part(name: str, value: Any) -> Tuple[str, Segment, str]:
+_MIME: Optional[mimetypes.MimeTypes] = None
+_MEDIA_TYPES = {".wav": "audio/wav", ".flac": "audio/flac", ".aac": "audio/aac", ".m4a": "audio/mp4", ".ogg": "audio/ogg",
+                ".oga": "audio/ogg", ".opus": "audio/opus", ".mkv": "video/x-matroska", ".webm": "video/webm"}
+"""The contract's upload formats (`AnalysisUpload.file`) that Python's table lacks or names differently across
+3.9-3.13 (`.flac`, `.m4a`, `.ogg`, `.mkv` are missing from it, `.wav` is `audio/x-wav`)."""
+
+
+def guess_content_type(filename: str) -> str:
+    """The content type of a file name (issue 34): the contract's formats first, then Python's own table
+    (`mimetypes.MimeTypes()` leaves out the machine's /etc/mime.types, so a name gives the same type everywhere),
+    else `application/octet-stream`."""
+    global _MIME
+    if _MIME is None:
+        _MIME = mimetypes.MimeTypes()
+    known = _MEDIA_TYPES.get(os.path.splitext(filename)[1].lower())
+    return known or _MIME.guess_type(filename, strict=False)[0] or "application/octet-stream"
+
+
+def _file_part(name: str, value: Any, content_type: Optional[str] = None) -> Tuple[str, Segment, str]:
     """(file name, content, content type) of a file field; `TypeError` for anything that is not a file."""
     filename: Optional[str] = None
-    content_type = "application/octet-stream"
-    if isinstance(value, tuple) and len(value) == 2:
+    if isinstance(value, File):
+        filename, content_type, value = value.filename, value.content_type or content_type, value.content
+    elif isinstance(value, tuple) and len(value) == 2:
         filename, value = str(value[0]), value[1]
     if isinstance(value, tuple) or not _is_file_like(value):
         raise TypeError(
-            f"multipart field {name!r}: a file is bytes, a binary file object, a pathlib.Path or a "
-            f"(file name, file[, content type]) tuple, not {type(value).__name__}"
+            f"multipart field {name!r}: a file is bytes, a binary file object, a pathlib.Path, a "
+            f"(file name, file[, content type]) tuple or a File, not {type(value).__name__}"
         )
+    segment: Segment
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return filename or name, memoryview(value), content_type
-    if isinstance(value, PurePath):
-        return filename or value.name, _FileSegment(value, f"multipart field {name!r}"), content_type
-    default = os.path.basename(str(getattr(value, "name", name)))
-    return filename or default, _FileSegment(value, f"multipart field {name!r}"), content_type
+        filename, segment = filename or name, memoryview(value)
+    elif isinstance(value, PurePath):
+        filename, segment = filename or value.name, _FileSegment(value, f"multipart field {name!r}")
+    else:
+        default = os.path.basename(str(getattr(value, "name", name)))
+        filename, segment = filename or default, _FileSegment(value, f"multipart field {name!r}")
+    return filename, segment, content_type or guess_content_type(filename)
 
 
 def _file_value(name: str, value: Any) -> Tuple[str, Segment, str]:
     if isinstance(value, tuple) and len(value) == 3:
-        filename, segment, _ = _file_part(name, (value[0], value[1]))
-        return filename, segment, str(value[2])
+        return _file_part(name, (value[0], value[1]), str(value[2]))
     return _file_part(name, value)
 
 

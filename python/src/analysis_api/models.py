@@ -13,10 +13,13 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import IO, Any, Dict, List, Literal, Optional, Tuple, TypedDict, Union
 
+from ._file import File
+
 _File = Union[bytes, IO[bytes], PurePath]
-FileContent = Union[_File, Tuple[str, _File], Tuple[str, _File, str]]
-"""A file field of a multipart body: bytes, a binary file, a `pathlib.Path`, or (file name, one of those[,
-content type]). Files are streamed, not read into memory."""
+FileContent = Union[_File, Tuple[str, _File], Tuple[str, _File, str], File]
+"""A file field of a multipart body: bytes, a binary file, a `pathlib.Path`, (file name, one of those[,
+content type]), or a `File`. Files are streamed, not read into memory; the part's content type is the one
+given, else guessed from the file name (`mimetypes`), else `application/octet-stream`."""
 
 
 class Agent(TypedDict):

@@ -28,10 +28,13 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import IO, ${[...TYPING_NAMES].join(", ")}
 
+from ._file import File
+
 _File = Union[bytes, IO[bytes], PurePath]
-${FILE_CONTENT} = Union[_File, Tuple[str, _File], Tuple[str, _File, str]]
-"""A file field of a multipart body: bytes, a binary file, a \`pathlib.Path\`, or (file name, one of those[,
-content type]). Files are streamed, not read into memory."""
+${FILE_CONTENT} = Union[_File, Tuple[str, _File], Tuple[str, _File, str], File]
+"""A file field of a multipart body: bytes, a binary file, a \`pathlib.Path\`, (file name, one of those[,
+content type]), or a \`File\`. Files are streamed, not read into memory; the part's content type is the one
+given, else guessed from the file name (\`mimetypes\`), else \`application/octet-stream\`."""
 `;
 
 export function renderPython(doc: Schema): PythonModules {
