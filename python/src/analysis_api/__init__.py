@@ -54,7 +54,7 @@ from ._response import Response  # noqa: E402
 from ._runtime import NOT_GIVEN, BinaryBody, NotGiven, Operation, Param, RequestOptions  # noqa: E402
 from ._sse import SseMessage, SseParser, is_final_event  # noqa: E402
 from ._streams import AsyncEventStream, EventStream  # noqa: E402
-from ._transport_types import Retry  # noqa: E402
+from ._transport_types import Retry, Timeout  # noqa: E402
 from ._urls import is_loopback_host  # noqa: E402
 from ._bodies import guess_content_type  # noqa: E402
 from ._file import File  # noqa: E402
@@ -117,6 +117,7 @@ __all__ = [
     "StreamError",
     "SyncPage",
     "TOKEN_QUERY_PARAM",
+    "Timeout",
     "TokenSource",
     "UnprocessableEntityError",
     "ValidationError",

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple, TypeVar, Union
 from urllib.parse import urlsplit
 
-from ._core import Clock, RetryState, logger, may_resend
-from ._errors import NetworkError, RequestTimeoutError
+from ._core import Clock, RetryState, logger, may_resend, timeout_error
+from ._errors import NetworkError
 from ._response import Response
-from ._transport_types import Proxy, Request
+from ._transport_types import Proxy, Request, Timing
 
 _Origin = Tuple[str, str, int]
 _CHUNK = 65536
@@ -181,7 +181,7 @@ class AsyncTransport:
         for conn in conns:
             await conn.close()
 
-    async def _write(self, conn: _Conn, request: Request, target: str, host: str, headers: Dict[str, str]) -> None:
+    async def _write(self, conn: _Conn, request: Request, target: str, host: str, headers: Dict[str, str], timing: Timing) -> None:
         length = request.body.length if request.body.stream is None else None
         conn.writer.write(_head(request, target, host, headers, length))
         payload = request.body.payload()
@@ -190,12 +190,12 @@ class AsyncTransport:
         elif payload is not None:
             for chunk in payload:  # a file is read in 64 KiB pieces between the writes
                 conn.writer.write(chunk if length is not None else b"%x\r\n%s\r\n" % (len(chunk), bytes(chunk)))
-                await _within(conn.writer.drain(), request.timeout)
+                await _within(conn.writer.drain(), timing.wait())
             if length is None:
                 conn.writer.write(b"0\r\n\r\n")
-        await _within(conn.writer.drain(), request.timeout)
+        await _within(conn.writer.drain(), timing.wait())
 
-    async def _attempt(self, request: Request) -> Tuple[_Conn, Response, _Body]:
+    async def _attempt(self, request: Request, timing: Timing) -> Tuple[_Conn, Response, _Body]:
         headers = dict(request.headers)
         self._authenticate(headers)
         parts = urlsplit(request.url)
@@ -207,10 +207,10 @@ class AsyncTransport:
             target = request.url  # a plain-HTTP proxy is sent the absolute URL
             headers.update(self._proxy.headers)
         while True:
-            conn, reused = await self._checkout(origin, request.timeout)
+            conn, reused = await self._checkout(origin, timing.connect_wait())
             try:
-                await self._write(conn, request, target, host, headers)
-                head = await _within(conn.reader.readuntil(b"\r\n\r\n"), request.timeout)
+                await self._write(conn, request, target, host, headers, timing)
+                head = await _within(conn.reader.readuntil(b"\r\n\r\n"), timing.wait())
             except BaseException as e:
                 await conn.close()
                 stale = isinstance(e, (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError))
@@ -226,21 +226,19 @@ class AsyncTransport:
             response = Response(request.method, request.path, int(status), reason, message)
             return conn, response, _Body(conn, request.method, int(status), message)
 
-    async def _read_body(self, request: Request, conn: _Conn, body: _Body) -> bytes:
+    async def _read_body(self, request: Request, conn: _Conn, body: _Body, timing: Timing) -> bytes:
+        """The whole body, each wait under the read timeout and all of it within the total. Never retried."""
         chunks: List[bytes] = []
         try:
-            async def read_all() -> None:
-                while True:
-                    chunk = await body.read(None)
-                    if not chunk:
-                        return
-                    chunks.append(chunk)
-
-            await _within(read_all(), request.timeout)
+            while True:
+                chunk = await body.read(timing.wait())
+                if not chunk:
+                    break
+                chunks.append(chunk)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ValueError, asyncio.TimeoutError) as e:
             await conn.close()
-            if isinstance(e, asyncio.TimeoutError):
-                raise RequestTimeoutError(request.method, request.path, request.timeout or 0, "whole body") from e
+            if isinstance(e, (asyncio.TimeoutError, TimeoutError)):
+                raise timeout_error(request, timing, "whole body") from e
             raise NetworkError(request.method, request.path, f"the response body was cut short ({type(e).__name__})") from e
         await self._checkin(conn, body)
         return b"".join(chunks)
@@ -250,12 +248,13 @@ class AsyncTransport:
         state = RetryState(request, self._clock)
         while True:
             state.begin()
+            timing = Timing(request.timeout)
             try:
-                conn, response, body = await self._attempt(request)
-            except (OSError, http.client.HTTPException, asyncio.IncompleteReadError, asyncio.TimeoutError) as e:
+                conn, response, body = await self._attempt(request, timing)
+            except _NO_ANSWER as e:
                 wait = state.after_failure(e, sent=not isinstance(e, ConnectionRefusedError))
                 if wait is None:
-                    raise _failure(request, e) from e
+                    raise _failure(request, timing, e) from e
                 logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, type(e).__name__, wait)
                 await self._sleep(wait)
                 continue
@@ -264,14 +263,19 @@ class AsyncTransport:
                 return AsyncStreamedResponse(response, body, stream_idle_timeout)
             wait = state.after_response(response)
             if wait is None:
-                response.content = await self._read_body(request, conn, body)
+                response.content = await self._read_body(request, conn, body, timing)
                 return response
             await conn.close()
             logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, response.status, wait)
             await self._sleep(wait)
 
 
-def _failure(request: Request, failure: BaseException) -> Exception:
+_NO_ANSWER = (OSError, http.client.HTTPException, asyncio.IncompleteReadError, asyncio.TimeoutError, asyncio.LimitOverrunError, ValueError)
+"""What a failed attempt raises before a response: the same `NetworkError` or `RequestTimeoutError` as the sync
+client's (issue 34: a head over 64 KiB raised `LimitOverrunError`, a garbage one `ValueError`)."""
+
+
+def _failure(request: Request, timing: Timing, failure: BaseException) -> Exception:
     if isinstance(failure, (asyncio.TimeoutError, TimeoutError)):
-        return RequestTimeoutError(request.method, request.path, request.timeout or 0)
+        return timeout_error(request, timing)
     return NetworkError(request.method, request.path, f"no response ({type(failure).__name__}: {failure})")

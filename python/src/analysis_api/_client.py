@@ -24,6 +24,7 @@ from ._core import (
     TokenSource,
     base_url_of,
     error_of,
+    checked_seconds,
     checked_timeout,
     observe,
     prepare,
@@ -41,7 +42,7 @@ from ._runtime import NOT_GIVEN, Operation, RequestOptions, RetryOption, SyncCal
 from ._sse import StreamSession
 from ._streams import EventStream
 from ._transport import StreamedResponse, Transport
-from ._transport_types import Proxy, Retry
+from ._transport_types import Proxy, Retry, Timeout
 from ._urls import operation_url
 
 _Self = TypeVar("_Self", bound="BaseClient")
@@ -63,8 +64,9 @@ class BaseClient:
     - `base_url`: the service root; default `$ANALYSIS_API_BASE_URL`.
     - `api_key` (sent as `X-API-Key`; default `$ANALYSIS_API_KEY`) or `token`: a JWT, or a function returning a
       fresh one (sent as `Authorization: Bearer`). Missing credentials raise `CredentialsError` here.
-    - `timeout`: seconds per attempt for connecting and for each wait on the response, and for the whole body
-      once the headers are in. Default 30; None waits forever; 0 is refused.
+    - `timeout`: a `Timeout(connect=, read=, total=)` per attempt, or seconds t meaning
+      `Timeout(connect=t, read=t, total=t)`: connecting, each wait for bytes, and the whole attempt, headers and
+      body, within t. Default 30; None waits forever; 0 is refused.
     - `retry`: a `Retry` policy (default: 3 attempts within 60 s), or False to send every request once.
     - `headers`: sent with every request.
     - `on_rate_limit(rate_limit, response)`: told the `X-RateLimit-*` headers of every response that carries them.
@@ -82,7 +84,7 @@ class BaseClient:
         *,
         api_key: Optional[str] = None,
         token: Optional[TokenSource] = None,
-        timeout: Optional[float] = DEFAULT_TIMEOUT,
+        timeout: Union[Timeout, float, None] = DEFAULT_TIMEOUT,
         retry: Union[Retry, bool] = True,
         on_rate_limit: Optional[Callable[[RateLimit, Response], None]] = None,
         headers: Optional[Mapping[str, str]] = None,
@@ -102,7 +104,7 @@ class BaseClient:
             timeout=checked_timeout(timeout),
             retry=resolve_retry(retry),
             headers={"User-Agent": f"analysis-api-python/{_version()}", "Accept-Encoding": "gzip", **(headers or {})},
-            stream_idle_timeout=checked_timeout(stream_idle_timeout, "stream_idle_timeout"),
+            stream_idle_timeout=checked_seconds(stream_idle_timeout, "stream_idle_timeout"),
             max_stream_reconnects=max_stream_reconnects,
             clock=Clock(sleep, monotonic, random),
             on_rate_limit=on_rate_limit,

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
 from ._bodies import EncodedBody, encode_body
-from ._errors import ApiStatusError, CredentialsError, ProtocolError, to_api_error
+from ._errors import ApiStatusError, CredentialsError, ProtocolError, RequestTimeoutError, to_api_error
 from ._constants import API_KEY_HEADER
 from ._rate_limit import RateLimit, rate_limit_of, retry_after_seconds
 from ._response import Response
 from ._runtime import NOT_GIVEN, NotGiven, Operation, RequestOptions, RetryOption, TimeoutOption
-from ._transport_types import Request, Retry
+from ._transport_types import Request, Retry, Timeout, Timing
 from ._urls import check_base_url, header_params, operation_url, with_token
 
 AUTHORIZATION_HEADER = "Authorization"
@@ -46,13 +46,21 @@ _SECRET_HEADERS = frozenset({API_KEY_HEADER.lower(), AUTHORIZATION_HEADER.lower(
 _WRITES = frozenset({"POST", "PATCH"})
 
 
-def checked_timeout(timeout: Optional[float], name: str = "timeout") -> Optional[float]:
-    """A timeout in seconds, or None to wait forever. 0 is refused: it used to mean "forever" silently."""
+def checked_seconds(timeout: Optional[float], name: str = "timeout") -> Optional[float]:
+    """A number of seconds, or None to wait forever. 0 is refused: it used to mean "forever" silently."""
     if timeout is None:
         return None
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout != timeout or timeout <= 0:
-        raise ValueError(f"{name} must be a positive number of seconds, or None to wait forever (got {timeout!r})")
+        raise ValueError(f"{name} must be a positive number of seconds, a Timeout, or None to wait forever (got {timeout!r})")
     return float(timeout)
+
+
+def checked_timeout(timeout: Union[Timeout, float, None]) -> Optional[Timeout]:
+    """A `Timeout`; a number of seconds t is `Timeout(connect=t, read=t, total=t)`, None waits forever."""
+    if isinstance(timeout, Timeout):
+        return timeout
+    seconds = checked_seconds(timeout)
+    return None if seconds is None else Timeout(seconds, seconds, seconds)
 
 
 def resolve_retry(retry: Union[Retry, bool]) -> Optional[Retry]:
@@ -131,7 +139,7 @@ class Config:
 
     base_url: str
     credentials: Credentials
-    timeout: Optional[float]
+    timeout: Optional[Timeout]
     retry: Optional[Retry]
     headers: Dict[str, str]
     stream_idle_timeout: Optional[float]
@@ -158,6 +166,12 @@ def base_url_of(base_url: Optional[str]) -> str:
         if not base_url:
             raise ValueError(f"no base_url: pass base_url= (e.g. https://api.example.com) or set {ENV_BASE_URL}")
     return check_base_url(base_url)
+
+
+def timeout_error(request: Request, timing: Timing, what: str = "response") -> RequestTimeoutError:
+    """The error of an attempt that ran out of time, naming the limit it hit (`connect`, `read`, `total`)."""
+    limit, seconds = timing.limit
+    return RequestTimeoutError(request.method, request.path, seconds, f"{what} ({limit} timeout)")
 
 
 def may_resend(request: Request) -> bool:

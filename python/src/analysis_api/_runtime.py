@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Dict, Iterable, Iterator, Literal, Mapping, NamedTuple, Optional, Tuple, Union
 
-from ._transport_types import Retry
+from ._transport_types import Retry, Timeout
 
 if TYPE_CHECKING:
     from ._pages import AsyncPage, SyncPage
@@ -36,7 +36,7 @@ class NotGiven:
 
 NOT_GIVEN = NotGiven()
 
-TimeoutOption = Union[float, None, NotGiven]
+TimeoutOption = Union[Timeout, float, None, NotGiven]
 RetryOption = Union[Retry, bool, NotGiven]
 
 

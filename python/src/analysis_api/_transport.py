@@ -13,23 +13,52 @@ connection, when it may be resent (`_core.may_resend`).
 
 from __future__ import annotations
 
+import functools
 import http.client
+import io
 import select
 import socket
 import ssl
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
-from ._core import Clock, RetryState, logger, may_resend
-from ._errors import NetworkError, RequestTimeoutError
+from ._core import Clock, RetryState, logger, may_resend, timeout_error
+from ._errors import NetworkError
 from ._response import Response
-from ._transport_types import Proxy, Request
+from ._transport_types import Proxy, Request, Timing
 
 _CHUNK = 65536
-_SMALL = 65536
 _Origin = Tuple[str, str, Optional[int]]
+
+
+class _TimedReader(io.RawIOBase):
+    """The socket reader of a response (`sock.makefile`'s, kept for its reference on the socket), each read
+    waiting at most `Timing.wait()`: the read timeout, or what is left of the attempt's total. `http.client` reads
+    headers and body through it, so a head or a body trickled a byte at a time is bounded too (issue 34)."""
+
+    def __init__(self, raw: io.RawIOBase, sock: socket.socket, timing: Timing) -> None:
+        super().__init__()
+        self._raw, self._sock, self.timing = raw, sock, timing
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> Optional[int]:
+        self._sock.settimeout(self.timing.wait())
+        return self._raw.readinto(buffer)
+
+    def close(self) -> None:
+        super().close()
+        self._raw.close()
+
+
+class _TimedResponse(http.client.HTTPResponse):
+    def __init__(self, timing: Timing, sock: socket.socket, *args: Any, **kwargs: Any) -> None:
+        super().__init__(sock, *args, **kwargs)
+        raw = self.fp.detach()
+        self.fp = io.BufferedReader(_TimedReader(raw, sock, timing))
 
 
 @dataclass
@@ -38,6 +67,7 @@ class _Attempt:
     raw: http.client.HTTPResponse
     sock: Optional[socket.socket]
     origin: _Origin
+    timing: Timing
 
 
 @dataclass
@@ -51,8 +81,7 @@ class StreamedResponse:
 
     def chunks(self) -> Iterator[bytes]:
         """The body as it arrives; raises `socket.timeout` after `idle_timeout` seconds without a byte."""
-        if self._attempt.sock is not None:
-            self._attempt.sock.settimeout(self.idle_timeout)
+        self._attempt.timing.stream(self.idle_timeout)
         while not self._closed:
             chunk = self._attempt.raw.read1(_CHUNK)
             if not chunk:
@@ -107,6 +136,7 @@ class Transport:
     # ---- the pool ---------------------------------------------------------------------------------------
 
     def _checkout(self, origin: _Origin, timeout: Optional[float]) -> Tuple[http.client.HTTPConnection, bool]:
+        """A pooled connection, or a new one not yet connected (its `timeout` the connect timeout)."""
         with self._lock:
             if self.closed:
                 raise RuntimeError("this client is closed")
@@ -116,10 +146,6 @@ class Transport:
                 if time.monotonic() - since >= self.check_idle_after and _closed_by_peer(conn):
                     conn.close()
                     continue
-                if conn.timeout != timeout:
-                    conn.timeout = timeout
-                    if conn.sock is not None:
-                        conn.sock.settimeout(timeout)
                 return conn, True
         scheme, host, port = origin
         proxy = self._proxy
@@ -136,13 +162,11 @@ class Transport:
             return http.client.HTTPConnection(proxy.host, proxy.port, timeout=timeout), False
         return http.client.HTTPConnection(host, port, timeout=timeout), False
 
-    def _checkin(self, attempt: _Attempt, reset_timeout: bool = True) -> None:
+    def _checkin(self, attempt: _Attempt) -> None:
         conn = attempt.conn
         if attempt.raw.will_close or conn.sock is None:
             conn.close()
             return
-        if reset_timeout and attempt.sock is not None:
-            attempt.sock.settimeout(conn.timeout)  # the body deadline changed it
         with self._lock:
             idle = self._idle.setdefault(attempt.origin, [])
             if self.closed or len(idle) >= self._max_idle:
@@ -161,7 +185,7 @@ class Transport:
 
     # ---- one attempt ------------------------------------------------------------------------------------
 
-    def _attempt(self, request: Request) -> _Attempt:
+    def _attempt(self, request: Request, timing: Timing) -> _Attempt:
         """Connects (or reuses), sends, and waits for the response headers; each wait under the timeout."""
         headers = dict(request.headers)
         self._authenticate(headers)
@@ -170,11 +194,16 @@ class Transport:
             target = request.url  # a plain-HTTP proxy is sent the absolute URL
             headers.update(self._proxy.headers)
         while True:
-            conn, reused = self._checkout(origin, request.timeout)
+            conn, reused = self._checkout(origin, timing.connect_wait())
             try:
-                conn.request(request.method, target, body=request.body.payload(), headers=headers)
+                if conn.sock is None:
+                    conn.connect()  # under the connect timeout (and the total); TLS and a proxy tunnel included
                 sock = conn.sock  # kept before `getresponse`, which drops it when the server will close
-                return _Attempt(conn, conn.getresponse(), sock, origin)
+                if sock is not None:
+                    sock.settimeout(timing.wait())  # sending the request
+                conn.response_class = functools.partial(_TimedResponse, timing)  # type: ignore[assignment]
+                conn.request(request.method, target, body=request.body.payload(), headers=headers)
+                return _Attempt(conn, conn.getresponse(), sock, origin, timing)
             except BaseException as e:
                 conn.close()
                 if reused and _is_stale(e) and request.body.replayable and may_resend(request):
@@ -182,48 +211,15 @@ class Transport:
                 raise
 
     def _read_body(self, request: Request, attempt: _Attempt) -> bytes:
-        """The whole body, which must arrive within the timeout of its headers. Never retried when it fails."""
-        sock, raw = attempt.sock, attempt.raw
-        if raw.length is not None and raw.length <= _SMALL:
-            return self._read_small(request, attempt)
-        deadline = self._clock.monotonic() + request.timeout if request.timeout else None
-        chunks: List[bytes] = []
-        try:
-            while not raw.isclosed():  # http.client closes the response once it has read the declared length
-                if deadline is not None and sock is not None:
-                    left = deadline - self._clock.monotonic()
-                    if left <= 0:
-                        raise socket.timeout()
-                    sock.settimeout(left)
-                chunk = raw.read1(_CHUNK)
-                if not chunk:
-                    # `read1` ends quietly when the connection closes before the declared Content-Length.
-                    if raw.length:
-                        raise http.client.IncompleteRead(b"".join(chunks), raw.length)
-                    break
-                chunks.append(chunk)
-                if raw.length == 0:
-                    break  # the declared length is in: no need to ask the socket again
-        except (OSError, http.client.HTTPException) as e:
-            attempt.conn.close()
-            if is_timeout(e):
-                raise RequestTimeoutError(request.method, request.path, request.timeout or 0, "whole body") from e
-            raise NetworkError(request.method, request.path, f"the response body was cut short ({type(e).__name__})") from e
-        raw.close()  # done: `read1` leaves a response whose length reached 0 open, which would block the connection
-        self._checkin(attempt)
-        return b"".join(chunks)
-
-    def _read_small(self, request: Request, attempt: _Attempt) -> bytes:
-        """A body of declared length up to 64 KiB, most answers: one `read()`, each wait on the socket under the
-        timeout (not the whole body, as for larger ones: at most a few reads, and the bench's hot path)."""
+        """The whole body, each wait under the read timeout and all of it within the total. Never retried."""
         try:
             data = attempt.raw.read()
         except (OSError, http.client.HTTPException) as e:
             attempt.conn.close()
             if is_timeout(e):
-                raise RequestTimeoutError(request.method, request.path, request.timeout or 0, "whole body") from e
+                raise timeout_error(request, attempt.timing, "whole body") from e
             raise NetworkError(request.method, request.path, f"the response body was cut short ({type(e).__name__})") from e
-        self._checkin(attempt, reset_timeout=False)
+        self._checkin(attempt)
         return data
 
     # ---- a call -----------------------------------------------------------------------------------------
@@ -235,13 +231,14 @@ class Transport:
         state = RetryState(request, self._clock)
         while True:
             state.begin()
+            timing = Timing(request.timeout)
             try:
-                attempt = self._attempt(request)
+                attempt = self._attempt(request, timing)
             except (OSError, http.client.HTTPException) as e:
                 # A refused connection never reached the server; anything later may have.
                 wait = state.after_failure(e, sent=not isinstance(e, ConnectionRefusedError))
                 if wait is None:
-                    raise _failure(request, e) from e
+                    raise _failure(request, timing, e) from e
                 logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, type(e).__name__, wait)
                 self._clock.sleep(wait)
                 continue
@@ -259,7 +256,7 @@ class Transport:
             self._clock.sleep(wait)
 
 
-def _failure(request: Request, failure: BaseException) -> Exception:
+def _failure(request: Request, timing: Timing, failure: BaseException) -> Exception:
     if is_timeout(failure):
-        return RequestTimeoutError(request.method, request.path, request.timeout or 0)
+        return timeout_error(request, timing)
     return NetworkError(request.method, request.path, f"no response ({type(failure).__name__}: {failure})")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
 
@@ -43,6 +44,68 @@ class Retry:
         return d / 2 + random() * (d / 2)
 
 
+@dataclass(frozen=True)
+class Timeout:
+    """Deadlines of one attempt (issue 34), in seconds; None waits forever.
+
+    - `connect`: to open the connection (TCP, proxy tunnel, TLS).
+    - `read`: the longest wait for the next bytes from the service, headers and body alike (and for the socket to
+      take the next bytes of the request).
+    - `total`: the whole attempt, from connecting to the last byte of the answer; a retry starts a new one.
+
+    `timeout=10` is `Timeout(connect=10, read=10, total=10)`. An event stream's body is bounded by
+    `stream_idle_timeout` instead of `read` and `total`."""
+
+    connect: Optional[float] = None
+    read: Optional[float] = None
+    total: Optional[float] = None
+
+    def __post_init__(self) -> None:
+        for name in ("connect", "read", "total"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, (int, float)) or isinstance(value, bool) or value != value or value <= 0):
+                raise ValueError(f"Timeout.{name} must be a positive number of seconds, or None to wait forever (got {value!r})")
+
+
+class Timing:
+    """The deadlines of one attempt as it runs: each wait on the network is `wait()` seconds, the smaller of the
+    read timeout and what is left of the total. On the real clock (`time.monotonic`), as the sockets wait."""
+
+    __slots__ = ("read", "connect", "deadline", "limit", "_total")
+
+    def __init__(self, timeout: Optional[Timeout]) -> None:
+        self.read = timeout.read if timeout else None
+        self.connect = timeout.connect if timeout else None
+        self._total = timeout.total if timeout else None
+        self.deadline = time.monotonic() + self._total if self._total is not None else None
+        self.limit: Tuple[str, float] = ("read", self.read or 0.0)
+        """Which limit the last wait was under (for the error): `connect`, `read` or `total`, and its seconds."""
+
+    def _bounded(self, wait: Optional[float], name: str) -> Optional[float]:
+        if self.deadline is None:
+            self.limit = (name, wait or 0.0)
+            return wait
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            self.limit = ("total", self._total or 0.0)
+            raise TimeoutError("the attempt's total timeout passed")
+        if wait is None or left < wait:
+            self.limit = ("total", self._total or 0.0)
+            return left
+        self.limit = (name, wait)
+        return wait
+
+    def wait(self) -> Optional[float]:
+        return self._bounded(self.read, "read")
+
+    def connect_wait(self) -> Optional[float]:
+        return self._bounded(self.connect, "connect")
+
+    def stream(self, idle: Optional[float]) -> None:
+        """An event stream's body: each wait is the idle timeout, with no total."""
+        self.read, self.deadline = idle, None
+
+
 @dataclass
 class Request:
     method: str
@@ -51,7 +114,7 @@ class Request:
     """The URL's path, for messages and errors (never the query: it may hold a token)."""
     headers: Dict[str, str]
     body: "EncodedBody"
-    timeout: Optional[float] = None
+    timeout: Optional[Timeout] = None
     retry: Optional[Retry] = None
     origin: Tuple[str, str, Optional[int]] = ("", "", None)
     """(scheme, host, port): the connection pool's key."""

@@ -1,0 +1,150 @@
+"""A misbehaving server on a raw socket (issue 34): deadlines that hold for heads and bodies trickled a byte at a
+time, `Timeout(connect=, read=, total=)`, and the same typed errors from `Client` and `AsyncClient` for answers
+that are not HTTP."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+import unittest
+from typing import Any, Callable, List, Tuple
+
+from support import analysis_api
+
+ANALYSIS_ID = "anl_01HZX4A9B7C5D3E1F2G4H6J8K0"
+Script = List[Tuple[float, bytes]]
+"""(seconds to wait, bytes to write) steps, then the connection is closed."""
+
+
+class RawServer:
+    """Answers every connection with the same script, ignoring what was asked."""
+
+    def __init__(self, script: Script) -> None:
+        self.script = script
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.stop = threading.Event()
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        try:
+            conn.recv(65536)
+            for delay, data in self.script:
+                if self.stop.wait(delay):
+                    break
+                conn.sendall(data)
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+    def __enter__(self) -> "RawServer":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop.set()
+        self.listener.close()
+
+
+def trickle(data: bytes, every: float) -> Script:
+    return [(every, data[i : i + 1]) for i in range(len(data))]
+
+
+BODY = b'{"id": "anl_01HZX4A9B7C5D3E1F2G4H6J8K0", "status": "queued"}'
+HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nX-Padding: %s\r\n\r\n" % (len(BODY), b"p" * 40)
+SLOW_HEAD = trickle(HEAD, 0.05)  # about 5 s of head, a byte every 50 ms
+SLOW_BODY = [(0.0, HEAD)] + trickle(BODY, 0.05)  # a small body over 3 s
+NO_RETRY = analysis_api.Retry(max_attempts=1)
+
+
+def sync_get(url: str, **options: Any) -> Any:
+    with analysis_api.Client(url, api_key="pk_test_raw", retry=NO_RETRY, **options) as c:
+        return c.analyses.get(ANALYSIS_ID)
+
+
+def async_get(url: str, **options: Any) -> Any:
+    async def run() -> Any:
+        async with analysis_api.AsyncClient(url, api_key="pk_test_raw", retry=NO_RETRY, **options) as c:
+            return await c.analyses.get(ANALYSIS_ID)
+
+    return asyncio.run(run())
+
+
+CLIENTS: List[Tuple[str, Callable[..., Any]]] = [("sync", sync_get), ("async", async_get)]
+
+
+class DeadlineTest(unittest.TestCase):
+    def timed_out(self, script: Script, **options: Any) -> None:
+        for name, get in CLIENTS:
+            with self.subTest(client=name), RawServer(script) as server:
+                started = time.monotonic()
+                with self.assertRaises(analysis_api.RequestTimeoutError) as caught:
+                    get(server.url, **options)
+                self.assertLess(time.monotonic() - started, 1.5, f"{name}: the deadline did not hold")
+                self.assertIn("total timeout", str(caught.exception))
+
+    def test_a_head_trickled_past_the_timeout_is_a_timeout(self) -> None:
+        # Before: with timeout=1 the sync client waited the whole 5 s trickle (each byte came within 1 s).
+        self.timed_out(SLOW_HEAD, timeout=0.6)
+
+    def test_a_small_body_trickled_past_the_timeout_is_a_timeout(self) -> None:
+        self.timed_out(SLOW_BODY, timeout=0.6)
+
+    def test_the_total_of_a_timeout_object_bounds_the_attempt(self) -> None:
+        self.timed_out(SLOW_BODY, timeout=analysis_api.Timeout(connect=5, read=5, total=0.6))
+
+    def test_read_is_the_longest_wait_between_bytes(self) -> None:
+        for name, get in CLIENTS:
+            with self.subTest(client=name), RawServer([(0.0, HEAD), (1.0, BODY)]) as server:
+                with self.assertRaises(analysis_api.RequestTimeoutError) as caught:
+                    get(server.url, timeout=analysis_api.Timeout(read=0.3))
+                self.assertIn("read timeout", str(caught.exception))
+                self.assertEqual(caught.exception.timeout, 0.3)
+            with self.subTest(client=name, within=True), RawServer(trickle(HEAD, 0.002) + [(0.0, BODY)]) as server:
+                # Many waits, each short: no total, so it completes.
+                self.assertEqual(get(server.url, timeout=analysis_api.Timeout(read=0.3))["status"], "queued")
+
+    def test_timeout_values_are_checked(self) -> None:
+        with self.assertRaises(ValueError):
+            analysis_api.Timeout(read=0)
+        c = analysis_api.Client("http://127.0.0.1:9", api_key="pk_test_raw", timeout=2.5)
+        self.assertEqual(c._config.timeout, analysis_api.Timeout(connect=2.5, read=2.5, total=2.5))
+
+
+class ParityTest(unittest.TestCase):
+    """What the sync client wraps, the async one wraps the same way (issue 34)."""
+
+    def same_error(self, script: Script) -> None:
+        kinds = []
+        for name, get in CLIENTS:
+            with self.subTest(client=name), RawServer(script) as server:
+                with self.assertRaises(analysis_api.ApiError) as caught:
+                    get(server.url, timeout=5)
+                kinds.append(type(caught.exception))
+        self.assertEqual(kinds, [analysis_api.NetworkError, analysis_api.NetworkError])
+
+    def test_a_garbage_status_line(self) -> None:
+        self.same_error([(0.0, b"SPDY/9 banana\r\n\r\n")])
+
+    def test_a_status_line_that_is_not_a_number(self) -> None:
+        self.same_error([(0.0, b"HTTP/1.1 2OO OK\r\nContent-Length: 0\r\n\r\n")])
+
+    def test_headers_over_64_kib(self) -> None:
+        self.same_error([(0.0, b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n")])
+
+    def test_a_connection_closed_without_an_answer(self) -> None:
+        self.same_error([])
+
+
+if __name__ == "__main__":
+    unittest.main()
