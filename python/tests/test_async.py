@@ -25,6 +25,17 @@ def async_client(url: str, **options: Any) -> analysis_api.AsyncClient:
 
 
 class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
+    async def test_concurrent_calls_queue_behind_the_connection_cap(self) -> None:
+        # Issue 34: 200 concurrent calls opened 200 sockets.
+        with FakeServer(lambda request, n: Answer(200, {}, ANALYSIS, delay=0.01), keep_alive=True) as server:
+            async with async_client(server.url, max_connections=4) as c:
+                got = await asyncio.gather(*(c.analyses.get(ANALYSIS_ID) for _ in range(40)))
+        self.assertEqual(got, [ANALYSIS] * 40)
+        self.assertLessEqual(len({r.peer for r in server.requests}), 4)
+        self.assertEqual(async_client("http://127.0.0.1:9")._transport._max_connections, 1000)
+        with self.assertRaises(ValueError):
+            async_client("http://127.0.0.1:9", max_connections=0)
+
     async def test_a_call_reuses_its_connection_and_closes_with_async_with(self) -> None:
         with FakeServer([Answer(200, {}, ANALYSIS)], keep_alive=True) as server:
             async with async_client(server.url) as c:

@@ -30,6 +30,7 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
             sleep=self._async_sleep(),
             ssl_context=self._ssl_context,
             proxy=self._proxy,
+            max_connections=self._max_connections,
         )
         self._bind_resources(self)
 

@@ -92,6 +92,8 @@ class AsyncStreamedResponse:
     response: Response
     _body: _Body
     idle_timeout: Optional[float]
+    on_close: Optional[Callable[[], None]] = None
+    """Gives back the stream's place under the client's connection cap."""
 
     async def chunks(self) -> AsyncIterator[bytes]:
         while True:
@@ -101,6 +103,9 @@ class AsyncStreamedResponse:
             yield chunk
 
     async def close(self) -> None:
+        release, self.on_close = self.on_close, None
+        if release is not None:
+            release()
         await self._body.conn.close()
 
 
@@ -117,8 +122,10 @@ def _head(request: Request, target: str, host: str, headers: Dict[str, str], len
 class AsyncTransport:
     def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
                  sleep: Callable[[float], Awaitable[None]], ssl_context: Optional[ssl.SSLContext], max_idle: int = 10,
-                 proxy: Optional[Proxy] = None) -> None:
+                 proxy: Optional[Proxy] = None, max_connections: Optional[int] = None) -> None:
         self._proxy = proxy
+        self._max_connections = max_connections
+        self._slots: Optional[asyncio.Semaphore] = None
         self._authenticate = authenticate
         self._on_response = on_response
         self._clock = clock
@@ -244,7 +251,26 @@ class AsyncTransport:
         return b"".join(chunks)
 
     async def send(self, request: Request, *, stream: bool = False, stream_idle_timeout: Optional[float] = None) -> Union[Response, AsyncStreamedResponse]:
-        """As `Transport.send`, for asyncio."""
+        """As `Transport.send`, for asyncio; at most `max_connections` calls (and open event streams) at once,
+        the others waiting their turn, so 200 concurrent calls do not open 200 sockets."""
+        if self._max_connections is None:
+            return await self._send(request, stream, stream_idle_timeout)
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._max_connections)  # made on the loop that uses it (Python 3.9)
+        slots = self._slots
+        await slots.acquire()
+        try:
+            result = await self._send(request, stream, stream_idle_timeout)
+        except BaseException:
+            slots.release()
+            raise
+        if isinstance(result, AsyncStreamedResponse):
+            result.on_close = slots.release
+        else:
+            slots.release()
+        return result
+
+    async def _send(self, request: Request, stream: bool, stream_idle_timeout: Optional[float]) -> Union[Response, AsyncStreamedResponse]:
         state = RetryState(request, self._clock)
         while True:
             state.begin()

@@ -45,6 +45,9 @@ from ._transport import StreamedResponse, Transport
 from ._transport_types import Proxy, Retry, Timeout
 from ._urls import operation_url
 
+DEFAULT_MAX_CONNECTIONS = 1000
+"""`AsyncClient`'s default cap on calls in flight, as openai-python's (`httpx.Limits(max_connections=1000)`)."""
+
 _Self = TypeVar("_Self", bound="BaseClient")
 
 
@@ -75,6 +78,9 @@ class BaseClient:
     - `max_stream_reconnects`: how often an event stream is reopened in a row before `StreamError`. Default 5.
     - `proxy`: an `http://[user:password@]host:port` proxy (HTTPS goes through a CONNECT tunnel; on `AsyncClient`,
       Python 3.11+). Never read from the environment.
+    - `max_connections`: `AsyncClient`'s cap on calls in flight (and open event streams), each on its own
+      connection; the others wait their turn. Default 1000, as openai-python's; None for no cap. (A `Client` sends
+      one call at a time per thread.)
     - `sleep`, `monotonic`, `random`: the clock retries wait on (tests inject fakes).
     """
 
@@ -92,6 +98,7 @@ class BaseClient:
         max_stream_reconnects: int = 5,
         ssl_context: Optional[ssl.SSLContext] = None,
         proxy: Optional[str] = None,
+        max_connections: Optional[int] = DEFAULT_MAX_CONNECTIONS,
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         random: Callable[[], float] = _random.random,
@@ -112,6 +119,9 @@ class BaseClient:
         )
         self._ssl_context = ssl_context
         self._proxy = Proxy.parse(proxy) if proxy is not None else None
+        if max_connections is not None and (not isinstance(max_connections, int) or isinstance(max_connections, bool) or max_connections < 1):
+            raise ValueError(f"max_connections must be an integer >= 1, or None for no cap (got {max_connections!r})")
+        self._max_connections = max_connections
         self._setup()
 
     def _setup(self) -> None:
