@@ -83,5 +83,45 @@ class WebhookTest(unittest.TestCase):
         self.assertIn(f"more than {analysis_api.WEBHOOK_TOLERANCE_SECONDS} seconds", p["WebhookTimestampHeader"]["description"])
 
 
+
+class UnwrapTest(unittest.TestCase):
+    """`client.webhooks.unwrap()` (issue 34): verify, then the typed event."""
+
+    headers = {"X-Webhook-Timestamp": TIMESTAMP, "x-webhook-signature": EXPECTED, "X-Webhook-Id": "whd_1"}
+
+    def test_unwrap_returns_the_typed_event_with_the_client_s_secret(self) -> None:
+        c = analysis_api.Client("https://api.example.com", api_key="pk_test_x", webhook_secret=SECRET)
+        event = c.webhooks.unwrap(BODY.encode(), self.headers, now=NOW)
+        self.assertEqual(event, json.loads(BODY))
+        self.assertEqual(event["type"], "analysis.completed")
+        if event["type"] == "analysis.completed":
+            self.assertEqual(event["data"]["analysis"]["status"], "completed")
+        self.assertNotIn(SECRET, repr(c))
+
+    def test_rotation_tolerance_and_an_explicit_secret(self) -> None:
+        c = analysis_api.Client("https://api.example.com", api_key="pk_test_x", webhook_secret=["whsec_new_one", SECRET])
+        self.assertEqual(c.webhooks.unwrap(BODY, self.headers, now=NOW)["type"], "analysis.completed")
+        with self.assertRaises(analysis_api.WebhookVerificationError) as caught:
+            c.webhooks.unwrap(BODY, self.headers, now=NOW + 301)
+        self.assertEqual(caught.exception.reason, "timestamp_out_of_tolerance")
+        self.assertEqual(c.webhooks.unwrap(BODY, self.headers, now=NOW + 301, tolerance=600)["type"], "analysis.completed")
+        with self.assertRaises(analysis_api.WebhookVerificationError) as caught:
+            c.webhooks.unwrap(BODY, self.headers, "whsec_wrong", now=NOW)
+        self.assertEqual(caught.exception.reason, "signature_mismatch")
+
+    def test_refusals_are_typed(self) -> None:
+        c = analysis_api.Client("https://api.example.com", api_key="pk_test_x")
+        with self.assertRaises(analysis_api.WebhookVerificationError) as caught:
+            c.webhooks.unwrap(BODY, self.headers, now=NOW)
+        self.assertEqual(caught.exception.reason, "missing_secret")
+        signed = analysis_api.sign_webhook_payload(b"[1, 2]", SECRET, now=NOW)
+        with self.assertRaises(analysis_api.WebhookVerificationError) as caught:
+            analysis_api.unwrap_webhook(b"[1, 2]", signed.headers, secret=SECRET, now=NOW)
+        self.assertEqual(caught.exception.reason, "malformed_payload")
+        with self.assertRaises(analysis_api.WebhookVerificationError) as caught:
+            c.webhooks.unwrap(BODY, {}, SECRET, now=NOW)
+        self.assertEqual(caught.exception.reason, "missing_header")
+
+
 if __name__ == "__main__":
     unittest.main()

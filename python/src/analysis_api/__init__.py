@@ -62,8 +62,10 @@ from ._pages import AsyncPage, BasePage, SyncPage  # noqa: E402
 from ._webhooks import (  # noqa: E402
     WEBHOOK_HEADERS,
     WEBHOOK_TOLERANCE_SECONDS,
+    ENV_WEBHOOK_SECRET,
     SignedWebhook,
     sign_webhook_payload,
+    unwrap_webhook,
     verify_webhook_signature,
 )
 
@@ -88,6 +90,7 @@ __all__ = [
     "CredentialsError",
     "ENV_API_KEY",
     "ENV_BASE_URL",
+    "ENV_WEBHOOK_SECRET",
     "EventStream",
     "File",
     "IDEMPOTENCY_KEY_HEADER",
@@ -131,5 +134,6 @@ __all__ = [
     "read_rate_limit",
     "redacted",
     "sign_webhook_payload",
+    "unwrap_webhook",
     "verify_webhook_signature",
 ]

@@ -9,11 +9,12 @@ told to `on_rate_limit`, retried 429s included.
 from __future__ import annotations
 
 import copy
+import os
 import random as _random
 import ssl
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, TypeVar, Union
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union
 
 from ._core import (
     DEFAULT_STREAM_IDLE_TIMEOUT,
@@ -44,6 +45,7 @@ from ._streams import EventStream
 from ._transport import StreamedResponse, Transport
 from ._transport_types import Proxy, Retry, Timeout
 from ._urls import operation_url
+from ._webhooks import ENV_WEBHOOK_SECRET
 
 DEFAULT_MAX_CONNECTIONS = 1000
 """`AsyncClient`'s default cap on calls in flight, as openai-python's (`httpx.Limits(max_connections=1000)`)."""
@@ -78,6 +80,8 @@ class BaseClient:
     - `max_stream_reconnects`: how often an event stream is reopened in a row before `StreamError`. Default 5.
     - `proxy`: an `http://[user:password@]host:port` proxy (HTTPS goes through a CONNECT tunnel; on `AsyncClient`,
       Python 3.11+). Never read from the environment.
+    - `webhook_secret`: the `whsec_...` secret (or a list, while rotating) `client.webhooks.unwrap()` checks
+      deliveries with; default `$ANALYSIS_WEBHOOK_SECRET`.
     - `max_connections`: `AsyncClient`'s cap on calls in flight (and open event streams), each on its own
       connection; the others wait their turn. Default 1000, as openai-python's; None for no cap. (A `Client` sends
       one call at a time per thread.)
@@ -99,6 +103,7 @@ class BaseClient:
         ssl_context: Optional[ssl.SSLContext] = None,
         proxy: Optional[str] = None,
         max_connections: Optional[int] = DEFAULT_MAX_CONNECTIONS,
+        webhook_secret: Union[str, Sequence[str], None] = None,
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         random: Callable[[], float] = _random.random,
@@ -122,6 +127,7 @@ class BaseClient:
         if max_connections is not None and (not isinstance(max_connections, int) or isinstance(max_connections, bool) or max_connections < 1):
             raise ValueError(f"max_connections must be an integer >= 1, or None for no cap (got {max_connections!r})")
         self._max_connections = max_connections
+        self._webhook_secret = webhook_secret if webhook_secret is not None else (os.environ.get(ENV_WEBHOOK_SECRET) or None)
         self._setup()
 
     def _setup(self) -> None:
@@ -131,6 +137,11 @@ class BaseClient:
     @property
     def base_url(self) -> str:
         return self._config.base_url
+
+    @property
+    def webhook_secret(self) -> Union[str, Sequence[str], None]:
+        """The secret(s) `client.webhooks.unwrap()` checks deliveries with (never in the client's `repr`)."""
+        return self._webhook_secret
 
     @property
     def last_rate_limit(self) -> Optional[RateLimit]:

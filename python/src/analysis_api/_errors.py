@@ -206,8 +206,8 @@ class WebhookVerificationError(ClientError, ValueError):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
-        """`missing_header`, `malformed_signature`, `malformed_timestamp`, `timestamp_out_of_tolerance` or
-        `signature_mismatch`."""
+        """`missing_header`, `malformed_signature`, `malformed_timestamp`, `timestamp_out_of_tolerance`,
+        `signature_mismatch`; from `unwrap()` also `malformed_payload` and `missing_secret`."""
 
 
 def _is_validation_body(body: Any) -> bool:

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import re
 import time
-from typing import Any, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from ._errors import WebhookVerificationError
 from ._response import Headers, header
+from .models import WebhookEvent
+
+ENV_WEBHOOK_SECRET = "ANALYSIS_WEBHOOK_SECRET"
 
 WEBHOOK_HEADERS: Dict[str, str] = {
     "id": "X-Webhook-Id",
@@ -105,8 +109,52 @@ def verify_webhook_signature(
     raise WebhookVerificationError("signature_mismatch", "the signature does not match the payload and secret")
 
 
-class WebhookHelpers:
-    """What `client.webhooks` offers besides the contract's operations: checking and making signatures."""
+Secrets = Union[str, Sequence[str]]
+"""A webhook's `whsec_...` secret, or several while one is being rotated (any one may match)."""
 
+
+def unwrap_webhook(
+    payload: Payload,
+    headers: Union[Headers, Iterable[Tuple[str, Any]], None],
+    *,
+    secret: Secrets,
+    tolerance: int = WEBHOOK_TOLERANCE_SECONDS,
+    now: Optional[float] = None,
+) -> WebhookEvent:
+    """Verifies a delivery (`verify_webhook_signature`) and returns its event, typed by `models.WebhookEvent`
+    (narrowed on `event["type"]`). Raises `WebhookVerificationError`: the signature's reasons, or `malformed_payload`
+    for a body that is not a JSON object with a string `type`. An event type this version does not know is still
+    returned: the contract lets new ones come."""
+    verify_webhook_signature(payload, headers, secret=secret, tolerance=tolerance, now=now)
+    try:
+        event = json.loads(_bytes_of(payload))
+    except ValueError:
+        raise WebhookVerificationError("malformed_payload", "the delivery's body is not JSON") from None
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        raise WebhookVerificationError("malformed_payload", "the delivery's body is not an event (a JSON object with a `type`)")
+    return cast(WebhookEvent, event)
+
+
+class WebhookHelpers:
+    """What `client.webhooks` offers besides the contract's operations: checking and making signatures, and
+    `unwrap()`, which checks a delivery and returns its typed event."""
+
+    _client: Any
     verify_signature = staticmethod(verify_webhook_signature)
     sign_payload = staticmethod(sign_webhook_payload)
+
+    def unwrap(
+        self,
+        payload: Payload,
+        headers: Union[Headers, Iterable[Tuple[str, Any]], None],
+        secret: Optional[Secrets] = None,
+        *,
+        tolerance: int = WEBHOOK_TOLERANCE_SECONDS,
+        now: Optional[float] = None,
+    ) -> WebhookEvent:
+        """`unwrap_webhook` with `secret` defaulting to the client's `webhook_secret` (then
+        `$ANALYSIS_WEBHOOK_SECRET`): `event = client.webhooks.unwrap(request_body, request_headers)`."""
+        given = secret if secret is not None else getattr(self._client, "webhook_secret", None)
+        if not given:
+            raise WebhookVerificationError("missing_secret", f"no webhook secret: pass secret=, or webhook_secret= to the client, or set {ENV_WEBHOOK_SECRET}")
+        return unwrap_webhook(payload, headers, secret=given, tolerance=tolerance, now=now)

@@ -13,7 +13,7 @@ import { type PyOperation, tableEntry } from "./operations.js";
 import { PythonGenerateError, compoundWords, docstring, pascal, snake, type Schema } from "./types.js";
 
 /** Public names of the hand-written clients (python/src/analysis_api/_client.py) that no namespace may take. */
-const CLIENT_NAMES = ["base_url", "last_rate_limit", "with_options", "with_raw_response", "close", "aclose"];
+const CLIENT_NAMES = ["base_url", "webhook_secret", "last_rate_limit", "with_options", "with_raw_response", "close", "aclose"];
 /** The per-call options every method takes, after the contract's parameters. */
 const OPTIONS = ["timeout", "retry", "extra_headers", "extra_query"];
 const WRITES = ["POST", "PATCH"];
