@@ -9,6 +9,8 @@ import json
 import logging
 import os
 import socket
+import subprocess
+import sys
 import unittest
 from typing import Dict, Iterator
 from unittest import mock
@@ -177,6 +179,16 @@ class SecretsTest(unittest.TestCase):
         self.assertNotIn("SECRET", text)
         self.assertNotIn("uc_private", text)
         self.assertEqual(analysis_api.redacted({"X-API-Key": "k", "Authorization": "Bearer t", "Accept": "a"}), {"X-API-Key": "***", "Authorization": "***", "Accept": "a"})
+
+    def test_an_environment_switch_turns_logging_on(self) -> None:
+        # Issue 34: logging needed `logging` configured by hand.
+        with FakeServer([Answer(200, {}, ANALYSIS)]) as server:
+            code = f"import analysis_api; analysis_api.Client({server.url!r}, api_key='pk_live_SECRET').analyses.get({ANALYSIS_ID!r})"
+            env = {**os.environ, "ANALYSIS_API_LOG": "debug", "PYTHONPATH": os.pathsep.join(sys.path)}
+            run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn(f"GET /v1/analyses/{ANALYSIS_ID} -> 200", run.stderr)
+        self.assertNotIn("SECRET", run.stderr)
 
     def test_reprs_hide_secrets(self) -> None:
         c = client("https://api.example.com", api_key="pk_live_SECRET")

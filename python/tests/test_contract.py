@@ -241,8 +241,12 @@ class OperationsTest(unittest.TestCase):
                 if re.match(r"^[45]\d\d$", status):
                     expected = classes.get(int(status), "InternalServerError" if int(status) >= 500 else "ApiStatusError")
                     self.assertIn(f"    {expected}: ", doc, f"{op_id} {status}")
+            words = " ".join(doc.split())
             for p in params:
                 self.assertIn(f"    {snake(p['name'])}: ", doc, f"{op_id} {p['name']}")
+                # The whole description, not its first line (issue 34: 134 stopped mid-sentence).
+                described = " ".join(deref(DOC, p).get("description", "").split())
+                self.assertIn(described, words, f"{op_id} {p['name']}")
 
     def test_contract_names_the_client_sends_by(self) -> None:
         schemes = DOC["components"]["securitySchemes"]

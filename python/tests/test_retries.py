@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import email.utils
+import time
 import unittest
 
 from support import Answer, FakeClock, FakeServer, analysis_api, client, rate_headers
@@ -21,6 +23,16 @@ class RetryTest(unittest.TestCase):
         self.assertEqual(len(server.requests), 2)
         # Retry-After plus jitter (random() = 0.5 times the 0.5 s base delay).
         self.assertEqual(clock.waits, [7.25])
+
+    def test_429_with_an_http_date_retry_after_waits_until_then(self) -> None:
+        # Issue 34: an HTTP-date Retry-After (a proxy's) was ignored and the client backed off 0.5 s.
+        when = email.utils.formatdate(time.time() + 30, usegmt=True)
+        clock = FakeClock()
+        with FakeServer([Answer(429, {"Retry-After": when}, "slow down"), Answer(200, rate_headers(9), LIST)]) as server:
+            client(server.url, clock).analyses.list()
+        self.assertEqual(len(clock.waits), 1)
+        self.assertTrue(29 <= clock.waits[0] <= 31.5, clock.waits)
+        self.assertEqual(analysis_api.read_rate_limit({**rate_headers(0), "Retry-After": email.utils.formatdate(1000.0, usegmt=True)}).retry_after, 0)  # type: ignore[union-attr]
 
     def test_429_without_retry_after_backs_off(self) -> None:
         clock = FakeClock()

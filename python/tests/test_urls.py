@@ -110,8 +110,20 @@ class RequestTest(unittest.TestCase):
         for bad in ("api.example.com", "ftp://api.example.com", "https://api.example.com/?x=1"):
             with self.assertRaises(ValueError, msg=bad):
                 analysis_api.Client(bad, api_key="pk_test_x")
+        # Issue 34: an invalid port built a client that failed on its first call.
+        for bad in ("http://127.0.0.1:99999", "http://127.0.0.1:port"):
+            with self.assertRaisesRegex(ValueError, "invalid port", msg=bad):
+                analysis_api.Client(bad, api_key="pk_test_x")
         c = analysis_api.Client("https://api.example.com/base/", api_key="pk_test_x")
         self.assertEqual(c.streaming.stream_analysis_events_url("anl_1"), "https://api.example.com/base/v1/analysis/anl_1/stream?token=pk_test_x")
+
+
+    def test_credentials_in_the_base_url_are_refused_without_repeating_them(self) -> None:
+        # Issue 34: the password showed in repr and was silently not sent.
+        for bad in ("https://user:s3cret-pw@api.example.com", "https://s3cret-pw@api.example.com"):
+            with self.assertRaisesRegex(ValueError, "must not carry credentials") as caught:
+                analysis_api.Client(bad, api_key="pk_test_x")
+            self.assertNotIn("s3cret-pw", str(caught.exception))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from ._core import (
     TokenSource,
     base_url_of,
     error_of,
+    log_from_environment,
     checked_seconds,
     checked_timeout,
     observe,
@@ -108,6 +109,7 @@ class BaseClient:
         monotonic: Callable[[], float] = time.monotonic,
         random: Callable[[], float] = _random.random,
     ) -> None:
+        log_from_environment()
         if on_rate_limit is not None and not callable(on_rate_limit):
             raise TypeError("on_rate_limit must be a function (rate_limit, response) -> None")
         self._config = Config(

@@ -38,6 +38,22 @@ DEFAULT_STREAM_IDLE_TIMEOUT = 60.0
 logger = logging.getLogger("analysis_api")
 """The package's logger: one DEBUG line per attempt (method, path, status, wait), never a credential or query."""
 
+ENV_LOG = "ANALYSIS_API_LOG"
+"""`debug` or `info`: the package's logger writes to stderr at that level, without configuring `logging` by hand
+(as `OPENAI_LOG` does for openai-python)."""
+
+
+def log_from_environment() -> None:
+    """Applies `$ANALYSIS_API_LOG` once: a stderr handler on the `analysis_api` logger, unless it has one."""
+    level = {"debug": logging.DEBUG, "info": logging.INFO}.get((os.environ.get(ENV_LOG) or "").strip().lower())
+    if level is None or logger.handlers:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("[%(asctime)s %(name)s %(levelname)s] %(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(level)
+
+
 TokenSource = Union[str, Callable[[], str]]
 """A bearer JWT, or a function giving a fresh one (called before every attempt; it may cache)."""
 

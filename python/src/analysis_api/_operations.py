@@ -1142,6 +1142,15 @@ class AnalysesResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -1181,6 +1190,15 @@ class AnalysesResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -1279,6 +1297,15 @@ class AnalysesResource(SyncResource):
         Args:
             analysis_id: Identifier of the analysis.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -1654,6 +1681,8 @@ class StreamingResource(SyncResource):
         Args:
             id: Identifier of the analysis whose events to stream. Named `id` in this path, as in the interface specification; it is the same value as `analysis_id` elsewhere.
             last_event_id: `id` of the last event the client received. The stream resumes with the
+                event after it. Browsers' `EventSource` sends it automatically when it
+                reconnects. Omit it to receive every event of the analysis from the start.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
         Raises:
@@ -1780,6 +1809,15 @@ class SpeakersResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -1871,6 +1909,15 @@ class SpeakersResource(SyncResource):
         Args:
             speaker_id: Identifier of the speaker.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -1965,6 +2012,15 @@ class UseCasesResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2057,6 +2113,15 @@ class UseCasesResource(SyncResource):
         Args:
             use_case_id: Identifier of the use case.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2159,6 +2224,15 @@ class SkillsResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2251,6 +2325,15 @@ class SkillsResource(SyncResource):
         Args:
             skill_id: Identifier of the skill, built-in or your own.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2349,6 +2432,15 @@ class ReportsResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2538,6 +2630,15 @@ class AgentsResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2630,6 +2731,15 @@ class AgentsResource(SyncResource):
         Args:
             agent_id: Identifier of the agent.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2732,6 +2842,15 @@ class RunsResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2793,6 +2912,15 @@ class RunsResource(SyncResource):
         Args:
             run_id: Identifier of the run.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
         Raises:
@@ -2928,6 +3056,15 @@ class ApprovalsResource(SyncResource):
         Args:
             approval_id: Identifier of the approval.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -2965,6 +3102,15 @@ class ApprovalsResource(SyncResource):
         Args:
             approval_id: Identifier of the approval.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3059,6 +3205,15 @@ class BoardsResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3150,6 +3305,15 @@ class BoardsResource(SyncResource):
         Args:
             board_id: Identifier of the board.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3244,6 +3408,15 @@ class WorkspacesResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3336,6 +3509,15 @@ class WorkspacesResource(SyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3434,6 +3616,15 @@ class WorkspacesResource(SyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3502,6 +3693,15 @@ class WorkspacesResource(SyncResource):
             workspace_id: Identifier of the workspace.
             user_id: Identifier of the user.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3600,6 +3800,15 @@ class AssistantResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3732,6 +3941,15 @@ class AssistantResource(SyncResource):
         Args:
             conversation_id: Identifier of the conversation.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3769,6 +3987,15 @@ class AssistantResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -3902,6 +4129,15 @@ class PrivacyResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -4028,6 +4264,15 @@ class PrivacyResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -4176,6 +4421,15 @@ class PrivacyResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -4297,6 +4551,15 @@ class ApiKeysResource(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -4388,6 +4651,15 @@ class ApiKeysResource(SyncResource):
         Args:
             key_id: Identifier of the API key (not its secret).
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -4801,6 +5073,15 @@ class WebhooksResource(WebhookHelpers, SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -4892,6 +5173,15 @@ class WebhooksResource(WebhookHelpers, SyncResource):
         Args:
             webhook_id: Identifier of the webhook.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -4926,6 +5216,15 @@ class WebhooksResource(WebhookHelpers, SyncResource):
         Args:
             webhook_id: Identifier of the webhook.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -5180,6 +5479,15 @@ class AsyncAnalysesResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -5219,6 +5527,15 @@ class AsyncAnalysesResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -5317,6 +5634,15 @@ class AsyncAnalysesResource(AsyncResource):
         Args:
             analysis_id: Identifier of the analysis.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -5692,6 +6018,8 @@ class AsyncStreamingResource(AsyncResource):
         Args:
             id: Identifier of the analysis whose events to stream. Named `id` in this path, as in the interface specification; it is the same value as `analysis_id` elsewhere.
             last_event_id: `id` of the last event the client received. The stream resumes with the
+                event after it. Browsers' `EventSource` sends it automatically when it
+                reconnects. Omit it to receive every event of the analysis from the start.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
         Raises:
@@ -5818,6 +6146,15 @@ class AsyncSpeakersResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -5909,6 +6246,15 @@ class AsyncSpeakersResource(AsyncResource):
         Args:
             speaker_id: Identifier of the speaker.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6003,6 +6349,15 @@ class AsyncUseCasesResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6095,6 +6450,15 @@ class AsyncUseCasesResource(AsyncResource):
         Args:
             use_case_id: Identifier of the use case.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6197,6 +6561,15 @@ class AsyncSkillsResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6289,6 +6662,15 @@ class AsyncSkillsResource(AsyncResource):
         Args:
             skill_id: Identifier of the skill, built-in or your own.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6387,6 +6769,15 @@ class AsyncReportsResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6576,6 +6967,15 @@ class AsyncAgentsResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6668,6 +7068,15 @@ class AsyncAgentsResource(AsyncResource):
         Args:
             agent_id: Identifier of the agent.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6770,6 +7179,15 @@ class AsyncRunsResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6831,6 +7249,15 @@ class AsyncRunsResource(AsyncResource):
         Args:
             run_id: Identifier of the run.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
         Raises:
@@ -6966,6 +7393,15 @@ class AsyncApprovalsResource(AsyncResource):
         Args:
             approval_id: Identifier of the approval.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7003,6 +7439,15 @@ class AsyncApprovalsResource(AsyncResource):
         Args:
             approval_id: Identifier of the approval.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7097,6 +7542,15 @@ class AsyncBoardsResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7188,6 +7642,15 @@ class AsyncBoardsResource(AsyncResource):
         Args:
             board_id: Identifier of the board.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7282,6 +7745,15 @@ class AsyncWorkspacesResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7374,6 +7846,15 @@ class AsyncWorkspacesResource(AsyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7472,6 +7953,15 @@ class AsyncWorkspacesResource(AsyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7540,6 +8030,15 @@ class AsyncWorkspacesResource(AsyncResource):
             workspace_id: Identifier of the workspace.
             user_id: Identifier of the user.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7638,6 +8137,15 @@ class AsyncAssistantResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7770,6 +8278,15 @@ class AsyncAssistantResource(AsyncResource):
         Args:
             conversation_id: Identifier of the conversation.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7807,6 +8324,15 @@ class AsyncAssistantResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -7940,6 +8466,15 @@ class AsyncPrivacyResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -8066,6 +8601,15 @@ class AsyncPrivacyResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -8214,6 +8758,15 @@ class AsyncPrivacyResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -8335,6 +8888,15 @@ class AsyncApiKeysResource(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -8426,6 +8988,15 @@ class AsyncApiKeysResource(AsyncResource):
         Args:
             key_id: Identifier of the API key (not its secret).
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -8839,6 +9410,15 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -8930,6 +9510,15 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         Args:
             webhook_id: Identifier of the webhook.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -8964,6 +9553,15 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         Args:
             webhook_id: Identifier of the webhook.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -9180,6 +9778,15 @@ class AnalysesWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -9219,6 +9826,15 @@ class AnalysesWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -9317,6 +9933,15 @@ class AnalysesWithRawResponse(SyncResource):
         Args:
             analysis_id: Identifier of the analysis.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -9602,6 +10227,15 @@ class SpeakersWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -9693,6 +10327,15 @@ class SpeakersWithRawResponse(SyncResource):
         Args:
             speaker_id: Identifier of the speaker.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -9759,6 +10402,15 @@ class UseCasesWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -9851,6 +10503,15 @@ class UseCasesWithRawResponse(SyncResource):
         Args:
             use_case_id: Identifier of the use case.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -9921,6 +10582,15 @@ class SkillsWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10013,6 +10683,15 @@ class SkillsWithRawResponse(SyncResource):
         Args:
             skill_id: Identifier of the skill, built-in or your own.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10081,6 +10760,15 @@ class ReportsWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10240,6 +10928,15 @@ class AgentsWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10332,6 +11029,15 @@ class AgentsWithRawResponse(SyncResource):
         Args:
             agent_id: Identifier of the agent.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10402,6 +11108,15 @@ class RunsWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10463,6 +11178,15 @@ class RunsWithRawResponse(SyncResource):
         Args:
             run_id: Identifier of the run.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
         Raises:
@@ -10566,6 +11290,15 @@ class ApprovalsWithRawResponse(SyncResource):
         Args:
             approval_id: Identifier of the approval.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10603,6 +11336,15 @@ class ApprovalsWithRawResponse(SyncResource):
         Args:
             approval_id: Identifier of the approval.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10669,6 +11411,15 @@ class BoardsWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10760,6 +11511,15 @@ class BoardsWithRawResponse(SyncResource):
         Args:
             board_id: Identifier of the board.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10826,6 +11586,15 @@ class WorkspacesWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10918,6 +11687,15 @@ class WorkspacesWithRawResponse(SyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10985,6 +11763,15 @@ class WorkspacesWithRawResponse(SyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11053,6 +11840,15 @@ class WorkspacesWithRawResponse(SyncResource):
             workspace_id: Identifier of the workspace.
             user_id: Identifier of the user.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11123,6 +11919,15 @@ class AssistantWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11224,6 +12029,15 @@ class AssistantWithRawResponse(SyncResource):
         Args:
             conversation_id: Identifier of the conversation.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11261,6 +12075,15 @@ class AssistantWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11366,6 +12189,15 @@ class PrivacyWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11464,6 +12296,15 @@ class PrivacyWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11612,6 +12453,15 @@ class PrivacyWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11705,6 +12555,15 @@ class ApiKeysWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -11796,6 +12655,15 @@ class ApiKeysWithRawResponse(SyncResource):
         Args:
             key_id: Identifier of the API key (not its secret).
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -12121,6 +12989,15 @@ class WebhooksWithRawResponse(SyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -12212,6 +13089,15 @@ class WebhooksWithRawResponse(SyncResource):
         Args:
             webhook_id: Identifier of the webhook.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -12246,6 +13132,15 @@ class WebhooksWithRawResponse(SyncResource):
         Args:
             webhook_id: Identifier of the webhook.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -12462,6 +13357,15 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -12501,6 +13405,15 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -12599,6 +13512,15 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
         Args:
             analysis_id: Identifier of the analysis.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -12884,6 +13806,15 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -12975,6 +13906,15 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
         Args:
             speaker_id: Identifier of the speaker.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13041,6 +13981,15 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13133,6 +14082,15 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
         Args:
             use_case_id: Identifier of the use case.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13203,6 +14161,15 @@ class AsyncSkillsWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13295,6 +14262,15 @@ class AsyncSkillsWithRawResponse(AsyncResource):
         Args:
             skill_id: Identifier of the skill, built-in or your own.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13363,6 +14339,15 @@ class AsyncReportsWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13522,6 +14507,15 @@ class AsyncAgentsWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13614,6 +14608,15 @@ class AsyncAgentsWithRawResponse(AsyncResource):
         Args:
             agent_id: Identifier of the agent.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13684,6 +14687,15 @@ class AsyncRunsWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13745,6 +14757,15 @@ class AsyncRunsWithRawResponse(AsyncResource):
         Args:
             run_id: Identifier of the run.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
         Raises:
@@ -13848,6 +14869,15 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         Args:
             approval_id: Identifier of the approval.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13885,6 +14915,15 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         Args:
             approval_id: Identifier of the approval.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -13951,6 +14990,15 @@ class AsyncBoardsWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14042,6 +15090,15 @@ class AsyncBoardsWithRawResponse(AsyncResource):
         Args:
             board_id: Identifier of the board.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14108,6 +15165,15 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14200,6 +15266,15 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14267,6 +15342,15 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         Args:
             workspace_id: Identifier of the workspace.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14335,6 +15419,15 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             workspace_id: Identifier of the workspace.
             user_id: Identifier of the user.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14405,6 +15498,15 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14506,6 +15608,15 @@ class AsyncAssistantWithRawResponse(AsyncResource):
         Args:
             conversation_id: Identifier of the conversation.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14543,6 +15654,15 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14648,6 +15768,15 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14746,6 +15875,15 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14894,6 +16032,15 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14987,6 +16134,15 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -15078,6 +16234,15 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
         Args:
             key_id: Identifier of the API key (not its secret).
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -15403,6 +16568,15 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -15494,6 +16668,15 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
         Args:
             webhook_id: Identifier of the webhook.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -15528,6 +16711,15 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
         Args:
             webhook_id: Identifier of the webhook.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 

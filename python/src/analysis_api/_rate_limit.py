@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import email.utils
+import math
+import time
+
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Tuple, Union
@@ -32,10 +36,21 @@ class RateLimit:
     """Seconds to wait, when the response carries `Retry-After` (a 429)."""
 
 
-def retry_after_seconds(headers: Headers) -> Optional[int]:
-    """`Retry-After` as the contract defines it, integer seconds; None when absent or in another form."""
+def retry_after_seconds(headers: Union[Headers, Iterable[Tuple[str, Any]]], now: Optional[float] = None) -> Optional[int]:
+    """`Retry-After` in seconds: the contract's integer, or an HTTP date (RFC 9110, what a proxy in front may send),
+    counted from `now` (epoch seconds, default the clock) and never below 0; None when absent or neither."""
     value = header(headers, RATE_LIMIT_HEADERS["retry_after"])
-    return int(value) if value is not None and _INTEGER.match(value) else None
+    if value is None:
+        return None
+    if _INTEGER.match(value):
+        return int(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None  # RFC 9110 dates are GMT; a date without a zone is not one
+    return max(0, math.ceil(when.timestamp() - (time.time() if now is None else now)))
 
 
 def read_rate_limit(source: Union[Response, Headers, Iterable[Tuple[str, Any]]]) -> Optional[RateLimit]:
@@ -59,14 +74,13 @@ def read_rate_limit(source: Union[Response, Headers, Iterable[Tuple[str, Any]]])
     missing = [RATE_LIMIT_HEADERS[k] for k in _FIVE if k not in found]
     if missing:
         raise ValueError(f"rate-limit headers missing: {', '.join(missing)}")
-    after = header(headers, RATE_LIMIT_HEADERS["retry_after"])
     return RateLimit(
         limit=found["limit"],
         remaining=found["remaining"],
         reset=found["reset"],
         daily_limit=found["daily_limit"],
         daily_remaining=found["daily_remaining"],
-        retry_after=int(after) if after is not None and _INTEGER.match(after) else None,
+        retry_after=retry_after_seconds(headers),
     )
 
 

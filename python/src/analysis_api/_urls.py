@@ -35,8 +35,17 @@ def check_base_url(base_url: str) -> str:
     if not isinstance(base_url, str):
         raise TypeError("base_url must be a string, e.g. https://api.example.com")
     parts = urlsplit(base_url)
+    if parts.username is not None or parts.password is not None:
+        # Refused, not sent: the service takes an API key or a token, never Basic credentials (issue 34: they were
+        # dropped silently and shown in the client's repr). The message never repeats them.
+        where = f"{parts.scheme}://{parts.hostname}"
+        raise ValueError(f"base_url must not carry credentials (user:password@ in {where}...): pass api_key= or token=")
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
         raise ValueError(f"base_url must be an http(s) URL without query or fragment, e.g. https://api.example.com (got {base_url!r})")
+    try:
+        parts.port
+    except ValueError:
+        raise ValueError(f"base_url has an invalid port (0-65535): {base_url!r}") from None
     return base_url.rstrip("/")
 
 

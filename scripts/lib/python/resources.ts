@@ -122,10 +122,20 @@ function method(name: string, sig: Signature, returns: string, doc: string, call
   return `${head}${docstring(doc, "        ")}        ${call}\n`;
 }
 
+/** A parameter's whole description in an Args entry: its lines after the first indented under it, blank lines
+ * dropped (a blank line would end the entry). Issue 34: only the first line was kept, often mid-sentence. */
+function argDoc(description: string): string {
+  return description
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join("\n        ");
+}
+
 /** Args and Raises sections of a docstring, from the contract. */
 function sections(op: PyOperation, withBody: boolean, withOptions: boolean): string {
-  const args = op.params.map((p) => `    ${p.arg}: ${p.description.split("\n")[0] || `the \`${p.name}\` ${p.in} parameter`}`);
-  if (withBody && op.body) args.push(`    body: ${op.bodyDescription.split("\n")[0] || `the request body (${op.body.mediaType})`}`);
+  const args = op.params.map((p) => `    ${p.arg}: ${argDoc(p.description) || `the \`${p.name}\` ${p.in} parameter`}`);
+  if (withBody && op.body) args.push(`    body: ${argDoc(op.bodyDescription) || `the request body (${op.body.mediaType})`}`);
   if (withOptions) args.push("    timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).");
   if (withOptions && WRITES.includes(op.method) && !op.params.some((p) => p.arg === "idempotency_key")) {
     args.push("    idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.");
