@@ -8,7 +8,7 @@ carries a credential: messages are built from the method, the URL path (never th
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, Optional, Tuple
+from typing import Any, Dict, List, Literal, Optional, Tuple, cast
 
 from ._rate_limit import retry_after_seconds
 from ._response import Response
@@ -95,9 +95,10 @@ class ApiStatusError(ApiError):
         self.status = response.status
         self.kind: ApiErrorKind = kind_of_status(response.status)
         self.detail = detail
-        code = body.get("error") if isinstance(body, dict) else None
-        self.error = code if isinstance(code, str) else None
-        self.body = body
+        fields = cast(Dict[str, Any], body) if isinstance(body, dict) else {}
+        code = fields.get("error")
+        self.error: Optional[str] = code if isinstance(code, str) else None
+        self.body: Any = body
         """The parsed error body (JSON when it was JSON, else the text)."""
 
 

@@ -63,7 +63,8 @@ class BasePage(Generic[T]):
             return self._body == other._body
         return isinstance(other, dict) and self._body == other
 
-    __hash__ = None  # type: ignore[assignment]
+    def __hash__(self) -> int:
+        raise TypeError(f"unhashable type: {type(self).__name__!r}")  # it compares equal to a dict
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {len(self.data)} items, has_more={self.has_more}>"

@@ -130,7 +130,7 @@ class StreamSession:
         self.kinds = kinds
         self.last_event_id = last_event_id
         self.max_reconnects = max_reconnects
-        self.finished = False
+        self.finished: bool = False
         self._backoff = backoff
         self._what = what
         self._failures = 0

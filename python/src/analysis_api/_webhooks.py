@@ -10,7 +10,7 @@ import hmac
 import json
 import re
 import time
-from typing import Any, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Dict, Final, Iterable, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from ._errors import WebhookVerificationError
 from ._response import Headers, header
@@ -140,8 +140,8 @@ class WebhookHelpers:
     `unwrap()`, which checks a delivery and returns its typed event."""
 
     _client: Any
-    verify_signature = staticmethod(verify_webhook_signature)
-    sign_payload = staticmethod(sign_webhook_payload)
+    verify_signature: Final = staticmethod(verify_webhook_signature)
+    sign_payload: Final = staticmethod(sign_webhook_payload)
 
     def unwrap(
         self,
