@@ -270,6 +270,14 @@ export function table(r: Results): string {
       `by hand÷client ${x2(p.perCallRatio)}`,
       `≥ ${PYTHON_CALLS_TARGET}×: ${check(p.perCallRatio >= PYTHON_CALLS_TARGET)}`,
     ]);
+    if (p.pages) {
+      rows.push([
+        `Python client, iterating 1,000 items over 10 pages (${p.pages.rounds} rounds)`,
+        `for item in client.analyses.list() ${int(median(p.pages.samples.client))} items/s · cursor loop by hand ${int(median(p.pages.samples.byHand))} items/s`,
+        `client÷by hand ${x2(p.pages.ratio)}`,
+        `≥ ${PYTHON_CALLS_TARGET}×: ${check(p.pages.ratio >= PYTHON_CALLS_TARGET)}`,
+      ]);
+    }
     const mib = (k: number) => `${(k / 1024).toFixed(0)} MiB`;
     rows.push([
       `Python upload of ${p.upload.mib} MiB, peak RSS (a process holding the client: ${mib(p.upload.baselineKiB)})`,

@@ -16,16 +16,36 @@ export interface PythonBench {
   /** By hand's median µs per call ÷ the client's, the two taking turns call by call. */
   perCallRatio: number;
   upload: { mib: number; baselineKiB: number; bytesKiB: number; pathKiB: number; bytesOverFile: number; pathOverFile: number };
+  /** Items/s walking a 1,000-item list (10 pages of 100): iterating the client's page ÷ a cursor loop by hand
+   * (issue 34), median of the rounds' ratios. */
+  pages: { rounds: number; samples: { client: number[]; byHand: number[] }; ratio: number };
 }
 
 const ANALYSIS = JSON.stringify({ id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0", status: "completed", media_type: "audio", duration_seconds: 612.4 });
+const PAGE_SIZE = 100;
+const PAGE_COUNT = 10;
+/** The list `GET /v1/analyses` answers: 10 pages of 100, the cursor being the next page's number. */
+const PAGES = Array.from({ length: PAGE_COUNT }, (_, p) =>
+  JSON.stringify({
+    data: Array.from({ length: PAGE_SIZE }, (_, i) => ({ ...(JSON.parse(ANALYSIS) as object), id: `anl_${String(p * PAGE_SIZE + i).padStart(26, "0")}` })),
+    next_cursor: p + 1 < PAGE_COUNT ? `c${p + 1}` : null,
+    has_more: p + 1 < PAGE_COUNT,
+  }),
+);
+
+function answer(req: http.IncomingMessage): string {
+  const url = new URL(req.url ?? "/", "http://x");
+  if (url.pathname !== "/v1/analyses" || req.method !== "GET") return ANALYSIS;
+  return PAGES[Number((url.searchParams.get("cursor") ?? "c0").slice(1))] ?? PAGES[0]!;
+}
 
 function server(): Promise<http.Server> {
   const s = http.createServer((req, res) => {
     req.resume(); // uploads are drained, not kept
     req.on("end", () => {
-      res.writeHead(req.method === "POST" ? 201 : 200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(ANALYSIS) });
-      res.end(ANALYSIS);
+      const body = answer(req);
+      res.writeHead(req.method === "POST" ? 201 : 200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+      res.end(body);
     });
   });
   s.keepAliveTimeout = 60_000;
@@ -44,6 +64,8 @@ export async function pythonBench(opts: { rounds: number; calls: number; mib: nu
   try {
     const calls = await py<PythonBench["calls"]>(["calls", url, String(opts.rounds), String(opts.calls)]);
     const ratios = calls.samples.client.map((c, i) => c / calls.samples.byHand[i]!);
+    const walked = await py<Omit<PythonBench["pages"], "ratio">>(["pages", url, String(opts.rounds)]);
+    const pages = { ...walked, ratio: median(walked.samples.client.map((c, i) => c / walked.samples.byHand[i]!)) };
     type Up = { peakKiB: number; rssBeforeKiB: number };
     const none = await py<Up>(["upload", url, "none", String(opts.mib)]);
     const bytes = await py<Up>(["upload", url, "bytes", String(opts.mib)]);
@@ -55,6 +77,7 @@ export async function pythonBench(opts: { rounds: number; calls: number; mib: nu
       median: { client: median(calls.samples.client), byHand: median(calls.samples.byHand) },
       ratio: median(ratios),
       perCallRatio: calls.perCallMicros.byHand / calls.perCallMicros.client,
+      pages,
       upload: {
         mib: opts.mib,
         baselineKiB: none.peakKiB,
