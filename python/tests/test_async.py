@@ -72,6 +72,8 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
                 raw = await c.with_raw_response.analyses.upload({"file": ("a.bin", io.BytesIO(b"\x00" * 100_000))})
                 await c.stream_uploads.create(iter([b"abc", b"def"]), media_type="audio")
         self.assertEqual((raw.status, raw.headers["X-Request-Id"], raw.parse()), (201, "r1", ANALYSIS))
+        self.assertEqual(raw.retries_taken, 0)
+        self.assertGreater(raw.elapsed, 0)
         self.assertEqual(int(server.requests[0].headers["Content-Length"]), len(server.requests[0].body))
         self.assertIn(b"\x00" * 100_000, server.requests[0].body)
         self.assertEqual((server.requests[1].headers.get("Transfer-Encoding"), server.requests[1].body), ("chunked", b"abcdef"))

@@ -118,6 +118,16 @@ class OptionsTest(unittest.TestCase):
             raw = client(server.url).with_raw_response.analyses.create(CREATE)
         self.assertEqual((raw.status, raw.headers["X-Request-Id"], raw.parse()), (201, "req_7", ANALYSIS))
 
+    def test_a_raw_response_tells_its_elapsed_time_and_retries_taken(self) -> None:
+        # Issue 34: neither was known.
+        answers = [Answer(503, {}, {"detail": "busy"}), Answer(200, {}, ANALYSIS, delay=0.2)]
+        with FakeServer(answers) as server:
+            raw = client(server.url, FakeClock()).with_raw_response.analyses.get(ANALYSIS_ID)
+        self.assertEqual((raw.retries_taken, raw.parse()), (1, ANALYSIS))
+        self.assertGreaterEqual(raw.elapsed, 0.2)
+        with FakeServer([Answer(200, {}, ANALYSIS)]) as server:
+            self.assertEqual(client(server.url).with_raw_response.analyses.get(ANALYSIS_ID).retries_taken, 0)
+
     def test_gzip_bodies_are_decoded(self) -> None:
         body = gzip.compress(json.dumps(ANALYSIS).encode())
         with FakeServer([Answer(200, {"Content-Type": "application/json", "Content-Encoding": "gzip"}, body)]) as server:

@@ -286,11 +286,11 @@ class AsyncTransport:
                 continue
             self._on_response(response)
             if stream and response.ok:
-                return AsyncStreamedResponse(response, body, stream_idle_timeout)
+                return AsyncStreamedResponse(state.done(response), body, stream_idle_timeout)
             wait = state.after_response(response)
             if wait is None:
                 response.content = await self._read_body(request, conn, body, timing)
-                return response
+                return state.done(response)
             await conn.close()
             logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, response.status, wait)
             await self._sleep(wait)

@@ -264,9 +264,16 @@ class RetryState:
 
     def __post_init__(self) -> None:
         self.started = self.clock.monotonic()
+        self._since = time.perf_counter()
 
     def begin(self) -> None:
         self.attempt += 1
+
+    def done(self, response: Response) -> Response:
+        """Stamps the answer handed out with the call's `elapsed` time and `retries_taken`."""
+        response.elapsed = time.perf_counter() - self._since
+        response.retries_taken = self.attempt - 1
+        return response
 
     def _budget(self, wait: Optional[float]) -> Optional[float]:
         retry = self.request.retry

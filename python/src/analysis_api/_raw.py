@@ -30,6 +30,16 @@ class RawResponse(Generic[T]):
         """The `X-RateLimit-*` headers of this answer (None when it has none)."""
         return rate_limit_of(self.response)
 
+    @property
+    def elapsed(self) -> float:
+        """Seconds the call took, retries and their waits included, until the answer was read."""
+        return self.response.elapsed
+
+    @property
+    def retries_taken(self) -> int:
+        """How many attempts failed or were retried before this answer (0: the first one)."""
+        return self.response.retries_taken
+
     def parse(self) -> T:
         """The result the plain method returns (its JSON, text or None)."""
         return cast(T, self._parse(self.response))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
+from time import monotonic as _monotonic
 from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
 
 if TYPE_CHECKING:
@@ -69,37 +69,42 @@ class Timeout:
 
 class Timing:
     """The deadlines of one attempt as it runs: each wait on the network is `wait()` seconds, the smaller of the
-    read timeout and what is left of the total. On the real clock (`time.monotonic`), as the sockets wait."""
+    read timeout and what is left of the total. On the real clock (`time.monotonic`), as the sockets wait. Called
+    before every `recv`, so kept to a subtraction and a comparison."""
 
-    __slots__ = ("read", "connect", "deadline", "limit", "_total")
+    __slots__ = ("read", "connect", "deadline", "total", "under")
 
     def __init__(self, timeout: Optional[Timeout]) -> None:
-        self.read = timeout.read if timeout else None
-        self.connect = timeout.connect if timeout else None
-        self._total = timeout.total if timeout else None
-        self.deadline = time.monotonic() + self._total if self._total is not None else None
-        self.limit: Tuple[str, float] = ("read", self.read or 0.0)
-        """Which limit the last wait was under (for the error): `connect`, `read` or `total`, and its seconds."""
+        self.read = self.connect = self.total = self.deadline = None
+        if timeout is not None:
+            self.read, self.connect, self.total = timeout.read, timeout.connect, timeout.total
+            if self.total is not None:
+                self.deadline = _monotonic() + self.total
+        self.under = "read"
+        """The limit the last wait was under (for the error): `connect`, `read` or `total`."""
 
-    def _bounded(self, wait: Optional[float], name: str) -> Optional[float]:
+    @property
+    def limit(self) -> Tuple[str, float]:
+        """The limit the last wait was under, and its seconds."""
+        return self.under, getattr(self, self.under) or 0.0
+
+    def wait(self, connect: bool = False) -> Optional[float]:
+        """Seconds the next wait may take; `TimeoutError` once the total has passed."""
+        wait = self.connect if connect else self.read
+        self.under = "connect" if connect else "read"
         if self.deadline is None:
-            self.limit = (name, wait or 0.0)
             return wait
-        left = self.deadline - time.monotonic()
+        left = self.deadline - _monotonic()
         if left <= 0:
-            self.limit = ("total", self._total or 0.0)
+            self.under = "total"
             raise TimeoutError("the attempt's total timeout passed")
         if wait is None or left < wait:
-            self.limit = ("total", self._total or 0.0)
+            self.under = "total"
             return left
-        self.limit = (name, wait)
         return wait
 
-    def wait(self) -> Optional[float]:
-        return self._bounded(self.read, "read")
-
     def connect_wait(self) -> Optional[float]:
-        return self._bounded(self.connect, "connect")
+        return self.wait(True)
 
     def stream(self, idle: Optional[float]) -> None:
         """An event stream's body: each wait is the idle timeout, with no total."""
