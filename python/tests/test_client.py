@@ -5,6 +5,7 @@ refused timeouts and empty ids, gzip, and issue 21's `Idempotency-Key` on retrie
 from __future__ import annotations
 
 import gzip
+import inspect
 import json
 import logging
 import os
@@ -117,6 +118,18 @@ class OptionsTest(unittest.TestCase):
         with FakeServer([Answer(201, {"X-Request-Id": "req_7"}, ANALYSIS)]) as server:
             raw = client(server.url).with_raw_response.analyses.create(CREATE)
         self.assertEqual((raw.status, raw.headers["X-Request-Id"], raw.parse()), (201, "req_7", ANALYSIS))
+
+    def test_default_query_and_extra_body(self) -> None:
+        # Issue 34: neither existed.
+        with FakeServer([Answer(201, {}, ANALYSIS)]) as server:
+            c = client(server.url, default_query={"trace": "t1", "region": "eu"})
+            c.analyses.create(CREATE, extra_body={"priority": "high"}, extra_query={"region": "us"})
+        request = server.requests[0]
+        self.assertEqual(json.loads(request.body), {**CREATE, "priority": "high"})
+        self.assertIn("trace=t1", request.path)
+        self.assertIn("region=us", request.path)
+        self.assertNotIn("region=eu", request.path)
+        self.assertNotIn("extra_body", inspect.signature(c.stream_uploads.create).parameters)
 
     def test_a_raw_response_tells_its_elapsed_time_and_retries_taken(self) -> None:
         # Issue 34: neither was known.

@@ -45,6 +45,21 @@ async def _within(awaitable: Awaitable[T], timeout: Optional[float]) -> T:
     return await asyncio.wait_for(awaitable, timeout) if timeout else await awaitable
 
 
+async def _read_head(reader: asyncio.StreamReader, timing: Timing) -> bytes:
+    """The response head, line by line, each line under `timing.wait()` (the read timeout or what is left of the
+    total): asyncio's reader gives no between-bytes wait, so a line is the unit; 64 KiB at most in all."""
+    lines: List[bytes] = []
+    size = 0
+    while True:
+        line = await _within(reader.readuntil(b"\n"), timing.wait())
+        lines.append(line)
+        size += len(line)
+        if size > _MAX_LINE:
+            raise asyncio.LimitOverrunError("the response head is over 64 KiB", size)
+        if line in (b"\r\n", b"\n") and len(lines) > 1:
+            return b"".join(lines)
+
+
 class _Body:
     """Reads one response body off a connection: by length, chunked, or to the end."""
 
@@ -217,7 +232,7 @@ class AsyncTransport:
             conn, reused = await self._checkout(origin, timing.connect_wait())
             try:
                 await self._write(conn, request, target, host, headers, timing)
-                head = await _within(conn.reader.readuntil(b"\r\n\r\n"), timing.wait())
+                head = await _read_head(conn.reader, timing)
             except BaseException as e:
                 await conn.close()
                 stale = isinstance(e, (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError))

@@ -74,7 +74,8 @@ class BaseClient:
       `Timeout(connect=t, read=t, total=t)`: connecting, each wait for bytes, and the whole attempt, headers and
       body, within t. Default 30; None waits forever; 0 is refused.
     - `retry`: a `Retry` policy (default: 3 attempts within 60 s), or False to send every request once.
-    - `headers`: sent with every request.
+    - `headers`: sent with every request; `default_query`: query parameters sent with every call (a call's
+      `extra_query` wins).
     - `on_rate_limit(rate_limit, response)`: told the `X-RateLimit-*` headers of every response that carries them.
     - `stream_idle_timeout`: seconds an open event stream may stay silent before it reconnects. Default 60 (the
       contract promises a keep-alive every 15 s).
@@ -105,6 +106,7 @@ class BaseClient:
         proxy: Optional[str] = None,
         max_connections: Optional[int] = DEFAULT_MAX_CONNECTIONS,
         webhook_secret: Union[str, Sequence[str], None] = None,
+        default_query: Optional[Mapping[str, Any]] = None,
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         random: Callable[[], float] = _random.random,
@@ -123,6 +125,7 @@ class BaseClient:
             clock=Clock(sleep, monotonic, random),
             on_rate_limit=on_rate_limit,
             last_rate_limit=_LastRateLimit(),
+            default_query=dict(default_query) if default_query else None,
         )
         self._ssl_context = ssl_context
         self._proxy = Proxy.parse(proxy) if proxy is not None else None

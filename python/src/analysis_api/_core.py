@@ -163,6 +163,8 @@ class Config:
     clock: Clock
     on_rate_limit: Optional[Callable[[RateLimit, Response], None]]
     last_rate_limit: Any = field(default=None)
+    default_query: Optional[Mapping[str, Any]] = None
+    """Query parameters sent with every call (a call's `extra_query` wins)."""
     """A `threading.local` holding the last rate limit per thread (set by the front end)."""
 
     def with_changes(self, timeout: TimeoutOption, retry: RetryOption, headers: Optional[Mapping[str, str]]) -> "Config":
@@ -198,7 +200,9 @@ def may_resend(request: Request) -> bool:
 
 def prepare(config: Config, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions, accept: Optional[str] = None) -> Request:
     """The request of one call: URL, headers, encoded body, and the call's timeout and retry policy."""
-    timeout_option, retry_option, extra_headers, extra_query, idempotency_key = options
+    timeout_option, retry_option, extra_headers, extra_query, idempotency_key, extra_body = options
+    if config.default_query:
+        extra_query = {**config.default_query, **(extra_query or {})}
     url = operation_url(config.base_url, op, args, extra_query)
     headers = dict(config.headers)
     in_headers = header_params(op, args)
@@ -210,6 +214,10 @@ def prepare(config: Config, op: Operation, args: Dict[str, Any], body: Any, opti
         headers["Accept"] = accept
     encoded = _NO_BODY
     if op.body:
+        if extra_body:
+            if body is not None and not isinstance(body, Mapping):
+                raise TypeError(f"extra_body needs an object body; {op.method} {op.path} was given {type(body).__name__}")
+            body = {**(body or {}), **extra_body}
         encoded = encode_body(op.body, body, op.files)
         if encoded.content_type:
             headers["Content-Type"] = encoded.content_type

@@ -10,6 +10,7 @@ from ._runtime import (
     AsyncCaller,
     AsyncResource,
     BinaryBody,
+    Body,
     Headers,
     Operation,
     Param,
@@ -1129,6 +1130,7 @@ class AnalysesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Analysis:
         """Create an analysis: `POST /v1/analyses`.
 
@@ -1153,6 +1155,7 @@ class AnalysesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -1164,7 +1167,7 @@ class AnalysesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", self._client._call(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Analysis", self._client._call(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def upload(
         self,
@@ -1175,6 +1178,7 @@ class AnalysesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Analysis:
         """Upload media for analysis: `POST /v1/analyses/upload`.
 
@@ -1201,6 +1205,7 @@ class AnalysesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -1212,7 +1217,7 @@ class AnalysesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", self._client._call(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Analysis", self._client._call(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -1288,6 +1293,7 @@ class AnalysesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Analysis:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`.
 
@@ -1308,6 +1314,7 @@ class AnalysesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -1320,7 +1327,7 @@ class AnalysesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", self._client._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Analysis", self._client._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_transcript(
         self,
@@ -1802,6 +1809,7 @@ class SpeakersResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Speaker:
         """Enroll a speaker: `POST /v1/speakers`.
 
@@ -1820,6 +1828,7 @@ class SpeakersResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -1831,7 +1840,7 @@ class SpeakersResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Speaker", self._client._call(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Speaker", self._client._call(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -1901,6 +1910,7 @@ class SpeakersResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Speaker:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`.
 
@@ -1920,6 +1930,7 @@ class SpeakersResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -1932,7 +1943,7 @@ class SpeakersResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Speaker", self._client._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Speaker", self._client._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class UseCasesResource(SyncResource):
@@ -2005,6 +2016,7 @@ class UseCasesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> UseCase:
         """Create a use case: `POST /v1/use-cases`.
 
@@ -2023,6 +2035,7 @@ class UseCasesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2034,7 +2047,7 @@ class UseCasesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCase", self._client._call(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("UseCase", self._client._call(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -2105,6 +2118,7 @@ class UseCasesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> UseCase:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`.
 
@@ -2124,6 +2138,7 @@ class UseCasesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2136,7 +2151,7 @@ class UseCasesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCase", self._client._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("UseCase", self._client._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class SkillsResource(SyncResource):
@@ -2217,6 +2232,7 @@ class SkillsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Skill:
         """Create a skill: `POST /v1/skills`.
 
@@ -2235,6 +2251,7 @@ class SkillsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2246,7 +2263,7 @@ class SkillsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Skill", self._client._call(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Skill", self._client._call(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -2317,6 +2334,7 @@ class SkillsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Skill:
         """Update a skill: `PATCH /v1/skills/{skill_id}`.
 
@@ -2336,6 +2354,7 @@ class SkillsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2348,7 +2367,7 @@ class SkillsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Skill", self._client._call(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Skill", self._client._call(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class ReportsResource(SyncResource):
@@ -2425,6 +2444,7 @@ class ReportsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Report:
         """Request a report: `POST /v1/reports`.
 
@@ -2443,6 +2463,7 @@ class ReportsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2454,7 +2475,7 @@ class ReportsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Report", self._client._call(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Report", self._client._call(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -2527,6 +2548,7 @@ class QueriesResource(SyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> QueryResult:
         """Ask a question about analyzed content: `POST /v1/query`.
 
@@ -2535,6 +2557,7 @@ class QueriesResource(SyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -2546,7 +2569,7 @@ class QueriesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("QueryResult", self._client._call(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("QueryResult", self._client._call(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class AgentsResource(SyncResource):
@@ -2623,6 +2646,7 @@ class AgentsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Agent:
         """Create an agent: `POST /v1/agents`.
 
@@ -2641,6 +2665,7 @@ class AgentsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2652,7 +2677,7 @@ class AgentsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Agent", self._client._call(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Agent", self._client._call(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -2723,6 +2748,7 @@ class AgentsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Agent:
         """Update an agent: `PATCH /v1/agents/{agent_id}`.
 
@@ -2742,6 +2768,7 @@ class AgentsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2754,7 +2781,7 @@ class AgentsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Agent", self._client._call(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Agent", self._client._call(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class RunsResource(SyncResource):
@@ -2835,6 +2862,7 @@ class RunsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Run:
         """Start a run: `POST /v1/runs`.
 
@@ -2853,6 +2881,7 @@ class RunsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -2864,7 +2893,7 @@ class RunsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Run", self._client._call(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Run", self._client._call(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -3045,6 +3074,7 @@ class ApprovalsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Approval:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`.
 
@@ -3067,6 +3097,7 @@ class ApprovalsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3079,7 +3110,7 @@ class ApprovalsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Approval", self._client._call(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Approval", self._client._call(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def reject(
         self,
@@ -3091,6 +3122,7 @@ class ApprovalsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Approval:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`.
 
@@ -3113,6 +3145,7 @@ class ApprovalsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3125,7 +3158,7 @@ class ApprovalsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Approval", self._client._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Approval", self._client._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class BoardsResource(SyncResource):
@@ -3198,6 +3231,7 @@ class BoardsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Board:
         """Create a board: `POST /v1/boards`.
 
@@ -3216,6 +3250,7 @@ class BoardsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3227,7 +3262,7 @@ class BoardsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Board", self._client._call(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Board", self._client._call(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -3297,6 +3332,7 @@ class BoardsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Board:
         """Update a board: `PATCH /v1/boards/{board_id}`.
 
@@ -3316,6 +3352,7 @@ class BoardsResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3328,7 +3365,7 @@ class BoardsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Board", self._client._call(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Board", self._client._call(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class WorkspacesResource(SyncResource):
@@ -3401,6 +3438,7 @@ class WorkspacesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Workspace:
         """Create a workspace: `POST /v1/workspaces`.
 
@@ -3419,6 +3457,7 @@ class WorkspacesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3430,7 +3469,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Workspace", self._client._call(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Workspace", self._client._call(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -3501,6 +3540,7 @@ class WorkspacesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Workspace:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`.
 
@@ -3520,6 +3560,7 @@ class WorkspacesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3532,7 +3573,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Workspace", self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Workspace", self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def list_members(
         self,
@@ -3608,6 +3649,7 @@ class WorkspacesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> WorkspaceMember:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`.
 
@@ -3627,6 +3669,7 @@ class WorkspacesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3639,7 +3682,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMember", self._client._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("WorkspaceMember", self._client._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def remove_member(
         self,
@@ -3684,6 +3727,7 @@ class WorkspacesResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> WorkspaceMember:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`.
 
@@ -3704,6 +3748,7 @@ class WorkspacesResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3716,7 +3761,7 @@ class WorkspacesResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMember", self._client._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("WorkspaceMember", self._client._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AssistantResource(SyncResource):
@@ -3790,6 +3835,7 @@ class AssistantResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Conversation:
         """Start a conversation: `POST /aria/conversations`.
 
@@ -3811,6 +3857,7 @@ class AssistantResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3823,7 +3870,7 @@ class AssistantResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Conversation", self._client._call(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Conversation", self._client._call(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_conversation(
         self,
@@ -3930,6 +3977,7 @@ class AssistantResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Message:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`.
 
@@ -3952,6 +4000,7 @@ class AssistantResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -3964,7 +4013,7 @@ class AssistantResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Message", self._client._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Message", self._client._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def chat_about_results(
         self,
@@ -3975,6 +4024,7 @@ class AssistantResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> ResultsChatAnswer:
         """Ask about analysis results: `POST /aria/results/chat`.
 
@@ -3998,6 +4048,7 @@ class AssistantResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4010,7 +4061,7 @@ class AssistantResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ResultsChatAnswer", self._client._call(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("ResultsChatAnswer", self._client._call(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class TextAnalysisResource(SyncResource):
@@ -4025,6 +4076,7 @@ class TextAnalysisResource(SyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> TextAnalysis:
         """Analyze text: `POST /v1/text/analyze`.
 
@@ -4033,6 +4085,7 @@ class TextAnalysisResource(SyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -4044,7 +4097,7 @@ class TextAnalysisResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("TextAnalysis", self._client._call(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("TextAnalysis", self._client._call(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class PrivacyResource(SyncResource):
@@ -4118,6 +4171,7 @@ class PrivacyResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> PrivacyExport:
         """Request a privacy export: `POST /v1/privacy/exports`.
 
@@ -4140,6 +4194,7 @@ class PrivacyResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4152,7 +4207,7 @@ class PrivacyResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyExport", self._client._call(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("PrivacyExport", self._client._call(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_export(
         self,
@@ -4252,6 +4307,7 @@ class PrivacyResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> PrivacyDeletion:
         """Request a privacy deletion: `POST /v1/privacy/deletions`.
 
@@ -4275,6 +4331,7 @@ class PrivacyResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4287,7 +4344,7 @@ class PrivacyResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyDeletion", self._client._call(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("PrivacyDeletion", self._client._call(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_deletion(
         self,
@@ -4353,6 +4410,7 @@ class PrivacyResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> ConsentRecord:
         """Update consent: `PUT /v1/consent`.
 
@@ -4364,6 +4422,7 @@ class PrivacyResource(SyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4374,7 +4433,7 @@ class PrivacyResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ConsentRecord", self._client._call(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("ConsentRecord", self._client._call(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_terms_of_service(
         self,
@@ -4411,6 +4470,7 @@ class PrivacyResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> TosAcceptance:
         """Accept the terms of service: `POST /v1/tos/accept`.
 
@@ -4432,6 +4492,7 @@ class PrivacyResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4443,7 +4504,7 @@ class PrivacyResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("TosAcceptance", self._client._call(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("TosAcceptance", self._client._call(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_policy(
         self,
@@ -4541,6 +4602,7 @@ class ApiKeysResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> ApiKeyWithSecret:
         """Create an API key: `POST /v1/keys`.
 
@@ -4562,6 +4624,7 @@ class ApiKeysResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4573,7 +4636,7 @@ class ApiKeysResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKeyWithSecret", self._client._call(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("ApiKeyWithSecret", self._client._call(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -4643,6 +4706,7 @@ class ApiKeysResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> ApiKey:
         """Update an API key: `PATCH /v1/keys/{key_id}`.
 
@@ -4662,6 +4726,7 @@ class ApiKeysResource(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -4674,7 +4739,7 @@ class ApiKeysResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKey", self._client._call(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("ApiKey", self._client._call(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class OauthResource(SyncResource):
@@ -4689,6 +4754,7 @@ class OauthResource(SyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> OAuthToken:
         """Exchange a grant for an access token: `POST /v1/oauth/token`.
 
@@ -4702,6 +4768,7 @@ class OauthResource(SyncResource):
         Args:
             body: the request body (application/x-www-form-urlencoded)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -4713,7 +4780,7 @@ class OauthResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("OAuthToken", self._client._call(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("OAuthToken", self._client._call(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
     def revoke_token(
         self,
@@ -4724,6 +4791,7 @@ class OauthResource(SyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> OAuthTokenRevocation:
         """Revoke an OAuth token: `POST /v1/oauth/revoke`.
 
@@ -4735,6 +4803,7 @@ class OauthResource(SyncResource):
         Args:
             body: the request body (application/x-www-form-urlencoded)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -4746,7 +4815,7 @@ class OauthResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("OAuthTokenRevocation", self._client._call(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("OAuthTokenRevocation", self._client._call(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class BillingResource(SyncResource):
@@ -5061,6 +5130,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> WebhookWithSecret:
         """Create a webhook: `POST /v1/webhooks`.
 
@@ -5084,6 +5154,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -5095,7 +5166,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookWithSecret", self._client._call(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("WebhookWithSecret", self._client._call(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -5165,6 +5236,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Webhook:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`.
 
@@ -5184,6 +5256,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -5196,7 +5269,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Webhook", self._client._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Webhook", self._client._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def test(
         self,
@@ -5208,6 +5281,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> WebhookTestDelivery:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`.
 
@@ -5227,6 +5301,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -5239,7 +5314,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookTestDelivery", self._client._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("WebhookTestDelivery", self._client._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class HealthResource(SyncResource):
@@ -5466,6 +5541,7 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Analysis:
         """Create an analysis: `POST /v1/analyses`.
 
@@ -5490,6 +5566,7 @@ class AsyncAnalysesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -5501,7 +5578,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", await self._client._call(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Analysis", await self._client._call(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def upload(
         self,
@@ -5512,6 +5589,7 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Analysis:
         """Upload media for analysis: `POST /v1/analyses/upload`.
 
@@ -5538,6 +5616,7 @@ class AsyncAnalysesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -5549,7 +5628,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", await self._client._call(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Analysis", await self._client._call(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -5625,6 +5704,7 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Analysis:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`.
 
@@ -5645,6 +5725,7 @@ class AsyncAnalysesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -5657,7 +5738,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", await self._client._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Analysis", await self._client._call(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_transcript(
         self,
@@ -6139,6 +6220,7 @@ class AsyncSpeakersResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Speaker:
         """Enroll a speaker: `POST /v1/speakers`.
 
@@ -6157,6 +6239,7 @@ class AsyncSpeakersResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6168,7 +6251,7 @@ class AsyncSpeakersResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Speaker", await self._client._call(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Speaker", await self._client._call(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -6238,6 +6321,7 @@ class AsyncSpeakersResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Speaker:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`.
 
@@ -6257,6 +6341,7 @@ class AsyncSpeakersResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6269,7 +6354,7 @@ class AsyncSpeakersResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Speaker", await self._client._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Speaker", await self._client._call(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncUseCasesResource(AsyncResource):
@@ -6342,6 +6427,7 @@ class AsyncUseCasesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> UseCase:
         """Create a use case: `POST /v1/use-cases`.
 
@@ -6360,6 +6446,7 @@ class AsyncUseCasesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6371,7 +6458,7 @@ class AsyncUseCasesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCase", await self._client._call(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("UseCase", await self._client._call(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -6442,6 +6529,7 @@ class AsyncUseCasesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> UseCase:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`.
 
@@ -6461,6 +6549,7 @@ class AsyncUseCasesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6473,7 +6562,7 @@ class AsyncUseCasesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("UseCase", await self._client._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("UseCase", await self._client._call(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncSkillsResource(AsyncResource):
@@ -6554,6 +6643,7 @@ class AsyncSkillsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Skill:
         """Create a skill: `POST /v1/skills`.
 
@@ -6572,6 +6662,7 @@ class AsyncSkillsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6583,7 +6674,7 @@ class AsyncSkillsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Skill", await self._client._call(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Skill", await self._client._call(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -6654,6 +6745,7 @@ class AsyncSkillsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Skill:
         """Update a skill: `PATCH /v1/skills/{skill_id}`.
 
@@ -6673,6 +6765,7 @@ class AsyncSkillsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6685,7 +6778,7 @@ class AsyncSkillsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Skill", await self._client._call(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Skill", await self._client._call(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncReportsResource(AsyncResource):
@@ -6762,6 +6855,7 @@ class AsyncReportsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Report:
         """Request a report: `POST /v1/reports`.
 
@@ -6780,6 +6874,7 @@ class AsyncReportsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6791,7 +6886,7 @@ class AsyncReportsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Report", await self._client._call(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Report", await self._client._call(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -6864,6 +6959,7 @@ class AsyncQueriesResource(AsyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> QueryResult:
         """Ask a question about analyzed content: `POST /v1/query`.
 
@@ -6872,6 +6968,7 @@ class AsyncQueriesResource(AsyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -6883,7 +6980,7 @@ class AsyncQueriesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("QueryResult", await self._client._call(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("QueryResult", await self._client._call(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class AsyncAgentsResource(AsyncResource):
@@ -6960,6 +7057,7 @@ class AsyncAgentsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Agent:
         """Create an agent: `POST /v1/agents`.
 
@@ -6978,6 +7076,7 @@ class AsyncAgentsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -6989,7 +7088,7 @@ class AsyncAgentsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Agent", await self._client._call(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Agent", await self._client._call(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -7060,6 +7159,7 @@ class AsyncAgentsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Agent:
         """Update an agent: `PATCH /v1/agents/{agent_id}`.
 
@@ -7079,6 +7179,7 @@ class AsyncAgentsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7091,7 +7192,7 @@ class AsyncAgentsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Agent", await self._client._call(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Agent", await self._client._call(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncRunsResource(AsyncResource):
@@ -7172,6 +7273,7 @@ class AsyncRunsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Run:
         """Start a run: `POST /v1/runs`.
 
@@ -7190,6 +7292,7 @@ class AsyncRunsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7201,7 +7304,7 @@ class AsyncRunsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Run", await self._client._call(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Run", await self._client._call(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -7382,6 +7485,7 @@ class AsyncApprovalsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Approval:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`.
 
@@ -7404,6 +7508,7 @@ class AsyncApprovalsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7416,7 +7521,7 @@ class AsyncApprovalsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Approval", await self._client._call(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Approval", await self._client._call(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def reject(
         self,
@@ -7428,6 +7533,7 @@ class AsyncApprovalsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Approval:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`.
 
@@ -7450,6 +7556,7 @@ class AsyncApprovalsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7462,7 +7569,7 @@ class AsyncApprovalsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Approval", await self._client._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Approval", await self._client._call(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncBoardsResource(AsyncResource):
@@ -7535,6 +7642,7 @@ class AsyncBoardsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Board:
         """Create a board: `POST /v1/boards`.
 
@@ -7553,6 +7661,7 @@ class AsyncBoardsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7564,7 +7673,7 @@ class AsyncBoardsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Board", await self._client._call(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Board", await self._client._call(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -7634,6 +7743,7 @@ class AsyncBoardsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Board:
         """Update a board: `PATCH /v1/boards/{board_id}`.
 
@@ -7653,6 +7763,7 @@ class AsyncBoardsResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7665,7 +7776,7 @@ class AsyncBoardsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Board", await self._client._call(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Board", await self._client._call(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncWorkspacesResource(AsyncResource):
@@ -7738,6 +7849,7 @@ class AsyncWorkspacesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Workspace:
         """Create a workspace: `POST /v1/workspaces`.
 
@@ -7756,6 +7868,7 @@ class AsyncWorkspacesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7767,7 +7880,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Workspace", await self._client._call(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Workspace", await self._client._call(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -7838,6 +7951,7 @@ class AsyncWorkspacesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Workspace:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`.
 
@@ -7857,6 +7971,7 @@ class AsyncWorkspacesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7869,7 +7984,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Workspace", await self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Workspace", await self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def list_members(
         self,
@@ -7945,6 +8060,7 @@ class AsyncWorkspacesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> WorkspaceMember:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`.
 
@@ -7964,6 +8080,7 @@ class AsyncWorkspacesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -7976,7 +8093,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMember", await self._client._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("WorkspaceMember", await self._client._call(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def remove_member(
         self,
@@ -8021,6 +8138,7 @@ class AsyncWorkspacesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> WorkspaceMember:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`.
 
@@ -8041,6 +8159,7 @@ class AsyncWorkspacesResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8053,7 +8172,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WorkspaceMember", await self._client._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("WorkspaceMember", await self._client._call(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncAssistantResource(AsyncResource):
@@ -8127,6 +8246,7 @@ class AsyncAssistantResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Conversation:
         """Start a conversation: `POST /aria/conversations`.
 
@@ -8148,6 +8268,7 @@ class AsyncAssistantResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8160,7 +8281,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Conversation", await self._client._call(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Conversation", await self._client._call(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_conversation(
         self,
@@ -8267,6 +8388,7 @@ class AsyncAssistantResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Message:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`.
 
@@ -8289,6 +8411,7 @@ class AsyncAssistantResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8301,7 +8424,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Message", await self._client._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Message", await self._client._call(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def chat_about_results(
         self,
@@ -8312,6 +8435,7 @@ class AsyncAssistantResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> ResultsChatAnswer:
         """Ask about analysis results: `POST /aria/results/chat`.
 
@@ -8335,6 +8459,7 @@ class AsyncAssistantResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8347,7 +8472,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ResultsChatAnswer", await self._client._call(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("ResultsChatAnswer", await self._client._call(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncTextAnalysisResource(AsyncResource):
@@ -8362,6 +8487,7 @@ class AsyncTextAnalysisResource(AsyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> TextAnalysis:
         """Analyze text: `POST /v1/text/analyze`.
 
@@ -8370,6 +8496,7 @@ class AsyncTextAnalysisResource(AsyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -8381,7 +8508,7 @@ class AsyncTextAnalysisResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("TextAnalysis", await self._client._call(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("TextAnalysis", await self._client._call(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class AsyncPrivacyResource(AsyncResource):
@@ -8455,6 +8582,7 @@ class AsyncPrivacyResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> PrivacyExport:
         """Request a privacy export: `POST /v1/privacy/exports`.
 
@@ -8477,6 +8605,7 @@ class AsyncPrivacyResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8489,7 +8618,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyExport", await self._client._call(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("PrivacyExport", await self._client._call(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_export(
         self,
@@ -8589,6 +8718,7 @@ class AsyncPrivacyResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> PrivacyDeletion:
         """Request a privacy deletion: `POST /v1/privacy/deletions`.
 
@@ -8612,6 +8742,7 @@ class AsyncPrivacyResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8624,7 +8755,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("PrivacyDeletion", await self._client._call(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("PrivacyDeletion", await self._client._call(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_deletion(
         self,
@@ -8690,6 +8821,7 @@ class AsyncPrivacyResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> ConsentRecord:
         """Update consent: `PUT /v1/consent`.
 
@@ -8701,6 +8833,7 @@ class AsyncPrivacyResource(AsyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8711,7 +8844,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ConsentRecord", await self._client._call(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("ConsentRecord", await self._client._call(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_terms_of_service(
         self,
@@ -8748,6 +8881,7 @@ class AsyncPrivacyResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> TosAcceptance:
         """Accept the terms of service: `POST /v1/tos/accept`.
 
@@ -8769,6 +8903,7 @@ class AsyncPrivacyResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8780,7 +8915,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("TosAcceptance", await self._client._call(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("TosAcceptance", await self._client._call(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_policy(
         self,
@@ -8878,6 +9013,7 @@ class AsyncApiKeysResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> ApiKeyWithSecret:
         """Create an API key: `POST /v1/keys`.
 
@@ -8899,6 +9035,7 @@ class AsyncApiKeysResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -8910,7 +9047,7 @@ class AsyncApiKeysResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKeyWithSecret", await self._client._call(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("ApiKeyWithSecret", await self._client._call(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -8980,6 +9117,7 @@ class AsyncApiKeysResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> ApiKey:
         """Update an API key: `PATCH /v1/keys/{key_id}`.
 
@@ -8999,6 +9137,7 @@ class AsyncApiKeysResource(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9011,7 +9150,7 @@ class AsyncApiKeysResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("ApiKey", await self._client._call(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("ApiKey", await self._client._call(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncOauthResource(AsyncResource):
@@ -9026,6 +9165,7 @@ class AsyncOauthResource(AsyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> OAuthToken:
         """Exchange a grant for an access token: `POST /v1/oauth/token`.
 
@@ -9039,6 +9179,7 @@ class AsyncOauthResource(AsyncResource):
         Args:
             body: the request body (application/x-www-form-urlencoded)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -9050,7 +9191,7 @@ class AsyncOauthResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("OAuthToken", await self._client._call(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("OAuthToken", await self._client._call(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
     async def revoke_token(
         self,
@@ -9061,6 +9202,7 @@ class AsyncOauthResource(AsyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> OAuthTokenRevocation:
         """Revoke an OAuth token: `POST /v1/oauth/revoke`.
 
@@ -9072,6 +9214,7 @@ class AsyncOauthResource(AsyncResource):
         Args:
             body: the request body (application/x-www-form-urlencoded)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -9083,7 +9226,7 @@ class AsyncOauthResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("OAuthTokenRevocation", await self._client._call(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("OAuthTokenRevocation", await self._client._call(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class AsyncBillingResource(AsyncResource):
@@ -9398,6 +9541,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> WebhookWithSecret:
         """Create a webhook: `POST /v1/webhooks`.
 
@@ -9421,6 +9565,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9432,7 +9577,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookWithSecret", await self._client._call(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("WebhookWithSecret", await self._client._call(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -9502,6 +9647,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> Webhook:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`.
 
@@ -9521,6 +9667,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9533,7 +9680,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Webhook", await self._client._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Webhook", await self._client._call(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def test(
         self,
@@ -9545,6 +9692,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> WebhookTestDelivery:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`.
 
@@ -9564,6 +9712,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9576,7 +9725,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("WebhookTestDelivery", await self._client._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("WebhookTestDelivery", await self._client._call(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncHealthResource(AsyncResource):
@@ -9765,6 +9914,7 @@ class AnalysesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Analysis]:
         """Create an analysis: `POST /v1/analyses`. Returns the answer's status and headers with `parse()`.
 
@@ -9789,6 +9939,7 @@ class AnalysesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9800,7 +9951,7 @@ class AnalysesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def upload(
         self,
@@ -9811,6 +9962,7 @@ class AnalysesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Analysis]:
         """Upload media for analysis: `POST /v1/analyses/upload`. Returns the answer's status and headers with `parse()`.
 
@@ -9837,6 +9989,7 @@ class AnalysesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9848,7 +10001,7 @@ class AnalysesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -9924,6 +10077,7 @@ class AnalysesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Analysis]:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -9944,6 +10098,7 @@ class AnalysesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -9956,7 +10111,7 @@ class AnalysesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_transcript(
         self,
@@ -10220,6 +10375,7 @@ class SpeakersWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Speaker]:
         """Enroll a speaker: `POST /v1/speakers`. Returns the answer's status and headers with `parse()`.
 
@@ -10238,6 +10394,7 @@ class SpeakersWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10249,7 +10406,7 @@ class SpeakersWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Speaker]", self._client._call_raw(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Speaker]", self._client._call_raw(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -10319,6 +10476,7 @@ class SpeakersWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Speaker]:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -10338,6 +10496,7 @@ class SpeakersWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10350,7 +10509,7 @@ class SpeakersWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Speaker]", self._client._call_raw(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Speaker]", self._client._call_raw(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class UseCasesWithRawResponse(SyncResource):
@@ -10395,6 +10554,7 @@ class UseCasesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[UseCase]:
         """Create a use case: `POST /v1/use-cases`. Returns the answer's status and headers with `parse()`.
 
@@ -10413,6 +10573,7 @@ class UseCasesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10424,7 +10585,7 @@ class UseCasesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[UseCase]", self._client._call_raw(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[UseCase]", self._client._call_raw(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -10495,6 +10656,7 @@ class UseCasesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[UseCase]:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -10514,6 +10676,7 @@ class UseCasesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10526,7 +10689,7 @@ class UseCasesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[UseCase]", self._client._call_raw(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[UseCase]", self._client._call_raw(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class SkillsWithRawResponse(SyncResource):
@@ -10575,6 +10738,7 @@ class SkillsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Skill]:
         """Create a skill: `POST /v1/skills`. Returns the answer's status and headers with `parse()`.
 
@@ -10593,6 +10757,7 @@ class SkillsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10604,7 +10769,7 @@ class SkillsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Skill]", self._client._call_raw(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Skill]", self._client._call_raw(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -10675,6 +10840,7 @@ class SkillsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Skill]:
         """Update a skill: `PATCH /v1/skills/{skill_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -10694,6 +10860,7 @@ class SkillsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10706,7 +10873,7 @@ class SkillsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Skill]", self._client._call_raw(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Skill]", self._client._call_raw(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class ReportsWithRawResponse(SyncResource):
@@ -10753,6 +10920,7 @@ class ReportsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Report]:
         """Request a report: `POST /v1/reports`. Returns the answer's status and headers with `parse()`.
 
@@ -10771,6 +10939,7 @@ class ReportsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10782,7 +10951,7 @@ class ReportsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Report]", self._client._call_raw(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Report]", self._client._call_raw(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -10855,6 +11024,7 @@ class QueriesWithRawResponse(SyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> RawResponse[QueryResult]:
         """Ask a question about analyzed content: `POST /v1/query`. Returns the answer's status and headers with `parse()`.
 
@@ -10863,6 +11033,7 @@ class QueriesWithRawResponse(SyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -10874,7 +11045,7 @@ class QueriesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[QueryResult]", self._client._call_raw(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[QueryResult]", self._client._call_raw(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class AgentsWithRawResponse(SyncResource):
@@ -10921,6 +11092,7 @@ class AgentsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Agent]:
         """Create an agent: `POST /v1/agents`. Returns the answer's status and headers with `parse()`.
 
@@ -10939,6 +11111,7 @@ class AgentsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -10950,7 +11123,7 @@ class AgentsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Agent]", self._client._call_raw(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Agent]", self._client._call_raw(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -11021,6 +11194,7 @@ class AgentsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Agent]:
         """Update an agent: `PATCH /v1/agents/{agent_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -11040,6 +11214,7 @@ class AgentsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11052,7 +11227,7 @@ class AgentsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Agent]", self._client._call_raw(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Agent]", self._client._call_raw(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class RunsWithRawResponse(SyncResource):
@@ -11101,6 +11276,7 @@ class RunsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Run]:
         """Start a run: `POST /v1/runs`. Returns the answer's status and headers with `parse()`.
 
@@ -11119,6 +11295,7 @@ class RunsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11130,7 +11307,7 @@ class RunsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Run]", self._client._call_raw(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Run]", self._client._call_raw(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -11279,6 +11456,7 @@ class ApprovalsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Approval]:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`. Returns the answer's status and headers with `parse()`.
 
@@ -11301,6 +11479,7 @@ class ApprovalsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11313,7 +11492,7 @@ class ApprovalsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Approval]", self._client._call_raw(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Approval]", self._client._call_raw(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def reject(
         self,
@@ -11325,6 +11504,7 @@ class ApprovalsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Approval]:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`. Returns the answer's status and headers with `parse()`.
 
@@ -11347,6 +11527,7 @@ class ApprovalsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11359,7 +11540,7 @@ class ApprovalsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Approval]", self._client._call_raw(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Approval]", self._client._call_raw(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class BoardsWithRawResponse(SyncResource):
@@ -11404,6 +11585,7 @@ class BoardsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Board]:
         """Create a board: `POST /v1/boards`. Returns the answer's status and headers with `parse()`.
 
@@ -11422,6 +11604,7 @@ class BoardsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11433,7 +11616,7 @@ class BoardsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Board]", self._client._call_raw(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Board]", self._client._call_raw(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -11503,6 +11686,7 @@ class BoardsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Board]:
         """Update a board: `PATCH /v1/boards/{board_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -11522,6 +11706,7 @@ class BoardsWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11534,7 +11719,7 @@ class BoardsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Board]", self._client._call_raw(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Board]", self._client._call_raw(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class WorkspacesWithRawResponse(SyncResource):
@@ -11579,6 +11764,7 @@ class WorkspacesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Workspace]:
         """Create a workspace: `POST /v1/workspaces`. Returns the answer's status and headers with `parse()`.
 
@@ -11597,6 +11783,7 @@ class WorkspacesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11608,7 +11795,7 @@ class WorkspacesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Workspace]", self._client._call_raw(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Workspace]", self._client._call_raw(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -11679,6 +11866,7 @@ class WorkspacesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Workspace]:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -11698,6 +11886,7 @@ class WorkspacesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11710,7 +11899,7 @@ class WorkspacesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Workspace]", self._client._call_raw(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Workspace]", self._client._call_raw(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def list_members(
         self,
@@ -11755,6 +11944,7 @@ class WorkspacesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[WorkspaceMember]:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`. Returns the answer's status and headers with `parse()`.
 
@@ -11774,6 +11964,7 @@ class WorkspacesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11786,7 +11977,7 @@ class WorkspacesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WorkspaceMember]", self._client._call_raw(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[WorkspaceMember]", self._client._call_raw(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def remove_member(
         self,
@@ -11831,6 +12022,7 @@ class WorkspacesWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[WorkspaceMember]:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -11851,6 +12043,7 @@ class WorkspacesWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11863,7 +12056,7 @@ class WorkspacesWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WorkspaceMember]", self._client._call_raw(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[WorkspaceMember]", self._client._call_raw(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AssistantWithRawResponse(SyncResource):
@@ -11909,6 +12102,7 @@ class AssistantWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Conversation]:
         """Start a conversation: `POST /aria/conversations`. Returns the answer's status and headers with `parse()`.
 
@@ -11930,6 +12124,7 @@ class AssistantWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -11942,7 +12137,7 @@ class AssistantWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Conversation]", self._client._call_raw(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Conversation]", self._client._call_raw(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_conversation(
         self,
@@ -12018,6 +12213,7 @@ class AssistantWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Message]:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`. Returns the answer's status and headers with `parse()`.
 
@@ -12040,6 +12236,7 @@ class AssistantWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12052,7 +12249,7 @@ class AssistantWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Message]", self._client._call_raw(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Message]", self._client._call_raw(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def chat_about_results(
         self,
@@ -12063,6 +12260,7 @@ class AssistantWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[ResultsChatAnswer]:
         """Ask about analysis results: `POST /aria/results/chat`. Returns the answer's status and headers with `parse()`.
 
@@ -12086,6 +12284,7 @@ class AssistantWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12098,7 +12297,7 @@ class AssistantWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ResultsChatAnswer]", self._client._call_raw(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[ResultsChatAnswer]", self._client._call_raw(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class TextAnalysisWithRawResponse(SyncResource):
@@ -12113,6 +12312,7 @@ class TextAnalysisWithRawResponse(SyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> RawResponse[TextAnalysis]:
         """Analyze text: `POST /v1/text/analyze`. Returns the answer's status and headers with `parse()`.
 
@@ -12121,6 +12321,7 @@ class TextAnalysisWithRawResponse(SyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -12132,7 +12333,7 @@ class TextAnalysisWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[TextAnalysis]", self._client._call_raw(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[TextAnalysis]", self._client._call_raw(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class PrivacyWithRawResponse(SyncResource):
@@ -12178,6 +12379,7 @@ class PrivacyWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[PrivacyExport]:
         """Request a privacy export: `POST /v1/privacy/exports`. Returns the answer's status and headers with `parse()`.
 
@@ -12200,6 +12402,7 @@ class PrivacyWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12212,7 +12415,7 @@ class PrivacyWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[PrivacyExport]", self._client._call_raw(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[PrivacyExport]", self._client._call_raw(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_export(
         self,
@@ -12284,6 +12487,7 @@ class PrivacyWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[PrivacyDeletion]:
         """Request a privacy deletion: `POST /v1/privacy/deletions`. Returns the answer's status and headers with `parse()`.
 
@@ -12307,6 +12511,7 @@ class PrivacyWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12319,7 +12524,7 @@ class PrivacyWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[PrivacyDeletion]", self._client._call_raw(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[PrivacyDeletion]", self._client._call_raw(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_deletion(
         self,
@@ -12385,6 +12590,7 @@ class PrivacyWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[ConsentRecord]:
         """Update consent: `PUT /v1/consent`. Returns the answer's status and headers with `parse()`.
 
@@ -12396,6 +12602,7 @@ class PrivacyWithRawResponse(SyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12406,7 +12613,7 @@ class PrivacyWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ConsentRecord]", self._client._call_raw(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[ConsentRecord]", self._client._call_raw(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_terms_of_service(
         self,
@@ -12443,6 +12650,7 @@ class PrivacyWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[TosAcceptance]:
         """Accept the terms of service: `POST /v1/tos/accept`. Returns the answer's status and headers with `parse()`.
 
@@ -12464,6 +12672,7 @@ class PrivacyWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12475,7 +12684,7 @@ class PrivacyWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[TosAcceptance]", self._client._call_raw(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[TosAcceptance]", self._client._call_raw(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get_policy(
         self,
@@ -12545,6 +12754,7 @@ class ApiKeysWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[ApiKeyWithSecret]:
         """Create an API key: `POST /v1/keys`. Returns the answer's status and headers with `parse()`.
 
@@ -12566,6 +12776,7 @@ class ApiKeysWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12577,7 +12788,7 @@ class ApiKeysWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ApiKeyWithSecret]", self._client._call_raw(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[ApiKeyWithSecret]", self._client._call_raw(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -12647,6 +12858,7 @@ class ApiKeysWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[ApiKey]:
         """Update an API key: `PATCH /v1/keys/{key_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -12666,6 +12878,7 @@ class ApiKeysWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -12678,7 +12891,7 @@ class ApiKeysWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ApiKey]", self._client._call_raw(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[ApiKey]", self._client._call_raw(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class OauthWithRawResponse(SyncResource):
@@ -12693,6 +12906,7 @@ class OauthWithRawResponse(SyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> RawResponse[OAuthToken]:
         """Exchange a grant for an access token: `POST /v1/oauth/token`. Returns the answer's status and headers with `parse()`.
 
@@ -12706,6 +12920,7 @@ class OauthWithRawResponse(SyncResource):
         Args:
             body: the request body (application/x-www-form-urlencoded)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -12717,7 +12932,7 @@ class OauthWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[OAuthToken]", self._client._call_raw(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[OAuthToken]", self._client._call_raw(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
     def revoke_token(
         self,
@@ -12728,6 +12943,7 @@ class OauthWithRawResponse(SyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> RawResponse[OAuthTokenRevocation]:
         """Revoke an OAuth token: `POST /v1/oauth/revoke`. Returns the answer's status and headers with `parse()`.
 
@@ -12739,6 +12955,7 @@ class OauthWithRawResponse(SyncResource):
         Args:
             body: the request body (application/x-www-form-urlencoded)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -12750,7 +12967,7 @@ class OauthWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[OAuthTokenRevocation]", self._client._call_raw(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[OAuthTokenRevocation]", self._client._call_raw(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class BillingWithRawResponse(SyncResource):
@@ -12977,6 +13194,7 @@ class WebhooksWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[WebhookWithSecret]:
         """Create a webhook: `POST /v1/webhooks`. Returns the answer's status and headers with `parse()`.
 
@@ -13000,6 +13218,7 @@ class WebhooksWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13011,7 +13230,7 @@ class WebhooksWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WebhookWithSecret]", self._client._call_raw(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[WebhookWithSecret]", self._client._call_raw(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def get(
         self,
@@ -13081,6 +13300,7 @@ class WebhooksWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Webhook]:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -13100,6 +13320,7 @@ class WebhooksWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13112,7 +13333,7 @@ class WebhooksWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Webhook]", self._client._call_raw(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Webhook]", self._client._call_raw(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     def test(
         self,
@@ -13124,6 +13345,7 @@ class WebhooksWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[WebhookTestDelivery]:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`. Returns the answer's status and headers with `parse()`.
 
@@ -13143,6 +13365,7 @@ class WebhooksWithRawResponse(SyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13155,7 +13378,7 @@ class WebhooksWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WebhookTestDelivery]", self._client._call_raw(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[WebhookTestDelivery]", self._client._call_raw(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class HealthWithRawResponse(SyncResource):
@@ -13344,6 +13567,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Analysis]:
         """Create an analysis: `POST /v1/analyses`. Returns the answer's status and headers with `parse()`.
 
@@ -13368,6 +13592,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13379,7 +13604,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def upload(
         self,
@@ -13390,6 +13615,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Analysis]:
         """Upload media for analysis: `POST /v1/analyses/upload`. Returns the answer's status and headers with `parse()`.
 
@@ -13416,6 +13642,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (multipart/form-data)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13427,7 +13654,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -13503,6 +13730,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Analysis]:
         """Update an analysis: `PATCH /v1/analyses/{analysis_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -13523,6 +13751,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13535,7 +13764,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_transcript(
         self,
@@ -13799,6 +14028,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Speaker]:
         """Enroll a speaker: `POST /v1/speakers`. Returns the answer's status and headers with `parse()`.
 
@@ -13817,6 +14047,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13828,7 +14059,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Speaker]", await self._client._call_raw(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Speaker]", await self._client._call_raw(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -13898,6 +14129,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Speaker]:
         """Update a speaker: `PATCH /v1/speakers/{speaker_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -13917,6 +14149,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -13929,7 +14162,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Speaker]", await self._client._call_raw(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Speaker]", await self._client._call_raw(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncUseCasesWithRawResponse(AsyncResource):
@@ -13974,6 +14207,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[UseCase]:
         """Create a use case: `POST /v1/use-cases`. Returns the answer's status and headers with `parse()`.
 
@@ -13992,6 +14226,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14003,7 +14238,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[UseCase]", await self._client._call_raw(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[UseCase]", await self._client._call_raw(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -14074,6 +14309,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[UseCase]:
         """Update a use case: `PATCH /v1/use-cases/{use_case_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -14093,6 +14329,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14105,7 +14342,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[UseCase]", await self._client._call_raw(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[UseCase]", await self._client._call_raw(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncSkillsWithRawResponse(AsyncResource):
@@ -14154,6 +14391,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Skill]:
         """Create a skill: `POST /v1/skills`. Returns the answer's status and headers with `parse()`.
 
@@ -14172,6 +14410,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14183,7 +14422,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Skill]", await self._client._call_raw(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Skill]", await self._client._call_raw(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -14254,6 +14493,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Skill]:
         """Update a skill: `PATCH /v1/skills/{skill_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -14273,6 +14513,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14285,7 +14526,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Skill]", await self._client._call_raw(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Skill]", await self._client._call_raw(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncReportsWithRawResponse(AsyncResource):
@@ -14332,6 +14573,7 @@ class AsyncReportsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Report]:
         """Request a report: `POST /v1/reports`. Returns the answer's status and headers with `parse()`.
 
@@ -14350,6 +14592,7 @@ class AsyncReportsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14361,7 +14604,7 @@ class AsyncReportsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Report]", await self._client._call_raw(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Report]", await self._client._call_raw(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -14434,6 +14677,7 @@ class AsyncQueriesWithRawResponse(AsyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> RawResponse[QueryResult]:
         """Ask a question about analyzed content: `POST /v1/query`. Returns the answer's status and headers with `parse()`.
 
@@ -14442,6 +14686,7 @@ class AsyncQueriesWithRawResponse(AsyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -14453,7 +14698,7 @@ class AsyncQueriesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[QueryResult]", await self._client._call_raw(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[QueryResult]", await self._client._call_raw(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class AsyncAgentsWithRawResponse(AsyncResource):
@@ -14500,6 +14745,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Agent]:
         """Create an agent: `POST /v1/agents`. Returns the answer's status and headers with `parse()`.
 
@@ -14518,6 +14764,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14529,7 +14776,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Agent]", await self._client._call_raw(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Agent]", await self._client._call_raw(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -14600,6 +14847,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Agent]:
         """Update an agent: `PATCH /v1/agents/{agent_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -14619,6 +14867,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14631,7 +14880,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Agent]", await self._client._call_raw(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Agent]", await self._client._call_raw(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncRunsWithRawResponse(AsyncResource):
@@ -14680,6 +14929,7 @@ class AsyncRunsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Run]:
         """Start a run: `POST /v1/runs`. Returns the answer's status and headers with `parse()`.
 
@@ -14698,6 +14948,7 @@ class AsyncRunsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14709,7 +14960,7 @@ class AsyncRunsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Run]", await self._client._call_raw(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Run]", await self._client._call_raw(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -14858,6 +15109,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Approval]:
         """Approve an action: `POST /v1/approvals/{approval_id}/approve`. Returns the answer's status and headers with `parse()`.
 
@@ -14880,6 +15132,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14892,7 +15145,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Approval]", await self._client._call_raw(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Approval]", await self._client._call_raw(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def reject(
         self,
@@ -14904,6 +15157,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Approval]:
         """Reject an action: `POST /v1/approvals/{approval_id}/reject`. Returns the answer's status and headers with `parse()`.
 
@@ -14926,6 +15180,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -14938,7 +15193,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Approval]", await self._client._call_raw(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Approval]", await self._client._call_raw(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncBoardsWithRawResponse(AsyncResource):
@@ -14983,6 +15238,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Board]:
         """Create a board: `POST /v1/boards`. Returns the answer's status and headers with `parse()`.
 
@@ -15001,6 +15257,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15012,7 +15269,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Board]", await self._client._call_raw(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Board]", await self._client._call_raw(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -15082,6 +15339,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Board]:
         """Update a board: `PATCH /v1/boards/{board_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -15101,6 +15359,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15113,7 +15372,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Board]", await self._client._call_raw(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Board]", await self._client._call_raw(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncWorkspacesWithRawResponse(AsyncResource):
@@ -15158,6 +15417,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Workspace]:
         """Create a workspace: `POST /v1/workspaces`. Returns the answer's status and headers with `parse()`.
 
@@ -15176,6 +15436,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15187,7 +15448,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Workspace]", await self._client._call_raw(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Workspace]", await self._client._call_raw(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -15258,6 +15519,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Workspace]:
         """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -15277,6 +15539,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15289,7 +15552,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Workspace]", await self._client._call_raw(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Workspace]", await self._client._call_raw(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def list_members(
         self,
@@ -15334,6 +15597,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[WorkspaceMember]:
         """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`. Returns the answer's status and headers with `parse()`.
 
@@ -15353,6 +15617,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15365,7 +15630,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WorkspaceMember]", await self._client._call_raw(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[WorkspaceMember]", await self._client._call_raw(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def remove_member(
         self,
@@ -15410,6 +15675,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[WorkspaceMember]:
         """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -15430,6 +15696,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15442,7 +15709,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WorkspaceMember]", await self._client._call_raw(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[WorkspaceMember]", await self._client._call_raw(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncAssistantWithRawResponse(AsyncResource):
@@ -15488,6 +15755,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Conversation]:
         """Start a conversation: `POST /aria/conversations`. Returns the answer's status and headers with `parse()`.
 
@@ -15509,6 +15777,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15521,7 +15790,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Conversation]", await self._client._call_raw(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Conversation]", await self._client._call_raw(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_conversation(
         self,
@@ -15597,6 +15866,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Message]:
         """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`. Returns the answer's status and headers with `parse()`.
 
@@ -15619,6 +15889,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15631,7 +15902,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Message]", await self._client._call_raw(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Message]", await self._client._call_raw(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def chat_about_results(
         self,
@@ -15642,6 +15913,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[ResultsChatAnswer]:
         """Ask about analysis results: `POST /aria/results/chat`. Returns the answer's status and headers with `parse()`.
 
@@ -15665,6 +15937,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15677,7 +15950,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ResultsChatAnswer]", await self._client._call_raw(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[ResultsChatAnswer]", await self._client._call_raw(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncTextAnalysisWithRawResponse(AsyncResource):
@@ -15692,6 +15965,7 @@ class AsyncTextAnalysisWithRawResponse(AsyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> RawResponse[TextAnalysis]:
         """Analyze text: `POST /v1/text/analyze`. Returns the answer's status and headers with `parse()`.
 
@@ -15700,6 +15974,7 @@ class AsyncTextAnalysisWithRawResponse(AsyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -15711,7 +15986,7 @@ class AsyncTextAnalysisWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[TextAnalysis]", await self._client._call_raw(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[TextAnalysis]", await self._client._call_raw(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class AsyncPrivacyWithRawResponse(AsyncResource):
@@ -15757,6 +16032,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[PrivacyExport]:
         """Request a privacy export: `POST /v1/privacy/exports`. Returns the answer's status and headers with `parse()`.
 
@@ -15779,6 +16055,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15791,7 +16068,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[PrivacyExport]", await self._client._call_raw(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[PrivacyExport]", await self._client._call_raw(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_export(
         self,
@@ -15863,6 +16140,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[PrivacyDeletion]:
         """Request a privacy deletion: `POST /v1/privacy/deletions`. Returns the answer's status and headers with `parse()`.
 
@@ -15886,6 +16164,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15898,7 +16177,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[PrivacyDeletion]", await self._client._call_raw(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[PrivacyDeletion]", await self._client._call_raw(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_deletion(
         self,
@@ -15964,6 +16243,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[ConsentRecord]:
         """Update consent: `PUT /v1/consent`. Returns the answer's status and headers with `parse()`.
 
@@ -15975,6 +16255,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
         Args:
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -15985,7 +16266,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ConsentRecord]", await self._client._call_raw(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[ConsentRecord]", await self._client._call_raw(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_terms_of_service(
         self,
@@ -16022,6 +16303,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[TosAcceptance]:
         """Accept the terms of service: `POST /v1/tos/accept`. Returns the answer's status and headers with `parse()`.
 
@@ -16043,6 +16325,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -16054,7 +16337,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[TosAcceptance]", await self._client._call_raw(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[TosAcceptance]", await self._client._call_raw(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get_policy(
         self,
@@ -16124,6 +16407,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[ApiKeyWithSecret]:
         """Create an API key: `POST /v1/keys`. Returns the answer's status and headers with `parse()`.
 
@@ -16145,6 +16429,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -16156,7 +16441,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ApiKeyWithSecret]", await self._client._call_raw(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[ApiKeyWithSecret]", await self._client._call_raw(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -16226,6 +16511,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[ApiKey]:
         """Update an API key: `PATCH /v1/keys/{key_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -16245,6 +16531,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -16257,7 +16544,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[ApiKey]", await self._client._call_raw(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[ApiKey]", await self._client._call_raw(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncOauthWithRawResponse(AsyncResource):
@@ -16272,6 +16559,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> RawResponse[OAuthToken]:
         """Exchange a grant for an access token: `POST /v1/oauth/token`. Returns the answer's status and headers with `parse()`.
 
@@ -16285,6 +16573,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
         Args:
             body: the request body (application/x-www-form-urlencoded)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -16296,7 +16585,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[OAuthToken]", await self._client._call_raw(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[OAuthToken]", await self._client._call_raw(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
     async def revoke_token(
         self,
@@ -16307,6 +16596,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
         extra_headers: Headers = None,
         extra_query: Query = None,
         idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
     ) -> RawResponse[OAuthTokenRevocation]:
         """Revoke an OAuth token: `POST /v1/oauth/revoke`. Returns the answer's status and headers with `parse()`.
 
@@ -16318,6 +16608,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
         Args:
             body: the request body (application/x-www-form-urlencoded)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
             idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
@@ -16329,7 +16620,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[OAuthTokenRevocation]", await self._client._call_raw(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[OAuthTokenRevocation]", await self._client._call_raw(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
 
 
 class AsyncBillingWithRawResponse(AsyncResource):
@@ -16556,6 +16847,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[WebhookWithSecret]:
         """Create a webhook: `POST /v1/webhooks`. Returns the answer's status and headers with `parse()`.
 
@@ -16579,6 +16871,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -16590,7 +16883,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WebhookWithSecret]", await self._client._call_raw(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[WebhookWithSecret]", await self._client._call_raw(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def get(
         self,
@@ -16660,6 +16953,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[Webhook]:
         """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`. Returns the answer's status and headers with `parse()`.
 
@@ -16679,6 +16973,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -16691,7 +16986,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Webhook]", await self._client._call_raw(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Webhook]", await self._client._call_raw(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
     async def test(
         self,
@@ -16703,6 +16998,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
+        extra_body: Body = None,
     ) -> RawResponse[WebhookTestDelivery]:
         """Send a test event: `POST /v1/webhooks/{webhook_id}/test`. Returns the answer's status and headers with `parse()`.
 
@@ -16722,6 +17018,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
                 extension `x-idempotency`.
             body: the request body (application/json)
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
 
         Raises:
             BadRequestError: the service answered 400.
@@ -16734,7 +17031,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[WebhookTestDelivery]", await self._client._call_raw(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[WebhookTestDelivery]", await self._client._call_raw(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
 
 class AsyncHealthWithRawResponse(AsyncResource):

@@ -22,6 +22,8 @@ Headers = Optional[Mapping[str, str]]
 """Extra headers of one call."""
 Query = Optional[Mapping[str, Any]]
 """Extra query parameters of one call."""
+Body = Optional[Mapping[str, Any]]
+"""Extra fields of one call's object body (`extra_body=`)."""
 
 
 class NotGiven:
@@ -49,6 +51,7 @@ class RequestOptions(NamedTuple):
     extra_headers: Optional[Mapping[str, str]] = None
     extra_query: Optional[Mapping[str, str]] = None
     idempotency_key: Optional[str] = None
+    extra_body: Optional[Mapping[str, Any]] = None
 
 
 @dataclass(frozen=True)

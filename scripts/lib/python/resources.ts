@@ -84,6 +84,12 @@ function iterName(name: string): string {
   return name === "list" ? "iter" : name.startsWith("list_") ? `iter_${name.slice(5)}` : `iter_${name}`;
 }
 
+/** `extra_body=` (issue 34): fields merged into an object body, for a field the contract does not declare yet;
+ * not for a raw (binary) body. */
+function takesExtraBody(op: PyOperation): boolean {
+  return op.body !== undefined && !op.body.type.includes("BinaryBody");
+}
+
 interface Signature {
   params: string[];
   args: string;
@@ -99,7 +105,8 @@ function signature(op: PyOperation, withHeaders: boolean, withBody: boolean, wit
   const write = withOptions && WRITES.includes(op.method) && !used.some((p) => p.arg === "idempotency_key");
   const args = used.map((p) => p.arg);
   if (withBody && op.body) args.push("body");
-  const all = [...args, ...(withOptions ? OPTIONS : []), ...(write ? ["idempotency_key"] : [])];
+  const extraBody = withOptions && withBody && takesExtraBody(op);
+  const all = [...args, ...(withOptions ? OPTIONS : []), ...(write ? ["idempotency_key"] : []), ...(extraBody ? ["extra_body"] : [])];
   if (new Set(all).size !== all.length || all.includes("self")) {
     throw new PythonGenerateError(`operation ${op.id}: two parameters become the same Python argument (${all.join(", ")})`);
   }
@@ -109,9 +116,10 @@ function signature(op: PyOperation, withHeaders: boolean, withBody: boolean, wit
   for (const p of used.filter((q) => q.in !== "path")) keyword.push(p.required ? `${p.arg}: ${p.type}` : `${p.arg}: Optional[${p.type}] = None`);
   if (withOptions) keyword.push("timeout: TimeoutOption = NOT_GIVEN", "retry: RetryOption = NOT_GIVEN", "extra_headers: Headers = None", "extra_query: Query = None");
   if (write) keyword.push("idempotency_key: Optional[str] = None");
+  if (extraBody) keyword.push("extra_body: Body = None");
   const params = ["self", ...positional, ...(keyword.length ? ["*", ...keyword] : [])];
   const dict = `{${used.map((p) => `${JSON.stringify(p.arg)}: ${p.arg}`).join(", ")}}`;
-  const options = `RequestOptions(timeout, retry, extra_headers, extra_query${write ? ", idempotency_key" : ""})`;
+  const options = `RequestOptions(timeout, retry, extra_headers, extra_query${write ? ", idempotency_key" : ""}${extraBody ? `${write ? "" : ", None"}, extra_body` : ""})`;
   return { params, args: dict, body: withBody && op.body ? "body" : "None", options };
 }
 
@@ -137,6 +145,9 @@ function sections(op: PyOperation, withBody: boolean, withOptions: boolean): str
   const args = op.params.map((p) => `    ${p.arg}: ${argDoc(p.description) || `the \`${p.name}\` ${p.in} parameter`}`);
   if (withBody && op.body) args.push(`    body: ${argDoc(op.bodyDescription) || `the request body (${op.body.mediaType})`}`);
   if (withOptions) args.push("    timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).");
+  if (withOptions && withBody && takesExtraBody(op)) {
+    args.push("    extra_body: fields merged into the body, for one the contract does not declare yet.");
+  }
   if (withOptions && WRITES.includes(op.method) && !op.params.some((p) => p.arg === "idempotency_key")) {
     args.push("    idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.");
   }
@@ -222,7 +233,7 @@ export function renderResources(doc: Schema, ops: PyOperation[], modelNames: str
     "",
     "from typing import TYPE_CHECKING, AsyncIterator, Dict, Iterator, List, Literal, Optional, Union, cast",
     "",
-    "from ._runtime import (\n    NOT_GIVEN,\n    AsyncCaller,\n    AsyncResource,\n    BinaryBody,\n    Headers,\n    Operation,\n    Param,\n    Query,\n    RequestOptions,\n    RetryOption,\n    SyncCaller,\n    SyncResource,\n    TimeoutOption,\n)",
+    "from ._runtime import (\n    NOT_GIVEN,\n    AsyncCaller,\n    AsyncResource,\n    BinaryBody,\n    Body,\n    Headers,\n    Operation,\n    Param,\n    Query,\n    RequestOptions,\n    RetryOption,\n    SyncCaller,\n    SyncResource,\n    TimeoutOption,\n)",
     mixins.length ? `from ._webhooks import ${mixins.join(", ")}` : "",
     used.length ? `from .models import (\n${used.map((n) => `    ${n},\n`).join("")})` : "",
     "",
