@@ -46,9 +46,9 @@ class Response:
         self.headers = headers
         self.content = content
         self.decoded = False
-        self.elapsed = 0.0
+        self.elapsed: float = 0.0
         """Seconds the call took until this answer was read: every attempt and wait before it included."""
-        self.retries_taken = 0
+        self.retries_taken: int = 0
         """Attempts before the one that gave this answer."""
         self._lower: Optional[_Lower] = None
         """Whether `content` had its `Content-Encoding` undone already."""
