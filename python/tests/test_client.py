@@ -119,6 +119,19 @@ class OptionsTest(unittest.TestCase):
             raw = client(server.url).with_raw_response.analyses.create(CREATE)
         self.assertEqual((raw.status, raw.headers["X-Request-Id"], raw.parse()), (201, "req_7", ANALYSIS))
 
+    def test_an_on_request_hook_sees_and_changes_each_call(self) -> None:
+        # Issue 34: no hook for tracing.
+        seen = []
+
+        def trace(method: str, path: str, headers: Dict[str, str]) -> None:
+            seen.append((method, path, "X-API-Key" in headers))
+            headers["traceparent"] = "00-abc-def-01"
+
+        with FakeServer([Answer(503, {}, {"detail": "busy"}), Answer(200, {}, ANALYSIS)]) as server:
+            client(server.url, FakeClock(), on_request=trace).analyses.get(ANALYSIS_ID)
+        self.assertEqual(seen, [("GET", f"/v1/analyses/{ANALYSIS_ID}", False)])
+        self.assertEqual([r.headers.get("traceparent") for r in server.requests], ["00-abc-def-01"] * 2)
+
     def test_default_query_and_extra_body(self) -> None:
         # Issue 34: neither existed.
         with FakeServer([Answer(201, {}, ANALYSIS)]) as server:

@@ -76,6 +76,8 @@ class BaseClient:
     - `retry`: a `Retry` policy (default: 3 attempts within 60 s), or False to send every request once.
     - `headers`: sent with every request; `default_query`: query parameters sent with every call (a call's
       `extra_query` wins).
+    - `on_request(method, path, headers)`: a hook told every call before it is sent (tracing: add a
+      `traceparent`); it may change the headers, and never sees the credentials, added after it.
     - `on_rate_limit(rate_limit, response)`: told the `X-RateLimit-*` headers of every response that carries them.
     - `stream_idle_timeout`: seconds an open event stream may stay silent before it reconnects. Default 60 (the
       contract promises a keep-alive every 15 s).
@@ -107,11 +109,14 @@ class BaseClient:
         max_connections: Optional[int] = DEFAULT_MAX_CONNECTIONS,
         webhook_secret: Union[str, Sequence[str], None] = None,
         default_query: Optional[Mapping[str, Any]] = None,
+        on_request: Optional[Callable[[str, str, Dict[str, str]], None]] = None,
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         random: Callable[[], float] = _random.random,
     ) -> None:
         log_from_environment()
+        if on_request is not None and not callable(on_request):
+            raise TypeError("on_request must be a function (method, path, headers) -> None")
         if on_rate_limit is not None and not callable(on_rate_limit):
             raise TypeError("on_rate_limit must be a function (rate_limit, response) -> None")
         self._config = Config(
@@ -126,6 +131,7 @@ class BaseClient:
             on_rate_limit=on_rate_limit,
             last_rate_limit=_LastRateLimit(),
             default_query=dict(default_query) if default_query else None,
+            on_request=on_request,
         )
         self._ssl_context = ssl_context
         self._proxy = Proxy.parse(proxy) if proxy is not None else None

@@ -165,6 +165,8 @@ class Config:
     last_rate_limit: Any = field(default=None)
     default_query: Optional[Mapping[str, Any]] = None
     """Query parameters sent with every call (a call's `extra_query` wins)."""
+    on_request: Optional[Callable[[str, str, Dict[str, str]], None]] = None
+    """Told each call's method, path and headers (which it may change) before the first attempt."""
     """A `threading.local` holding the last rate limit per thread (set by the front end)."""
 
     def with_changes(self, timeout: TimeoutOption, retry: RetryOption, headers: Optional[Mapping[str, str]]) -> "Config":
@@ -229,7 +231,10 @@ def prepare(config: Config, op: Operation, args: Dict[str, Any], body: Any, opti
         _idempotency_key(headers, idempotency_key, retry)
     origin, prefix = _origin(config.base_url)
     target = url[prefix:] or "/"
-    return Request(op.method, url, url[len(config.base_url) :].split("?", 1)[0], headers, encoded, timeout, retry, origin, target)
+    path = url[len(config.base_url) :].split("?", 1)[0]
+    if config.on_request is not None:
+        config.on_request(op.method, path, headers)  # before the credentials, which it never sees
+    return Request(op.method, url, path, headers, encoded, timeout, retry, origin, target)
 
 
 def _idempotency_key(headers: Dict[str, str], given: Optional[str], retry: Optional[Retry]) -> None:
