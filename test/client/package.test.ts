@@ -8,6 +8,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -81,7 +82,60 @@ export function typesTravelWithThePackage() {
 console.log(JSON.stringify({ ids, streamed, rate: readRateLimit(response), latest: readRateLimit(client)?.remaining, notFound, seen, urls }));
 `;
 
+/** Lifecycle scripts npm runs when a package is installed (the install-script warning). */
+const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"];
+
+interface Installed {
+  path?: string;
+  version?: string;
+  dependencies?: Record<string, Installed>;
+}
+
+/**
+ * What a browser app installing the tarball gets (`npm ls --omit=dev --all`): every package there is read, and none
+ * may be a native module (binding.gyp, `gypfile`) or run a script on install.
+ */
+async function expectNoNativeModuleNorInstallScript(project: string): Promise<void> {
+  const ls = await run("npm", ["ls", "--omit=dev", "--all", "--long", "--json"], { cwd: project, env: NPM_ENV, maxBuffer: 1 << 24 });
+  const found: string[] = [];
+  const offending: string[] = [];
+  const walk = async (deps: Record<string, Installed> | undefined) => {
+    for (const [name, dep] of Object.entries(deps ?? {})) {
+      if (dep.version === undefined) continue; // an optional peer not installed (ws: "UNMET OPTIONAL DEPENDENCY")
+      found.push(name);
+      if (dep.path === undefined) continue; // deduped: read where it is installed
+      const manifest = JSON.parse(await fs.readFile(path.join(dep.path, "package.json"), "utf8")) as { scripts?: Record<string, string>; gypfile?: boolean };
+      const scripts = INSTALL_SCRIPTS.filter((s) => manifest.scripts?.[s] !== undefined);
+      const gyp = manifest.gypfile === true || (await fs.stat(path.join(dep.path, "binding.gyp")).then(() => true, () => false));
+      if (scripts.length || gyp) offending.push(`${name}: ${[...scripts, ...(gyp ? ["binding.gyp"] : [])].join(", ")}`);
+      await walk(dep.dependencies);
+    }
+  };
+  await walk((JSON.parse(ls.stdout) as Installed).dependencies);
+  expect(found).toContain("@avt/api-contract");
+  expect(found).not.toContain("better-sqlite3");
+  expect(found).not.toContain("ws");
+  expect(offending).toEqual([]);
+}
+
 describe("package", () => {
+  it("carries the contract's version (as the Python package does)", async () => {
+    const pkg = JSON.parse(await fs.readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+    const contract = parse(await fs.readFile(path.join(ROOT, "spec/openapi.yaml"), "utf8")) as { info: { version: string } };
+    expect(pkg.version).toBe(contract.info.version);
+  });
+
+  it("needs only what dist/ imports: no native module, no install script, ws an optional peer", async () => {
+    const pkg = JSON.parse(await fs.readFile(path.join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["eventsource-parser", "openapi-fetch"]);
+    expect(pkg.peerDependencies?.ws).toBeDefined();
+    expect(pkg.peerDependenciesMeta?.ws?.optional).toBe(true);
+  });
+
   it("packs, installs into a fresh project, type-checks and runs there", { timeout: 120_000 }, async () => {
     const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "client-package-"));
     try {
@@ -116,6 +170,7 @@ describe("package", () => {
         env: NPM_ENV,
       });
 
+      await expectNoNativeModuleNorInstallScript(project);
       await run(process.execPath, [TSC, "-p", project]); // throws with tsc's output on any type error
       const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
       expect(JSON.parse(stdout)).toEqual({
