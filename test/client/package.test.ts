@@ -1,19 +1,16 @@
 // Packaging: `npm pack` (its prepack builds dist/), install the tarball into a new project outside the
 // repository, type-check a consumer there with this repository's tsc (no @types/node, no skipLibCheck), and run
 // it with node against a fake fetch. Needs the tarball's dependencies from the npm cache or registry.
-import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { expectLeanTree, NPM_ENV, run } from "../helpers/packages.js";
 
-const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = path.join(ROOT, "node_modules/typescript/bin/tsc");
-const NPM_ENV = { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
 
 const CONSUMER = `
 import { ApiError, createClient, readRateLimit, unwrap, type components } from "@avt/api-contract";
@@ -82,42 +79,6 @@ export function typesTravelWithThePackage() {
 console.log(JSON.stringify({ ids, streamed, rate: readRateLimit(response), latest: readRateLimit(client)?.remaining, notFound, seen, urls }));
 `;
 
-/** Lifecycle scripts npm runs when a package is installed (the install-script warning). */
-const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"];
-
-interface Installed {
-  path?: string;
-  version?: string;
-  dependencies?: Record<string, Installed>;
-}
-
-/**
- * What a browser app installing the tarball gets (`npm ls --omit=dev --all`): every package there is read, and none
- * may be a native module (binding.gyp, `gypfile`) or run a script on install.
- */
-async function expectNoNativeModuleNorInstallScript(project: string): Promise<void> {
-  const ls = await run("npm", ["ls", "--omit=dev", "--all", "--long", "--json"], { cwd: project, env: NPM_ENV, maxBuffer: 1 << 24 });
-  const found: string[] = [];
-  const offending: string[] = [];
-  const walk = async (deps: Record<string, Installed> | undefined) => {
-    for (const [name, dep] of Object.entries(deps ?? {})) {
-      if (dep.version === undefined) continue; // an optional peer not installed (ws: "UNMET OPTIONAL DEPENDENCY")
-      found.push(name);
-      if (dep.path === undefined) continue; // deduped: read where it is installed
-      const manifest = JSON.parse(await fs.readFile(path.join(dep.path, "package.json"), "utf8")) as { scripts?: Record<string, string>; gypfile?: boolean };
-      const scripts = INSTALL_SCRIPTS.filter((s) => manifest.scripts?.[s] !== undefined);
-      const gyp = manifest.gypfile === true || (await fs.stat(path.join(dep.path, "binding.gyp")).then(() => true, () => false));
-      if (scripts.length || gyp) offending.push(`${name}: ${[...scripts, ...(gyp ? ["binding.gyp"] : [])].join(", ")}`);
-      await walk(dep.dependencies);
-    }
-  };
-  await walk((JSON.parse(ls.stdout) as Installed).dependencies);
-  expect(found).toContain("@avt/api-contract");
-  expect(found).not.toContain("better-sqlite3");
-  expect(found).not.toContain("ws");
-  expect(offending).toEqual([]);
-}
-
 describe("package", () => {
   it("carries the contract's version (as the Python package does)", async () => {
     const pkg = JSON.parse(await fs.readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string };
@@ -170,7 +131,7 @@ describe("package", () => {
         env: NPM_ENV,
       });
 
-      await expectNoNativeModuleNorInstallScript(project);
+      await expectLeanTree(project, "@avt/api-contract", ["better-sqlite3", "ws"]);
       await run(process.execPath, [TSC, "-p", project]); // throws with tsc's output on any type error
       const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
       expect(JSON.parse(stdout)).toEqual({
