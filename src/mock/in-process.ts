@@ -42,8 +42,10 @@ function incoming(request: Request, body: Buffer | null): http.IncomingMessage {
   req.httpVersion = "1.1";
   const headers: Record<string, string> = { host: url.host };
   const raw: string[] = ["Host", url.host];
+  // Lower-cased here: fetch's own Headers are, but not every implementation's (happy-dom keeps the case given).
   request.headers.forEach((value, name) => {
-    headers[name] = value;
+    const key = name.toLowerCase();
+    headers[key] = headers[key] === undefined || key === "host" ? value : `${headers[key]}, ${value}`;
     raw.push(name, value);
   });
   // fetch sends a length for every body it knows whole; the pipeline reads it (hasBody, the body limits).

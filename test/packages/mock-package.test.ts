@@ -43,6 +43,55 @@ function startBin(cwd: string): Promise<{ url: string; child: ChildProcess }> {
   });
 }
 
+const VITEST_VERSION = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "node_modules/vitest/package.json"), "utf8")).version as string;
+/** happy-dom's current major (it runs on Node 20). */
+const HAPPY_DOM = "happy-dom@20";
+
+/** A component test a frontend team writes: a DOM widget over the simulation's fetch, no server. */
+const COMPONENT_TEST = `import net from "node:net";
+import { afterEach, expect, it, vi } from "vitest";
+import { createSimulation } from "@avt/mock";
+
+/** The component: shows an analysis's status, and its transcript once completed. */
+async function renderAnalysis(root, fetch, base, key, id) {
+  const res = await fetch(base + "/v1/analyses/" + id, { headers: { "X-API-Key": key } });
+  if (!res.ok) return void (root.innerHTML = '<p role="alert">' + res.status + "</p>");
+  const analysis = await res.json();
+  root.innerHTML = '<p class="status">' + analysis.status + "</p>";
+  if (analysis.status !== "completed") return;
+  const transcript = await (await fetch(base + "/v1/analyses/" + id + "/transcript", { headers: { "X-API-Key": key } })).json();
+  root.insertAdjacentHTML("beforeend", "<ol>" + transcript.segments.map((s) => "<li>" + s.text + "</li>").join("") + "</ol>");
+}
+
+const sim = createSimulation();
+afterEach(() => sim.reset());
+
+it("shows an analysis as it completes, a fault, and nothing after reset; no port opened", async () => {
+  const listen = vi.spyOn(net.Server.prototype, "listen");
+  const root = document.createElement("div");
+  document.body.append(root);
+  const created = await sim.fetch(sim.baseUrl + "/v1/analyses", {
+    method: "POST",
+    headers: { "X-API-Key": sim.keys.pro, "Content-Type": "application/json" },
+    body: JSON.stringify({ media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" }),
+  });
+  const { id } = await created.json();
+  await renderAnalysis(root, sim.fetch, sim.baseUrl, sim.keys.pro, id);
+  expect(root.querySelector(".status").textContent).toBe("queued");
+  await sim.clock.advance(120000);
+  await renderAnalysis(root, sim.fetch, sim.baseUrl, sim.keys.pro, id);
+  expect(root.querySelector(".status").textContent).toBe("completed");
+  expect(root.querySelectorAll("li").length).toBeGreaterThan(0);
+  await sim.faults.add({ operationId: "getAnalysis", status: 503, times: 1 });
+  await renderAnalysis(root, sim.fetch, sim.baseUrl, sim.keys.pro, id);
+  expect(root.querySelector('[role="alert"]').textContent).toBe("503");
+  await sim.reset();
+  await renderAnalysis(root, sim.fetch, sim.baseUrl, sim.keys.pro, id);
+  expect(root.querySelector('[role="alert"]').textContent).toBe("404");
+  expect(listen).not.toHaveBeenCalled();
+});
+`;
+
 describe("the mock package", () => {
   it("installs with what its code loads: no native module, no install script; version is the contract's", async () => {
     const names = await expectLeanTree(project, "@avt/mock", ["better-sqlite3", "msw", "@stoplight/prism-http", "ws", "@scarf/scarf"]);
@@ -74,5 +123,15 @@ describe("the mock package", () => {
     );
     expect(state.stderr).toContain("npm install better-sqlite3");
     await expect(fs.stat(path.join(tmp, "state.db"))).rejects.toThrow();
+  });
+
+  it("runs in a vitest + happy-dom project against createSimulation()", { timeout: 240_000 }, async () => {
+    const app = await freshProject(tmp, "component-tests", [tarball, `vitest@${VITEST_VERSION}`, HAPPY_DOM]);
+    await fs.writeFile(path.join(app, "vitest.config.js"), `export default { test: { environment: "happy-dom" } };\n`);
+    await fs.writeFile(path.join(app, "analysis.test.js"), COMPONENT_TEST);
+    const stdout = (await npx(app, ["vitest", "run", "--reporter=verbose"])).stdout.replace(/\x1b\[[0-9;]*m/g, "");
+    expect(stdout).toMatch(/✓ .*shows an analysis as it completes/);
+    expect(stdout).toMatch(/1 passed/);
+    expect(stdout).not.toMatch(/fail/i);
   });
 });
