@@ -28,6 +28,9 @@ export const MOCK_PACKAGE_DIR = path.join(ROOT, "dist/packages/mock");
 export const MOCK_BIN = "avt-mock";
 export const VERIFY_BIN = "avt-verify";
 
+/** The package's module entry points, as a user imports them, and their sources (the guides' runner maps them). */
+export const MOCK_EXPORTS: Record<string, string> = { "@avt/mock": "src/mock/index.ts", "@avt/mock/msw": "src/mock/msw.ts" };
+
 /** Bundled entry points: the file under lib/ each is written to. */
 const ENTRIES: Record<string, string> = {
   "src/mock/index.ts": "lib/mock/index.js",
