@@ -5,6 +5,7 @@
 //     bin      avt-mock (npm start's CLI: every flag, --help), avt-verify (npm run verify's)
 //     exports  "."      createSimulation, mockControls, createGateway, … (src/mock/index.ts)
 //              "./msw"  simulationHandlers (msw: an optional peer)
+//              "./factories"  createFactories: typed test data from the contract's schemas
 //     files    lib/ (esbuild bundles: the pure-JavaScript packages the code imports are inside), generated/
 //              (the contract the mock serves), bin/
 //     dependencies     what is read from disk or resolved at run time, so cannot be bundled: accepts (content
@@ -29,12 +30,17 @@ export const MOCK_BIN = "avt-mock";
 export const VERIFY_BIN = "avt-verify";
 
 /** The package's module entry points, as a user imports them, and their sources (the guides' runner maps them). */
-export const MOCK_EXPORTS: Record<string, string> = { "@avt/mock": "src/mock/index.ts", "@avt/mock/msw": "src/mock/msw.ts" };
+export const MOCK_EXPORTS: Record<string, string> = {
+  "@avt/mock": "src/mock/index.ts",
+  "@avt/mock/msw": "src/mock/msw.ts",
+  "@avt/mock/factories": "src/testing/factories.ts",
+};
 
 /** Bundled entry points: the file under lib/ each is written to. */
 const ENTRIES: Record<string, string> = {
   "src/mock/index.ts": "lib/mock/index.js",
   "src/mock/msw.ts": "lib/mock/msw.js",
+  "src/testing/factories.ts": "lib/mock/factories.js",
   "scripts/bin-mock.ts": "lib/mock/bin-mock.js",
   "scripts/bin-verify.ts": "lib/mock/bin-verify.js",
 };
@@ -63,7 +69,7 @@ async function manifest(): Promise<Record<string, unknown>> {
     license: root.license,
     engines: root.engines,
     bin: { [MOCK_BIN]: "bin/avt-mock.js", [VERIFY_BIN]: "bin/avt-verify.js" },
-    exports: { ".": "./lib/mock/index.js", "./msw": "./lib/mock/msw.js", "./package.json": "./package.json" },
+    exports: { ".": "./lib/mock/index.js", "./msw": "./lib/mock/msw.js", "./factories": "./lib/mock/factories.js", "./package.json": "./package.json" },
     files: ["lib/", "bin/", "generated/"],
     dependencies: await versions(RUNTIME),
     bundleDependencies: [SWAGGER_UI],
