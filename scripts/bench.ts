@@ -22,10 +22,11 @@ import { median, medianRatio, stopAllOnExit, timed } from "./bench/lib.js";
 import { mockThroughput, type MockThroughput } from "./bench/mock-throughput.js";
 import { clientSize, ENTRIES, type ClientSize } from "./bench/size.js";
 import { pythonBench, type PythonBench } from "./bench/python.js";
+import { simBench, type SimBench } from "./bench/sim.js";
 import { DEFAULT_SIZES, scale, type Scale } from "./bench/scale.js";
 import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain.js";
 
-const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "scale"] as const;
+const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "sim", "scale"] as const;
 /** What `npm run bench` runs without --only: scale takes minutes of its own (--only=scale). */
 const DEFAULT_SECTIONS = SECTIONS.filter((s) => s !== "scale");
 /** The stateful mock's answers keep at least this share of the static examples' throughput. */
@@ -73,6 +74,7 @@ interface Results {
   coldStart?: ColdStart;
   scale?: Scale;
   python?: PythonBench;
+  sim?: SimBench;
 }
 
 const CLIENT_TARGET = 0.9;
@@ -230,6 +232,15 @@ export function table(r: Results): string {
         .join(" · "),
     ]);
   }
+  if (r.sim) {
+    const m = r.sim.perCallMicros;
+    rows.push([
+      "In-process simulation: GET /v1/analyses?limit=3 per call (median µs), MSW setupServer",
+      `simulation ${m.simulationMsw} µs (sim.fetch alone ${m.simulationDirect} µs) · static MSW handler ${m.staticMsw} µs`,
+      `simulation÷static ${x2(r.sim.simulationOverStatic)}`,
+      "reported (no target)",
+    ]);
+  }
   if (r.size) {
     const s = r.size;
     rows.push([
@@ -358,6 +369,10 @@ async function main(): Promise<void> {
   if (has("python")) {
     say("\n[python] analysis_api.Client against http.client by hand, and a 200 MiB upload's peak memory…");
     results.python = await pythonBench({ rounds: rounds(3) * 5, calls: 500, mib: 200 });
+  }
+  if (has("sim")) {
+    say("\n[sim] createSimulation through MSW, directly, and a static MSW handler, call by call…");
+    results.sim = await simBench({ rounds: rounds(3), calls: 300 });
   }
   if (has("scale")) {
     const size = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));

@@ -8,7 +8,7 @@
 // later starts skip the check. generated/ is rewritten only when its bytes differ.
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import {
@@ -232,7 +232,7 @@ function proxyBanner(g: Gateway, url: string, upstream: string, ms: number): str
   ].join("\n");
 }
 
-async function main(): Promise<void> {
+export async function main(): Promise<void> {
   // Times are since the process started (performance.now()'s origin), module loading included.
   // Every flag and variable is read and checked here, through one table (src/mock/settings.ts): a bad value stops
   // the start and names the flag or variable (decision MC1).
@@ -270,7 +270,8 @@ async function main(): Promise<void> {
     }
   }
 
-  if (!args.noGenerate) {
+  // An installed package (`npx avt-mock`, scripts/build-packages.ts) ships generated/ and no spec/: nothing to check.
+  if (!args.noGenerate && existsSync(path.join(ROOT, "spec"))) {
     try {
       await ensureGenerated({
         root: ROOT,

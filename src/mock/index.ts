@@ -20,3 +20,7 @@ export { SettingsError, SETTINGS, readSettings } from "./settings.js";
 
 export { isLoopbackHost, PublicSecretError, refusePublicSecret, startSecret } from "./secret.js";
 export { DEFAULT_LIMITS, LIMIT_ROWS, LimitError, limitFlagOptions, limitsFromFlags, limitsHelp, resolveLimits, type Limits } from "./limits.js";
+// In-process: the simulation (no port) and the typed controls of any mock, in-process or running.
+export { createSimulation, type Simulation, type SimulationFixtures, type SimulationOptions } from "./simulation.js";
+export { mockControls, MockControlError, type ClockControls, type ClockState, type FaultControls, type MockControls } from "./controls-api.js";
+export type { InProcessFetch } from "./in-process.js";

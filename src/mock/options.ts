@@ -63,6 +63,8 @@ export interface GatewayOptions {
    * checked now against the contract's schemas and reference rules, a bad one throwing FixturesError.
    */
   fixtures?: string | null;
+  /** The same records as text (JSON or YAML), `source` naming it in errors (createSimulation's `fixtures`). */
+  fixturesText?: { text: string; source: string };
   /**
    * Proxy mode (--upstream, MOCK_UPSTREAM): the backend's base URL (http or https). Every request but the gateway's
    * own paths is forwarded there and its answer streamed back unchanged, each exchange judged against the contract

@@ -23,7 +23,7 @@ import { timerScheduler } from "./store/scheduler.js";
 import { Store } from "./store/store.js";
 import { SimulatedTime } from "./store/sim-time.js";
 import { Faults } from "./faults.js";
-import { loadFixtures } from "./fixtures.js";
+import { loadFixtures, parseFixtures } from "./fixtures.js";
 import { readModel } from "./store/model.js";
 import { RequestValidator } from "./validation.js";
 import { resolveLimits, type Limits } from "./limits.js";
@@ -91,7 +91,11 @@ export function buildServices(opts: GatewayOptions): Services {
   const sink = opts.log === undefined ? consoleSink : opts.log;
   const limits = resolveLimits(opts.limits);
   const fileKeys = opts.keysFile ? loadKeysFile(opts.keysFile, policy) : [];
-  const fixtures = opts.fixtures ? loadFixtures(opts.fixtures, contract, readModel(contract), policy) : null;
+  const fixtures = opts.fixtures
+    ? loadFixtures(opts.fixtures, contract, readModel(contract), policy)
+    : opts.fixturesText
+      ? parseFixtures(opts.fixturesText.text, opts.fixturesText.source, contract, readModel(contract), policy)
+      : null;
   const states = new StateRegistry();
   const onChange = () => states.changed();
   const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract });

@@ -47,11 +47,18 @@ export interface StateDbOptions {
 
 /** better-sqlite3 is a native addon: loaded with `require` when a state file is asked for, never bundled. */
 function sqlite(): typeof BetterSqlite3 {
-  return createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+  try {
+    return createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
+  } catch (e) {
+    // The mock package lists it as an optional peer (scripts/build-packages.ts): a memory-only mock never needs it.
+    if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
+    throw new StateFileError("--state keeps the mock's state in SQLite through better-sqlite3, which is not installed: npm install better-sqlite3");
+  }
 }
 
 /** Opens (creating it, mode 0600, when missing) a database with the schema, in WAL mode. */
 function openDatabase(file: string): Database {
+  const Sqlite = sqlite(); // first: without it, no file is created
   if (!fs.existsSync(path.dirname(path.resolve(file)))) throw new StateFileError(`${file}: its folder does not exist`);
   try {
     fs.closeSync(fs.openSync(file, "wx", 0o600)); // exclusive: never through a planted link
@@ -64,7 +71,7 @@ function openDatabase(file: string): Database {
   }
   let db: Database | null = null;
   try {
-    db = new (sqlite())(file);
+    db = new Sqlite(file);
     db.pragma("journal_mode = WAL");
     // NORMAL in WAL: a commit is in the log file before the answer, which a killed process cannot undo; only a
     // power cut may lose the last commits (decision DB2).

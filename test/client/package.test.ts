@@ -1,18 +1,16 @@
 // Packaging: `npm pack` (its prepack builds dist/), install the tarball into a new project outside the
 // repository, type-check a consumer there with this repository's tsc (no @types/node, no skipLibCheck), and run
 // it with node against a fake fetch. Needs the tarball's dependencies from the npm cache or registry.
-import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { expectLeanTree, NPM_ENV, run } from "../helpers/packages.js";
 
-const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = path.join(ROOT, "node_modules/typescript/bin/tsc");
-const NPM_ENV = { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" };
 
 const CONSUMER = `
 import { ApiError, createClient, readRateLimit, unwrap, type components } from "@avt/api-contract";
@@ -82,6 +80,23 @@ console.log(JSON.stringify({ ids, streamed, rate: readRateLimit(response), lates
 `;
 
 describe("package", () => {
+  it("carries the contract's version (as the Python package does)", async () => {
+    const pkg = JSON.parse(await fs.readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string };
+    const contract = parse(await fs.readFile(path.join(ROOT, "spec/openapi.yaml"), "utf8")) as { info: { version: string } };
+    expect(pkg.version).toBe(contract.info.version);
+  });
+
+  it("needs only what dist/ imports: no native module, no install script, ws an optional peer", async () => {
+    const pkg = JSON.parse(await fs.readFile(path.join(ROOT, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(["eventsource-parser", "openapi-fetch"]);
+    expect(pkg.peerDependencies?.ws).toBeDefined();
+    expect(pkg.peerDependenciesMeta?.ws?.optional).toBe(true);
+  });
+
   it("packs, installs into a fresh project, type-checks and runs there", { timeout: 120_000 }, async () => {
     const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "client-package-"));
     try {
@@ -116,6 +131,7 @@ describe("package", () => {
         env: NPM_ENV,
       });
 
+      await expectLeanTree(project, "@avt/api-contract", ["better-sqlite3", "ws"]);
       await run(process.execPath, [TSC, "-p", project]); // throws with tsc's output on any type error
       const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
       expect(JSON.parse(stdout)).toEqual({

@@ -3,9 +3,9 @@
 // with python3 and the package's src/ on the path). A block that stops working fails here, naming its file and line.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MOCK_EXPORTS } from "../../scripts/build-packages.js";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { guideFiles, NPM_START_URL, runnableBlocks, type DocBlock } from "../helpers/doc-blocks.js";
 import { runShellBlock } from "../helpers/doc-shell.js";
@@ -13,15 +13,17 @@ import { startGateway, type TestGateway } from "../mock/helpers.js";
 
 const DEMO_KEY = "pk_test_demo_pro";
 
-/** The package's own entry points, as a consumer imports them, mapped to their sources (no build needed). */
+/** The packages' entry points (the client's and the mock's), as a consumer imports them, mapped to their sources (no build needed). */
 function packageImports(): Array<[string, string]> {
   const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, "package.json"), "utf8"));
-  return Object.entries(pkg.exports as Record<string, { import?: string }>)
+  const client = Object.entries(pkg.exports as Record<string, { import?: string }>)
     .filter(([, v]) => typeof v === "object" && v.import?.endsWith(".js"))
-    .map(([sub, v]) => [
+    .map(([sub, v]): [string, string] => [
       sub === "." ? pkg.name : `${pkg.name}/${sub.slice(2)}`,
       path.join(REPO_ROOT, v.import!.replace(/^\.\/dist\//, "src/").replace(/\.js$/, ".ts")),
     ]);
+  const mock = Object.entries(MOCK_EXPORTS).map(([name, src]): [string, string] => [name, path.join(REPO_ROOT, src)]);
+  return [...client, ...mock];
 }
 
 function run(cmd: string, args: string[], env: Record<string, string>): Promise<{ code: number; output: string }> {
@@ -40,7 +42,10 @@ let tmp: string;
 beforeAll(async () => {
   // Real timers at a fast pace: streams and lifecycles end on their own, as with `npm start`.
   g = await startGateway({ stepMs: 60 });
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "guides-"));
+  // Inside the repository's node_modules, so a block's other imports (msw/node, as a reader installs it) resolve.
+  const cache = path.join(REPO_ROOT, "node_modules/.cache");
+  fs.mkdirSync(cache, { recursive: true });
+  tmp = fs.mkdtempSync(path.join(cache, "guides-"));
 });
 afterAll(async () => {
   await g?.close();

@@ -1,0 +1,49 @@
+// The in-process simulation's cost per call (issue 30): `GET /v1/analyses?limit=3` answered by createSimulation
+// through MSW's setupServer (the global fetch intercepted, as a component test meets it), next to a static MSW
+// handler answering the same page with `HttpResponse.json` (what teams write by hand today), and sim.fetch called
+// directly (no MSW). The three alternate call by call, in a new random order each round; the median µs per call of
+// each, and simulation ÷ static (how many times a static handler's cost a stateful, contract-true answer is).
+import { http, HttpResponse } from "msw";
+import { setupServer } from "msw/node";
+import { createSimulation } from "../../src/mock/simulation.js";
+import { simulationHandlers } from "../../src/mock/msw.js";
+import { median, shuffled } from "./lib.js";
+
+export interface SimBench {
+  calls: number;
+  perCallMicros: { simulationMsw: number; simulationDirect: number; staticMsw: number };
+  simulationOverStatic: number;
+}
+
+export async function simBench(o: { rounds: number; calls: number }): Promise<SimBench> {
+  const sim = createSimulation({ baseUrl: "https://sim.bench.invalid" });
+  const headers = { "X-API-Key": sim.keys.pro! };
+  const page = await (await sim.fetch(`${sim.baseUrl}/v1/analyses?limit=3`, { headers })).json();
+  const server = setupServer(...simulationHandlers(sim), http.get("https://static.bench.invalid/v1/analyses", () => HttpResponse.json(page)));
+  server.listen({ onUnhandledRequest: "error" });
+  const variants = {
+    simulationMsw: () => fetch(`${sim.baseUrl}/v1/analyses?limit=3`, { headers }),
+    simulationDirect: () => sim.fetch(`${sim.baseUrl}/v1/analyses?limit=3`, { headers }),
+    staticMsw: () => fetch("https://static.bench.invalid/v1/analyses?limit=3", { headers }),
+  };
+  type Variant = keyof typeof variants;
+  const times: Record<Variant, number[]> = { simulationMsw: [], simulationDirect: [], staticMsw: [] };
+  try {
+    for (let round = 0; round < o.rounds; round++) {
+      for (let i = 0; i < o.calls; i++) {
+        for (const v of shuffled(Object.keys(variants) as Variant[])) {
+          const t = performance.now();
+          const res = await variants[v]();
+          await res.json();
+          times[v].push((performance.now() - t) * 1000);
+        }
+      }
+    }
+  } finally {
+    server.close();
+    await sim.close();
+  }
+  const m = (v: Variant) => Math.round(median(times[v]) * 10) / 10;
+  const perCallMicros = { simulationMsw: m("simulationMsw"), simulationDirect: m("simulationDirect"), staticMsw: m("staticMsw") };
+  return { calls: o.rounds * o.calls, perCallMicros, simulationOverStatic: Math.round((perCallMicros.simulationMsw / perCallMicros.staticMsw) * 100) / 100 };
+}

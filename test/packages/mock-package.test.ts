@@ -1,0 +1,137 @@
+// The mock package (scripts/build-packages.ts), as a user meets it: built and packed, installed with
+// `npm install <tarball>` into fresh projects outside the repository, then
+//   - its runtime tree: no native module, no install script, none of the optional peers;
+//   - `npx avt-mock --port P` serves the README's curl flow, and `npx avt-verify` checks it;
+//   - `--help` lists npm start's flags; `--state` without better-sqlite3 says what to install;
+//   - a vitest project with happy-dom tests against createSimulation() with no port opened.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildMockPackage, contractVersion, MOCK_BIN, packMockPackage, VERIFY_BIN } from "../../scripts/build-packages.js";
+import { REPO_ROOT } from "../../src/mock/contract.js";
+import { NPM_START_URL, runnableBlocks } from "../helpers/doc-blocks.js";
+import { runShellBlock } from "../helpers/doc-shell.js";
+import { expectLeanTree, freshProject, NPM_ENV, run } from "../helpers/packages.js";
+
+let tmp: string;
+let tarball: string;
+let project: string;
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), "mock-package-"));
+  const dir = await buildMockPackage(path.join(tmp, "build"));
+  tarball = await packMockPackage(dir, tmp);
+  project = await freshProject(tmp, "app", [tarball]);
+}, 180_000);
+afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+
+const npx = (project: string, args: string[]) => run("npx", ["--no-install", ...args], { cwd: project, env: NPM_ENV, maxBuffer: 1 << 24 });
+
+/** Starts `npx avt-mock` on a free port; resolves with its URL once it says it is ready. */
+function startBin(cwd: string): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn("npx", ["--no-install", MOCK_BIN, "--port", "0", "--quiet"], { cwd, env: NPM_ENV, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let out = "";
+  return new Promise((resolve, reject) => {
+    child.stdout!.on("data", (b: Buffer) => {
+      out += b.toString();
+      const m = /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve({ url: m[1]!, child });
+    });
+    child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+    child.once("exit", (code) => reject(new Error(`${MOCK_BIN} exited ${code}: ${out}`)));
+  });
+}
+
+const VITEST_VERSION = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "node_modules/vitest/package.json"), "utf8")).version as string;
+/** happy-dom's current major (it runs on Node 20). */
+const HAPPY_DOM = "happy-dom@20";
+
+/** A component test a frontend team writes: a DOM widget over the simulation's fetch, no server. */
+const COMPONENT_TEST = `import net from "node:net";
+import { afterEach, expect, it, vi } from "vitest";
+import { createSimulation } from "@avt/mock";
+
+/** The component: shows an analysis's status, and its transcript once completed. */
+async function renderAnalysis(root, fetch, base, key, id) {
+  const res = await fetch(base + "/v1/analyses/" + id, { headers: { "X-API-Key": key } });
+  if (!res.ok) return void (root.innerHTML = '<p role="alert">' + res.status + "</p>");
+  const analysis = await res.json();
+  root.innerHTML = '<p class="status">' + analysis.status + "</p>";
+  if (analysis.status !== "completed") return;
+  const transcript = await (await fetch(base + "/v1/analyses/" + id + "/transcript", { headers: { "X-API-Key": key } })).json();
+  root.insertAdjacentHTML("beforeend", "<ol>" + transcript.segments.map((s) => "<li>" + s.text + "</li>").join("") + "</ol>");
+}
+
+const sim = createSimulation();
+afterEach(() => sim.reset());
+
+it("shows an analysis as it completes, a fault, and nothing after reset; no port opened", async () => {
+  const listen = vi.spyOn(net.Server.prototype, "listen");
+  const root = document.createElement("div");
+  document.body.append(root);
+  const created = await sim.fetch(sim.baseUrl + "/v1/analyses", {
+    method: "POST",
+    headers: { "X-API-Key": sim.keys.pro, "Content-Type": "application/json" },
+    body: JSON.stringify({ media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" }),
+  });
+  const { id } = await created.json();
+  await renderAnalysis(root, sim.fetch, sim.baseUrl, sim.keys.pro, id);
+  expect(root.querySelector(".status").textContent).toBe("queued");
+  await sim.clock.advance(120000);
+  await renderAnalysis(root, sim.fetch, sim.baseUrl, sim.keys.pro, id);
+  expect(root.querySelector(".status").textContent).toBe("completed");
+  expect(root.querySelectorAll("li").length).toBeGreaterThan(0);
+  await sim.faults.add({ operationId: "getAnalysis", status: 503, times: 1 });
+  await renderAnalysis(root, sim.fetch, sim.baseUrl, sim.keys.pro, id);
+  expect(root.querySelector('[role="alert"]').textContent).toBe("503");
+  await sim.reset();
+  await renderAnalysis(root, sim.fetch, sim.baseUrl, sim.keys.pro, id);
+  expect(root.querySelector('[role="alert"]').textContent).toBe("404");
+  expect(listen).not.toHaveBeenCalled();
+});
+`;
+
+describe("the mock package", () => {
+  it("installs with what its code loads: no native module, no install script; version is the contract's", async () => {
+    const names = await expectLeanTree(project, "@avt/mock", ["better-sqlite3", "msw", "@stoplight/prism-http", "ws", "@scarf/scarf"]);
+    expect(names).toContain("swagger-ui-dist");
+    const manifest = JSON.parse(await fs.readFile(path.join(project, "node_modules/@avt/mock/package.json"), "utf8")) as { version: string };
+    expect(manifest.version).toBe(await contractVersion());
+  });
+
+  it("npx avt-mock serves the README's curl flow, and npx avt-verify checks it", { timeout: 120_000 }, async () => {
+    const { url, child } = await startBin(project);
+    try {
+      const [flow] = runnableBlocks(REPO_ROOT, "README.md").filter((b) => b.lang === "sh" && b.code.includes("/v1/analyses"));
+      const steps = await runShellBlock(flow!.code.split(NPM_START_URL).join(url), { cwd: project });
+      expect(steps.map((s) => `${s.method} ${s.status}`)).toEqual(["POST 202", "GET 200", "GET 200", "GET 401"]);
+      const verified = await npx(project, [VERIFY_BIN, "--target", url, "--api-key", "pk_test_demo_pro", "--operations", "listAnalyses"]);
+      expect(verified.stdout).toMatch(/0 distinct violation/);
+      expect((await fetch(`${url}/swagger-ui/swagger-ui.css`)).status).toBe(200);
+    } finally {
+      process.kill(-child.pid!, "SIGTERM");
+    }
+  });
+
+  it("--help lists npm start's flags; --state without better-sqlite3 says what to install", { timeout: 60_000 }, async () => {
+    const help = await npx(project, [MOCK_BIN, "--help"]);
+    for (const flag of ["--port", "--host", "--state", "--fixtures", "--stateless", "--upstream", "--latency"]) expect(help.stdout).toContain(flag);
+    const state = await npx(project, [MOCK_BIN, "--port", "0", "--state", path.join(tmp, "state.db")]).then(
+      () => ({ stderr: "started" }),
+      (e: { stderr: string }) => e,
+    );
+    expect(state.stderr).toContain("npm install better-sqlite3");
+    await expect(fs.stat(path.join(tmp, "state.db"))).rejects.toThrow();
+  });
+
+  it("runs in a vitest + happy-dom project against createSimulation()", { timeout: 240_000 }, async () => {
+    const app = await freshProject(tmp, "component-tests", [tarball, `vitest@${VITEST_VERSION}`, HAPPY_DOM]);
+    await fs.writeFile(path.join(app, "vitest.config.js"), `export default { test: { environment: "happy-dom" } };\n`);
+    await fs.writeFile(path.join(app, "analysis.test.js"), COMPONENT_TEST);
+    const stdout = (await npx(app, ["vitest", "run", "--reporter=verbose"])).stdout.replace(/\x1b\[[0-9;]*m/g, "");
+    expect(stdout).toMatch(/✓ .*shows an analysis as it completes/);
+    expect(stdout).toMatch(/1 passed/);
+    expect(stdout).not.toMatch(/fail/i);
+  });
+});
