@@ -181,20 +181,44 @@ export class Store implements MockState {
   keepIn(rows: StoreRows, flush: () => void): StorePersistence {
     const persistence = new StorePersistence(this.model, this.o.contract, rows);
     // What memory holds (a JSON state file being migrated) is written whole first.
-    for (const ws of this.workspaces.values()) persistence.writeWhole(ws);
+    for (const ws of this.workspaces.values()) persistence.writeWhole(ws)();
     for (const id of [...this.workspaces.keys()]) this.forget(id);
     this.kept = { persistence, journal: new Journal(), touched: new Set(), cleared: false, flush };
     return persistence;
   }
 
-  /** Writes what changed since the last call into the rows given to `keepIn` (state-db.ts calls it in a transaction). */
-  persist(): void {
+  /**
+   * Writes what changed since the last call into the rows given to `keepIn` (state-db.ts calls it in a transaction);
+   * returns what to call once that transaction has committed (nothing counts as written before, DB9).
+   */
+  persist(): () => void {
+    const k = this.kept;
+    if (!k) return () => {};
+    if (k.cleared) k.persistence.rows.clear();
+    const written = k.persistence.write(k.journal, k.touched);
+    return () => {
+      written();
+      k.cleared = false;
+      k.touched.clear();
+    };
+  }
+
+  /**
+   * A commit failed (state-db.ts): every workspace changed since the last commit leaves memory, its timers stopped,
+   * to be read back as the database holds it when next used; what the journal noted is dropped with it. A change
+   * that was not written is never seen (DB9).
+   */
+  rollback(): void {
     const k = this.kept;
     if (!k) return;
-    if (k.cleared) k.persistence.rows.clear();
-    k.cleared = false;
-    k.persistence.write(k.journal, k.touched);
+    const dropped = new Set<WorkspaceData>(k.touched);
+    for (const rec of k.journal.changed) if (rec.table?.ws) dropped.add(rec.table.ws);
+    for (const r of k.journal.removed) dropped.add(r.ws);
+    for (const ws of dropped) if (this.workspaces.get(ws.id) === ws) this.forget(ws.id);
+    k.journal.changed.clear();
+    k.journal.removed.length = 0;
     k.touched.clear();
+    if (this.lastUsed && !this.workspaces.has(this.lastUsed)) this.lastUsed = null;
   }
 
   private fromDatabase(id: string): WorkspaceData {
