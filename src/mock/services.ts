@@ -11,7 +11,7 @@ import { EventScripts } from "./events.js";
 import type { GatewayOptions } from "./options.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
 import { demoKeys, KeyStore, loadKeysFile } from "./keys.js";
-import { defaultScope, OAuthTokens } from "./oauth.js";
+import { defaultScope, scopeCeiling, OAuthTokens } from "./oauth.js";
 import { StateRegistry } from "./state-registry.js";
 import { checkLatency } from "./latency.js";
 import { RateLimiter, systemClock, type Clock } from "./limiter.js";
@@ -96,7 +96,7 @@ export function buildServices(opts: GatewayOptions): Services {
   const onChange = () => states.changed();
   const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract });
   const secret = opts.jwtSecret ?? jwtSecretFromEnv();
-  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}) });
+  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}), boundByCaller: scopeCeiling(contract.doc.paths ?? {}) });
   const apiKeyScheme = Object.values<Json>(contract.doc.components?.securitySchemes ?? {}).find((s) => s.type === "apiKey" && s.in === "header");
   const auth = new Authenticator({ keys, policy, clock, secret, apiKeyHeader: apiKeyScheme?.name ?? "X-API-Key", isRevoked: (c) => oauth.isRevoked(c) });
   const webhooks = new Webhooks(contract, {
