@@ -1,6 +1,7 @@
 // What the stages of every request share, built once per gateway from its options: the contract, the key store,
 // the authenticator, the rate limiter, the validators, Prism, the webhooks, OAuth tokens and event scripts, the
 // registry of the state kept between requests, and the gateway's live state (draining, open streams and sockets).
+import { FileLinks } from "./file-links.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WebSocket } from "ws";
 import { WebSocketServer } from "ws";
@@ -118,6 +119,7 @@ export function buildServices(opts: GatewayOptions): Services {
     fixtures: fixtures?.workspaces,
     scenarioOf: (ws, rec, scenarios) => faults!.resourceScenario(rec.key, ws.id, scenarios),
     limits,
+    links: new FileLinks(secret),
   });
   faults = new Faults(contract, store.model);
   if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);

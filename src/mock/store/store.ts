@@ -2,6 +2,7 @@
 // time the workspace is used (seed.ts), holding every collection the contract describes (model.ts). Operations
 // (ops.ts) read and write it; lifecycles move it (driver.ts); an analysis keeps an event log its streams show
 // (analysis.ts). Implements MockState: reset, snapshot and restore.
+import { FileLinks } from "../file-links.js";
 import type { Contract, Json, Route } from "../contract.js";
 import { readTemplates, type Templates } from "../events.js";
 import type { Clock } from "../limiter.js";
@@ -38,6 +39,8 @@ export interface StoreOptions {
   fixtures?: ReadonlyMap<string, readonly FixtureRecord[]>;
   /** The outcome a resource's next processing step takes besides its own (a fault rule), among `scenarios`. */
   scenarioOf?: DriverOptions["scenarioOf"];
+  /** Signs the links to the mock's own files (file-links.ts); a random key when not given. */
+  links?: FileLinks;
 }
 
 export interface InsertOptions {
@@ -87,7 +90,11 @@ export class Store implements MockState {
   /** Kept in a database (`--state`): how rows are read and written, and what changed since the last write. */
   private kept: { persistence: StorePersistence; journal: Journal; touched: Set<WorkspaceData>; cleared: boolean; flush: () => void } | null = null;
 
+  /** Signs the links to the mock's own files. */
+  readonly links: FileLinks;
+
   constructor(readonly o: StoreOptions) {
+    this.links = o.links ?? new FileLinks(globalThis.crypto.randomUUID());
     this.model = readModel(o.contract);
     this.templates = readTemplates(o.contract);
     this.limits = o.limits ?? DEFAULT_LIMITS;
@@ -119,6 +126,7 @@ export class Store implements MockState {
       model: this.model,
       now: () => o.clock.now(),
       baseUrl: () => this.baseUrl,
+      links: this.links,
       example: (schema) => this.seedFactory.seed.records.find((r) => r.coll === schema)?.value,
       lookup: (ws, schema, id) => {
         const c = this.model.collections.get(schema);
