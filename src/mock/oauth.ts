@@ -50,6 +50,11 @@ export interface OAuthOptions {
   clock: Clock;
   /** The scope of a token whose request names none. */
   defaultScope: string;
+  /**
+   * The token operation's `x-scope-ceiling: caller` (oauth `scopeCeiling`): a caller whose token has a `scope`
+   * claim gets at most its own scopes, so a scoped token never mints a wider one (issue 29).
+   */
+  boundByCaller?: boolean;
   onChange?: () => void;
 }
 
@@ -74,9 +79,12 @@ export class OAuthTokens implements MockState {
   /** Answers a validated token request made with `caller`'s credentials. */
   async exchange(caller: Principal, body: TokenRequest): Promise<TokenResponse | GrantError> {
     this.prune();
+    const bounded = this.bound(caller, body.scope);
+    if (typeof bounded !== "string" && bounded !== undefined) return bounded;
+    const scope = bounded ?? this.opts.defaultScope;
     switch (body.grant_type) {
       case "client_credentials":
-        return this.tokens({ id: "", workspace_id: caller.workspaceId, plan: caller.plan, client_id: body.client_id, sub: body.client_id, scope: body.scope ?? this.opts.defaultScope }, null);
+        return this.tokens({ id: "", workspace_id: caller.workspaceId, plan: caller.plan, client_id: body.client_id, sub: body.client_id, scope }, null);
       case "authorization_code": {
         if (this.usedCodes.has(body.code)) return { error: "invalid_grant", detail: "The authorization code has already been used." };
         this.usedCodes.set(body.code, this.opts.clock.now() + CODE_MS);
@@ -86,7 +94,7 @@ export class OAuthTokens implements MockState {
           plan: caller.plan,
           client_id: body.client_id,
           sub: MOCK_USER,
-          scope: body.scope ?? this.opts.defaultScope,
+          scope,
         };
         this.grants.set(grant.id, grant);
         return this.tokens(grant, grant.scope);
@@ -94,6 +102,20 @@ export class OAuthTokens implements MockState {
       case "refresh_token":
         return this.rotate(caller, body);
     }
+  }
+
+  /**
+   * The scope a request may be granted given its caller: the requested one (or undefined when none is named and the
+   * caller is not scoped); with `boundByCaller` and a scoped caller, at most the caller's own scopes (its own when
+   * none is named), and a wider request is refused naming what it lacks.
+   */
+  private bound(caller: Principal, requested: string | undefined): string | GrantError | undefined {
+    if (!this.opts.boundByCaller || !caller.scopes) return requested;
+    if (requested === undefined) return caller.scopes.join(" ");
+    const own = new Set(caller.scopes);
+    const wider = requested.split(" ").filter((x) => x && !own.has(x));
+    if (wider.length) return { error: "invalid_scope", detail: `The scope is wider than the caller's own token: ${wider.join(" ")} is not among its scopes.` };
+    return requested;
   }
 
   private async rotate(caller: Principal, body: components["schemas"]["OAuthRefreshTokenGrant"]): Promise<TokenResponse | GrantError> {
@@ -223,6 +245,11 @@ export class OAuthTokens implements MockState {
  * The scope of a token whose request names none: every scope an operation's `x-scopes` names
  * (`analyses:read analyses:write billing:read …`), so such a token may call every operation.
  */
+/** Does an operation say, with `x-scope-ceiling: caller`, that the scopes it grants are bounded by its caller's? */
+export function scopeCeiling(paths: Record<string, Record<string, unknown>>): boolean {
+  return Object.values(paths).some((item) => Object.values(item ?? {}).some((op) => (op as { "x-scope-ceiling"?: unknown })?.["x-scope-ceiling"] === "caller"));
+}
+
 export function defaultScope(paths: Record<string, Record<string, unknown>>): string {
   const scopes = new Set<string>();
   for (const item of Object.values(paths)) {

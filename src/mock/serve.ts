@@ -53,7 +53,10 @@ function answer(s: Services, ctx: RequestContext, out: Outcome): void {
   if (unread) lingerAfterAnswer(ctx.req);
   // A request that may have changed the mock's state (a successful POST, PUT, PATCH or DELETE): with `--state`
   // it is in the database before the answer is sent, so an acknowledged change survives a crash (decision DB2).
-  if (out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS") {
+  // Any other answer computed while such a change waits for its commit may show it: it waits too, and answers 500
+  // if that commit fails (decision DB9: nothing is shown before it is durable).
+  const changing = out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS";
+  if (changing || s.states.pending) {
     s.states.commitThen(
       () => send(ctx.res!, out, s.head, s.live.draining || unread),
       (e) => failed(s, ctx, e),

@@ -1,6 +1,7 @@
 // What the stages of every request share, built once per gateway from its options: the contract, the key store,
 // the authenticator, the rate limiter, the validators, Prism, the webhooks, OAuth tokens and event scripts, the
 // registry of the state kept between requests, and the gateway's live state (draining, open streams and sockets).
+import { FileLinks } from "./file-links.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { WebSocket } from "ws";
 import { WebSocketServer } from "ws";
@@ -11,7 +12,7 @@ import { EventScripts } from "./events.js";
 import type { GatewayOptions } from "./options.js";
 import { DEFAULT_MAX_BODY_BYTES } from "./http/body.js";
 import { demoKeys, KeyStore, loadKeysFile } from "./keys.js";
-import { defaultScope, OAuthTokens } from "./oauth.js";
+import { defaultScope, scopeCeiling, OAuthTokens } from "./oauth.js";
 import { StateRegistry } from "./state-registry.js";
 import { checkLatency } from "./latency.js";
 import { RateLimiter, systemClock, type Clock } from "./limiter.js";
@@ -100,7 +101,7 @@ export function buildServices(opts: GatewayOptions): Services {
   const onChange = () => states.changed();
   const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract });
   const secret = opts.jwtSecret ?? jwtSecretFromEnv();
-  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}) });
+  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}), boundByCaller: scopeCeiling(contract.doc.paths ?? {}) });
   const apiKeyScheme = Object.values<Json>(contract.doc.components?.securitySchemes ?? {}).find((s) => s.type === "apiKey" && s.in === "header");
   const auth = new Authenticator({ keys, policy, clock, secret, apiKeyHeader: apiKeyScheme?.name ?? "X-API-Key", isRevoked: (c) => oauth.isRevoked(c) });
   const webhooks = new Webhooks(contract, {
@@ -122,6 +123,7 @@ export function buildServices(opts: GatewayOptions): Services {
     fixtures: fixtures?.workspaces,
     scenarioOf: (ws, rec, scenarios) => faults!.resourceScenario(rec.key, ws.id, scenarios),
     limits,
+    links: new FileLinks(secret),
   });
   faults = new Faults(contract, store.model);
   if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);

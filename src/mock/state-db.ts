@@ -17,6 +17,7 @@ import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import type { Contract } from "./contract.js";
 import { StateFile, StateFileError } from "./state-file.js";
+import { checkWritable, lockState, type StateLock } from "./state-lock.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { MockState } from "./state.js";
 import { parseStored, StoredRecordError, type FieldRow, type RecordRow, type StorePersistence, type StoreRows } from "./store/persist.js";
@@ -126,7 +127,7 @@ function isJsonStateFile(file: string): boolean {
 export class StateDb {
   /** The JSON last written of each part but the store's. */
   private readonly written = new Map<string, string>();
-  private readonly flushTx: () => void;
+  private readonly flushTx: () => Array<() => void>;
   private closed = false;
 
   private constructor(
@@ -135,16 +136,20 @@ export class StateDb {
     private readonly registry: StateRegistry,
     private readonly store: Store | null,
     private readonly opts: StateDbOptions,
+    private readonly lock: StateLock,
   ) {
     const putPart = db.prepare("INSERT OR REPLACE INTO parts (name, value) VALUES (?, ?)");
+    // What the transaction wrote is marked written only once it has committed (the marks it returns, run by
+    // flush): a transaction that fails leaves everything to be written again (decision DB9).
     this.flushTx = db.transaction(() => {
-      this.store?.persist();
+      const marks = [this.store?.persist() ?? (() => {})];
       for (const part of this.others()) {
         const text = JSON.stringify(part.snapshot());
         if (this.written.get(part.name) === text) continue;
         putPart.run(part.name, text);
-        this.written.set(part.name, text);
+        marks.push(() => this.written.set(part.name, text));
       }
+      return marks;
     });
   }
 
@@ -154,16 +159,22 @@ export class StateDb {
    */
   static open(file: string, registry: StateRegistry, opts: StateDbOptions): StateDb {
     const store = (registry.get("store") as Store | undefined) ?? null;
-    if (isJsonStateFile(file)) migrate(file, registry, store, opts);
-    const db = openDatabase(file);
+    if (!fs.existsSync(path.dirname(path.resolve(file)))) throw new StateFileError(`${file}: its folder does not exist`);
+    checkWritable(file);
+    const lock = lockState(file);
+    let db: Database | null = null;
     try {
-      const state = new StateDb(file, db, registry, store, opts);
+      if (isJsonStateFile(file)) migrate(file, registry, store, opts);
+      db = openDatabase(file);
+      const state = new StateDb(file, db, registry, store, opts, lock);
       state.load();
       registry.onChange(() => state.flushLogged());
       registry.onCommit(() => state.flush());
+      registry.onRollback(() => state.rollback());
       return state;
     } catch (e) {
-      db.close();
+      db?.close();
+      lock.release();
       throw e;
     }
   }
@@ -195,7 +206,25 @@ export class StateDb {
   /** Writes every change not yet written, in one transaction. Throws when it cannot. */
   flush(): void {
     if (this.closed) return;
-    this.flushTx();
+    for (const mark of this.flushTx()) mark();
+  }
+
+  /**
+   * A commit failed: memory is put back as the database holds it. The store drops the workspaces it changed (read
+   * back when next used); every other part is restored from what was last written, or reset to its start when
+   * nothing of it was ever written (then the database holds nothing of it either).
+   */
+  rollback(): void {
+    this.store?.rollback();
+    for (const part of this.others()) {
+      const last = this.written.get(part.name);
+      try {
+        if (last === undefined) part.reset();
+        else part.restore(JSON.parse(last));
+      } catch (e) {
+        this.opts.log?.(`state ${this.file}: part ${part.name} not put back after a failed commit: ${(e as Error).message}`);
+      }
+    }
   }
 
   /** flush(), for changes made outside a request (a timer): a failure is logged, and written with the next change. */
@@ -213,6 +242,7 @@ export class StateDb {
     this.flushLogged();
     this.closed = true;
     this.db.close();
+    this.lock.release();
   }
 }
 

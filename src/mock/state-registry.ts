@@ -8,6 +8,7 @@ export class StateRegistry {
   private readonly parts = new Map<string, MockState>();
   private readonly listeners = new Set<() => void>();
   private readonly committers = new Set<() => void>();
+  private readonly rollbacks = new Set<() => void>();
   /** Answers waiting for the next commit (group commit: one transaction for the requests of one turn of the loop). */
   private waiting: Array<{ send: () => void; fail: (e: Error) => void }> = [];
 
@@ -47,12 +48,22 @@ export class StateRegistry {
   /**
    * Sends a request's answer once its change is written: at once when nothing writes changes (in memory);
    * otherwise after one commit, made when this turn of the event loop is over, for every request that changed
-   * something in it (group commit: the transaction's cost is shared). `fail` gets the error when the commit failed.
+   * something in it (group commit: the transaction's cost is shared). `fail` gets the error when the commit failed;
+   * memory is then put back as the database holds it (`onRollback`) before any other request runs, so a change that
+   * was not written is never seen again (decision DB9).
    */
   commitThen(send: () => void, fail: (e: Error) => void): void {
     if (!this.committers.size) return send();
     this.waiting.push({ send, fail });
     if (this.waiting.length === 1) setImmediate(() => this.commitWaiting());
+  }
+
+  /**
+   * Is a commit pending? Then memory holds changes not yet written, and any answer computed now may show them: it
+   * waits for that commit too (serve.ts), and fails with it (decision DB9: a change is shown once it is durable).
+   */
+  get pending(): boolean {
+    return this.waiting.length > 0;
   }
 
   private commitWaiting(): void {
@@ -63,6 +74,7 @@ export class StateRegistry {
       this.commit();
     } catch (e) {
       error = e as Error;
+      this.rollback();
     }
     for (const w of batch) {
       try {
@@ -82,5 +94,14 @@ export class StateRegistry {
   /** `fn` is called on every request's change before its answer; it throws when the change cannot be kept. */
   onCommit(fn: () => void): void {
     this.committers.add(fn);
+  }
+
+  /** `fn` puts memory back as the database holds it, after a commit failed; it must not throw. */
+  onRollback(fn: () => void): void {
+    this.rollbacks.add(fn);
+  }
+
+  private rollback(): void {
+    for (const fn of this.rollbacks) fn();
   }
 }

@@ -132,3 +132,30 @@ describe("POST /v1/oauth/revoke", () => {
     for (const junk of ["rt_unknown", "not-a-token", "eyJ.eyJ.sig"]) expect(await revoke(junk).then((r) => [r.status, r.body])).toEqual([200, { revoked: true }]);
   });
 });
+
+describe("a scoped token never mints a wider one (issue 29)", () => {
+  const form2 = (t: string, fields: Record<string, string>) =>
+    getJson(`${g.url}/v1/oauth/token`, { method: "POST", headers: { Authorization: `Bearer ${t}`, "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
+  const scoped = async () => (await token({ grant_type: "client_credentials", client_id: CLIENT, scope: "boards:read analyses:read" })).body.access_token as string;
+
+  it("client_credentials from a scoped token: no scope gets the caller's own; a wider one answers 400 invalid_scope", async () => {
+    const t = await scoped();
+    const same = await form2(t, { grant_type: "client_credentials", client_id: CLIENT });
+    expect(same.status).toBe(200);
+    expect(same.body.scope.split(" ").sort()).toEqual(["analyses:read", "boards:read"]);
+    const wider = await form2(t, { grant_type: "client_credentials", client_id: CLIENT, scope: "boards:read boards:write" });
+    expect(wider.status).toBe(400);
+    expect(wider.body).toMatchObject({ error: "invalid_scope" });
+    expect(wider.body.detail).toContain("boards:write");
+    // And the token it got still cannot create a board.
+    const board = await getJson(`${g.url}/v1/boards`, { method: "POST", headers: { Authorization: `Bearer ${same.body.access_token}`, "Content-Type": "application/json" }, body: JSON.stringify({ name: "Escalated" }) });
+    expect(board.status).toBe(403);
+  });
+
+  it("authorization_code from a scoped token is bounded the same way", async () => {
+    const t = await scoped();
+    const r = await form2(t, { grant_type: "authorization_code", code: `ac_scoped${++codes}`, redirect_uri: "https://app.northwind.example/oauth/callback", code_verifier: VERIFIER, client_id: CLIENT, scope: "keys:write" });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ error: "invalid_scope" });
+  });
+});

@@ -4764,6 +4764,8 @@ class OauthResource(SyncResource):
 
         Refresh tokens rotate: each use returns a new `refresh_token` and invalidates the old one. An unknown, expired or already used code or refresh token, a `redirect_uri` or `code_verifier` that does not match the authorization request, or a `scope` wider than the one granted answers 400. Responses must not be cached.
 
+        A caller authenticated with a bearer token that carries scopes is granted at most those scopes (`x-scope-ceiling: caller`): without `scope` it gets its own, and a `scope` naming any other answers 400 `invalid_scope`. An API key, or a token without a `scope` claim, is not limited.
+
 
         Args:
             body: the request body (application/x-www-form-urlencoded)
@@ -9175,6 +9177,8 @@ class AsyncOauthResource(AsyncResource):
 
         Refresh tokens rotate: each use returns a new `refresh_token` and invalidates the old one. An unknown, expired or already used code or refresh token, a `redirect_uri` or `code_verifier` that does not match the authorization request, or a `scope` wider than the one granted answers 400. Responses must not be cached.
 
+        A caller authenticated with a bearer token that carries scopes is granted at most those scopes (`x-scope-ceiling: caller`): without `scope` it gets its own, and a `scope` naming any other answers 400 `invalid_scope`. An API key, or a token without a `scope` claim, is not limited.
+
 
         Args:
             body: the request body (application/x-www-form-urlencoded)
@@ -12916,6 +12920,8 @@ class OauthWithRawResponse(SyncResource):
 
         Refresh tokens rotate: each use returns a new `refresh_token` and invalidates the old one. An unknown, expired or already used code or refresh token, a `redirect_uri` or `code_verifier` that does not match the authorization request, or a `scope` wider than the one granted answers 400. Responses must not be cached.
 
+        A caller authenticated with a bearer token that carries scopes is granted at most those scopes (`x-scope-ceiling: caller`): without `scope` it gets its own, and a `scope` naming any other answers 400 `invalid_scope`. An API key, or a token without a `scope` claim, is not limited.
+
 
         Args:
             body: the request body (application/x-www-form-urlencoded)
@@ -16568,6 +16574,8 @@ class AsyncOauthWithRawResponse(AsyncResource):
         Unlike most token endpoints, this one inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of the app it is registered under (or with a bearer token), and `client_id` must belong to that app. There is no client secret.
 
         Refresh tokens rotate: each use returns a new `refresh_token` and invalidates the old one. An unknown, expired or already used code or refresh token, a `redirect_uri` or `code_verifier` that does not match the authorization request, or a `scope` wider than the one granted answers 400. Responses must not be cached.
+
+        A caller authenticated with a bearer token that carries scopes is granted at most those scopes (`x-scope-ceiling: caller`): without `scope` it gets its own, and a `scope` naming any other answers 400 `invalid_scope`. An API key, or a token without a `scope` claim, is not limited.
 
 
         Args:

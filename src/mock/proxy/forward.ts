@@ -44,24 +44,40 @@ function relay(s: Services, p: Proxy, ctx: RequestContext): void {
     req.on("end", () => (copy.complete = true));
   }
   req.pipe(upstream);
-  upstream.on("response", (ures) => {
-    upstream.setTimeout(0);
-    relayResponse(p, c, ures, res);
-  });
-  upstream.on("error", (e: NodeJS.ErrnoException) => {
+  const fail = (failure: ReturnType<Proxy["failure"]>) => {
     if (c.clientGone || res.headersSent) return;
     req.unpipe(upstream);
-    const failure = p.failure(timedOut, e);
     // The request body may still be arriving: read and drop it, then close (as a refused body does, http/body.ts).
     if (!req.complete) lingerAfterAnswer(req), (failure.reply.headers.Connection = "close");
     send(res, failure.reply, s.head, s.live.draining);
     judgeOnce(p, c, { transport: failure });
+  };
+  upstream.on("response", (ures) => {
+    upstream.setTimeout(0);
+    // A status line node:http parsed but cannot send on (a status outside 100-599, a control byte in the reason):
+    // 502 and a violation, never an exception out of writeHead that would end the process (issue 29).
+    const invalid = invalidStatusLine(ures);
+    if (invalid) {
+      ures.resume();
+      return fail(p.invalidAnswer(invalid));
+    }
+    relayResponse(p, c, ures, res);
   });
+  upstream.on("error", (e: NodeJS.ErrnoException) => fail(p.failure(timedOut, e)));
   res.on("close", () => {
     if (res.writableEnded) return;
     c.clientGone = true;
     upstream.destroy();
   });
+}
+
+/** What is wrong with the upstream's status line, or null when it can be sent on as it is. */
+function invalidStatusLine(ures: http.IncomingMessage): string | null {
+  const status = ures.statusCode ?? 0;
+  if (!Number.isInteger(status) || status < 100 || status > 599) return `status ${JSON.stringify(String(status).padStart(3, "0"))} is not 100-599`;
+  // RFC 9112's reason-phrase: HTAB, SP, visible ASCII and obs-text; anything else (a control byte) is refused.
+  if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(ures.statusMessage ?? "")) return `reason phrase ${JSON.stringify(ures.statusMessage)} holds a control byte`;
+  return null;
 }
 
 function relayResponse(p: Proxy, c: Crossing, ures: http.IncomingMessage, res: http.ServerResponse): void {

@@ -59,6 +59,12 @@ export class Proxy {
     return { status, message, reply: json(status, { detail: `${message[0]!.toUpperCase()}${message.slice(1)} (${this.upstream.url}).` }) };
   }
 
+  /** The 502 for an answer whose status line cannot be sent on (`why` says what is wrong), listed as a violation. */
+  invalidAnswer(why: string): { status: number; message: string; reply: Reply } {
+    const message = `the upstream answered an invalid status line: ${why}`;
+    return { status: 502, message, reply: json(502, { detail: `${message[0]!.toUpperCase()}${message.slice(1)} (${this.upstream.url}).` }) };
+  }
+
   /** Keeps `x` to be cut when the gateway closes, until it closes by itself. */
   track(x: Duplex | http.ServerResponse): void {
     this.open.add(x);

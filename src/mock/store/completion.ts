@@ -8,6 +8,7 @@
 //   media-duration     the transcript's duration (never for text, whose duration stays null)
 //   run-output         the agent's summary of its work and the actions it proposed (the contract's example's)
 //   download-link      a URL on this mock serving a file of the report's `format`; download-expiry: an hour on
+import { FileLinks } from "../file-links.js";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { COMPLETION_KEY, type FILLERS } from "../../contract-rules.js";
 import type { Step } from "../../lifecycle.js";
@@ -92,6 +93,8 @@ export interface CompletionContext {
   now(): number;
   /** The mock's base URL (`http://127.0.0.1:4010`), for links to its own files. */
   baseUrl(): string;
+  /** Signs a link to one of the mock's files (file-links.ts). */
+  links: FileLinks;
   /** The first example record of a collection (the contract's own). */
   example(schema: string): Json | undefined;
   lookup(ws: WorkspaceData, schema: string, id: string): Json | undefined;
@@ -117,7 +120,6 @@ const DECIDED: Record<string, string> = { approved: "executed", rejected: "rejec
 
 /** The file extension of a report format, in its download link. */
 export const FORMAT_EXTENSIONS: Record<string, string> = { pdf: "pdf", docx: "docx", markdown: "md", json: "json" };
-const HOUR_MS = 3_600_000;
 
 /** The completion of resources without hooks of their own (a run's output, a report's download). */
 export class CompletionHooks implements ResourceHooks {
@@ -134,9 +136,9 @@ export class CompletionHooks implements ResourceHooks {
       case "run-output":
         return this.runOutput(ws, rec);
       case "download-link":
-        return `${this.ctx.baseUrl()}/__files/${ws.id}/reports/${rec.key}.${FORMAT_EXTENSIONS[v.format] ?? "bin"}`;
+        return `${this.ctx.baseUrl()}${this.ctx.links.sign(`/__files/${ws.id}/reports/${rec.key}.${FORMAT_EXTENSIONS[v.format] ?? "bin"}`, FileLinks.expiry(this.ctx.now()))}`;
       case "download-expiry":
-        return new Date(this.ctx.now() + HOUR_MS).toISOString();
+        return new Date(FileLinks.expiry(this.ctx.now()) * 1000).toISOString();
       case "summary":
         return this.reportSummary(ws, v);
       default:

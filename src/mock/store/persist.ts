@@ -190,38 +190,54 @@ export class StorePersistence {
     throw new StoredRecordError(message);
   }
 
-  /** Writes what the journal noted, and the changed fields of `touched` workspaces; empties the journal. */
-  write(journal: Journal, touched: Iterable<WorkspaceData>): void {
+  /**
+   * Writes what the journal noted, and the changed fields of `touched` workspaces. Returns what to do once the
+   * transaction has committed: empty the journal of what was written and remember what the database now holds.
+   * Nothing is marked before then, so a transaction that fails leaves every change to be written again (DB9).
+   */
+  write(journal: Journal, touched: Iterable<WorkspaceData>): () => void {
+    const marks: Array<() => void> = [];
     const whole = new Set<WorkspaceData>();
-    for (const r of journal.removed.splice(0)) {
+    const removed = journal.removed.length;
+    for (const r of journal.removed) {
       if (this.stored.has(r.ws)) this.rows.deleteRecord(r.ws.id, r.coll, r.parent ?? "", r.key);
       else whole.add(r.ws);
     }
-    for (const rec of journal.changed) {
+    const changed = [...journal.changed];
+    for (const rec of changed) {
       const ws = rec.table?.ws;
       if (!ws) continue;
       if (!this.stored.has(ws)) whole.add(ws);
       else this.rows.putRecord(this.row(ws, rec));
     }
-    journal.changed.clear();
     for (const ws of touched) {
       const fields = fieldsOf(ws);
       const last = this.written.get(ws) ?? new Map<string, string>();
       if (!this.stored.has(ws) && !whole.has(ws) && fields.every(([k, v]) => last.get(k) === v)) continue;
       if (!this.stored.has(ws)) whole.add(ws);
       else for (const [name, value] of fields) if (last.get(name) !== value) this.rows.putField({ ws: ws.id, name, value });
-      this.written.set(ws, new Map(fields));
+      marks.push(() => this.written.set(ws, new Map(fields)));
     }
-    for (const ws of whole) this.writeWhole(ws);
+    for (const ws of whole) marks.push(this.writeWhole(ws));
+    return () => {
+      journal.removed.splice(0, removed);
+      for (const rec of changed) journal.changed.delete(rec);
+      for (const mark of marks) mark();
+    };
   }
 
-  /** Every row of a workspace not yet in the database (seeded, then changed for the first time). */
-  writeWhole(ws: WorkspaceData): void {
+  /**
+   * Every row of a workspace not yet in the database (seeded, then changed for the first time); returns what marks
+   * it stored, to be called once the rows are committed.
+   */
+  writeWhole(ws: WorkspaceData): () => void {
     for (const t of ws.tables.values()) for (const rec of t.all()) this.rows.putRecord(this.row(ws, rec));
     const fields = fieldsOf(ws);
     for (const [name, value] of fields) this.rows.putField({ ws: ws.id, name, value });
-    this.written.set(ws, new Map(fields));
-    this.stored.add(ws);
+    return () => {
+      this.written.set(ws, new Map(fields));
+      this.stored.add(ws);
+    };
   }
 
   private row(ws: WorkspaceData, rec: Rec): RecordRow {

@@ -2,6 +2,7 @@
 // time the workspace is used (seed.ts), holding every collection the contract describes (model.ts). Operations
 // (ops.ts) read and write it; lifecycles move it (driver.ts); an analysis keeps an event log its streams show
 // (analysis.ts). Implements MockState: reset, snapshot and restore.
+import { FileLinks } from "../file-links.js";
 import type { Contract, Json, Route } from "../contract.js";
 import { readTemplates, type Templates } from "../events.js";
 import type { Clock } from "../limiter.js";
@@ -38,6 +39,8 @@ export interface StoreOptions {
   fixtures?: ReadonlyMap<string, readonly FixtureRecord[]>;
   /** The outcome a resource's next processing step takes besides its own (a fault rule), among `scenarios`. */
   scenarioOf?: DriverOptions["scenarioOf"];
+  /** Signs the links to the mock's own files (file-links.ts); a random key when not given. */
+  links?: FileLinks;
 }
 
 export interface InsertOptions {
@@ -87,7 +90,11 @@ export class Store implements MockState {
   /** Kept in a database (`--state`): how rows are read and written, and what changed since the last write. */
   private kept: { persistence: StorePersistence; journal: Journal; touched: Set<WorkspaceData>; cleared: boolean; flush: () => void } | null = null;
 
+  /** Signs the links to the mock's own files. */
+  readonly links: FileLinks;
+
   constructor(readonly o: StoreOptions) {
+    this.links = o.links ?? new FileLinks(globalThis.crypto.randomUUID());
     this.model = readModel(o.contract);
     this.templates = readTemplates(o.contract);
     this.limits = o.limits ?? DEFAULT_LIMITS;
@@ -119,6 +126,7 @@ export class Store implements MockState {
       model: this.model,
       now: () => o.clock.now(),
       baseUrl: () => this.baseUrl,
+      links: this.links,
       example: (schema) => this.seedFactory.seed.records.find((r) => r.coll === schema)?.value,
       lookup: (ws, schema, id) => {
         const c = this.model.collections.get(schema);
@@ -181,20 +189,44 @@ export class Store implements MockState {
   keepIn(rows: StoreRows, flush: () => void): StorePersistence {
     const persistence = new StorePersistence(this.model, this.o.contract, rows);
     // What memory holds (a JSON state file being migrated) is written whole first.
-    for (const ws of this.workspaces.values()) persistence.writeWhole(ws);
+    for (const ws of this.workspaces.values()) persistence.writeWhole(ws)();
     for (const id of [...this.workspaces.keys()]) this.forget(id);
     this.kept = { persistence, journal: new Journal(), touched: new Set(), cleared: false, flush };
     return persistence;
   }
 
-  /** Writes what changed since the last call into the rows given to `keepIn` (state-db.ts calls it in a transaction). */
-  persist(): void {
+  /**
+   * Writes what changed since the last call into the rows given to `keepIn` (state-db.ts calls it in a transaction);
+   * returns what to call once that transaction has committed (nothing counts as written before, DB9).
+   */
+  persist(): () => void {
+    const k = this.kept;
+    if (!k) return () => {};
+    if (k.cleared) k.persistence.rows.clear();
+    const written = k.persistence.write(k.journal, k.touched);
+    return () => {
+      written();
+      k.cleared = false;
+      k.touched.clear();
+    };
+  }
+
+  /**
+   * A commit failed (state-db.ts): every workspace changed since the last commit leaves memory, its timers stopped,
+   * to be read back as the database holds it when next used; what the journal noted is dropped with it. A change
+   * that was not written is never seen (DB9).
+   */
+  rollback(): void {
     const k = this.kept;
     if (!k) return;
-    if (k.cleared) k.persistence.rows.clear();
-    k.cleared = false;
-    k.persistence.write(k.journal, k.touched);
+    const dropped = new Set<WorkspaceData>(k.touched);
+    for (const rec of k.journal.changed) if (rec.table?.ws) dropped.add(rec.table.ws);
+    for (const r of k.journal.removed) dropped.add(r.ws);
+    for (const ws of dropped) if (this.workspaces.get(ws.id) === ws) this.forget(ws.id);
+    k.journal.changed.clear();
+    k.journal.removed.length = 0;
     k.touched.clear();
+    if (this.lastUsed && !this.workspaces.has(this.lastUsed)) this.lastUsed = null;
   }
 
   private fromDatabase(id: string): WorkspaceData {

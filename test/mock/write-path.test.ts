@@ -1,0 +1,157 @@
+// The write path with --state (decision DB9): validate, commit, apply, answer. A change is seen by other requests
+// only once it is durable; a failed write leaves memory as it was, is never remembered as an idempotent answer, and
+// nothing unacknowledged is ever visible. Real failures, not a mocked database: a tmpfs that fills up, a file system
+// remounted read-only, a second process on the same file. Mounting needs root, which the tests and CI have; on a
+// machine without it these cases are skipped and say so.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createGateway, StateFileError } from "../../src/mock/index.js";
+import { call, contract, startGateway } from "./helpers.js";
+
+const canMount = process.getuid?.() === 0 && tryMount();
+const mounts: string[] = [];
+afterAll(() => {
+  for (const m of mounts) {
+    try {
+      execFileSync("umount", ["-l", m]);
+    } catch {}
+    fs.rmSync(m, { recursive: true, force: true });
+  }
+});
+
+function tryMount(): boolean {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), "mock-mount-probe-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", d], { stdio: "ignore" });
+    execFileSync("umount", [d]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(d, { recursive: true, force: true });
+  }
+}
+
+/** A tmpfs of `size` on a new folder, unmounted after the file's tests. */
+function tmpfs(size: string): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), "mock-write-path-"));
+  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", d]);
+  mounts.push(d);
+  return d;
+}
+
+/** Fills the file system of `dir` to the last byte (dd stops at ENOSPC); returns the filler's path. */
+function fill(dir: string): string {
+  const filler = path.join(dir, "filler");
+  try {
+    execFileSync("dd", ["if=/dev/zero", `of=${filler}`, "bs=4k"], { stdio: "ignore" });
+  } catch {} // dd exits 1 at "No space left on device": that is the point
+  return filler;
+}
+
+const names = async (url: string) => ((await call(url, "GET", "/v1/boards?limit=100")).body.data as Array<{ name: string }>).map((b) => b.name);
+
+describe.skipIf(!canMount)("the write path with --state on a failing disk", () => {
+  it("a failed create, update or delete leaves memory as it was, and its key is not remembered", async () => {
+    const dir = tmpfs("4m");
+    const file = path.join(dir, "state.db");
+    let g = await startGateway({ stateFile: file });
+    const kept = await call(g.url, "POST", "/v1/boards", { body: { name: "Kept" } });
+    expect(kept.status).toBe(201);
+    const id = kept.body.id as string;
+    const filler = fill(dir);
+
+    // Several writes, since SQLite may still find room in its log for the first.
+    let lost = -1;
+    for (let i = 0; i < 50 && lost < 0; i++) {
+      const r = await call(g.url, "POST", "/v1/boards", { body: { name: `Lost ${i}` }, headers: { "Idempotency-Key": `key-${i}` } });
+      if (r.status === 500) lost = i;
+      else expect(r.status).toBe(201);
+    }
+    expect(lost, "a create failed on the full disk").toBeGreaterThanOrEqual(0);
+    const before = await names(g.url);
+    expect(before).not.toContain(`Lost ${lost}`);
+
+    // The PATCH and DELETE that fail change nothing.
+    const patch = await call(g.url, "PATCH", `/v1/boards/${id}`, { body: { name: "Renamed" } });
+    expect(patch.status).toBe(500);
+    expect((await call(g.url, "GET", `/v1/boards/${id}`)).body.name).toBe("Kept");
+    const del = await call(g.url, "DELETE", `/v1/boards/${id}`);
+    expect(del.status).toBe(500);
+    expect((await call(g.url, "GET", `/v1/boards/${id}`)).status).toBe(200);
+    expect(await names(g.url)).toEqual(before);
+
+    // Space comes back: the key of the failed create creates (no replay of an answer never acknowledged).
+    fs.rmSync(filler);
+    const retry = await call(g.url, "POST", "/v1/boards", { body: { name: `Lost ${lost}` }, headers: { "Idempotency-Key": `key-${lost}` } });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    const listed = await names(g.url);
+    expect(listed).toContain(`Lost ${lost}`);
+
+    // After a restart, the database holds exactly what was acknowledged.
+    await g.close();
+    g = await startGateway({ stateFile: file });
+    expect(await names(g.url)).toEqual(listed);
+    expect((await call(g.url, "GET", `/v1/boards/${id}`)).body.name).toBe("Kept");
+    const again = await call(g.url, "POST", "/v1/boards", { body: { name: `Lost ${lost}` }, headers: { "Idempotency-Key": `key-${lost}` } });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.id).toBe(retry.body.id);
+    await g.close();
+  });
+
+  it("a state file on a read-only file system refuses the start, naming it", async () => {
+    const dir = tmpfs("4m");
+    const file = path.join(dir, "state.db");
+    const g = await startGateway({ stateFile: file });
+    await g.close();
+    execFileSync("mount", ["-o", "remount,ro", dir]);
+    const err = await createGateway({ contract, stateFile: file }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StateFileError);
+    expect((err as Error).message).toContain(file);
+    expect((err as Error).message).toMatch(/read-only|cannot be written/);
+  });
+});
+
+describe("one process per state file", () => {
+  it("a second gateway on the same file refuses to start, naming the file and the holder", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-lock-"));
+    const file = path.join(dir, "state.db");
+    const a = await startGateway({ stateFile: file });
+    try {
+      const err = await createGateway({ contract, stateFile: file }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StateFileError);
+      expect((err as Error).message).toContain(file);
+      expect((err as Error).message).toContain(`process ${process.pid}`);
+    } finally {
+      await a.close();
+    }
+    // Once the holder has closed it, the file opens again.
+    const b = await startGateway({ stateFile: file });
+    await b.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a lock held by another live process refuses the start; one left by a dead process is taken over", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-lock-"));
+    const file = path.join(dir, "state.db");
+    const other = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: other.pid, host: os.hostname() }));
+      const err = await createGateway({ contract, stateFile: file }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StateFileError);
+      expect((err as Error).message).toContain(`process ${other.pid}`);
+    } finally {
+      other.kill("SIGKILL");
+    }
+    await new Promise((r) => other.once("exit", r));
+    const g = await startGateway({ stateFile: file });
+    expect(JSON.parse(fs.readFileSync(`${file}.lock`, "utf8")).pid).toBe(process.pid);
+    await g.close();
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
