@@ -1,5 +1,5 @@
 // The gate's policy over a comparison: a severity per check from scripts/breaking/checks.yaml, and the accepted
-// breaks of spec/breaking-ignore.yaml (each with its reason). The gate fails on any `error` not accepted.
+// breaks of scripts/breaking/ignore.yaml (each with its reason). The gate fails on any `error` not accepted.
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parse } from "yaml";
@@ -13,7 +13,7 @@ const rel = (file: string) => path.relative(ROOT, file);
 export type Severity = "error" | "warning" | "info";
 export const SEVERITIES: Severity[] = ["error", "warning", "info"];
 export const CHECKS_FILE = path.join(ROOT, "scripts/breaking/checks.yaml");
-export const IGNORE_FILE = path.join(ROOT, "spec/breaking-ignore.yaml");
+export const IGNORE_FILE = path.join(ROOT, "scripts/breaking/ignore.yaml");
 
 export interface Policy {
   impacts: Record<Impact, Severity>;

@@ -33,7 +33,7 @@ export function textReport(c: Comparison, problems: string[], opts: { all?: bool
     lines.push(`      ${x.rule ? `${x.rule}: ` : ""}${x.message}`);
     lines.push(`      at ${at(x)}`);
     if (x.severity === "warning") lines.push("      severity: warning (scripts/breaking/checks.yaml), does not fail the gate");
-    if (x.accepted) lines.push(`      accepted in spec/breaking-ignore.yaml: ${x.accepted}`);
+    if (x.accepted) lines.push(`      accepted in scripts/breaking/ignore.yaml: ${x.accepted}`);
   }
   const hidden = c.changes.length - shown.length;
   if (shown.length) lines.push("");

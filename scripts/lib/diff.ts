@@ -54,7 +54,7 @@ export interface Change {
   operations?: string[];
   /** From scripts/breaking/checks.yaml (diff-policy.ts); without it, a major change is an error. */
   severity?: "error" | "warning" | "info";
-  /** The reason spec/breaking-ignore.yaml gives for accepting this break. */
+  /** The reason scripts/breaking/ignore.yaml gives for accepting this break. */
   accepted?: string;
 }
 

@@ -1,5 +1,5 @@
 // The gate's policy: a severity per check from scripts/breaking/checks.yaml, accepted breaks (each with its
-// reason) from spec/breaking-ignore.yaml, and the markdown and JUnit reports. Pure functions over changes found
+// reason) from scripts/breaking/ignore.yaml, and the markdown and JUnit reports. Pure functions over changes found
 // by the gate's own rules on a planted copy of the real bundle (no redocly run).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
