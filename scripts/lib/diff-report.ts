@@ -32,6 +32,8 @@ export function textReport(c: Comparison, problems: string[], opts: { all?: bool
     lines.push(`${MARK[x.impact]}  ${x.where}`);
     lines.push(`      ${x.rule ? `${x.rule}: ` : ""}${x.message}`);
     lines.push(`      at ${at(x)}`);
+    if (x.severity === "warning") lines.push("      severity: warning (scripts/breaking/checks.yaml), does not fail the gate");
+    if (x.accepted) lines.push(`      accepted in scripts/breaking/ignore.yaml: ${x.accepted}`);
   }
   const hidden = c.changes.length - shown.length;
   if (shown.length) lines.push("");
@@ -94,4 +96,30 @@ export function markdown(c: Comparison, opts: { title?: string } = {}): string {
     lines.push("");
   }
   return lines.join("\n");
+}
+
+const xml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+
+/** JUnit XML for CI test reports: one test case per change, failed when it is an error the ignore file does not accept. */
+export function junit(c: Comparison, problems: string[]): string {
+  const failing = (x: Change) => (x.severity ?? (x.impact === "major" ? "error" : "info")) === "error" && !x.accepted;
+  const cases = c.changes.map((x) => {
+    const name = xml(`${x.rule || x.kind} ${x.where}`);
+    const body = failing(x) ? `<failure message="${xml(x.message)}" type="${xml(x.rule || x.impact)}">${xml(`${x.pointer} ${x.location ? fileLine(x.location) : ""}`)}</failure>` : "";
+    return `    <testcase classname="check-breaking.${x.impact}" name="${name}">${body}</testcase>`;
+  });
+  for (const p of problems) cases.push(`    <testcase classname="check-breaking.gate" name="gate"><failure message="${xml(p)}"/></testcase>`);
+  const failures = c.changes.filter(failing).length + problems.length;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites><testsuite name="check-breaking" tests="${cases.length}" failures="${failures}">`,
+    ...cases,
+    "</testsuite></testsuites>",
+  ].join("\n");
+}
+
+/** A pull-request comment: the verdict first, then the changes grouped as the release notes group them. */
+export function prComment(c: Comparison, problems: string[]): string {
+  const verdict = problems.length ? `**check:breaking failed**\n\n${problems.map((p) => `- ${p}`).join("\n")}` : "**check:breaking passed**";
+  return `${verdict}\n\n${counts(c.changes)}; ${releaseHint(c)}.\n\n${markdown(c, { title: "Contract changes" })}`;
 }

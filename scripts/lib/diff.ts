@@ -12,6 +12,8 @@ import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { Json } from "./contract.js";
 import { contractRules } from "./diff-rules.js";
+import { judge, loadPolicy } from "./diff-policy.js";
+import { clientFeltChanges, feltSupersedes } from "./diff-extensions.js";
 import { reviewedNarrowings } from "./diff-narrowing.js";
 import { describePointer, HTTP_METHODS, resolvePointer, splitPointer } from "./diff-pointer.js";
 import { GENERATED, ROOT } from "./paths.js";
@@ -48,6 +50,12 @@ export interface Change {
   location?: Location;
   /** A new operation, schema or tag, named (release notes list these together: "New operations: `listTags` …"). */
   added?: { what: "operations" | "schemas" | "tags"; names: string[] };
+  /** Every operation the changed node reaches (`operationId (METHOD /path)`), when a rule worked them out. */
+  operations?: string[];
+  /** From scripts/breaking/checks.yaml (diff-policy.ts); without it, a major change is an error. */
+  severity?: "error" | "warning" | "info";
+  /** The reason scripts/breaking/ignore.yaml gives for accepting this break. */
+  accepted?: string;
 }
 
 export interface Bundle {
@@ -236,19 +244,25 @@ export async function compare(opts: { base?: string; head?: string } = {}): Prom
   for (const [file, what] of [[baseFile, "baseline"], [headFile, "current bundle"]] as const) {
     if (!(await fs.stat(file).catch(() => null))?.isFile()) throw new DiffError(`${what} not found: ${rel(file)}${hints[file] ?? ""}`);
   }
-  const [raw, base, head] = await Promise.all([redoclyDiff(baseFile, headFile), loadBundle(baseFile, "baseline"), loadBundle(headFile, "current bundle")]);
+  const [raw, base, head, policy] = await Promise.all([
+    redoclyDiff(baseFile, headFile),
+    loadBundle(baseFile, "baseline"),
+    loadBundle(headFile, "current bundle"),
+    loadPolicy(),
+  ]);
   const own = contractRules(base, head);
   const rerated = reviewedNarrowings(base, raw);
-  const changes = [
+  const changes = judge([
     ...raw
-      .filter((c) => !isVersionField(c) && !own.supersedes(c))
+      .filter((c) => !isVersionField(c) && !own.supersedes(c) && !feltSupersedes(c.property, c.path))
       .map((c) => {
         const change = fromRedocly(c, head.doc, base.doc);
         const r = rerated.get(c);
         return r ? { ...change, ...r } : change;
       }),
     ...own.changes,
-  ].sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
+    ...clientFeltChanges(base, head),
+  ], policy).sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
   return { base, head, changes, impact: highest(changes), redocly: raw };
 }
 
@@ -293,7 +307,7 @@ export function versionProblems(base: string, head: string, impact: Impact | und
 /** Why the gate fails: any major change, and with `checkVersion`, a dishonest info.version. Empty = pass. */
 export function gateProblems(c: Comparison, opts: { checkVersion?: boolean } = {}): string[] {
   const problems: string[] = [];
-  const majors = c.changes.filter((x) => x.impact === "major").length;
+  const majors = c.changes.filter((x) => (x.severity ?? (x.impact === "major" ? "error" : "info")) === "error" && !x.accepted).length;
   if (majors) {
     problems.push(
       `${majors} breaking change${majors === 1 ? "" : "s"} since release ${c.base.version}. Breaking changes are not introduced within a ` +

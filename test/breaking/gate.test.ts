@@ -59,7 +59,7 @@ beforeAll(async () => {
     () => runScript("changelog.ts", ["--base", base, "--head", mixedHead, "--out", notesFile]),
   ]);
   [additive, docs, unchanged, fromBaseline, changelog] = results as [Comparison, Comparison, typeof unchanged, typeof unchanged, typeof unchanged];
-}, 180_000);
+}, 420_000);
 
 afterAll(async () => {
   await fs.rm(dir, { recursive: true, force: true });
