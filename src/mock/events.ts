@@ -205,10 +205,23 @@ export class EventScripts {
   }
 }
 
-/** Increasing event ids of one analysis: `evt_` + part of the analysis id + a sequence number. */
+/** Increasing event ids of one analysis: `evt_` + its stem + a sequence number. */
 function eventIds(analysisId: string): (i: number) => string {
-  const stem = analysisId.replace(/^[a-z]+_/, "").replace(/[^0-9A-Za-z]/g, "").slice(0, 20).padEnd(8, "0");
+  const stem = eventStem(analysisId);
   return (i) => `evt_${stem}${String(i + 1).padStart(4, "0")}`;
+}
+
+/**
+ * `anl_01HZX4A9…` → the stem of its event ids, unique per resource: the whole id after its prefix, so two analyses
+ * never share an event id; an id too long to fit (event ids have at most 40 characters, 4 of them the sequence)
+ * keeps its first 28 and a hash of the whole.
+ */
+export function eventStem(resourceId: string): string {
+  const rest = resourceId.replace(/^[a-z]+_/, "").replace(/[^0-9A-Za-z]/g, "").padEnd(8, "0");
+  if (rest.length <= 36) return rest;
+  let h = 0x811c9dc5; // FNV-1a, enough to tell long ids apart
+  for (let i = 0; i < rest.length; i++) h = Math.imul(h ^ rest.charCodeAt(i), 0x01000193);
+  return rest.slice(0, 28) + (h >>> 0).toString(36).padStart(8, "0");
 }
 
 /** The events after `lastEventId` (all of them when it is absent or unknown). */

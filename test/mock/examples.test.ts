@@ -178,3 +178,18 @@ describe("the gateway loads Prism only when a request needs it", () => {
   }, 60_000);
 });
 
+
+describe("Prefer: example= on a GET by id (issue 31)", () => {
+  let g: Awaited<ReturnType<typeof startGateway>>;
+  beforeAll(async () => {
+    g = await startGateway();
+  });
+  afterAll(() => g.close());
+
+  it("answers the named example under the id asked for", async () => {
+    const id = "anl_01AskedFor0000000000000";
+    const r = await getJson(`${g.url}/v1/analyses/${id}`, { headers: { ...apiKey("pk_test_demo_pro"), Prefer: "example=failed" } });
+    expect(r.status).toBe(200);
+    expect([r.body.id, r.body.status]).toEqual([id, "failed"]);
+  });
+});

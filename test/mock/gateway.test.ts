@@ -173,7 +173,7 @@ describe("Prefer passthrough", () => {
     expect(nf.body).toEqual({ detail: "Resource not found." });
     const failed = await getJson(`${g.url}/v1/analyses/${ANALYSIS_ID}`, { headers: { ...pro, Prefer: "example=failed" } });
     expect(failed.status).toBe(200);
-    expect(failed.body).toEqual(example("AnalysisFailed"));
+    expect(failed.body).toEqual({ ...example("AnalysisFailed"), id: ANALYSIS_ID }); // the id asked for (issue 31)
     const both = await getJson(`${g.url}/v1/analyses`, { headers: { ...pro, Prefer: "code=401, example=expired_token" } });
     expect([both.status, both.body.detail]).toEqual([401, "The bearer token has expired."]);
   });

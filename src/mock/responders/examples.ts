@@ -24,12 +24,28 @@ export const examples: StageFactory = (s) => {
   return function examples(ctx) {
     const accept = ctx.req.headers.accept;
     const fromContract = s.examples.answer(ctx.route, ctx.prefer, accept);
-    if (fromContract) return reply(ctx, fromContract);
+    if (fromContract) return reply(ctx, ownId(ctx, fromContract));
     const request = { path: ctx.pathname, query: ctx.query, accept };
     const hit = s.prism.loaded?.cached(ctx.route, request, ctx.prefer);
     return hit ? reply(ctx, hit) : fromPrism(s, ctx, request).then((a) => reply(ctx, a));
   };
 };
+
+/**
+ * An example answering a read by id (`GET /v1/analyses/{analysis_id}`) names the id asked for, not the example's:
+ * `Prefer: example=failed` shows the failed state of the resource the screen is about. Only when the example's
+ * `id` has the same prefix (`anl_`), so a body of another kind keeps its own.
+ */
+function ownId(ctx: RequestContext, a: MockAnswer): MockAnswer {
+  const last = /\{([^}]+)\}$/.exec(ctx.route.template)?.[1];
+  const asked = last ? ctx.params[last] : undefined;
+  const v = a.value as { id?: unknown } | null;
+  if (ctx.method !== "GET" || !asked || a.status >= 300 || typeof v?.id !== "string" || v.id === asked) return a;
+  const prefix = (id: string) => id.slice(0, id.indexOf("_") + 1);
+  if (!prefix(v.id) || prefix(v.id) !== prefix(asked)) return a;
+  const value = { ...v, id: asked };
+  return { ...a, value, body: Buffer.from(JSON.stringify(value)) };
+}
 
 async function fromPrism(s: Services, ctx: RequestContext, request: { path: string; query: URLSearchParams; accept: string | undefined }): Promise<MockAnswer> {
   const prism = await s.prism.get(`${ctx.method} ${redact(ctx.pathname)}`);

@@ -16,6 +16,7 @@
 //     written it.
 import { isTerminal, type Machine, type Step } from "../../lifecycle.js";
 import type { Contract, Json } from "../contract.js";
+import { mediaContent, type MediaContent } from "../content.js";
 import { freshIds, mediaOrder, newId, PROCESSING_START_PROGRESS, withProgress, type Item, type Templates } from "../events.js";
 import { applies, completionOf, detectLanguage, promises, sentences, summaryOf } from "./completion.js";
 import type { ResourceHooks } from "./driver.js";
@@ -43,6 +44,7 @@ export class AnalysisHooks implements ResourceHooks {
   private readonly speakersOp: string | undefined;
   /** The state processing ends in by default (`completed`): its `x-completion` says what content there is. */
   private readonly done: string | undefined;
+  private readonly media = new WeakMap<Rec, MediaContent>();
 
   constructor(
     private readonly model: StoreModel,
@@ -140,16 +142,28 @@ export class AnalysisHooks implements ResourceHooks {
     const t = this.templates;
     const text = rec.input?.text;
     const lines = text === undefined ? [] : sentences(text);
-    const segments = text === undefined ? t.segments : lines.map((line, i) => this.textSegment(line, i));
-    const signals = text === undefined ? t.signals : t.signals.map((sig, i) => ({ ...sig, start: null, end: null, speaker_label: null, evidence: lines.length ? lines[i % lines.length]!.slice(0, 2000) : null }));
+    const media = text === undefined ? this.mediaOf(rec) : undefined;
+    const segments = media ? media.segments : lines.map((line, i) => this.textSegment(line, i));
+    const signals = media ? media.signals : t.signals.map((sig, i) => ({ ...sig, start: null, end: null, speaker_label: null, evidence: lines.length ? lines[i % lines.length]!.slice(0, 2000) : null }));
     const keep = (event: string, items: Json[]) => (this.promised(rec, this.opOf.get(event)) ? items : []);
     const own = (v: Json) => ({ ...v, ...(v.analysis_id !== undefined ? { analysis_id: rec.key } : {}) });
-    const all = [...keep("transcript.segment", segments), ...keep("signal", signals), ...keep("alert", t.alerts)];
+    const all = [...keep("transcript.segment", segments), ...keep("signal", signals), ...keep("alert", media ? media.alerts : t.alerts)];
     const fresh = freshIds(all, this.sink.now()).map(own);
     const ofKind = (n: number, skip: number) => fresh.slice(skip, skip + n);
     const nSeg = keep("transcript.segment", segments).length;
     const nSig = keep("signal", signals).length;
     return withProgress(mediaOrder(ofKind(nSeg, 0), ofKind(nSig, nSeg), fresh.slice(nSeg + nSig)), (p) => ({ event: "status", data: { progress: p } }));
+  }
+
+  /** The content a media analysis is made of, derived from its id (content.ts); the same on every call. */
+  private mediaOf(rec: Rec): MediaContent {
+    let c = this.media.get(rec);
+    if (!c) {
+      const seed = typeof rec.value.metadata?.seed === "string" ? rec.value.metadata.seed : rec.key;
+      c = mediaContent(this.templates, { seed, analysisId: rec.key, title: rec.value.title ?? null, features: rec.value.features ?? [] });
+      this.media.set(rec, c);
+    }
+    return c;
   }
 
   /** One sentence of a text analysis as a transcript segment: no timeline, no speaker, confidence 1. */
@@ -189,6 +203,7 @@ export class AnalysisHooks implements ResourceHooks {
       if (this.transcript!.property) doc[this.transcript!.property] = rec.key;
       if (typeof rec.value.language === "string" && rec.value.language !== "auto") doc.language = rec.value.language;
       if (rec.input?.text !== undefined) Object.assign(doc, { duration_seconds: null, language: rec.value.language === "auto" ? detectLanguage(rec.input.text) : doc.language });
+      if (rec.input?.text === undefined) Object.assign(doc, { duration_seconds: this.mediaOf(rec).duration, speakers: this.mediaOf(rec).transcriptSpeakers });
       if (rec.input?.text !== undefined || !this.promised(rec, this.speakersOp)) doc.speakers = [];
       child.set(rec.key, doc);
     }
@@ -199,7 +214,7 @@ export class AnalysisHooks implements ResourceHooks {
   private speakerFor(ws: WorkspaceData, rec: Rec, label: unknown): void {
     const coll = this.speakers!;
     if (typeof label !== "string" || ws.table(coll).get(rec.key, label)) return;
-    const template = this.templates.speakers.find((s) => s[coll.key] === label);
+    const template = this.mediaOf(rec).speakers.find((s) => s[coll.key] === label);
     if (template) this.sink.insert(ws, coll, rec.key, structuredClone(template));
   }
 
@@ -222,7 +237,7 @@ export class AnalysisHooks implements ResourceHooks {
     const text = rec.input?.text ?? doc.text;
     switch (by) {
       case "summary":
-        return summaryOf(text) ?? undefined;
+        return rec.input?.text === undefined ? this.mediaOf(rec).summary : (summaryOf(text) ?? undefined);
       case "detected-language":
         return rec.input?.text !== undefined ? detectLanguage(rec.input.text) : (doc.language ?? undefined);
       case "media-duration":

@@ -4,16 +4,12 @@
 // message sent on one view only (a live session's `transcript.partial`) takes an id from the same sequence
 // without entering the log, so resuming after it works too.
 import type { Json } from "../contract.js";
-import type { StreamEvent } from "../events.js";
+import { eventStem, type StreamEvent } from "../events.js";
 
 export type { StreamEvent };
 
 type Listener = (e: StreamEvent | null) => void;
 
-/** `anl_01HZX4A9…` → the stem of its event ids: part of the resource id, so ids differ between resources. */
-function stemOf(resourceId: string): string {
-  return resourceId.replace(/^[a-z]+_/, "").replace(/[^0-9A-Za-z]/g, "").slice(0, 20).padEnd(8, "0");
-}
 
 export class EventLog {
   readonly events: StreamEvent[] = [];
@@ -25,7 +21,7 @@ export class EventLog {
   finished = false;
 
   constructor(resourceId: string) {
-    this.stem = stemOf(resourceId);
+    this.stem = eventStem(resourceId);
   }
 
   /** A new id of this log's sequence (`evt_<stem><n>`). */
