@@ -32,6 +32,11 @@ export interface Report {
   operations: OperationReport[];
   checks: Array<{ rule: string; description: string } & RuleTally>;
   violations: Violation[];
+  /**
+   * Whether another workspace's key was tried on the run's resources (--api-key-b), and on which kinds
+   * (collection templates); when not, why.
+   */
+  tenancy: { checked: boolean; resources: string[]; note: string | null };
   /** Things the run could not do or had to tell (credentials in a URL refused, budgets used up, …). */
   notices: string[];
 }
@@ -40,6 +45,9 @@ export class ReportBuilder {
   private readonly ops = new Map<string, OperationReport>();
   private readonly violations = new Map<string, Violation>();
   readonly notices: string[] = [];
+  private readonly tenancyResources = new Set<string>();
+  /** Why tenancy was not checked (no second key), or null. */
+  tenancyNote: string | null = null;
   requests = 0;
   waitedMs = 0;
 
@@ -81,6 +89,11 @@ export class ReportBuilder {
     }
   }
 
+  /** A resource kind (its collection template) whose resource was asked for with the second key. */
+  tenancyChecked(kind: string): void {
+    this.tenancyResources.add(kind);
+  }
+
   skip(op: Operation, label: string, reason: string): void {
     this.op(op).skipped.push({ case: label, reason });
   }
@@ -92,7 +105,9 @@ export class ReportBuilder {
       const violations = operations.reduce((n, o) => n + (o.checks[c.name]?.violations ?? 0), 0);
       return { rule: c.name, description: c.description, run, violations };
     });
-    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), operations, checks, violations: [...this.violations.values()], notices: this.notices };
+    const resources = [...this.tenancyResources];
+    const tenancy = { checked: resources.length > 0, resources, note: resources.length ? null : (this.tenancyNote ?? "no resource was created or found to try the second key on") };
+    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, operations, checks, violations: [...this.violations.values()], notices: this.notices };
   }
 }
 
@@ -105,7 +120,8 @@ export function summaryTable(report: Report): string {
   const body = rows.map((o) => [o.operationId, o.method, o.path, String(o.requests), String(runs(o)), String(bad(o)), String(o.skipped.length)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
-  const out = [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
+  const tenancy = report.tenancy.checked ? `tenancy: checked with a second workspace's key on ${report.tenancy.resources.join(", ")}` : `! tenancy NOT checked: ${report.tenancy.note}`;
+  const out = [tenancy, "", line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
   out.push("", `${report.requests} requests, ${report.checks.reduce((n, c) => n + c.run, 0)} checks, ${report.violations.length} distinct violation(s) in ${(report.duration_ms / 1000).toFixed(1)} s (${(report.waited_ms / 1000).toFixed(1)} s waiting for rate limits).`);
   out.push(...violationsByOperation(report));
   for (const n of report.notices) out.push(`  ! ${n}`);

@@ -83,7 +83,7 @@ export class Session {
 
   /** The credentials a case's reproduction must hide, and the shell variable each becomes in its curl line. */
   private secrets(c: RequestCase): Array<[string, string]> {
-    return [[this.o.credential.secret, "$API_KEY"], ...(c.secret ? [[c.secret, "$REVOKED_API_KEY"] as [string, string]] : [])];
+    return [[this.o.credential.secret, "$API_KEY"], ...(c.secret ? [[c.secret, c.secretVar ?? "$REVOKED_API_KEY"] as [string, string]] : [])];
   }
 
   private request(c: RequestCase): ExchangeRequest {
