@@ -5,7 +5,7 @@ import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
-import { ContractView, createChecks, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
+import { ContractView, createChecks, groupViolations, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
 import { contract } from "../mock/helpers.js";
 
 const section = fs.readFileSync(path.join(REPO_ROOT, "docs/backend.md"), "utf8");
@@ -34,9 +34,36 @@ function sampleReport(message: string): Report {
         schema_path: "#/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema",
         curl: `curl -sS -i -X GET 'https://staging.verify.invalid/v1/analyses?a=1&b=<2>' -H "x-api-key: $API_KEY"`,
       } }],
+    groups: [],
     notices: [],
   };
 }
+
+/** `n` violations of one cause: one operation, rule and schema path, each message its own (a header left out on 4xx). */
+function oneCause(n: number): Report {
+  const r = sampleReport("x");
+  const first = r.violations[0]!;
+  r.violations = Array.from({ length: n }, (_, i) => ({ ...first, status: 400 + (i % 30), message: `X-RateLimit-Reset missing (${i})`, rule: "rate-limit-headers", count: 1 }));
+  return r;
+}
+
+describe("one finding per cause", () => {
+  it("the report groups violations by operation, rule and schema path, with a count and the first reproduction", () => {
+    const report = oneCause(126);
+    const groups = groupViolations(report.violations);
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({ operationId: "listAnalyses", rule: "rate-limit-headers", schema_path: report.violations[0]!.reproduction!.schema_path, count: 126, distinct: 126 });
+    expect(groups[0]!.first).toBe(report.violations[0]);
+  });
+
+  it("the terminal shows at most four lines for a group, however many violations it holds", () => {
+    const table = summaryTable(oneCause(126));
+    const lines = table.slice(table.indexOf("listAnalyses  GET /v1/analyses  (")).split("\n").slice(1);
+    expect(lines.filter((l) => l.startsWith("  ")).length).toBeLessThanOrEqual(4);
+    expect(table).toContain("listAnalyses  GET /v1/analyses  (1 cause, 126 violations)");
+    expect(table).toContain("  ✗ [rate-limit-headers] 400: X-RateLimit-Reset missing (0) — and 125 more like it (the JSON report lists all)");
+  });
+});
 
 describe("JUnit XML", () => {
   it("is well-formed and keeps a message with markup, quotes and control characters readable", () => {
@@ -57,7 +84,7 @@ describe("JUnit XML", () => {
     const table = summaryTable(sampleReport("x"));
     expect(table).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+3\s+6\s+1\s+1$/m);
     expect(table).toContain(
-      "listAnalyses  GET /v1/analyses  (1 violation)\n  ✗ [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>\n" +
+      "listAnalyses  GET /v1/analyses  (1 cause, 1 violation)\n  ✗ [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>\n" +
         "      at #/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema\n" +
         `      curl -sS -i -X GET 'https://staging.verify.invalid/v1/analyses?a=1&b=<2>' -H "x-api-key: $API_KEY"`,
     );
