@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { ContractView, createChecks, groupViolations, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
 import { contract } from "../mock/helpers.js";
+import { reproduction } from "../../src/verify/reproduce.js";
 
 const section = fs.readFileSync(path.join(REPO_ROOT, "docs/backend.md"), "utf8");
 
@@ -104,5 +105,28 @@ describe("docs/backend.md", () => {
     expect(Object.keys(example.violations[0]).sort()).toEqual(Object.keys(real.violations[0]!).sort());
     expect(Object.keys(example.operations[0]).sort()).toEqual(Object.keys(real.operations[0]!).sort());
     expect(Object.keys(example.violations[0].reproduction).sort()).toEqual(["curl", "request", "response", "schema_path"]);
+  });
+});
+
+describe("redaction in a reproduction", () => {
+  it("hides credentials only: the key, a JWT in Authorization and ?token=, never a cursor that looks like a JWT", () => {
+    const view = new ContractView(contract);
+    const operation = view.operations.find((o) => o.operationId === "listAnalyses")!;
+    const cursor = "eyJhbGciOiJIUzI1NiJ9.eyJwYWdlIjoyfQ.c2lnbmF0dXJlLW9mLWN1cnNvcg";
+    const url = `https://staging.verify.invalid/v1/analyses?cursor=${cursor}&limit=2&token=secret-token-value`;
+    const e = {
+      operation,
+      request: { method: "GET", url, headers: { "x-api-key": "pk_test_abc", authorization: `Bearer ${cursor}` }, body: null },
+      response: { status: 200, headers: new Headers({ "content-type": "application/json" }), body: new Uint8Array() },
+      facts: {} as never,
+    };
+    const r = reproduction(view, createChecks(view), e, "pagination", [["pk_test_abc", "$API_KEY"], ["pk_test_other", "$API_KEY_B"]]);
+    expect(r.request.url).toBe(`https://staging.verify.invalid/v1/analyses?cursor=${cursor}&limit=2&token=[redacted]`);
+    expect(r.curl).toContain(`cursor=${cursor}&limit=2`);
+    expect(r.curl).not.toContain("secret-token-value");
+    expect(r.request.headers.authorization).toBe("Bearer [redacted-jwt]");
+    expect(r.request.headers["x-api-key"]).toBe("[redacted]");
+    const b = reproduction(view, createChecks(view), { ...e, request: { ...e.request, headers: { "x-api-key": "pk_test_other" } } }, "pagination", [["pk_test_other", "$API_KEY_B"]]);
+    expect(b.curl).toContain('-H "x-api-key: $API_KEY_B"');
   });
 });
