@@ -39,6 +39,8 @@ export interface Report {
    * (collection templates); when not, why.
    */
   tenancy: { checked: boolean; resources: string[]; note: string | null };
+  /** With --replay: the (operation, case, rule, request shape) judged, each once (replay.ts runKey). */
+  ran?: string[];
   /** Things the run could not do or had to tell (credentials in a URL refused, budgets used up, …). */
   notices: string[];
 }
@@ -48,6 +50,8 @@ export class ReportBuilder {
   private readonly violations = new Map<string, Violation>();
   readonly notices: string[] = [];
   private readonly tenancyResources = new Set<string>();
+  /** Set for a replay run: what was judged (replay.ts runKey). */
+  ran: Set<string> | null = null;
   /** Why tenancy was not checked (no second key), or null. */
   tenancyNote: string | null = null;
   requests = 0;
@@ -111,7 +115,7 @@ export class ReportBuilder {
     const tenancy = { checked: resources.length > 0, resources, note: resources.length ? null : (this.tenancyNote ?? "no resource was created or found to try the second key on") };
     const violations = [...this.violations.values()];
     const groups = groupViolations(violations).map((g) => ({ ...g, first: violations.indexOf(g.first) }));
-    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, operations, checks, violations, groups, notices: this.notices };
+    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, operations, checks, violations, groups, notices: this.notices, ...(this.ran ? { ran: [...this.ran] } : {}) };
   }
 }
 

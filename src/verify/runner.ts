@@ -68,6 +68,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const operations = selectOperations(view.operations, o.operations);
   const checks = createChecks(view);
   const report = new ReportBuilder(checks, operations);
+  if (only) report.ran = new Set();
   const clock = o.clock ?? realClock;
   const seed = o.seed ?? 1;
   const builder = new CaseBuilder(view, new ValueGenerator(view, seed));

@@ -8,6 +8,7 @@ import { REPO_ROOT } from "../../src/mock/contract.js";
 import { ContractView, createChecks, groupViolations, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
 import { contract } from "../mock/helpers.js";
 import { reproduction } from "../../src/verify/reproduce.js";
+import { replaySummary, runKey, verdicts } from "../../src/verify/replay.js";
 
 const section = fs.readFileSync(path.join(REPO_ROOT, "docs/backend.md"), "utf8");
 
@@ -128,5 +129,23 @@ describe("redaction in a reproduction", () => {
     expect(r.request.headers["x-api-key"]).toBe("[redacted]");
     const b = reproduction(view, createChecks(view), { ...e, request: { ...e.request, headers: { "x-api-key": "pk_test_other" } } }, "pagination", [["pk_test_other", "$API_KEY_B"]]);
     expect(b.curl).toContain('-H "x-api-key: $API_KEY_B"');
+  });
+});
+
+describe("--replay verdicts", () => {
+  const before = sampleReport("page 2 gives back the cursor it was asked with");
+  before.violations[0]!.cases = ["pages"];
+  before.violations[0]!.reproduction!.request.url = "https://staging.verify.invalid/v1/analyses?cursor=abc&limit=2";
+  const after = (ran: string[]): Report => ({ ...sampleReport("x"), violations: [], ran });
+
+  it("a case that no longer reaches its precondition (no page 2 after a restart) is not reproduced, never fixed", () => {
+    const [v] = verdicts(before, after([runKey("listAnalyses", "pages", "response-schema", "GET", "https://h/v1/analyses?limit=2")]));
+    expect(v!.verdict).toBe("not reproduced: precondition missing");
+    expect(replaySummary([v!])).toContain("? not reproduced: precondition missing  listAnalyses");
+  });
+
+  it("the same request shape judged again without the violation is fixed", () => {
+    const [v] = verdicts(before, after([runKey("listAnalyses", "pages", "response-schema", "GET", "https://h/v1/analyses?limit=2&cursor=zzz")]));
+    expect(v!.verdict).toBe("fixed");
   });
 });
