@@ -18,6 +18,8 @@ schemas, headers and rate-limit policy.
   --target URL          Base URL of the service (https://…; http:// only on loopback for query tokens)
   --api-key KEY         API key, sent as X-API-Key (or env VERIFY_API_KEY)
   --token JWT           Bearer JWT, sent as Authorization: Bearer (or env VERIFY_TOKEN)
+  --api-key-b KEY       A key of another workspace (or env VERIFY_API_KEY_B): with --stateful, every resource the
+                        run creates is read, updated, deleted and listed with it, and must answer 404 / stay unlisted
   --operations GLOBS    Only these operations: comma-separated globs of operationIds or path templates,
                         e.g. "listAnalyses,/v1/speakers*,GET /v1/*"
   --allow-writes        Also send requests that could change state (POST, PUT, PATCH, DELETE with credentials)
@@ -54,6 +56,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         target: { type: "string" },
         "api-key": { type: "string" },
         token: { type: "string" },
+        "api-key-b": { type: "string" },
         operations: { type: "string" },
         "allow-writes": { type: "boolean" },
         stateful: { type: "boolean" },
@@ -87,12 +90,14 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (!target) throw new VerifyUsageError("--target URL is required");
     const apiKey = args["api-key"] ?? io.env.VERIFY_API_KEY;
     const token = args.token ?? io.env.VERIFY_TOKEN;
+    const apiKeyB = args["api-key-b"] ?? io.env.VERIFY_API_KEY_B;
     let done = 0;
     report = await verify({
       target,
       ...(plan ? { only: plan.only } : {}),
       ...(apiKey ? { apiKey } : {}),
       ...(token ? { token } : {}),
+      ...(apiKeyB ? { apiKeyB } : {}),
       ...(args.operations !== undefined ? { operations: args.operations } : {}),
       allowWrites: args["allow-writes"] === true || earlier.allow_writes === true,
       stateful: args.stateful === true || earlier.stateful === true,

@@ -13,25 +13,28 @@ export type LogSink = (line: string) => void;
 
 const SECRET_QUERY_PARAMS = new Set(["token", "api_key", "apikey", "key", "access_token", "secret"]);
 
+/** A URL with the values of its credential query parameters (`?token=…`) replaced by `[redacted]`, nothing else. */
+export function redactQuery(text: string): string {
+  const q = text.indexOf("?");
+  if (q < 0) return text;
+  const params = text
+    .slice(q + 1)
+    .split("&")
+    .map((pair) => {
+      const eq = pair.indexOf("=");
+      const name = decodeSafe(eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
+      return SECRET_QUERY_PARAMS.has(name) ? `${pair.slice(0, eq < 0 ? pair.length : eq)}=[redacted]` : pair;
+    });
+  return text.slice(0, q + 1) + params.join("&");
+}
+
 /**
  * Removes credentials from a URL or free text: the values of credential query parameters (`?token=…`), the
  * userinfo of URLs (`https://user:password@host`), API keys (`pk_live_…`, `pk_test_…`), JWTs (whole or cut
  * short) and webhook secrets wherever they appear.
  */
 export function redact(text: string): string {
-  let out = text;
-  const q = out.indexOf("?");
-  if (q >= 0) {
-    const params = out
-      .slice(q + 1)
-      .split("&")
-      .map((pair) => {
-        const eq = pair.indexOf("=");
-        const name = decodeSafe(eq < 0 ? pair : pair.slice(0, eq)).toLowerCase();
-        return SECRET_QUERY_PARAMS.has(name) ? `${pair.slice(0, eq < 0 ? pair.length : eq)}=[redacted]` : pair;
-      });
-    out = out.slice(0, q + 1) + params.join("&");
-  }
+  const out = redactQuery(text);
   return out
     .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s]*@/gi, "$1[redacted]@")
     .replace(/pk_(live|test)_[0-9A-Za-z_]+/g, "pk_$1_[redacted]")

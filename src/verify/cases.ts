@@ -34,6 +34,8 @@ export interface RequestCase {
   headers?: Record<string, string>;
   /** A credential to send instead of the configured one (a revoked key's secret). */
   secret?: string;
+  /** The shell variable `secret` becomes in a reproduction's curl line (default `$REVOKED_API_KEY`). */
+  secretVar?: string;
   /** The negative case's rule and expected status, for the check that judges it. */
   probe?: Probe;
   /** A page of a walk through a list, for the pagination oracle. */

@@ -10,6 +10,7 @@ import type { ContractView } from "./contract-view.js";
 import type { Job } from "./schedule.js";
 import type { Sent } from "./session.js";
 import type { RoundtripContext } from "./probe-context.js";
+import { crossTenant } from "./tenancy.js";
 import type { Operation, ScenarioStep } from "./types.js";
 
 export interface CrudGroup {
@@ -124,6 +125,7 @@ export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<st
   const accepted = created.kind === "answered" && created.exchange.response.status === 202;
   const read = await step(g.read, at(g.read), { ...base, step: "read", id, ...(accepted ? {} : { sent: sentBy(createParts) }) });
   if (!answered2xx(read)) stopped = "the read after create did not succeed";
+  else await crossTenant(ctx, g, id, (op) => at(op));
   if (!stopped && g.update) {
     const parts = at(g.update);
     const updated = await step(g.update, parts, { ...base, step: "update", id, sent: sentBy(parts) });

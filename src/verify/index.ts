@@ -3,7 +3,7 @@
 export { verify, DEFAULTS, type VerifyOptions } from "./runner.js";
 export { createChecks, checkExchange, type CheckResult } from "./checks/index.js";
 export { ContractView } from "./contract-view.js";
-export { junitXml, summaryTable, type Report, type OperationReport } from "./report.js";
+export { groupViolations, junitXml, summaryTable, type Report, type OperationReport, type ViolationGroup } from "./report.js";
 export { VerifyUsageError, parseTarget, isLoopback } from "./target.js";
 export { globToRegExp, selectOperations } from "./select.js";
 export type { Check, Exchange, ExchangeRequest, ExchangeResponse, Operation, RequestFacts, Violation } from "./types.js";

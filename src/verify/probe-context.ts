@@ -17,6 +17,8 @@ export interface RoundtripContext {
   /** Writes may be sent (--allow-writes). */
   allowWrites: boolean;
   report: ReportBuilder;
+  /** The key of another workspace (--api-key-b), for the tenancy cases (tenancy.ts); absent: tenancy is not checked. */
+  tenantB?: string;
   /** Only these case labels are sent (--replay); all when absent. */
   only?: (op: Operation, label: string) => boolean;
 }

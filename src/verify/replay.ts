@@ -30,7 +30,22 @@ export function readReplay(file: string): ReplayPlan {
   return { report, only };
 }
 
-export type Verdict = "fixed" | "still failing" | "not re-run";
+export type Verdict = "fixed" | "still failing" | "not re-run" | "not reproduced: precondition missing";
+
+/**
+ * What a replay must have judged again before it may call a violation fixed: the same operation, case and rule on
+ * a request of the same shape (method and query parameter names: a page walk's `cursor`, so a walk that no
+ * longer reaches its second page does not count).
+ */
+export function runKey(operationId: string, label: string, rule: string, method: string, url: string): string {
+  let names: string[] = [];
+  try {
+    names = [...new Set(new URL(url, "http://x.invalid").searchParams.keys())].sort();
+  } catch {
+    /* not a URL: no query */
+  }
+  return JSON.stringify([operationId, label, rule, method.toUpperCase(), names]);
+}
 
 /** Each earlier violation's verdict in the replay's report. */
 export function verdicts(before: Report, after: Report): Array<{ violation: Violation; verdict: Verdict }> {
@@ -38,12 +53,15 @@ export function verdicts(before: Report, after: Report): Array<{ violation: Viol
     const same = (n: Violation) => n.operationId === v.operationId && n.rule === v.rule;
     if (after.violations.some(same)) return { violation: v, verdict: "still failing" as const };
     const skipped = after.operations.find((o) => o.operationId === v.operationId)?.skipped.some((s) => v.cases.includes(s.case));
-    return { violation: v, verdict: skipped ? ("not re-run" as const) : ("fixed" as const) };
+    if (skipped) return { violation: v, verdict: "not re-run" as const };
+    const r = v.reproduction?.request;
+    const judged = !r || !after.ran || v.cases.some((c) => after.ran!.includes(runKey(v.operationId, c, v.rule, r.method, r.url)));
+    return { violation: v, verdict: judged ? ("fixed" as const) : ("not reproduced: precondition missing" as const) };
   });
 }
 
 export function replaySummary(list: Array<{ violation: Violation; verdict: Verdict }>): string {
-  const lines = list.map(({ violation: v, verdict }) => `  ${verdict === "fixed" ? "✓ fixed" : verdict === "still failing" ? "✗ still failing" : "? not re-run"}  ${v.operationId} [${v.rule}] ${v.status}: ${v.message}`);
+  const lines = list.map(({ violation: v, verdict }) => `  ${verdict === "fixed" ? "✓ fixed" : verdict === "still failing" ? "✗ still failing" : `? ${verdict}`}  ${v.operationId} [${v.rule}] ${v.status}: ${v.message}`);
   const fixed = list.filter((x) => x.verdict === "fixed").length;
   return [`\nReplay: ${fixed} of ${list.length} violation(s) fixed.`, ...lines].join("\n");
 }

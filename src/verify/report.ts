@@ -32,6 +32,15 @@ export interface Report {
   operations: OperationReport[];
   checks: Array<{ rule: string; description: string } & RuleTally>;
   violations: Violation[];
+  /** The violations by cause (groupViolations): one per operation, rule and schema path; `first` indexes `violations`. */
+  groups: Array<Omit<ViolationGroup, "first"> & { first: number }>;
+  /**
+   * Whether another workspace's key was tried on the run's resources (--api-key-b), and on which kinds
+   * (collection templates); when not, why.
+   */
+  tenancy: { checked: boolean; resources: string[]; note: string | null };
+  /** With --replay: the (operation, case, rule, request shape) judged, each once (replay.ts runKey). */
+  ran?: string[];
   /** Things the run could not do or had to tell (credentials in a URL refused, budgets used up, …). */
   notices: string[];
 }
@@ -40,6 +49,11 @@ export class ReportBuilder {
   private readonly ops = new Map<string, OperationReport>();
   private readonly violations = new Map<string, Violation>();
   readonly notices: string[] = [];
+  private readonly tenancyResources = new Set<string>();
+  /** Set for a replay run: what was judged (replay.ts runKey). */
+  ran: Set<string> | null = null;
+  /** Why tenancy was not checked (no second key), or null. */
+  tenancyNote: string | null = null;
   requests = 0;
   waitedMs = 0;
 
@@ -81,6 +95,11 @@ export class ReportBuilder {
     }
   }
 
+  /** A resource kind (its collection template) whose resource was asked for with the second key. */
+  tenancyChecked(kind: string): void {
+    this.tenancyResources.add(kind);
+  }
+
   skip(op: Operation, label: string, reason: string): void {
     this.op(op).skipped.push({ case: label, reason });
   }
@@ -92,8 +111,42 @@ export class ReportBuilder {
       const violations = operations.reduce((n, o) => n + (o.checks[c.name]?.violations ?? 0), 0);
       return { rule: c.name, description: c.description, run, violations };
     });
-    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), operations, checks, violations: [...this.violations.values()], notices: this.notices };
+    const resources = [...this.tenancyResources];
+    const tenancy = { checked: resources.length > 0, resources, note: resources.length ? null : (this.tenancyNote ?? "no resource was created or found to try the second key on") };
+    const violations = [...this.violations.values()];
+    const groups = groupViolations(violations).map((g) => ({ ...g, first: violations.indexOf(g.first) }));
+    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, operations, checks, violations, groups, notices: this.notices, ...(this.ran ? { ran: [...this.ran] } : {}) };
   }
+}
+
+/** The violations of one cause: one operation, one rule, one place in the contract. */
+export interface ViolationGroup {
+  operationId: string;
+  method: string;
+  path: string;
+  rule: string;
+  schema_path: string;
+  /** Exchanges that showed it, in all. */
+  count: number;
+  /** Distinct violations (messages, statuses) in the group. */
+  distinct: number;
+  /** The first violation, with its reproduction. */
+  first: Violation;
+}
+
+/** Groups violations by operation, rule and schema path, in the order their first violation was found. */
+export function groupViolations(violations: Violation[]): ViolationGroup[] {
+  const groups = new Map<string, ViolationGroup>();
+  for (const v of violations) {
+    const schema_path = v.reproduction?.schema_path ?? "";
+    const key = JSON.stringify([v.operationId, v.rule, schema_path]);
+    const g = groups.get(key);
+    if (g) {
+      g.count += v.count;
+      g.distinct++;
+    } else groups.set(key, { operationId: v.operationId, method: v.method, path: v.path, rule: v.rule, schema_path, count: v.count, distinct: 1, first: v });
+  }
+  return [...groups.values()];
 }
 
 /** The terminal summary: one line per operation (checks run, violations), then the violations and notices. */
@@ -105,22 +158,29 @@ export function summaryTable(report: Report): string {
   const body = rows.map((o) => [o.operationId, o.method, o.path, String(o.requests), String(runs(o)), String(bad(o)), String(o.skipped.length)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
-  const out = [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
-  out.push("", `${report.requests} requests, ${report.checks.reduce((n, c) => n + c.run, 0)} checks, ${report.violations.length} distinct violation(s) in ${(report.duration_ms / 1000).toFixed(1)} s (${(report.waited_ms / 1000).toFixed(1)} s waiting for rate limits).`);
+  const tenancy = report.tenancy.checked ? `tenancy: checked with a second workspace's key on ${report.tenancy.resources.join(", ")}` : `! tenancy NOT checked: ${report.tenancy.note}`;
+  const out = [tenancy, "", line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
+  out.push("", `${report.requests} requests, ${report.checks.reduce((n, c) => n + c.run, 0)} checks, ${report.violations.length} distinct violation(s) of ${groupViolations(report.violations).length} cause(s) in ${(report.duration_ms / 1000).toFixed(1)} s (${(report.waited_ms / 1000).toFixed(1)} s waiting for rate limits).`);
   out.push(...violationsByOperation(report));
   for (const n of report.notices) out.push(`  ! ${n}`);
   return out.join("\n");
 }
 
-/** The violations grouped by operation, each with the request that showed it, the contract's place and a curl line. */
+/**
+ * The violations by operation, then by cause (groupViolations): at most four lines a cause — its first violation,
+ * the request that showed it, the contract's place and a curl line; the JSON report keeps every violation.
+ */
 function violationsByOperation(report: Report): string[] {
   const out: string[] = [];
-  const groups = new Map<string, Violation[]>();
-  for (const v of report.violations) groups.set(v.operationId, [...(groups.get(v.operationId) ?? []), v]);
-  for (const [operationId, vs] of groups) {
-    out.push("", `${operationId}  ${vs[0]!.method} ${vs[0]!.path}  (${vs.length} violation${vs.length > 1 ? "s" : ""})`);
-    for (const v of vs) {
-      out.push(`  ✗ [${v.rule}] ${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}`, `      ${v.request}`);
+  const byOp = new Map<string, ViolationGroup[]>();
+  for (const g of groupViolations(report.violations)) byOp.set(g.operationId, [...(byOp.get(g.operationId) ?? []), g]);
+  const plural = (n: number, word: string) => `${n} ${word}${n > 1 ? "s" : ""}`;
+  for (const [operationId, gs] of byOp) {
+    const total = gs.reduce((n, g) => n + g.distinct, 0);
+    out.push("", `${operationId}  ${gs[0]!.method} ${gs[0]!.path}  (${plural(gs.length, "cause")}, ${plural(total, "violation")})`);
+    for (const { first: v, distinct } of gs) {
+      const more = distinct > 1 ? ` — and ${distinct - 1} more like it (the JSON report lists all)` : "";
+      out.push(`  ✗ [${v.rule}] ${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}${more}`, `      ${v.request}`);
       if (v.reproduction) out.push(`      at ${v.reproduction.schema_path}`, `      ${v.reproduction.curl}`);
     }
   }

@@ -1,7 +1,7 @@
 // A violation made reproducible: the request as sent (credentials redacted), the response as received (bodies cut
 // to 2 KB), the place in the contract whose rule failed, and a curl command that sends the same request again with
 // the credential taken from `$API_KEY` (never the key itself), like Schemathesis' reproduction lines.
-import { redact } from "../mock/log.js";
+import { redact, redactQuery } from "../mock/log.js";
 import { mediaTypeOf, type ContractView } from "./contract-view.js";
 import type { Check, Exchange, Reproduction } from "./types.js";
 
@@ -59,16 +59,20 @@ export function excerpt(body: Uint8Array | null, contentType: string | null | un
 
 /** `secrets`: each credential the case sent and the shell variable that stands for it in the curl line. */
 export function reproduction(view: ContractView, checks: Check[], e: Exchange, rule: string, secrets: Array<[string, string]>): Reproduction {
-  const hide = (text: string, as: (variable: string) => string) => redact(secrets.reduce((t, [secret, variable]) => t.split(secret).join(as(variable)), text));
+  // Credentials only: the case's secrets anywhere, JWTs and keys in headers and bodies, `token=` in URLs — never
+  // another query value (a cursor may look like a JWT, and the curl line must still reach its page).
+  const swap = (text: string, as: (variable: string) => string) => secrets.reduce((t, [secret, variable]) => t.split(secret).join(as(variable)), text);
+  const hide = (text: string, as: (variable: string) => string) => redact(swap(text, as));
+  const hideUrl = (text: string, as: (variable: string) => string) => redactQuery(swap(text, as));
   const headers = Object.fromEntries(Object.entries(e.request.headers).map(([k, v]) => [k, CREDENTIAL_HEADERS.has(k) ? hide(v, () => "[redacted]") : v]));
   const responseHeaders: Record<string, string> = {};
   e.response.headers.forEach((v, k) => void (responseHeaders[k] = k === "set-cookie" ? "[redacted]" : v));
   const check = checks.find((c) => c.name === rule);
   return {
-    request: { method: e.request.method, url: hide(e.request.url, () => "[redacted]"), headers, body: e.request.body?.length ? excerpt(e.request.body, e.request.headers["content-type"]) : null },
+    request: { method: e.request.method, url: hideUrl(e.request.url, () => "[redacted]"), headers, body: e.request.body?.length ? excerpt(e.request.body, e.request.headers["content-type"]) : null },
     response: { status: e.response.status, headers: responseHeaders, body: excerpt(e.response.body, e.response.headers.get("content-type")) },
     schema_path: check?.schemaPath?.(e) ?? defaultSchemaPath(view, rule, e),
-    curl: curl(e, (t) => hide(t, (variable) => variable)),
+    curl: curl(e, (t) => hide(t, (variable) => variable), (t) => hideUrl(t, (variable) => variable)),
   };
 }
 
@@ -79,12 +83,12 @@ function sq(s: string): string {
 
 /** Double-quoted for a POSIX shell, so `$API_KEY` expands; other `$`, backquotes, quotes and backslashes escaped. */
 function dq(s: string): string {
-  return `"${s.replace(/[\\"`]/g, "\\$&").replace(/\$(?!API_KEY\b|REVOKED_API_KEY\b)/g, "\\$")}"`;
+  return `"${s.replace(/[\\"`]/g, "\\$&").replace(/\$(?!API_KEY(?:_B)?\b|REVOKED_API_KEY\b)/g, "\\$")}"`;
 }
 
-function curl(e: Exchange, hide: (text: string) => string): string {
+function curl(e: Exchange, hide: (text: string) => string, hideUrl: (url: string) => string): string {
   const parts = ["curl", "-sS", "-i", "-X", e.request.method];
-  const url = hide(e.request.url);
+  const url = hideUrl(e.request.url);
   parts.push(url.includes("$") ? dq(url) : sq(url));
   for (const [k, v] of Object.entries(e.request.headers)) {
     if (k === "user-agent") continue;

@@ -29,6 +29,8 @@ export interface VerifyOptions {
   target: string;
   apiKey?: string;
   token?: string;
+  /** A key of another workspace: the tenancy cases (tenancy.ts). */
+  apiKeyB?: string;
   /** The contract (default: generated/). */
   contract?: Contract;
   /** Globs of operationIds or path templates, comma-separated (select.ts). */
@@ -66,6 +68,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const operations = selectOperations(view.operations, o.operations);
   const checks = createChecks(view);
   const report = new ReportBuilder(checks, operations);
+  if (only) report.ran = new Set();
   const clock = o.clock ?? realClock;
   const seed = o.seed ?? 1;
   const builder = new CaseBuilder(view, new ValueGenerator(view, seed));
@@ -99,7 +102,8 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   if (!target.tls && !target.loopback) report.notices.push(`${target.base} is not TLS: credentials were sent in clear text, and the token-query checks were left out (spec §5 rule 7)`);
   await scheduler.runAll(jobs);
 
-  const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, ...(wanted ? { only: wanted } : {}) };
+  const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, ...(wanted ? { only: wanted } : {}), ...(o.apiKeyB ? { tenantB: o.apiKeyB } : {}) };
+  report.tenancyNote = tenancyNote(o);
   if (o.allowWrites) await probeIdempotency(operations, ctx);
   await rulesOfTheContract(ctx, operations);
   if (o.stateful) {
@@ -141,8 +145,16 @@ async function rulesOfTheContract(ctx: RoundtripContext, operations: Operation[]
   await referenceProbes(ctx, operations, machines);
 }
 
+/** Why tenancy cannot be checked with these options, or null when it can. */
+function tenancyNote(o: VerifyOptions): string | null {
+  if (!o.apiKeyB) return "no key of a second workspace (--api-key-b KEY): whether one workspace can see another's resources was not tried";
+  if (!o.stateful) return "the second key is tried on the resources the run creates: give --allow-writes --stateful";
+  return null;
+}
+
 function credentialOf(o: VerifyOptions, apiKeyHeader: string): Credential {
   if (o.apiKey && o.token) throw new VerifyUsageError("give one of --api-key and --token, not both");
+  if (o.apiKeyB && o.apiKeyB === (o.apiKey ?? o.token)) throw new VerifyUsageError("--api-key-b must be a key of another workspace, not the same key");
   if (o.apiKey) return { header: [apiKeyHeader, o.apiKey], secret: o.apiKey };
   if (o.token) return { header: ["Authorization", `Bearer ${o.token}`], secret: o.token };
   throw new VerifyUsageError("credentials are needed: --api-key KEY or --token JWT");

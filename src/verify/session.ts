@@ -10,6 +10,7 @@ import type { ContractView } from "./contract-view.js";
 import { redact } from "../mock/log.js";
 import { send, TransportError, type SendOptions } from "./http.js";
 import type { ReportBuilder } from "./report.js";
+import { runKey } from "./replay.js";
 import { tokenQueryParam } from "./request-facts.js";
 import { VerifyUsageError, type Target } from "./target.js";
 import type { Check, Exchange, ExchangeRequest, ScenarioStep } from "./types.js";
@@ -77,13 +78,14 @@ export class Session {
     const redacted = results.map((r) => ({ ...r, violations: r.violations.map((m) => this.redact(m)) }));
     const reproduce = (rule: string) => reproduction(this.o.view, this.o.checks, exchange, rule, this.secrets(c));
     report.record(c.operation, shown, response.status, redacted, { ...at, reproduce });
+    for (const r of results) report.ran?.add(runKey(c.operation.operationId, c.label, r.rule, request.method, request.url));
     this.o.onExchange?.(`${response.status} ${shown}`);
     return { kind: "answered", exchange, retryAfterMs: response.status === 429 ? retryAfterMs(exchange, this.o.view.retryAfterHeader) : null };
   }
 
   /** The credentials a case's reproduction must hide, and the shell variable each becomes in its curl line. */
   private secrets(c: RequestCase): Array<[string, string]> {
-    return [[this.o.credential.secret, "$API_KEY"], ...(c.secret ? [[c.secret, "$REVOKED_API_KEY"] as [string, string]] : [])];
+    return [[this.o.credential.secret, "$API_KEY"], ...(c.secret ? [[c.secret, c.secretVar ?? "$REVOKED_API_KEY"] as [string, string]] : [])];
   }
 
   private request(c: RequestCase): ExchangeRequest {

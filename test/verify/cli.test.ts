@@ -64,7 +64,7 @@ describe("npm run verify", () => {
       const xml = path.join(dir, "bad.xml");
       const r = await npmVerify(["--target", server.url, "--api-key", BUSINESS_KEY, "--operations", "listAnalyses", "--rps", "1000", "--report", json, "--junit", xml]);
       expect(r.code, r.stderr).toBe(1);
-      expect(r.stdout).toContain("listAnalyses  GET /v1/analyses  (1 violation)\n  ✗ [response-schema] 200: 200 body does not match its schema: /has_more must be boolean");
+      expect(r.stdout).toContain("listAnalyses  GET /v1/analyses  (1 cause, 1 violation)\n  ✗ [response-schema] 200: 200 body does not match its schema: /has_more must be boolean");
       // The keyword that failed, in the component schema that holds it (ajv names it relative to that schema).
       expect(r.stdout).toMatch(/\n {6}at #\/components\/schemas\/AnalysisList\/properties\/has_more\/type\n {6}curl -sS -i -X GET '[^']+\/v1\/analyses[^']*' .*-H "x-api-key: \$API_KEY"/);
       expect(r.stdout).not.toContain(BUSINESS_KEY);

@@ -4,6 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/index.js";
 import { contract } from "../mock/helpers.js";
+import { ContractView } from "../../src/verify/index.js";
+import { crudGroups } from "../../src/verify/crud.js";
+import { OTHER_WORKSPACE_KEY } from "./fixtures/keys.js";
 import { listed, rules, useMock } from "./helpers.js";
 
 const mock = useMock();
@@ -20,7 +23,7 @@ describe("verify against the mock gateway", () => {
       else expect(o.skipped.length, o.operationId).toBeGreaterThan(0);
     }
     const ran = Object.fromEntries(report.checks.map((c) => [c.rule, c.run]));
-    const writesOnly = ["crud-roundtrip", "malformed-json-rejected", "references-enforced", "idempotency-honoured"];
+    const writesOnly = ["crud-roundtrip", "tenancy", "malformed-json-rejected", "references-enforced", "idempotency-honoured"];
     for (const rule of Object.keys(ran).filter((r) => !writesOnly.includes(r))) expect(ran[rule], rule).toBeGreaterThan(0);
     expect(ran["malformed-json-rejected"]).toBe(0); // a malformed body is a write: not sent
     expect(ran["references-enforced"]).toBe(0); // its cases are creates: not sent
@@ -32,17 +35,22 @@ describe("verify against the mock gateway", () => {
     expect(report.violations, listed(report)).toEqual([]);
     for (const o of report.operations) expect(o.skipped, o.operationId).toEqual([]);
     for (const c of report.checks) {
-      if (c.rule === "crud-roundtrip") expect(c.run).toBe(0);
+      if (c.rule === "crud-roundtrip" || c.rule === "tenancy") expect(c.run, c.rule).toBe(0); // need --stateful
       else expect(c.run, c.rule).toBeGreaterThan(0);
     }
     expect(report.notices).toEqual([]);
   });
 
-  it("--allow-writes --stateful: the stateful mock passes the round trip of every resource (create, read, update, delete, 404)", async () => {
-    const report = await mock.run(mock.g.url, { allowWrites: true, stateful: true });
+  it("--allow-writes --stateful --api-key-b: the stateful mock passes the round trip and tenancy of every resource it creates", async () => {
+    const report = await mock.run(mock.g.url, { allowWrites: true, stateful: true, apiKeyB: OTHER_WORKSPACE_KEY });
     expect(report.violations, listed(report)).toEqual([]);
     const roundTrips = report.checks.find((c) => c.rule === "crud-roundtrip")!;
     expect(roundTrips.run).toBeGreaterThanOrEqual(10);
+    // Every kind whose create answered and read back was tried with the other workspace's key.
+    const readBack = new Set(crudGroups(new ContractView(contract), new ContractView(contract).operations).map((g) => g.name));
+    expect(report.tenancy.checked).toBe(true);
+    for (const kind of report.tenancy.resources) expect(readBack.has(kind), kind).toBe(true);
+    expect(report.tenancy.resources.length, report.notices.join("\n")).toBeGreaterThanOrEqual(10);
   });
 
   it("with a bearer JWT instead of an API key", async () => {

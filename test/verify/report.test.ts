@@ -5,8 +5,10 @@ import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
-import { ContractView, createChecks, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
+import { ContractView, createChecks, groupViolations, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
 import { contract } from "../mock/helpers.js";
+import { reproduction } from "../../src/verify/reproduce.js";
+import { replaySummary, runKey, verdicts } from "../../src/verify/replay.js";
 
 const section = fs.readFileSync(path.join(REPO_ROOT, "docs/backend.md"), "utf8");
 
@@ -19,6 +21,7 @@ function sampleReport(message: string): Report {
     options: {},
     requests: 3,
     waited_ms: 0,
+    tenancy: { checked: false, resources: [], note: "no key of a second workspace" },
     operations: [
       { operationId: "listAnalyses", method: "GET", path: "/v1/analyses", requests: 3, checks: { "status-declared": { run: 3, violations: 0 }, "response-schema": { run: 3, violations: 1 } }, skipped: [{ case: "token-query", reason: "a credential in a URL needs TLS or loopback (spec §5 rule 7)" }] },
     ],
@@ -33,9 +36,36 @@ function sampleReport(message: string): Report {
         schema_path: "#/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema",
         curl: `curl -sS -i -X GET 'https://staging.verify.invalid/v1/analyses?a=1&b=<2>' -H "x-api-key: $API_KEY"`,
       } }],
+    groups: [],
     notices: [],
   };
 }
+
+/** `n` violations of one cause: one operation, rule and schema path, each message its own (a header left out on 4xx). */
+function oneCause(n: number): Report {
+  const r = sampleReport("x");
+  const first = r.violations[0]!;
+  r.violations = Array.from({ length: n }, (_, i) => ({ ...first, status: 400 + (i % 30), message: `X-RateLimit-Reset missing (${i})`, rule: "rate-limit-headers", count: 1 }));
+  return r;
+}
+
+describe("one finding per cause", () => {
+  it("the report groups violations by operation, rule and schema path, with a count and the first reproduction", () => {
+    const report = oneCause(126);
+    const groups = groupViolations(report.violations);
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({ operationId: "listAnalyses", rule: "rate-limit-headers", schema_path: report.violations[0]!.reproduction!.schema_path, count: 126, distinct: 126 });
+    expect(groups[0]!.first).toBe(report.violations[0]);
+  });
+
+  it("the terminal shows at most four lines for a group, however many violations it holds", () => {
+    const table = summaryTable(oneCause(126));
+    const lines = table.slice(table.indexOf("listAnalyses  GET /v1/analyses  (")).split("\n").slice(1);
+    expect(lines.filter((l) => l.startsWith("  ")).length).toBeLessThanOrEqual(4);
+    expect(table).toContain("listAnalyses  GET /v1/analyses  (1 cause, 126 violations)");
+    expect(table).toContain("  ✗ [rate-limit-headers] 400: X-RateLimit-Reset missing (0) — and 125 more like it (the JSON report lists all)");
+  });
+});
 
 describe("JUnit XML", () => {
   it("is well-formed and keeps a message with markup, quotes and control characters readable", () => {
@@ -56,7 +86,7 @@ describe("JUnit XML", () => {
     const table = summaryTable(sampleReport("x"));
     expect(table).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+3\s+6\s+1\s+1$/m);
     expect(table).toContain(
-      "listAnalyses  GET /v1/analyses  (1 violation)\n  ✗ [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>\n" +
+      "listAnalyses  GET /v1/analyses  (1 cause, 1 violation)\n  ✗ [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>\n" +
         "      at #/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema\n" +
         `      curl -sS -i -X GET 'https://staging.verify.invalid/v1/analyses?a=1&b=<2>' -H "x-api-key: $API_KEY"`,
     );
@@ -76,5 +106,46 @@ describe("docs/backend.md", () => {
     expect(Object.keys(example.violations[0]).sort()).toEqual(Object.keys(real.violations[0]!).sort());
     expect(Object.keys(example.operations[0]).sort()).toEqual(Object.keys(real.operations[0]!).sort());
     expect(Object.keys(example.violations[0].reproduction).sort()).toEqual(["curl", "request", "response", "schema_path"]);
+  });
+});
+
+describe("redaction in a reproduction", () => {
+  it("hides credentials only: the key, a JWT in Authorization and ?token=, never a cursor that looks like a JWT", () => {
+    const view = new ContractView(contract);
+    const operation = view.operations.find((o) => o.operationId === "listAnalyses")!;
+    const cursor = "eyJhbGciOiJIUzI1NiJ9.eyJwYWdlIjoyfQ.c2lnbmF0dXJlLW9mLWN1cnNvcg";
+    const url = `https://staging.verify.invalid/v1/analyses?cursor=${cursor}&limit=2&token=secret-token-value`;
+    const e = {
+      operation,
+      request: { method: "GET", url, headers: { "x-api-key": "pk_test_abc", authorization: `Bearer ${cursor}` }, body: null },
+      response: { status: 200, headers: new Headers({ "content-type": "application/json" }), body: new Uint8Array() },
+      facts: {} as never,
+    };
+    const r = reproduction(view, createChecks(view), e, "pagination", [["pk_test_abc", "$API_KEY"], ["pk_test_other", "$API_KEY_B"]]);
+    expect(r.request.url).toBe(`https://staging.verify.invalid/v1/analyses?cursor=${cursor}&limit=2&token=[redacted]`);
+    expect(r.curl).toContain(`cursor=${cursor}&limit=2`);
+    expect(r.curl).not.toContain("secret-token-value");
+    expect(r.request.headers.authorization).toBe("Bearer [redacted-jwt]");
+    expect(r.request.headers["x-api-key"]).toBe("[redacted]");
+    const b = reproduction(view, createChecks(view), { ...e, request: { ...e.request, headers: { "x-api-key": "pk_test_other" } } }, "pagination", [["pk_test_other", "$API_KEY_B"]]);
+    expect(b.curl).toContain('-H "x-api-key: $API_KEY_B"');
+  });
+});
+
+describe("--replay verdicts", () => {
+  const before = sampleReport("page 2 gives back the cursor it was asked with");
+  before.violations[0]!.cases = ["pages"];
+  before.violations[0]!.reproduction!.request.url = "https://staging.verify.invalid/v1/analyses?cursor=abc&limit=2";
+  const after = (ran: string[]): Report => ({ ...sampleReport("x"), violations: [], ran });
+
+  it("a case that no longer reaches its precondition (no page 2 after a restart) is not reproduced, never fixed", () => {
+    const [v] = verdicts(before, after([runKey("listAnalyses", "pages", "response-schema", "GET", "https://h/v1/analyses?limit=2")]));
+    expect(v!.verdict).toBe("not reproduced: precondition missing");
+    expect(replaySummary([v!])).toContain("? not reproduced: precondition missing  listAnalyses");
+  });
+
+  it("the same request shape judged again without the violation is fixed", () => {
+    const [v] = verdicts(before, after([runKey("listAnalyses", "pages", "response-schema", "GET", "https://h/v1/analyses?limit=2&cursor=zzz")]));
+    expect(v!.verdict).toBe("fixed");
   });
 });

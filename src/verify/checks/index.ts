@@ -22,6 +22,7 @@ import { responseHeaders } from "./response-headers.js";
 import { responseSchema } from "./response-schema.js";
 import { retryAfter } from "./retry-after.js";
 import { statusDeclared } from "./status-declared.js";
+import { tenancy } from "./tenancy.js";
 import { tokenQueryRejected } from "./token-query-rejected.js";
 import { validInputAccepted } from "./valid-input-accepted.js";
 
@@ -46,6 +47,7 @@ export function createChecks(view: ContractView): Check[] {
     referencesEnforced(),
     lifecycleEnforced(),
     crudRoundtrip(),
+    tenancy(),
     listFilters(view),
     idempotencyHonoured(view),
   ];

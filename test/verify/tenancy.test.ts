@@ -1,0 +1,33 @@
+// Tenancy (--api-key-b): the mock keeps workspaces apart, so a run with a second workspace's key reports nothing
+// and says which resource kinds it tried; without the key, the report says at its top that tenancy was not checked.
+// The planted cross-tenant bugs are cases of test/verify/defects.test.ts (cross-tenant-read, -list, -delete).
+import { describe, expect, it } from "vitest";
+import { summaryTable } from "../../src/verify/index.js";
+import { writes } from "./fixtures/defect-cases.js";
+import { OTHER_WORKSPACE_KEY } from "./fixtures/keys.js";
+import { BUSINESS_KEY, listed, useMock } from "./helpers.js";
+
+const mock = useMock();
+
+describe("tenancy", () => {
+  it("against the mock with a second workspace's key: every created resource is tried, 0 violations", async () => {
+    const report = await mock.run(mock.g.url, writes("createSpeaker,createWebhook", { stateful: true, apiKeyB: OTHER_WORKSPACE_KEY }));
+    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.tenancy).toEqual({ checked: true, resources: ["/v1/speakers", "/v1/webhooks"], note: null });
+    // read, update, delete and the list, for each of the two kinds
+    expect(report.checks.find((c) => c.rule === "tenancy")!.run).toBe(8);
+    expect(summaryTable(report).split("\n")[0]).toMatch(/^tenancy: checked .*\/v1\/speakers/);
+    expect(JSON.stringify(report)).not.toContain(OTHER_WORKSPACE_KEY);
+  });
+
+  it("without a second key, the report's first line says tenancy was not checked", async () => {
+    const report = await mock.run(mock.g.url, writes("createSpeaker", { stateful: true }));
+    expect(report.tenancy.checked).toBe(false);
+    expect(report.tenancy.note).toMatch(/--api-key-b/);
+    expect(summaryTable(report).split("\n")[0]).toMatch(/^! tenancy NOT checked: .*--api-key-b/);
+  });
+
+  it("the second key must be another key", async () => {
+    await expect(mock.run(mock.g.url, { apiKeyB: BUSINESS_KEY })).rejects.toThrow(/another workspace/);
+  });
+});
