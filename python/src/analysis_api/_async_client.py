@@ -95,7 +95,12 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
             response = await self._transport.send(request, stream=True, stream_idle_timeout=self._config.stream_idle_timeout)
             if isinstance(response, Response):
                 raise error_of(response)
-            if not session.opened(response.response.status, response.response.content_type):
+            try:
+                opened = session.opened(response.response.status, response.response.content_type)
+            except BaseException:
+                await response.close()  # not an event stream: its connection is not kept
+                raise
+            if not opened:
                 await response.close()
                 return None
             return response

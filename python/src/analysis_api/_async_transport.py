@@ -14,12 +14,12 @@ import io
 import ssl
 from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple, TypeVar, Union
-from urllib.parse import urlsplit
 
 from ._core import Clock, RetryState, logger, may_resend, timeout_error
 from ._errors import NetworkError
 from ._response import Response
 from ._transport_types import Proxy, Request, Timing
+from ._wire import request_head
 
 _Origin = Tuple[str, str, int]
 _CHUNK = 65536
@@ -124,16 +124,6 @@ class AsyncStreamedResponse:
         await self._body.conn.close()
 
 
-def _head(request: Request, target: str, host: str, headers: Dict[str, str], length: Optional[int]) -> bytes:
-    lines = [f"{request.method} {target} HTTP/1.1", f"Host: {host}"]
-    lines += [f"{k}: {v}" for k, v in headers.items() if k.lower() not in ("host", "content-length", "transfer-encoding")]
-    if request.body.content is not None or request.body.stream is not None:
-        lines.append(f"Content-Length: {length}" if length is not None else "Transfer-Encoding: chunked")
-    elif request.method in ("POST", "PUT", "PATCH"):
-        lines.append("Content-Length: 0")
-    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-
 class AsyncTransport:
     def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
                  sleep: Callable[[float], Awaitable[None]], ssl_context: Optional[ssl.SSLContext], max_idle: int = 10,
@@ -203,43 +193,48 @@ class AsyncTransport:
         for conn in conns:
             await conn.close()
 
-    async def _write(self, conn: _Conn, request: Request, target: str, host: str, headers: Dict[str, str], timing: Timing) -> None:
-        length = request.body.length if request.body.stream is None else None
-        conn.writer.write(_head(request, target, host, headers, length))
+    async def _write(self, conn: _Conn, head: bytes, request: Request, chunked: bool, timing: Timing) -> None:
+        """The head, then the body; a body in pieces is written piece by piece, each drained under `timing.wait()`,
+        so a server that takes an upload slowly cannot stretch the attempt past its total."""
+        conn.writer.write(head)
         payload = request.body.payload()
-        if isinstance(payload, bytes):
+        if isinstance(payload, (bytes, bytearray)):
             conn.writer.write(payload)
         elif payload is not None:
             for chunk in payload:  # a file is read in 64 KiB pieces between the writes
-                conn.writer.write(chunk if length is not None else b"%x\r\n%s\r\n" % (len(chunk), bytes(chunk)))
+                if not chunk:
+                    continue  # an empty chunk would end a chunked body
+                conn.writer.write(b"%X\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
                 await _within(conn.writer.drain(), timing.wait())
-            if length is None:
+            if chunked:
                 conn.writer.write(b"0\r\n\r\n")
         await _within(conn.writer.drain(), timing.wait())
 
     async def _attempt(self, request: Request, timing: Timing) -> Tuple[_Conn, Response, _Body]:
         headers = dict(request.headers)
         self._authenticate(headers)
-        parts = urlsplit(request.url)
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        origin: _Origin = (parts.scheme, parts.hostname or "", port)
-        host = parts.netloc.rsplit("@", 1)[-1]
-        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        if self._proxy is not None and parts.scheme == "http":
+        scheme, host, port = request.origin
+        origin: _Origin = (scheme, host, port or (443 if scheme == "https" else 80))
+        target = request.target
+        if self._proxy is not None and scheme == "http":
             target = request.url  # a plain-HTTP proxy is sent the absolute URL
             headers.update(self._proxy.headers)
+        body = request.body
+        has_body = body.content is not None or body.stream is not None
+        length = body.length if body.stream is None else None
+        head = request_head(request.method, target, request.origin, headers, length, has_body)
         while True:
             conn, reused = await self._checkout(origin, timing.connect_wait())
             try:
-                await self._write(conn, request, target, host, headers, timing)
-                head = await _read_head(conn.reader, timing)
+                await self._write(conn, head, request, has_body and length is None, timing)
+                head_bytes = await _read_head(conn.reader, timing)
             except BaseException as e:
                 await conn.close()
                 stale = isinstance(e, (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError))
-                if reused and stale and request.body.replayable and may_resend(request):
+                if reused and stale and body.replayable and may_resend(request):
                     continue
                 raise
-            status_line, _, rest = head.partition(b"\r\n")
+            status_line, _, rest = head_bytes.partition(b"\r\n")
             version, status, reason = (status_line.decode("latin-1").split(" ", 2) + [""])[:3]
             if not version.startswith("HTTP/") or not status.isdigit():
                 await conn.close()

@@ -248,7 +248,12 @@ class Client(BaseClient, Resources, SyncCaller):
             response = self._transport.send(request, stream=True, stream_idle_timeout=self._config.stream_idle_timeout)
             if isinstance(response, Response):
                 raise error_of(response)
-            if not session.opened(response.response.status, response.response.content_type):
+            try:
+                opened = session.opened(response.response.status, response.response.content_type)
+            except BaseException:
+                response.close()  # not an event stream: its connection is not kept
+                raise
+            if not opened:
                 response.close()
                 return None
             return response

@@ -3,7 +3,7 @@ call into (implemented by `Client` and `AsyncClient`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import IO, TYPE_CHECKING, Any, AsyncIterator, Dict, Iterable, Iterator, Literal, Mapping, NamedTuple, Optional, Tuple, Union
 
@@ -86,6 +86,14 @@ class Operation:
     """Whether it accepts the credentials in the `token` query parameter (WebSocket and SSE operations)."""
     files: Tuple[str, ...] = ()
     """The fields of a multipart body the contract types as files (`format: binary`)."""
+    path_params: Tuple[Param, ...] = field(default=(), init=False, repr=False, compare=False)
+    """The parameters by location, split once when the operation is made (the hot path of every call reads them)."""
+    query_params: Tuple[Param, ...] = field(default=(), init=False, repr=False, compare=False)
+    header_params: Tuple[Param, ...] = field(default=(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        for location in ("path", "query", "header"):
+            object.__setattr__(self, f"{location}_params", tuple(p for p in self.params if p.location == location))
 
 
 class SyncCaller:

@@ -69,7 +69,7 @@ class EventStream(Generic[T]):
             except _BROKEN as e:
                 self._dropped(e)
             else:
-                self._pending.extend(self._session.feed(chunk))
+                self._feed(chunk)
 
     def _dropped(self, cause: Optional[BaseException]) -> None:
         self._disconnect()
@@ -84,6 +84,13 @@ class EventStream(Generic[T]):
         connection, self._connection, self._chunks = self._connection, None, None
         if connection is not None:
             connection.close()
+
+    def _feed(self, chunk: bytes) -> None:
+        try:
+            self._pending.extend(self._session.feed(chunk))
+        except BaseException:
+            self.close()  # a stream that failed (data that is not JSON) is not read further: its connection goes
+            raise
 
     def close(self) -> None:
         """Closes the connection; iterating further ends at once."""
@@ -135,7 +142,7 @@ class AsyncEventStream(Generic[T]):
             except _BROKEN as e:
                 await self._dropped(e)
             else:
-                self._pending.extend(self._session.feed(chunk))
+                await self._feed(chunk)
 
     async def _dropped(self, cause: Optional[BaseException]) -> None:
         await self._disconnect()
@@ -150,6 +157,13 @@ class AsyncEventStream(Generic[T]):
         connection, self._connection, self._chunks = self._connection, None, None
         if connection is not None:
             await connection.close()
+
+    async def _feed(self, chunk: bytes) -> None:
+        try:
+            self._pending.extend(self._session.feed(chunk))
+        except BaseException:
+            await self.aclose()
+            raise
 
     async def aclose(self) -> None:
         """Closes the connection; iterating further ends at once."""

@@ -13,7 +13,6 @@ connection, when it may be resent (`_core.may_resend`).
 
 from __future__ import annotations
 
-import functools
 import http.client
 import select
 import socket
@@ -21,12 +20,13 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, cast
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, cast
 
 from ._core import Clock, RetryState, logger, may_resend, timeout_error
 from ._errors import NetworkError
 from ._response import Response
 from ._transport_types import Proxy, Request, Timing
+from ._wire import request_head
 
 _CHUNK = 65536
 _Origin = Tuple[str, str, Optional[int]]
@@ -114,6 +114,31 @@ def _is_stale(e: BaseException) -> bool:
     return isinstance(e, (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError, ConnectionAbortedError))
 
 
+def _send(sock: socket.socket, head: bytes, payload: "bytes | Iterable[bytes] | None", chunked: bool, timing: Timing) -> None:
+    """Writes a request: the head, then the body; a body sent in pieces (a file, a multipart upload, a stream) is
+    written piece by piece, each `sendall` under `timing.wait()` (the read timeout or what is left of the total), so
+    a server that takes the body slowly cannot stretch an attempt past its total (issue 34). The socket's timeout
+    was set for the first write by the caller."""
+    if payload is None:
+        sock.sendall(head)
+        return
+    if isinstance(payload, (bytes, bytearray)):
+        sock.sendall(head + payload if len(payload) <= _CHUNK else head)
+        if len(payload) > _CHUNK:
+            sock.settimeout(timing.wait())
+            sock.sendall(payload)
+        return
+    sock.sendall(head)
+    for piece in payload:
+        if not piece:
+            continue  # an empty chunk would end a chunked body
+        sock.settimeout(timing.wait())
+        sock.sendall(b"%X\r\n%s\r\n" % (len(piece), piece) if chunked else piece)
+    if chunked:
+        sock.settimeout(timing.wait())
+        sock.sendall(b"0\r\n\r\n")
+
+
 class Transport:
     def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
                  ssl_context: Optional[ssl.SSLContext], max_idle: int = 10, proxy: Optional[Proxy] = None) -> None:
@@ -190,20 +215,27 @@ class Transport:
         if self._proxy is not None and origin[0] == "http":
             target = request.url  # a plain-HTTP proxy is sent the absolute URL
             headers.update(self._proxy.headers)
+        body = request.body
+        has_body = body.content is not None or body.stream is not None
+        head = request_head(request.method, target, origin, headers, body.length if body.stream is None else None, has_body)
         while True:
             conn, reused = self._checkout(origin, timing.connect_wait())
+            raw: Optional[_TimedResponse] = None
             try:
                 if conn.sock is None:
                     conn.connect()  # under the connect timeout (and the total); TLS and a proxy tunnel included
-                sock = conn.sock  # kept before `getresponse`, which drops it when the server will close
-                if sock is not None:
-                    sock.settimeout(timing.wait())  # sending the request
-                conn.response_class = functools.partial(_TimedResponse, timing)  # type: ignore[assignment]
-                conn.request(request.method, target, body=request.body.payload(), headers=headers)
-                return _Attempt(conn, conn.getresponse(), sock, origin, timing)
+                sock = conn.sock
+                assert sock is not None
+                sock.settimeout(timing.wait())
+                _send(sock, head, body.payload() if has_body else None, body.length is None and has_body, timing)
+                raw = _TimedResponse(timing, sock, method=request.method)
+                raw.begin()
+                return _Attempt(conn, raw, sock, origin, timing)
             except BaseException as e:
+                if raw is not None:
+                    raw.close()  # its reader holds the socket open
                 conn.close()
-                if reused and _is_stale(e) and request.body.replayable and may_resend(request):
+                if reused and _is_stale(e) and body.replayable and may_resend(request):
                     continue
                 raise
 

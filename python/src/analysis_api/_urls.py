@@ -86,23 +86,27 @@ def operation_url(base_url: str, op: Operation, args: Dict[str, Any], extra_quer
     as the contract says (`form`: a list repeats the name per item, or is joined with commas with `explode: false`).
     """
     path = op.path
-    query: List[Tuple[str, str]] = []
-    for p in op.params:
+    for p in op.path_params:
         value = args.get(p.arg)
-        if p.location == "path":
-            if value is None:
-                raise TypeError(f"{op.operation_id}: path parameter {p.arg} is required")
-            text = value if type(value) is str else _scalar(value)
-            if not text or text.isspace():
-                # Sent, `GET /v1/analyses/` would be another operation (or a 404 that hides the bug).
-                raise ValueError(f"{op.operation_id}: path parameter {p.arg} is empty; expected an id")
-            path = path.replace("{" + p.name + "}", text if _UNRESERVED.fullmatch(text) else quote(text, safe=""))
-        elif p.location == "query" and value is not None:
-            if isinstance(value, (list, tuple)):
-                items = [_scalar(v) for v in value]
-                query.extend([(p.name, v) for v in items] if p.explode else [(p.name, ",".join(items))])
-            else:
-                query.append((p.name, _scalar(value)))
+        if value is None:
+            raise TypeError(f"{op.operation_id}: path parameter {p.arg} is required")
+        text = value if type(value) is str else _scalar(value)
+        if not text or text.isspace():
+            # Sent, `GET /v1/analyses/` would be another operation (or a 404 that hides the bug).
+            raise ValueError(f"{op.operation_id}: path parameter {p.arg} is empty; expected an id")
+        path = path.replace("{" + p.name + "}", text if _UNRESERVED.fullmatch(text) else quote(text, safe=""))
+    if not op.query_params and not extra_query:
+        return base_url + path
+    query: List[Tuple[str, str]] = []
+    for p in op.query_params:
+        value = args.get(p.arg)
+        if value is None:
+            continue
+        if isinstance(value, (list, tuple)):
+            items = [_scalar(v) for v in value]
+            query.extend([(p.name, v) for v in items] if p.explode else [(p.name, ",".join(items))])
+        else:
+            query.append((p.name, _scalar(value)))
     for name, extra in (extra_query or {}).items():
         query = [q for q in query if q[0] != name]
         query.extend((name, _scalar(v)) for v in (extra if isinstance(extra, (list, tuple)) else [extra]))
@@ -110,4 +114,4 @@ def operation_url(base_url: str, op: Operation, args: Dict[str, Any], extra_quer
 
 
 def header_params(op: Operation, args: Dict[str, Any]) -> Dict[str, str]:
-    return {p.name: _scalar(args[p.arg]) for p in op.params if p.location == "header" and args.get(p.arg) is not None}
+    return {p.name: _scalar(args[p.arg]) for p in op.header_params if args.get(p.arg) is not None}
