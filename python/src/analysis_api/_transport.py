@@ -58,13 +58,11 @@ class _TimedResponse(http.client.HTTPResponse):
         cast(Any, self.fp).raw._sock = _TimedSocket(sock, timing)
 
 
-@dataclass
 class _Attempt:
-    conn: http.client.HTTPConnection
-    raw: http.client.HTTPResponse
-    sock: Optional[socket.socket]
-    origin: _Origin
-    timing: Timing
+    __slots__ = ("conn", "raw", "sock", "origin", "timing")
+
+    def __init__(self, conn: http.client.HTTPConnection, raw: http.client.HTTPResponse, sock: socket.socket, origin: _Origin, timing: Timing) -> None:
+        self.conn, self.raw, self.sock, self.origin, self.timing = conn, raw, sock, origin, timing
 
 
 @dataclass
