@@ -58,6 +58,7 @@ from ._transport_types import Retry, Timeout  # noqa: E402
 from ._urls import is_loopback_host  # noqa: E402
 from ._bodies import guess_content_type  # noqa: E402
 from ._file import File  # noqa: E402
+from ._injected import AsyncTransport, HttpRequest, HttpResponse, SyncTransport  # noqa: E402
 from ._pages import AsyncPage, BasePage, SyncPage  # noqa: E402
 from ._webhooks import (  # noqa: E402
     WEBHOOK_HEADERS,
@@ -78,6 +79,7 @@ __all__ = [
     "AsyncClient",
     "AsyncEventStream",
     "AsyncPage",
+    "AsyncTransport",
     "AuthenticationError",
     "BadRequestError",
     "BaseClient",
@@ -93,6 +95,8 @@ __all__ = [
     "ENV_WEBHOOK_SECRET",
     "EventStream",
     "File",
+    "HttpRequest",
+    "HttpResponse",
     "IDEMPOTENCY_KEY_HEADER",
     "InsecureTransportError",
     "InternalServerError",
@@ -119,6 +123,7 @@ __all__ = [
     "SseParser",
     "StreamError",
     "SyncPage",
+    "SyncTransport",
     "TOKEN_QUERY_PARAM",
     "Timeout",
     "TokenSource",

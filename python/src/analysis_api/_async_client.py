@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, Optional
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, Optional, Union, cast
 
 from ._async_transport import AsyncStreamedResponse, AsyncTransport
 from ._client import BaseClient
+from ._injected import AsyncBufferedStream, AsyncInjectedTransport
+from ._injected import AsyncTransport as InjectedAsyncTransport
 from ._core import error_of, observe, prepare, result_of, token_url, with_stream_options
 from ._operations import AsyncClientWithRawResponse, AsyncResources
 from ._pages import AsyncPage
@@ -23,15 +25,20 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
     Settings as `Client`'s (`BaseClient`); retries wait with `asyncio.sleep`."""
 
     def _setup(self) -> None:
-        self._transport = AsyncTransport(
-            authenticate=self._config.credentials.authenticate,
-            on_response=lambda r: observe(self._config, r),
-            clock=self._config.clock,
-            sleep=self._async_sleep(),
-            ssl_context=self._ssl_context,
-            proxy=self._proxy,
-            max_connections=self._max_connections,
-        )
+        self._transport: Union[AsyncTransport, AsyncInjectedTransport]
+        if self._injected is not None:
+            self._transport = AsyncInjectedTransport(cast(InjectedAsyncTransport, self._injected), sleep=self._async_sleep(), authenticate=self._config.credentials.authenticate,
+                                                     on_response=lambda r: observe(self._config, r), clock=self._config.clock)
+        else:
+            self._transport = AsyncTransport(
+                authenticate=self._config.credentials.authenticate,
+                on_response=lambda r: observe(self._config, r),
+                clock=self._config.clock,
+                sleep=self._async_sleep(),
+                ssl_context=self._ssl_context,
+                proxy=self._proxy,
+                max_connections=self._max_connections,
+            )
         self._bind_resources(self)
 
     def _async_sleep(self) -> Callable[[float], Awaitable[None]]:
@@ -90,7 +97,7 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
     def _events(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncEventStream[Any]:
         session = self._stream_session(op, args)
 
-        async def open_stream(last_event_id: Optional[str]) -> Optional[AsyncStreamedResponse]:
+        async def open_stream(last_event_id: Optional[str]) -> Union[AsyncStreamedResponse, AsyncBufferedStream, None]:
             request = prepare(self._config, op, args, None, with_stream_options(options, last_event_id), accept="text/event-stream")
             response = await self._transport.send(request, stream=True, stream_idle_timeout=self._config.stream_idle_timeout)
             if isinstance(response, Response):

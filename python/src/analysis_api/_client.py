@@ -14,7 +14,7 @@ import random as _random
 import ssl
 import threading
 import time
-from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union, cast
 
 from ._core import (
     DEFAULT_STREAM_IDLE_TIMEOUT,
@@ -35,6 +35,7 @@ from ._core import (
     token_url,
     with_stream_options,
 )
+from ._injected import AsyncTransport, BufferedStream, InjectedTransport, SyncTransport
 from ._operations import ClientWithRawResponse, Resources
 from ._pages import SyncPage
 from ._raw import RawResponse
@@ -78,7 +79,12 @@ class BaseClient:
       `extra_query` wins).
     - `on_request(method, path, headers)`: a hook told every call before it is sent (tracing: add a
       `traceparent`); it may change the headers, and never sees the credentials, added after it.
+    - `on_response(response)`: a hook told every response as it arrives (each attempt's, retried ones included),
+      before its body is read: status, headers, `method`, `path` (tracing, metrics).
     - `on_rate_limit(rate_limit, response)`: told the `X-RateLimit-*` headers of every response that carries them.
+    - `transport`: an object that exchanges the bytes instead of the client's sockets (a test double, a tracing
+      wrapper): `handle_request(HttpRequest) -> HttpResponse` for `Client`, `async handle_async_request(...)` for
+      `AsyncClient` (`analysis_api.SyncTransport` / `AsyncTransport`). Retries, hooks and errors stay the client's.
     - `stream_idle_timeout`: seconds an open event stream may stay silent before it reconnects. Default 60 (the
       contract promises a keep-alive every 15 s).
     - `max_stream_reconnects`: how often an event stream is reopened in a row before `StreamError`. Default 5.
@@ -110,6 +116,8 @@ class BaseClient:
         webhook_secret: Union[str, Sequence[str], None] = None,
         default_query: Optional[Mapping[str, Any]] = None,
         on_request: Optional[Callable[[str, str, Dict[str, str]], None]] = None,
+        on_response: Optional[Callable[[Response], None]] = None,
+        transport: Union[SyncTransport, AsyncTransport, None] = None,
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         random: Callable[[], float] = _random.random,
@@ -117,6 +125,8 @@ class BaseClient:
         log_from_environment()
         if on_request is not None and not callable(on_request):
             raise TypeError("on_request must be a function (method, path, headers) -> None")
+        if on_response is not None and not callable(on_response):
+            raise TypeError("on_response must be a function (response) -> None")
         if on_rate_limit is not None and not callable(on_rate_limit):
             raise TypeError("on_rate_limit must be a function (rate_limit, response) -> None")
         self._config = Config(
@@ -132,7 +142,9 @@ class BaseClient:
             last_rate_limit=_LastRateLimit(),
             default_query=dict(default_query) if default_query else None,
             on_request=on_request,
+            on_response=on_response,
         )
+        self._injected = transport
         self._ssl_context = ssl_context
         self._proxy = Proxy.parse(proxy) if proxy is not None else None
         if max_connections is not None and (not isinstance(max_connections, int) or isinstance(max_connections, bool) or max_connections < 1):
@@ -187,13 +199,18 @@ class Client(BaseClient, Resources, SyncCaller):
     """
 
     def _setup(self) -> None:
-        self._transport = Transport(
-            authenticate=self._config.credentials.authenticate,
-            on_response=lambda r: observe(self._config, r),
-            clock=self._config.clock,
-            ssl_context=self._ssl_context,
-            proxy=self._proxy,
-        )
+        self._transport: Union[Transport, InjectedTransport]
+        if self._injected is not None:
+            self._transport = InjectedTransport(cast(SyncTransport, self._injected), authenticate=self._config.credentials.authenticate,
+                                                on_response=lambda r: observe(self._config, r), clock=self._config.clock)
+        else:
+            self._transport = Transport(
+                authenticate=self._config.credentials.authenticate,
+                on_response=lambda r: observe(self._config, r),
+                clock=self._config.clock,
+                ssl_context=self._ssl_context,
+                proxy=self._proxy,
+            )
         self._bind_resources(self)
 
     def close(self) -> None:
@@ -243,7 +260,7 @@ class Client(BaseClient, Resources, SyncCaller):
     def _events(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> EventStream[Any]:
         session = self._stream_session(op, args)
 
-        def open_stream(last_event_id: Optional[str]) -> Optional[StreamedResponse]:
+        def open_stream(last_event_id: Optional[str]) -> Union[StreamedResponse, BufferedStream, None]:
             request = prepare(self._config, op, args, None, with_stream_options(options, last_event_id), accept="text/event-stream")
             response = self._transport.send(request, stream=True, stream_idle_timeout=self._config.stream_idle_timeout)
             if isinstance(response, Response):

@@ -167,6 +167,8 @@ class Config:
     """Query parameters sent with every call (a call's `extra_query` wins)."""
     on_request: Optional[Callable[[str, str, Dict[str, str]], None]] = None
     """Told each call's method, path and headers (which it may change) before the first attempt."""
+    on_response: Optional[Callable[[Response], None]] = None
+    """Told every response as it arrives (each attempt's), before its body is read."""
     """A `threading.local` holding the last rate limit per thread (set by the front end)."""
 
     def with_changes(self, timeout: TimeoutOption, retry: RetryOption, headers: Optional[Mapping[str, str]]) -> "Config":
@@ -327,6 +329,8 @@ def observe(config: Config, response: Response) -> None:
     """Tells the rate-limit hook and `last_rate_limit` about a response, and logs it."""
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug("%s %s -> %s", response.method, response.path, response.status)
+    if config.on_response is not None:
+        config.on_response(response)
     rate_limit = rate_limit_of(response)
     if rate_limit is None:
         return
