@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import tempfile
 import threading
 import time
 import unittest
+from pathlib import Path
 from typing import Any, Callable, List, Tuple
 
 from support import analysis_api
@@ -121,6 +123,53 @@ class DeadlineTest(unittest.TestCase):
             analysis_api.Timeout(read=0)
         c = analysis_api.Client("http://127.0.0.1:9", api_key="pk_test_raw", timeout=2.5)
         self.assertEqual(c._config.timeout, analysis_api.Timeout(connect=2.5, read=2.5, total=2.5))
+
+
+class SlowReader(RawServer):
+    """Takes a request body 16 KiB every 50 ms (about 320 KiB/s) and never answers."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+
+    def _answer(self, conn: socket.socket) -> None:
+        try:
+            while not self.stop.wait(0.05) and conn.recv(16384):
+                pass
+        except OSError:
+            pass
+        finally:
+            conn.close()
+
+
+def sync_upload(url: str, file: Path, **options: Any) -> Any:
+    with analysis_api.Client(url, api_key="pk_test_raw", retry=NO_RETRY, **options) as c:
+        return c.analyses.upload({"file": file})
+
+
+def async_upload(url: str, file: Path, **options: Any) -> Any:
+    async def run() -> Any:
+        async with analysis_api.AsyncClient(url, api_key="pk_test_raw", retry=NO_RETRY, **options) as c:
+            return await c.analyses.upload({"file": file})
+
+    return asyncio.run(run())
+
+
+class UploadDeadlineTest(unittest.TestCase):
+    def test_the_total_holds_across_a_streamed_upload_the_server_reads_slowly(self) -> None:
+        # Before: each 64 KiB block of a multipart body was written under a fresh socket timeout, so an upload the
+        # server took slowly ran for as long as it took, whatever the total.
+        with tempfile.TemporaryDirectory() as tmp:
+            file = Path(tmp) / "call.wav"
+            with open(file, "wb") as f:
+                f.truncate(16 << 20)  # 16 MiB, read 64 KiB at a time: about 50 s at the slow reader's pace
+            for name, upload in (("sync", sync_upload), ("async", async_upload)):
+                with self.subTest(client=name), SlowReader() as server:
+                    started = time.monotonic()
+                    with self.assertRaises(analysis_api.RequestTimeoutError) as caught:
+                        upload(server.url, file, timeout=analysis_api.Timeout(connect=5, read=5, total=1.0))
+                    self.assertLess(time.monotonic() - started, 2.5, f"{name}: the total did not hold during the upload")
+                    self.assertIn("total timeout", str(caught.exception))
 
 
 class ParityTest(unittest.TestCase):

@@ -4,6 +4,7 @@
 // the mock's URL, which only this runner gives them); Python's output is shown on failure.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/paths.js";
@@ -76,6 +77,55 @@ describe("the package's public types (pyright --verifytypes)", () => {
     expect(report.typeCompleteness.exportedSymbolCounts.withKnownType).toBeGreaterThan(100);
     expect(report.typeCompleteness.completenessScore, run.output.slice(0, 4000)).toBe(1);
   }, 120_000);
+});
+
+/** Every ```python block of a Markdown file. */
+function pythonBlocks(file: string): string[] {
+  const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+  return [...text.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+/** Runs `command` with `args` in `cwd`; resolves with its exit code and output. */
+function run(command: string, args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1", MYPYPATH: path.join(ROOT, "python", "src") }, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c));
+    child.stderr.on("data", (c: Buffer) => (output += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
+describe("user scripts type-check under pyright --strict and mypy --strict (issue 34)", () => {
+  it("docs/python.md's and python/README.md's examples, python/examples and tests/typing/user_script.py: no error; a planted mistake is one", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "py-strict-"));
+    try {
+      const scripts: Record<string, string> = {};
+      for (const file of ["docs/python.md", "python/README.md"]) {
+        pythonBlocks(file).forEach((code, i) => (scripts[`${path.basename(file, ".md").toLowerCase()}_${i}.py`] = code));
+      }
+      expect(Object.keys(scripts).length).toBeGreaterThan(5);
+      scripts["consumer.py"] = fs.readFileSync(path.join(ROOT, "python/examples/consumer.py"), "utf8");
+      scripts["user_script.py"] = fs.readFileSync(path.join(ROOT, "python/tests/typing/user_script.py"), "utf8");
+      // The checkers must be strict and see the package: this line is exactly one error for each.
+      scripts["planted.py"] = 'from analysis_api import Client\n\nClient("https://api.example.com", api_key=42)\n';
+      for (const [name, code] of Object.entries(scripts)) fs.writeFileSync(path.join(dir, name), code);
+      const src = path.join(ROOT, "python", "src");
+      fs.writeFileSync(path.join(dir, "pyrightconfig.json"), JSON.stringify({ typeCheckingMode: "strict", pythonVersion: "3.9", extraPaths: [src], include: ["."] }));
+      const pyright = await run(path.join(ROOT, "node_modules", ".bin", "pyright"), ["--outputjson", "-p", "pyrightconfig.json"], dir);
+      const report = JSON.parse(pyright.output) as { generalDiagnostics: { file: string; severity: string; message: string; range: { start: { line: number } } }[] };
+      const errors = report.generalDiagnostics.filter((d) => d.severity === "error").map((d) => `${path.basename(d.file)}:${d.range.start.line + 1} ${d.message}`);
+      expect(errors.filter((e) => !e.startsWith("planted.py:3 ")), "pyright --strict").toEqual([]);
+      expect(errors.filter((e) => e.startsWith("planted.py:3 ")), "pyright --strict misses the planted mistake").toHaveLength(1);
+      const mypy = await run("mypy", ["--strict", "--python-version", "3.9", "--no-incremental", "--cache-dir", path.join(dir, ".mypy"), ...Object.keys(scripts)], dir);
+      const mypyErrors = mypy.output.split("\n").filter((l) => /: error:/.test(l));
+      expect(mypyErrors.filter((l) => !l.startsWith("planted.py:3:")), "mypy --strict").toEqual([]);
+      expect(mypyErrors.filter((l) => l.startsWith("planted.py:3:")), "mypy --strict misses the planted mistake").toHaveLength(1);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
 });
 
 /** The first ```python block under `## <heading>` of a Markdown file. */

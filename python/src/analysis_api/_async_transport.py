@@ -34,6 +34,9 @@ class _Conn:
     origin: _Origin
 
     async def close(self) -> None:
+        transport = self.writer.transport
+        if transport.get_write_buffer_size():
+            transport.abort()  # a request cut short (a timed-out upload): `close` would wait to write the rest first
         self.writer.close()
         try:
             await self.writer.wait_closed()
