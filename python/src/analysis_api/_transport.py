@@ -14,6 +14,7 @@ connection, when it may be resent (`_core.may_resend`).
 from __future__ import annotations
 
 import http.client
+import io
 import select
 import socket
 import ssl
@@ -52,10 +53,48 @@ class _TimedSocket:
         self._sock._decref_socketios()  # type: ignore[attr-defined]
 
 
-class _TimedResponse(http.client.HTTPResponse):
-    def __init__(self, timing: Timing, sock: socket.socket, *args: Any, **kwargs: Any) -> None:
-        super().__init__(sock, *args, **kwargs)
-        cast(Any, self.fp).raw._sock = _TimedSocket(sock, timing)
+class _Reader(io.BufferedReader):
+    """A connection's buffered reader, kept from one response to the next. `http.client` makes one per response
+    (`sock.makefile`, a few µs of every call); a response closes it when its body is read, which here leaves it
+    open for the connection's next response, until the connection itself is closed (`_close`)."""
+
+    def close(self) -> None:
+        pass
+
+    def release(self) -> None:
+        super().close()
+
+
+class _Kept:
+    """What an `HTTPResponse` is given as its socket: it only calls `makefile`, which answers the kept reader."""
+
+    __slots__ = ("reader", "timed")
+
+    def __init__(self, sock: socket.socket) -> None:
+        raw = sock.makefile("rb", buffering=0)
+        self.timed = _TimedSocket(sock, Timing(None))
+        cast(Any, raw)._sock = self.timed
+        self.reader = _Reader(cast(Any, raw), io.DEFAULT_BUFFER_SIZE)
+
+    def makefile(self, mode: str, *args: Any, **kwargs: Any) -> _Reader:
+        return self.reader
+
+
+def _response(conn: http.client.HTTPConnection, sock: socket.socket, timing: Timing, method: str) -> http.client.HTTPResponse:
+    """The response read off `conn` under `timing`, through the connection's kept reader."""
+    kept: Optional[_Kept] = conn.__dict__.get("_analysis_api_kept")
+    if kept is None or kept.timed._sock is not sock:
+        kept = conn.__dict__["_analysis_api_kept"] = _Kept(sock)
+    kept.timed.timing = timing
+    return http.client.HTTPResponse(cast(socket.socket, kept), method=method)
+
+
+def _close(conn: http.client.HTTPConnection) -> None:
+    """Closes a connection and its kept reader (which holds the socket open until it is closed)."""
+    kept: Optional[_Kept] = conn.__dict__.pop("_analysis_api_kept", None)
+    if kept is not None:
+        kept.reader.release()
+    conn.close()
 
 
 class _Attempt:
@@ -86,7 +125,7 @@ class StreamedResponse:
     def close(self) -> None:
         self._closed = True
         self._attempt.raw.close()
-        self._attempt.conn.close()
+        _close(self._attempt.conn)
 
 
 def _closed_by_peer(conn: http.client.HTTPConnection) -> bool:
@@ -164,7 +203,7 @@ class Transport:
             while idle:
                 conn, since = idle.pop()
                 if time.monotonic() - since >= self.check_idle_after and _closed_by_peer(conn):
-                    conn.close()
+                    _close(conn)
                     continue
                 return conn, True
         scheme, host, port = origin
@@ -185,12 +224,12 @@ class Transport:
     def _checkin(self, attempt: _Attempt) -> None:
         conn = attempt.conn
         if attempt.raw.will_close or conn.sock is None:
-            conn.close()
+            _close(conn)
             return
         with self._lock:
             idle = self._idle.setdefault(attempt.origin, [])
             if self.closed or len(idle) >= self._max_idle:
-                conn.close()
+                _close(conn)
             else:
                 idle.append((conn, time.monotonic()))
 
@@ -201,7 +240,7 @@ class Transport:
             conns = [c for idle in self._idle.values() for c, _ in idle]
             self._idle.clear()
         for conn in conns:
-            conn.close()
+            _close(conn)
 
     # ---- one attempt ------------------------------------------------------------------------------------
 
@@ -218,7 +257,7 @@ class Transport:
         head = request_head(request.method, target, origin, headers, body.length if body.stream is None else None, has_body)
         while True:
             conn, reused = self._checkout(origin, timing.connect_wait())
-            raw: Optional[_TimedResponse] = None
+            raw: Optional[http.client.HTTPResponse] = None
             try:
                 if conn.sock is None:
                     conn.connect()  # under the connect timeout (and the total); TLS and a proxy tunnel included
@@ -226,13 +265,13 @@ class Transport:
                 assert sock is not None
                 sock.settimeout(timing.wait())
                 _send(sock, head, body.payload() if has_body else None, body.length is None and has_body, timing)
-                raw = _TimedResponse(timing, sock, method=request.method)
+                raw = _response(conn, sock, timing, request.method)
                 raw.begin()
                 return _Attempt(conn, raw, sock, origin, timing)
             except BaseException as e:
                 if raw is not None:
                     raw.close()  # its reader holds the socket open
-                conn.close()
+                _close(conn)
                 if reused and _is_stale(e) and body.replayable and may_resend(request):
                     continue
                 raise
@@ -242,7 +281,7 @@ class Transport:
         try:
             data = attempt.raw.read()
         except (OSError, http.client.HTTPException) as e:
-            attempt.conn.close()
+            _close(attempt.conn)
             if is_timeout(e):
                 raise timeout_error(request, attempt.timing, "whole body") from e
             raise NetworkError(request.method, request.path, f"the response body was cut short ({type(e).__name__})") from e
@@ -278,7 +317,7 @@ class Transport:
             if wait is None:
                 response.content = self._read_body(request, attempt)
                 return state.done(response)
-            attempt.conn.close()  # a response we will not hand out
+            _close(attempt.conn)  # a response we will not hand out
             logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, response.status, wait)
             self._clock.sleep(wait)
 
