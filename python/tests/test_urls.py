@@ -54,6 +54,17 @@ class TokenUrlTest(unittest.TestCase):
         self.assertFalse(any(analysis_api.is_loopback_host(h) for h in ("example.com", "0.0.0.0", "::", "128.0.0.1", "localhost.example")))
 
 
+class QueryTest(unittest.TestCase):
+    def test_the_query_is_what_urlencode_writes(self) -> None:
+        # The hot path joins safe names and values without urlencode; the string must not change.
+        from urllib.parse import urlencode
+
+        from analysis_api._urls import _encoded
+
+        for query in ([("limit", "100"), ("cursor", "c_1.x~")], [("status", "a b"), ("q", "é&=/")], [("empty", "")], [("a b", "1")]):
+            self.assertEqual(_encoded(query), urlencode(query), query)
+
+
 class RequestTest(unittest.TestCase):
     def sent(self, call: str, *args: object, **kwargs: object) -> tuple:
         answer = {"data": [], "next_cursor": None, "has_more": False} if call.endswith(".list") else {"id": "x"}

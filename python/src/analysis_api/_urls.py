@@ -110,7 +110,15 @@ def operation_url(base_url: str, op: Operation, args: Dict[str, Any], extra_quer
     for name, extra in (extra_query or {}).items():
         query = [q for q in query if q[0] != name]
         query.extend((name, _scalar(v)) for v in (extra if isinstance(extra, (list, tuple)) else [extra]))
-    return base_url + path + (f"?{urlencode(query)}" if query else "")
+    return base_url + path + (f"?{_encoded(query)}" if query else "")
+
+
+def _encoded(query: List[Tuple[str, str]]) -> str:
+    """`urlencode(query)`, with the names and values it would leave as they are (limits, statuses, most cursors)
+    joined without it: the same string, several times faster on the hot path of every page."""
+    if all(_UNRESERVED.fullmatch(k) and _UNRESERVED.fullmatch(v) for k, v in query):
+        return "&".join([f"{k}={v}" for k, v in query])
+    return urlencode(query)
 
 
 def header_params(op: Operation, args: Dict[str, Any]) -> Dict[str, str]:
