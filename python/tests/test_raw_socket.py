@@ -172,6 +172,16 @@ class UploadDeadlineTest(unittest.TestCase):
                     self.assertIn("total timeout", str(caught.exception))
 
 
+class HeaderInjectionTest(unittest.TestCase):
+    def test_a_header_with_a_line_break_or_a_bad_name_is_refused_before_sending(self) -> None:
+        # Before: AsyncClient wrote extra headers as given, so "a\r\nX-Injected: 1" became a header of its own.
+        for bad in ({"X-Note": "a\r\nX-Injected: 1"}, {"X Bad": "1"}, {"X-Note": "a\nb"}):
+            for name, get in CLIENTS:
+                with self.subTest(client=name, headers=bad), RawServer([(0.0, HEAD + BODY)]) as server:
+                    with self.assertRaisesRegex(ValueError, "header"):
+                        get(server.url, headers=bad)
+
+
 class ParityTest(unittest.TestCase):
     """What the sync client wraps, the async one wraps the same way (issue 34)."""
 

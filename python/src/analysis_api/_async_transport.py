@@ -213,23 +213,28 @@ class AsyncTransport:
                 conn.writer.write(b"0\r\n\r\n")
         await _within(conn.writer.drain(), timing.wait())
 
-    async def _attempt(self, request: Request, timing: Timing) -> Tuple[_Conn, Response, _Body]:
+    def _head(self, request: Request) -> bytes:
+        """The request head of an attempt (credentials added); a `ValueError` for a bad header is the caller's, and
+        is raised outside the attempt, whose failures are network errors."""
         headers = dict(request.headers)
         self._authenticate(headers)
-        scheme, host, port = request.origin
-        origin: _Origin = (scheme, host, port or (443 if scheme == "https" else 80))
         target = request.target
-        if self._proxy is not None and scheme == "http":
+        if self._proxy is not None and request.origin[0] == "http":
             target = request.url  # a plain-HTTP proxy is sent the absolute URL
             headers.update(self._proxy.headers)
         body = request.body
-        has_body = body.content is not None or body.stream is not None
-        length = body.length if body.stream is None else None
-        head = request_head(request.method, target, request.origin, headers, length, has_body)
+        return request_head(request.method, target, request.origin, headers, body.length if body.stream is None else None,
+                            body.content is not None or body.stream is not None)
+
+    async def _attempt(self, request: Request, head: bytes, timing: Timing) -> Tuple[_Conn, Response, _Body]:
+        scheme, host, port = request.origin
+        origin: _Origin = (scheme, host, port or (443 if scheme == "https" else 80))
+        body = request.body
+        chunked = body.stream is not None or (body.content is not None and body.length is None)
         while True:
             conn, reused = await self._checkout(origin, timing.connect_wait())
             try:
-                await self._write(conn, head, request, has_body and length is None, timing)
+                await self._write(conn, head, request, chunked, timing)
                 head_bytes = await _read_head(conn.reader, timing)
             except BaseException as e:
                 await conn.close()
@@ -288,8 +293,9 @@ class AsyncTransport:
         while True:
             state.begin()
             timing = Timing(request.timeout)
+            head = self._head(request)
             try:
-                conn, response, body = await self._attempt(request, timing)
+                conn, response, body = await self._attempt(request, head, timing)
             except _NO_ANSWER as e:
                 wait = state.after_failure(e, sent=not isinstance(e, ConnectionRefusedError))
                 if wait is None:
