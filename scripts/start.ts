@@ -28,7 +28,7 @@ import {
   type Gateway,
   type KeyRecord,
 } from "../src/mock/index.js";
-import { consoleSink } from "../src/mock/log.js";
+import { consoleSink, redact as redactUrl } from "../src/mock/log.js";
 import { refuseMockSettings } from "../src/mock/proxy/upstream.js";
 import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../src/mock/settings.js";
 import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
@@ -247,7 +247,7 @@ export async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
-  const { port, host, keysFile, stateFile, stateless, latency: latencyMs, upstream, quiet, fixtures } = args;
+  const { port, host, keysFile, stateFile, stateless, latency: latencyMs, upstream, quiet, fixtures, redis } = args;
   let limits;
   try {
     limits = limitsFromFlags(args as Record<string, unknown>);
@@ -263,7 +263,7 @@ export async function main(): Promise<void> {
   }
   if (upstream !== undefined) {
     try {
-      refuseMockSettings({ stateless, stateFile, latencyMs, keysFile, fixtures });
+      refuseMockSettings({ stateless, stateFile, latencyMs, keysFile, fixtures, redisUrl: redis });
     } catch (e) {
       console.error((e as UpstreamError).message);
       process.exit(2);
@@ -304,6 +304,7 @@ export async function main(): Promise<void> {
       latencyMs,
       stateless,
       stateFile,
+      redisUrl: redis,
       limits,
       jwtSecret: jwt.secret,
     });
@@ -346,6 +347,7 @@ export async function main(): Promise<void> {
     `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
     `  Clock        curl ${shown}/__mock/clock   (POST {"action": "pause" | "resume" | "advance", "ms": …})`,
     `  Faults       curl ${shown}/__mock/faults  (POST a rule; docs/frontend.md)`,
+    ...(redis ? [`  Redis        ${redactUrl(redis)}: rate-limit counters shared with every replica on it`] : []),
     ...(fixtures ? [`  Fixtures     ${fixtures}: ${gateway.store.fixtureWorkspaces.join(", ")}`] : []),
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];
