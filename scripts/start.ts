@@ -28,6 +28,7 @@ import {
   type Gateway,
   type KeyRecord,
 } from "../src/mock/index.js";
+import { RedisSetupError } from "../src/mock/redis.js";
 import { consoleSink, redact as redactUrl } from "../src/mock/log.js";
 import { refuseMockSettings } from "../src/mock/proxy/upstream.js";
 import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../src/mock/settings.js";
@@ -331,7 +332,8 @@ export async function main(): Promise<void> {
     url = await gateway.listen(port, host);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") console.error(`Port ${port} on ${host} is already in use (another mock running?). Try: PORT=${port + 1} npm start`);
+    if (e instanceof RedisSetupError) console.error(`Cannot start: ${e.message}`);
+    else if (code === "EADDRINUSE") console.error(`Port ${port} on ${host} is already in use (another mock running?). Try: PORT=${port + 1} npm start`);
     else if (code === "EACCES") console.error(`Not allowed to listen on ${host}:${port}. Pick a port above 1023: PORT=4010 npm start`);
     else console.error(`Cannot listen on ${host}:${port}: ${(e as Error).message}`);
     process.exit(1);

@@ -11,6 +11,8 @@ import path from "node:path";
 export interface Engine {
   url: string;
   port: number;
+  /** The engine's process id now (a new one after `restart`). */
+  readonly pid: number | null;
   /** Stops the engine's process (SIGKILL after 5 s) and removes its folder. */
   stop(): Promise<void>;
   /** Stops it without removing anything, to bring it back with `restart` (a lost engine). */
@@ -76,6 +78,9 @@ export async function startRedis(): Promise<Engine> {
   return {
     url: `redis://127.0.0.1:${port}/0`,
     port,
+    get pid() {
+      return child.pid ?? null;
+    },
     pause: () => stopChild(child),
     restart: launch,
     async stop() {

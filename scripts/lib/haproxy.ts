@@ -10,6 +10,7 @@ import { stopChild, waitForPort } from "./engines.js";
 export interface Balancer {
   url: string;
   port: number;
+  pid: number;
   config: string;
   stop(): Promise<void>;
 }
@@ -56,6 +57,7 @@ export async function startHaproxy(replicas: readonly string[], port: number, bi
   return {
     url: `http://${bind}:${port}`,
     port,
+    pid: child.pid!,
     config,
     async stop() {
       await stopChild(child);

@@ -9,7 +9,7 @@ import type http from "node:http";
 import type { Contract } from "./contract.js";
 import { createHttpServer, listen } from "./http/server.js";
 import type { KeyStore } from "./keys.js";
-import { connectRedis } from "./redis.js";
+import { connectRedis, redisReady } from "./redis.js";
 import type { Limiter } from "./limiter.js";
 import type { Store } from "./store/store.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
@@ -88,6 +88,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
       refusePublicSecret(host, s.secret);
+      if (s.redis) await redisReady(s.redis, opts.redisUrl!);
       gateway.url = await listen(server, port, host);
       // A webhook must never call the gateway itself (webhooks.ts `reachesGateway`).
       const address = server.address();

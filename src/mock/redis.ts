@@ -38,3 +38,19 @@ export function connectRedis(url: string): RedisClient {
   client.on("error", () => undefined);
   return client;
 }
+
+/**
+ * Waits until `client` is connected: a replica starts serving only once it can count (else its first requests would
+ * all answer 503). Throws RedisSetupError, naming the URL without its password, when Redis does not answer in time.
+ */
+export function redisReady(client: RedisClient, url: string, timeoutMs = 10_000): Promise<void> {
+  if (client.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      client.off("ready", ready);
+      reject(new RedisSetupError(`Redis at ${url.replace(/\/\/[^@/]*@/, "//")} did not answer within ${timeoutMs / 1000} s (--redis): is it running?`));
+    }, timeoutMs);
+    const ready = () => (clearTimeout(timer), resolve());
+    client.once("ready", ready);
+  });
+}

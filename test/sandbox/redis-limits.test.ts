@@ -8,7 +8,7 @@ import { RateLimiter, type Decision, type Subject } from "../../src/mock/limiter
 import { RedisRateLimiter } from "../../src/mock/limiter-redis.js";
 import { connectRedis } from "../../src/mock/redis.js";
 import { ManualClock, policy } from "../mock/helpers.js";
-import { missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
+import { freePort, missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
 import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missing("redis");
@@ -92,6 +92,17 @@ describe.skipIf(skip !== null)(skip ?? "rate limits across replicas on Redis", (
     expect(await health!.json()).toMatchObject({ status: "ok", dependencies: { redis: "ok" } });
     const again = await fetch(`${r.url}/v1/analyses`, { headers: { "X-API-Key": "pk_test_demo_pro" } });
     expect(again.status).toBe(200);
+  }, 60_000);
+
+  it("a replica whose Redis does not answer at start stops with a message naming it (no password shown)", async () => {
+    const port = await freePort();
+    const started = startReplica(["--redis", `redis://:hunter2@127.0.0.1:${port}/0`]);
+    const error = await started.then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(error).toMatch(new RegExp(`Cannot start: Redis at redis://127\\.0\\.0\\.1:${port}/0 did not answer within 10 s`));
+    expect(error).not.toContain("hunter2");
   }, 60_000);
 
   it("decides exactly as the in-process limiter, request by request (property test)", async () => {
