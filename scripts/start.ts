@@ -151,6 +151,8 @@ const HELP = `npm start [-- options]   Start the mock gateway.
                     range (env MOCK_LATENCY_MS; at most 60000)
   --state <file>    Keep created keys, webhooks, tokens and resources in this SQLite database across restarts
                     and crashes (env MOCK_STATE_FILE; a JSON state file is migrated); POST /__mock/reset empties it
+  --redis <url>     Count rate limits in this Redis, shared with every replica on it (env MOCK_REDIS_URL);
+                    a shared sandbox as replicas: docs/sandbox.md
   --stateless       Answer every operation from the contract's examples and keep nothing requests create
                     (env MOCK_STATELESS=1); Prefer works as always
   --upstream <url>  Proxy mode (env MOCK_UPSTREAM): forward every request to this backend (http or https) and
