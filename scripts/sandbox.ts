@@ -1,7 +1,7 @@
 // `npm run sandbox`: a shared sandbox on one machine as it runs on many (docs/sandbox.md): a Redis, N gateway
 // replicas sharing it, and HAProxy in front. Every flag after `--` goes to each replica (`--keys`, the caps...).
 //
-//   npm run sandbox -- --replicas 3 --port 8080 [--redis redis://host:6379/0] [-- replica flags]
+//   npm run sandbox -- --replicas 3 --port 8080 [--sticky] [--redis redis://host:6379/0] [-- replica flags]
 //
 // Without --redis it starts Debian's redis-server in a temporary folder. Ctrl-C stops everything it started.
 import { parseArgs } from "node:util";
@@ -9,10 +9,12 @@ import { freePort, startRedis, type Engine } from "./lib/engines.js";
 import { startHaproxy, type Balancer } from "./lib/haproxy.js";
 import { startReplica, type Replica } from "./lib/replicas.js";
 
-const HELP = `npm run sandbox -- [--replicas N] [--port P] [--redis URL] [-- replica flags]
+const HELP = `npm run sandbox -- [--replicas N] [--port P] [--sticky] [--redis URL] [-- replica flags]
 
   --replicas N   gateway processes (default 2)
   --port P       where HAProxy listens, on 127.0.0.1 (default 8080; 0 picks a free one)
+  --sticky       each API key to one replica, so a client reads back what it created (records are still
+                 each replica's own; docs/sandbox.md)
   --redis URL    a Redis to share (default: start redis-server here)
   after --        flags every replica gets, as npm start takes them (--keys FILE, --max-connections N, ...)`;
 
@@ -20,7 +22,7 @@ async function main(): Promise<void> {
   const dash = process.argv.indexOf("--", 2);
   const own = dash < 0 ? process.argv.slice(2) : process.argv.slice(2, dash);
   const passed = dash < 0 ? [] : process.argv.slice(dash + 1);
-  const { values } = parseArgs({ args: own, options: { replicas: { type: "string" }, port: { type: "string" }, redis: { type: "string" }, help: { type: "boolean", short: "h" } } });
+  const { values } = parseArgs({ args: own, options: { replicas: { type: "string" }, port: { type: "string" }, redis: { type: "string" }, sticky: { type: "boolean" }, help: { type: "boolean", short: "h" } } });
   if (values.help) return void console.log(HELP);
   const count = Number(values.replicas ?? 2);
   const port = Number(values.port ?? 8080);
@@ -45,11 +47,12 @@ async function main(): Promise<void> {
     const balancer = await startHaproxy(
       replicas.map((r) => new URL(r.url).host),
       port || (await freePort()),
+      { sticky: values.sticky },
     );
     started.push(balancer);
     console.log(
       [
-        `Sandbox: ${count} replica${count > 1 ? "s" : ""} behind HAProxy, rate limits shared in Redis`,
+        `Sandbox: ${count} replica${count > 1 ? "s" : ""} behind HAProxy (${values.sticky ? "one replica per API key" : "round-robin"}), rate limits shared in Redis`,
         `  API          ${balancer.url}`,
         ...replicas.map((r, i) => `  Replica ${String(i + 1).padEnd(4)} ${r.url} (pid ${r.child.pid})`),
         `  Redis        ${values.redis ? "given" : redisUrl}`,

@@ -20,9 +20,34 @@ const alive = (pid: number) => {
   }
 };
 
+/** Reads board `id` `times` times through the balancer: the statuses, and the replicas that answered. */
+async function readBack(api: string, id: string, times: number, replicas: string[] = []): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < times; i++) {
+    const res = await fetch(`${api}/v1/boards/${id}`, { headers: { "X-API-Key": "pk_test_demo_pro" } });
+    await res.arrayBuffer();
+    statuses.push(res.status);
+    replicas.push(res.headers.get("X-Sandbox-Replica") ?? "none");
+  }
+  return statuses;
+}
+
+/** Starts `npm run sandbox` with `args`; resolves once its banner is out, with the balancer's URL and the replicas' PIDs. */
+async function sandbox(args: string[]) {
+  const child = spawn(process.execPath, ["scripts/run-bundled.mjs", "scripts/sandbox.ts", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c));
+  child.stderr!.on("data", (c: Buffer) => (out += c));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", () => /Stop\s+Ctrl-C/.test(out) && resolve());
+    child.on("exit", (code) => reject(new Error(`npm run sandbox exited ${code}:\n${out}`)));
+  });
+  return { child, output: () => out, api: /API\s+(http:\/\/\S+)/.exec(out)![1]!, pids: [...out.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1])) };
+}
+
 describe.skipIf(skip !== null)(skip ?? "npm run sandbox (docs/sandbox.md)", () => {
   let child: ChildProcess;
-  let out = "";
+  let output = () => "";
   let api = "";
   let pids: number[] = [];
   const key = { key: "pk_test_sandbox_recipe_30", workspace_id: "ws_Recipe00001", plan: "pro", rate_limit_rpm: 30 };
@@ -30,18 +55,9 @@ describe.skipIf(skip !== null)(skip ?? "npm run sandbox (docs/sandbox.md)", () =
   beforeAll(async () => {
     // The doc's command, with a free port and a keys file of the test's own.
     expect(DOC).toContain("npm run sandbox -- --replicas 3 --port 8080");
-    child = spawn(process.execPath, ["scripts/run-bundled.mjs", "scripts/sandbox.ts", "--replicas", "3", "--port", "0", "--", "--keys", keysFile([key])], {
-      cwd: REPO_ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout!.on("data", (c: Buffer) => (out += c));
-    child.stderr!.on("data", (c: Buffer) => (out += c));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on("data", () => /Stop\s+Ctrl-C/.test(out) && resolve());
-      child.on("exit", (code) => reject(new Error(`npm run sandbox exited ${code}:\n${out}`)));
-    });
-    api = /API\s+(http:\/\/\S+)/.exec(out)![1]!;
-    pids = [...out.matchAll(/\(pid (\d+)\)/g)].map((m) => Number(m[1]));
+    const s = await sandbox(["--replicas", "3", "--port", "0", "--", "--keys", keysFile([key])]);
+    ({ child, api, pids } = s);
+    output = s.output;
   }, 180_000);
 
   afterAll(async () => {
@@ -68,6 +84,17 @@ describe.skipIf(skip !== null)(skip ?? "npm run sandbox (docs/sandbox.md)", () =
     expect(statuses.filter((s) => s === 429)).toHaveLength(15);
   }, 60_000);
 
+  it("round-robin: a record is its replica's own (state is not shared yet), so reads through the balancer miss it", async () => {
+    const made = await fetch(`${api}/v1/boards`, { method: "POST", headers: { "X-API-Key": "pk_test_demo_pro", "Content-Type": "application/json" }, body: JSON.stringify({ name: "Where am I" }) });
+    expect(made.status).toBe(201);
+    const { id } = (await made.json()) as { id: string };
+    const replicas: string[] = [];
+    const reads = await readBack(api, id, 6, replicas);
+    expect(reads).toContain(200);
+    expect(reads).toContain(404);
+    expect(new Set(replicas)).toEqual(new Set(["r1", "r2", "r3"]));
+  }, 30_000);
+
   it("routes around a replica killed with SIGKILL: the survivors answer every request", async () => {
     process.kill(pids[0]!, "SIGKILL");
     const statuses: number[] = [];
@@ -84,8 +111,29 @@ describe.skipIf(skip !== null)(skip ?? "npm run sandbox (docs/sandbox.md)", () =
   it("stops everything it started on SIGTERM", async () => {
     const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
     child.kill("SIGTERM");
-    expect(await exited, out).toBe(0);
-    expect(out).toContain("Stopped.");
+    expect(await exited, output()).toBe(0);
+    expect(output()).toContain("Stopped.");
     expect(pids.filter(alive)).toEqual([]);
   }, 60_000);
+});
+
+describe.skipIf(skip !== null)(skip ?? "npm run sandbox --sticky", () => {
+  it("pins each API key to one replica: a client reads back what it created, every time", async () => {
+    const s = await sandbox(["--replicas", "3", "--port", "0", "--sticky"]);
+    try {
+      expect(s.output()).toContain("one replica per API key");
+      const made = await fetch(`${s.api}/v1/boards`, { method: "POST", headers: { "X-API-Key": "pk_test_demo_pro", "Content-Type": "application/json" }, body: JSON.stringify({ name: "Found again" }) });
+      expect(made.status).toBe(201);
+      const { id } = (await made.json()) as { id: string };
+      const replicas: string[] = [];
+      const reads = await readBack(s.api, id, 9, replicas);
+      expect(reads, `made on ${made.headers.get("X-Sandbox-Replica")}, read on ${replicas.join(" ")}`).toEqual(Array(9).fill(200));
+      expect(new Set(replicas).size).toBe(1);
+      expect(replicas[0]).toMatch(/^r[123]$/);
+    } finally {
+      const exited = new Promise((resolve) => s.child.on("exit", resolve));
+      s.child.kill("SIGTERM");
+      await exited;
+    }
+  }, 180_000);
 });
