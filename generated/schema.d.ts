@@ -3503,7 +3503,9 @@ export interface components {
              *     as many of something as it may: records of a collection, API keys,
              *     open streams; delete or close some first). A 503 may carry
              *     `capacity_exceeded` (the service holds as much as it can for
-             *     everyone, or for your address: retry after `Retry-After`). A 409 has
+             *     everyone, or for your address: retry after `Retry-After`) or
+             *     `dependency_unavailable` (a store the service needs does not answer
+             *     for now: nothing was done; retry after `Retry-After`). A 409 has
              *     `idempotency_key_in_use` (a request with the same `Idempotency-Key` is
              *     still being processed: retry later) and a 422 whose `detail` is a
              *     string has `idempotency_key_reused` (the key was used with another
@@ -3516,11 +3518,12 @@ export interface components {
         };
         /**
          * @description Health of the edge gateway itself, answered without contacting the backend. `status` is `ok` with 200 and
-         *     `down` with 503, which the gateway answers while it drains connections before shutting down.
+         *     `down` with 503, which the gateway answers while it drains connections before shutting down, or while it cannot
+         *     reach a store it depends on (listed in `dependencies`).
          */
         GatewayHealth: {
             /**
-             * @description `ok` while the gateway accepts traffic; `down` while it drains before shutdown.
+             * @description `ok` while the gateway accepts traffic; `down` while it drains before shutdown or a dependency is down.
              * @enum {string}
              */
             status: "ok" | "down";
@@ -3539,6 +3542,18 @@ export interface components {
              * @example 2026-11-23T12:00:04Z
              */
             checked_at: string;
+            /**
+             * @description The stores a gateway run as replicas shares with the others, each `ok` or `down`; absent when it has none.
+             *     While one is `down`, requests that need it answer 503 `dependency_unavailable` with `Retry-After`, and the
+             *     gateway reconnects by itself.
+             */
+            dependencies?: {
+                /**
+                 * @description The shared counters (rate limits).
+                 * @enum {string}
+                 */
+                redis?: "ok" | "down";
+            };
         };
         /**
          * @description An invoice for one billing period. Amounts are integers in the minor unit of `currency` (cents for USD).
@@ -10715,10 +10730,12 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayHealth"];
                 };
             };
-            /** @description The gateway is draining before shutdown; send traffic elsewhere. */
+            /** @description The gateway is draining before shutdown, or cannot reach a store it depends on; send traffic elsewhere. */
             503: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds until a retry may find the dependency back; absent while draining. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10746,10 +10763,12 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayHealth"];
                 };
             };
-            /** @description The gateway is draining before shutdown; send traffic elsewhere. */
+            /** @description The gateway is draining before shutdown, or cannot reach a store it depends on; send traffic elsewhere. */
             503: {
                 headers: {
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description Seconds until a retry may find the dependency back; absent while draining. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -7,6 +7,8 @@
 //   npm run bench -- --only=scale        how costs grow (issue 22; several minutes): written into results.json's
 //                                        `scale`, the other sections kept; sizes: --scale-large=100000,
 //                                        --scale-streams=10000, --scale-lifecycles=20000, --scale-step-ms=20000
+//   npm run bench -- --only=sandbox      replicas on Redis behind HAProxy ÷ one process (docs/sandbox.md): written
+//                                        into results.json's `sandbox`, the other sections kept
 //   npm run bench -- --rounds=5          more rounds for every section
 //
 // Nothing here is a test: timings never fail a build. The run fails only when a figure cannot be trusted
@@ -24,11 +26,14 @@ import { clientSize, ENTRIES, type ClientSize } from "./bench/size.js";
 import { pythonBench, type PythonBench } from "./bench/python.js";
 import { simBench, type SimBench } from "./bench/sim.js";
 import { DEFAULT_SIZES, scale, type Scale } from "./bench/scale.js";
+import { sandboxBench, type SandboxBench } from "./bench/sandbox.js";
 import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain.js";
 
-const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "sim", "scale"] as const;
-/** What `npm run bench` runs without --only: scale takes minutes of its own (--only=scale). */
-const DEFAULT_SECTIONS = SECTIONS.filter((s) => s !== "scale");
+const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "sim", "scale", "sandbox"] as const;
+/** Run on their own (--only=…), each written into results.json beside the others: scale takes minutes, sandbox needs engines. */
+const OWN_RUN_SECTIONS = ["scale", "sandbox"] as const;
+/** What `npm run bench` runs without --only. */
+const DEFAULT_SECTIONS = SECTIONS.filter((s) => !(OWN_RUN_SECTIONS as readonly string[]).includes(s));
 /** The stateful mock's answers keep at least this share of the static examples' throughput. */
 const STATEFUL_TARGET = 0.8;
 type Section = (typeof SECTIONS)[number];
@@ -73,6 +78,7 @@ interface Results {
   size?: ClientSize;
   coldStart?: ColdStart;
   scale?: Scale;
+  sandbox?: SandboxBench;
   python?: PythonBench;
   sim?: SimBench;
 }
@@ -298,6 +304,7 @@ export function table(r: Results): string {
     ]);
   }
   if (r.scale) rows.push(...scaleRows(r.scale));
+  if (r.sandbox) rows.push(...sandboxRows(r.sandbox));
   const head = ["figure", "median", "ratio", "check"];
   return [head, head.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
 }
@@ -314,6 +321,18 @@ function scaleRows(s: Scale): string[][] {
     [`Scale: /health p99 with ${n(s.sizes.lifecycles)} analyses in flight`, ms(s.healthP99UnderLifecyclesMs), "", `≤ ${SCALE_GOALS.healthMs} ms: ${check(s.healthP99UnderLifecyclesMs <= SCALE_GOALS.healthMs)}`],
     ["Scale: POST /v1/boards with --state (SQLite) ÷ in memory", "", x2(s.createWithStateOverMemory), `≥ ${SCALE_GOALS.createWithState}×: ${check(s.createWithStateOverMemory >= SCALE_GOALS.createWithState)}`],
     ["Scale: memory", `${n(s.bytesPerStoredAnalysis)} B per stored analysis (heap) · ${n(s.bytesPerOpenStream)} B per open stream (RSS)`, "", `non-2xx: ${s.non2xx} ${check(s.non2xx === 0)}`],
+  ];
+}
+
+function sandboxRows(s: SandboxBench): string[][] {
+  const m = s.median;
+  const cpu = (t: keyof SandboxBench["median"]) => (m[t].totalCpuUsPerRequest === null ? "" : ` · ${m[t].totalCpuUsPerRequest!.toFixed(0)} µs CPU/req`);
+  const line = (t: keyof SandboxBench["median"]) => `${int(m[t].rps)} req/s · p99 ${m[t].p99.toFixed(2)} ms${cpu(t)}`;
+  return [
+    ["Sandbox: stored GET, one process counting in memory", line("single"), "", ""],
+    ["Sandbox: one replica counting in Redis (--redis) ÷ one process", line("redis"), `${x2(s.ratios.redisOverSingle)}${s.ratios.redisCpuOverSingle === null ? "" : ` · CPU ${x2(s.ratios.redisCpuOverSingle)}`}`, "reported"],
+    ["Sandbox: HAProxy → 1 replica on Redis ÷ one process", line("lb1"), x2(s.ratios.lb1OverSingle), "reported"],
+    ["Sandbox: HAProxy → 2 replicas on Redis ÷ one process (2 cores shared with the load generator)", line("lb2"), `${x2(s.ratios.lb2OverSingle)} · ÷ 1 replica ${x2(s.ratios.lb2OverLb1)}`, `non-2xx: ${s.non2xx} ${check(s.non2xx === 0)}`],
   ];
 }
 
@@ -386,6 +405,10 @@ async function main(): Promise<void> {
     say(`\n[scale] list pages at ${sizes.small} and ${sizes.large} records, /health under ${sizes.streams} streams and ${sizes.lifecycles} lifecycles, creates with --state…`);
     results.scale = await scale({ rounds: rounds(3), seconds: 3, sizes, say });
   }
+  if (has("sandbox")) {
+    say("\n[sandbox] a stored GET on one process, one replica on Redis, and HAProxy in front of 1 and 2 replicas…");
+    results.sandbox = await sandboxBench({ rounds: rounds(3), seconds: 3, connections: 10, say });
+  }
   results.machine.loadAverageEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
   results.totalSeconds = Math.round((performance.now() - t0) / 100) / 10;
 
@@ -396,13 +419,15 @@ async function main(): Promise<void> {
   const previous = fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, "utf8")) as Results) : null;
   if (DEFAULT_SECTIONS.every(has)) {
     // A full run keeps the scale figures of the last `--only=scale` run, unless it measured them itself.
-    const full = { ...results, scale: results.scale ?? previous?.scale };
+    const full = { ...results, scale: results.scale ?? previous?.scale, sandbox: results.sandbox ?? previous?.sandbox };
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out, JSON.stringify(full, null, 2) + "\n");
     say(`wrote ${path.relative(process.cwd(), out)}`);
-  } else if (has("scale") && previous) {
-    fs.writeFileSync(out, JSON.stringify({ ...previous, scale: { ...results.scale, date: results.date, machine: results.machine, command: results.command } }, null, 2) + "\n");
-    say(`wrote the scale figures into ${path.relative(process.cwd(), out)} (the other sections kept)`);
+  } else if ((has("scale") || has("sandbox")) && previous) {
+    const stamp = { date: results.date, machine: results.machine, command: results.command };
+    const own = OWN_RUN_SECTIONS.filter(has);
+    fs.writeFileSync(out, JSON.stringify({ ...previous, ...Object.fromEntries(own.map((k) => [k, { ...results[k], ...stamp }])) }, null, 2) + "\n");
+    say(`wrote the ${own.join(" and ")} figures into ${path.relative(process.cwd(), out)} (the other sections kept)`);
   } else {
     say("partial run (--only): bench/results.json left as it was");
   }

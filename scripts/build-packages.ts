@@ -12,7 +12,8 @@
 //                      negotiation, loaded on first need), and swagger-ui-dist (the /swagger.html assets) as a
 //                      bundled dependency holding only the files the page loads: the published one depends on
 //                      @scarf/scarf, whose install script reports the install to a third party
-//     optional peers   better-sqlite3 (--state only: a native module, loaded when the flag is given), msw,
+//     optional peers   better-sqlite3 (--state only: a native module, loaded when the flag is given), ioredis
+//                      (--redis only, loaded when the flag is given), msw,
 //                      @stoplight/prism-http (Prefer: dynamic=true only)
 // The bundles keep the sources' layout depth (lib/mock/*.js), so the paths the code computes from import.meta.url
 // ("../.." is the repository root in src/mock/ and scripts/lib/) name the package's root.
@@ -44,7 +45,7 @@ const ENTRIES: Record<string, string> = {
   "scripts/bin-mock.ts": "lib/mock/bin-mock.js",
   "scripts/bin-verify.ts": "lib/mock/bin-verify.js",
 };
-const PEERS = ["better-sqlite3", "msw", "@stoplight/prism-http"];
+const PEERS = ["better-sqlite3", "ioredis", "msw", "@stoplight/prism-http"];
 const RUNTIME = ["swagger-ui-dist", "accepts"];
 const SWAGGER_UI = "swagger-ui-dist";
 /** ws's optional native speed-ups, required inside a try: left out. */

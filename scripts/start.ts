@@ -28,7 +28,8 @@ import {
   type Gateway,
   type KeyRecord,
 } from "../src/mock/index.js";
-import { consoleSink } from "../src/mock/log.js";
+import { RedisSetupError } from "../src/mock/redis.js";
+import { consoleSink, redact as redactUrl } from "../src/mock/log.js";
 import { refuseMockSettings } from "../src/mock/proxy/upstream.js";
 import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../src/mock/settings.js";
 import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
@@ -150,6 +151,8 @@ const HELP = `npm start [-- options]   Start the mock gateway.
                     range (env MOCK_LATENCY_MS; at most 60000)
   --state <file>    Keep created keys, webhooks, tokens and resources in this SQLite database across restarts
                     and crashes (env MOCK_STATE_FILE; a JSON state file is migrated); POST /__mock/reset empties it
+  --redis <url>     Count rate limits in this Redis, shared with every replica on it (env MOCK_REDIS_URL);
+                    a shared sandbox as replicas: docs/sandbox.md
   --stateless       Answer every operation from the contract's examples and keep nothing requests create
                     (env MOCK_STATELESS=1); Prefer works as always
   --upstream <url>  Proxy mode (env MOCK_UPSTREAM): forward every request to this backend (http or https) and
@@ -247,7 +250,7 @@ export async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
-  const { port, host, keysFile, stateFile, stateless, latency: latencyMs, upstream, quiet, fixtures } = args;
+  const { port, host, keysFile, stateFile, stateless, latency: latencyMs, upstream, quiet, fixtures, redis } = args;
   let limits;
   try {
     limits = limitsFromFlags(args as Record<string, unknown>);
@@ -263,7 +266,7 @@ export async function main(): Promise<void> {
   }
   if (upstream !== undefined) {
     try {
-      refuseMockSettings({ stateless, stateFile, latencyMs, keysFile, fixtures });
+      refuseMockSettings({ stateless, stateFile, latencyMs, keysFile, fixtures, redisUrl: redis });
     } catch (e) {
       console.error((e as UpstreamError).message);
       process.exit(2);
@@ -304,6 +307,7 @@ export async function main(): Promise<void> {
       latencyMs,
       stateless,
       stateFile,
+      redisUrl: redis,
       limits,
       jwtSecret: jwt.secret,
     });
@@ -330,7 +334,8 @@ export async function main(): Promise<void> {
     url = await gateway.listen(port, host);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") console.error(`Port ${port} on ${host} is already in use (another mock running?). Try: PORT=${port + 1} npm start`);
+    if (e instanceof RedisSetupError) console.error(`Cannot start: ${e.message}`);
+    else if (code === "EADDRINUSE") console.error(`Port ${port} on ${host} is already in use (another mock running?). Try: PORT=${port + 1} npm start`);
     else if (code === "EACCES") console.error(`Not allowed to listen on ${host}:${port}. Pick a port above 1023: PORT=4010 npm start`);
     else console.error(`Cannot listen on ${host}:${port}: ${(e as Error).message}`);
     process.exit(1);
@@ -346,6 +351,7 @@ export async function main(): Promise<void> {
     `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
     `  Clock        curl ${shown}/__mock/clock   (POST {"action": "pause" | "resume" | "advance", "ms": …})`,
     `  Faults       curl ${shown}/__mock/faults  (POST a rule; docs/frontend.md)`,
+    ...(redis ? [`  Redis        ${redactUrl(redis)}: rate-limit counters shared with every replica on it`] : []),
     ...(fixtures ? [`  Fixtures     ${fixtures}: ${gateway.store.fixtureWorkspaces.join(", ")}`] : []),
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];

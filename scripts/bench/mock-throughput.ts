@@ -81,7 +81,7 @@ export interface MockThroughput {
 }
 
 /** CPU time (user + system) of a process so far, ms; null without /proc. */
-function cpuMs(pid: number): number | null {
+export function cpuMs(pid: number): number | null {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;

@@ -30,7 +30,9 @@ export function withBenchLimits(contract: Contract): Contract {
 export const BOARDS = 1000;
 
 async function gateway(stateless: boolean): Promise<string> {
-  const g = await createGateway({ contract: withBenchLimits(loadContract()), log: null, warm: false, stateless });
+  // BENCH_REDIS_URL: a replica of a sandbox, counting in that Redis (the sandbox section).
+  const redisUrl = process.env.BENCH_REDIS_URL || null;
+  const g = await createGateway({ contract: withBenchLimits(loadContract()), log: null, warm: false, stateless, redisUrl });
   await g.ready;
   const url = await g.listen(0, "127.0.0.1");
   for (let i = 0; !stateless && i < BOARDS; i++) {

@@ -45,10 +45,15 @@ export async function loadPolicy(checksFile = CHECKS_FILE, ignoreFile = IGNORE_F
   return { impacts: { major: "error", minor: "info", patch: "info", ...checks.impacts }, checks: checks.checks ?? {}, accepted };
 }
 
-/** Each change's severity (its rule's, else its impact's), and the reason when it is an accepted break. */
+/**
+ * Each change's severity (its rule's, else its impact's), and the reason when it is an accepted break. A rule rated
+ * `error` rates its breaking changes: the same rule's additions (a code gained by an `x-extensible-enum`, a state
+ * added to a lifecycle) are not breaks, and keep their impact's severity.
+ */
 export function judge(changes: Change[], policy: Policy): Change[] {
   return changes.map((c) => {
-    const severity = c.rule.split(", ").map((r) => policy.checks[r]).find(Boolean) ?? policy.impacts[c.impact];
+    const ruled = c.rule.split(", ").map((r) => policy.checks[r]).find(Boolean);
+    const severity = ruled === undefined || (ruled === "error" && c.impact !== "major") ? policy.impacts[c.impact] : ruled;
     const accepted = policy.accepted.find((a) => c.rule.split(", ").includes(a.rule) && a.pointer === c.pointer);
     return { ...c, severity, ...(accepted && { accepted: accepted.reason }) };
   });

@@ -9,7 +9,8 @@ import type http from "node:http";
 import type { Contract } from "./contract.js";
 import { createHttpServer, listen } from "./http/server.js";
 import type { KeyStore } from "./keys.js";
-import type { RateLimiter } from "./limiter.js";
+import { connectRedis, redisReady } from "./redis.js";
+import type { Limiter } from "./limiter.js";
 import type { Store } from "./store/store.js";
 import { httpPipeline, upgradePipeline } from "./pipeline.js";
 import { serveRefusals, serveRequests, serveUpgrades } from "./serve.js";
@@ -32,7 +33,7 @@ export interface Gateway {
   readonly server: http.Server;
   readonly contract: Contract;
   readonly keys: KeyStore;
-  readonly limiter: RateLimiter;
+  readonly limiter: Limiter;
   /** The stateful mock's resources (a MockState, registered in `states`: reset, snapshot, restore). */
   readonly store: Store;
   /** The state kept between requests (reset by `POST /__mock/reset`). */
@@ -58,7 +59,7 @@ export interface Gateway {
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   if (opts.upstream) refuseMockSettings(opts as Record<string, unknown>);
-  const s = buildServices(opts);
+  const s = buildServices(opts, { redis: opts.redisUrl ? connectRedis(opts.redisUrl) : null });
   let ready: Promise<{ operations: number }> | null = null;
   const stateDb = openStateDb(s, opts);
   const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;
@@ -87,6 +88,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
       refusePublicSecret(host, s.secret);
+      if (s.redis) await redisReady(s.redis, opts.redisUrl!);
       gateway.url = await listen(server, port, host);
       // A webhook must never call the gateway itself (webhooks.ts `reachesGateway`).
       const address = server.address();
@@ -101,6 +103,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       await drain(s, server);
       proxy?.close();
       stateDb?.close();
+      s.redis?.disconnect();
     },
   };
   return gateway;

@@ -43,14 +43,30 @@ export interface Decision {
   retryAfter: number;
 }
 
+/**
+ * What the stages count requests with: this process's RateLimiter, or the Redis one the replicas of a sandbox share
+ * (limiter-redis.ts). `take` and `peek` may answer a promise; `takeHere` never does.
+ */
+export interface Limiter {
+  take(subject: Subject, category: CategoryRule): Decision | Promise<Decision>;
+  peek(subject: Subject, category: CategoryRule): Decision | Promise<Decision>;
+  /**
+   * Counts in this process alone, synchronously: for the answers to requests node:http refuses itself, written to
+   * the socket before anything could be awaited (http/server.ts). With replicas, each counts those on its own.
+   */
+  takeHere(subject: Subject, category: CategoryRule): Decision;
+  /** Drops windows that have ended (called now and then). */
+  prune(): void;
+}
+
 interface Window {
   start: number; // window start, epoch ms
   count: number;
 }
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
-export class RateLimiter {
+export class RateLimiter implements Limiter {
   /** Minute windows: per (workspace, category), and per limited key (`key:` bucket names). */
   private minute = new Map<string, Window>();
   private daily = new Map<string, Window>();
@@ -76,6 +92,10 @@ export class RateLimiter {
     return this.decide(subject, category, true);
   }
 
+  takeHere(subject: Subject, category: CategoryRule): Decision {
+    return this.decide(subject, category, true);
+  }
+
   /** The state `take` would report, without counting anything. */
   peek(subject: Subject, category: CategoryRule): Decision {
     return this.decide(subject, category, false);
@@ -83,44 +103,17 @@ export class RateLimiter {
 
   private decide(subject: Subject, category: CategoryRule, count: boolean): Decision {
     const now = this.clock.now();
-    const wsLimit = minuteLimit(this.policy, subject.plan, category);
-    const dLimit = dailyLimit(this.policy, subject.plan);
-    const wsMinute = current(this.minute, `${subject.bucket}\u0000${category.name}`, now, this.windowMs, count);
+    const limits = limitsOf(this.policy, subject, category);
+    const wsMinute = current(this.minute, minuteBucket(subject, category), now, this.windowMs, count);
     const keyMinute = subject.key ? current(this.minute, subject.key.bucket, now, this.windowMs, count) : null;
     const day = current(this.daily, subject.bucket, now, DAY_MS, count);
-    // Both minute windows are aligned to the clock minute, so they start (and reset) together.
-    const reset = Math.ceil((wsMinute.start + this.windowMs) / 1000);
-
-    let exceeded: Decision["exceeded"] = null;
-    if (day.count >= dLimit) exceeded = "daily";
-    else if (wsMinute.count >= wsLimit || (keyMinute && keyMinute.count >= subject.key!.rpm)) exceeded = "minute";
+    const exceeded = exceededBy(limits, wsMinute.count, keyMinute?.count ?? 0, day.count);
     if (!exceeded && count) {
       wsMinute.count++;
       if (keyMinute) keyMinute.count++;
       day.count++;
     }
-    // The minute bucket reported: the one with fewer requests left (on a tie, the smaller limit).
-    let limit = wsLimit;
-    let used = wsMinute.count;
-    if (keyMinute) {
-      const keyLeft = subject.key!.rpm - keyMinute.count;
-      if (keyLeft < wsLimit - used || (keyLeft === wsLimit - used && subject.key!.rpm < wsLimit)) {
-        limit = subject.key!.rpm;
-        used = keyMinute.count;
-      }
-    }
-    return {
-      allowed: exceeded === null,
-      exceeded,
-      limit,
-      remaining: Math.max(0, limit - used),
-      used,
-      reset,
-      dailyLimit: dLimit,
-      dailyRemaining: Math.max(0, dLimit - day.count),
-      dailyUsed: day.count,
-      retryAfter: exceeded === "daily" ? secondsUntil(day.start + DAY_MS, now) : exceeded === "minute" ? secondsUntil(wsMinute.start + this.windowMs, now) : 0,
-    };
+    return verdict(limits, exceeded, { minute: wsMinute.count, key: keyMinute?.count ?? 0, day: day.count }, now, this.windowMs);
   }
 
   /** Drops windows that have ended (called now and then, so anonymous buckets do not pile up). */
@@ -137,6 +130,62 @@ export class RateLimiter {
   get size(): number {
     return this.minute.size + this.daily.size;
   }
+}
+
+/** The limits a request of `subject` in `category` must fit: its workspace's minute and day, and its key's own. */
+export interface Limits {
+  minute: number;
+  day: number;
+  /** The key's own per-minute limit, or 0 when it has none. */
+  key: number;
+}
+
+export function limitsOf(policy: RateLimitPolicy, subject: Subject, category: CategoryRule): Limits {
+  return { minute: minuteLimit(policy, subject.plan, category), day: dailyLimit(policy, subject.plan), key: subject.key ? subject.key.rpm : 0 };
+}
+
+/** The name of a workspace's minute bucket of one category. */
+export function minuteBucket(subject: Subject, category: CategoryRule): string {
+  return `${subject.bucket}\u0000${category.name}`;
+}
+
+/** Which limit the counts so far leave no room in; the daily one first, since waiting for the minute would not help. */
+export function exceededBy(l: Limits, minute: number, key: number, day: number): Decision["exceeded"] {
+  if (day >= l.day) return "daily";
+  if (minute >= l.minute || (l.key > 0 && key >= l.key)) return "minute";
+  return null;
+}
+
+/**
+ * The decision from the counts after the request (it counted in them when it was allowed and counted): shared by
+ * this limiter and the Redis one (limiter-redis.ts), so both answer alike. Minute windows are aligned to the clock
+ * minute, so the workspace's and the key's start (and reset) together.
+ */
+export function verdict(l: Limits, exceeded: Decision["exceeded"], counts: { minute: number; key: number; day: number }, now: number, windowMs: number): Decision {
+  const minuteStart = now - (now % windowMs);
+  const dayStart = now - (now % DAY_MS);
+  // The minute bucket reported: the one with fewer requests left (on a tie, the smaller limit).
+  let limit = l.minute;
+  let used = counts.minute;
+  if (l.key > 0) {
+    const keyLeft = l.key - counts.key;
+    if (keyLeft < l.minute - used || (keyLeft === l.minute - used && l.key < l.minute)) {
+      limit = l.key;
+      used = counts.key;
+    }
+  }
+  return {
+    allowed: exceeded === null,
+    exceeded,
+    limit,
+    remaining: Math.max(0, limit - used),
+    used,
+    reset: Math.ceil((minuteStart + windowMs) / 1000),
+    dailyLimit: l.day,
+    dailyRemaining: Math.max(0, l.day - counts.day),
+    dailyUsed: counts.day,
+    retryAfter: exceeded === "daily" ? secondsUntil(dayStart + DAY_MS, now) : exceeded === "minute" ? secondsUntil(minuteStart + windowMs, now) : 0,
+  };
 }
 
 // Module-level helpers rather than closures made per request: under tsx (`npm start`) every function expression

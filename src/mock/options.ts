@@ -59,6 +59,11 @@ export interface GatewayOptions {
    */
   stateFile?: string | null;
   /**
+   * Redis shared by the replicas of a sandbox (--redis, MOCK_REDIS_URL; redis.ts): the rate-limit counters live
+   * there, so a key's limit holds across every replica (decision SB1). Default: none, counted in this process.
+   */
+  redisUrl?: string | null;
+  /**
    * JSON or YAML file of a team's own records, loaded into named workspaces (--fixtures, MOCK_FIXTURES; fixtures.ts):
    * checked now against the contract's schemas and reference rules, a bad one throwing FixturesError.
    */

@@ -3,7 +3,8 @@
 // stages that share them (stages/rate-limit.ts, stages/malformed.ts, responders/examples.ts) and serve.ts (LY1).
 import type { RateLimitPolicy } from "../policy.js";
 import { json, type Reply } from "./http/reply.js";
-import type { Decision, RateLimiter } from "./limiter.js";
+import { DependencyUnavailable } from "./limiter-redis.js";
+import type { Decision, Limiter } from "./limiter.js";
 
 /** The verdict of the rate limiter on a request, as the headers it answers with and, when refused, its 429. */
 export interface Counted {
@@ -16,14 +17,45 @@ export interface Counted {
  * anonymous bucket of the client's address, in the policy's default category: it has no workspace, and its
  * path, if any, cannot be trusted (decision G26). The answer then carries that bucket's headers, or is its 429.
  */
-export function countAnonymous(s: { policy: RateLimitPolicy; limiter: RateLimiter }): (address: string | undefined) => Counted {
+export function countAnonymous(s: { policy: RateLimitPolicy; limiter: Limiter }): (address: string | undefined) => Counted | Promise<Counted> {
   const subjectPlan = smallestPlan(s.policy);
   const category = defaultCategoryOf(s.policy);
   return (address) => {
     const d = s.limiter.take({ bucket: anonymousBucket(address), plan: subjectPlan }, category);
-    const rate = rateHeaders(s.policy, d);
-    return { rate, refused: d.allowed ? null : tooMany(s.policy, d, rate) };
+    return d instanceof Promise ? d.then((v) => counted(s.policy, v)) : counted(s.policy, d);
   };
+}
+
+/**
+ * The same, counted synchronously in this process alone (`Limiter.takeHere`): for the answers http/server.ts writes
+ * to the socket of a request node:http refused, where nothing can be awaited.
+ */
+export function countAnonymousHere(s: { policy: RateLimitPolicy; limiter: Limiter }): (address: string | undefined) => Counted {
+  const subjectPlan = smallestPlan(s.policy);
+  const category = defaultCategoryOf(s.policy);
+  return (address) => counted(s.policy, s.limiter.takeHere({ bucket: anonymousBucket(address), plan: subjectPlan }, category));
+}
+
+function counted(policy: RateLimitPolicy, d: Decision): Counted {
+  const rate = rateHeaders(policy, d);
+  return { rate, refused: d.allowed ? null : tooMany(policy, d, rate) };
+}
+
+/** Seconds a 503 for an unreachable Redis or database asks the client to wait (decision SB2). */
+export const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
+
+/**
+ * The 503 of a request the gateway cannot serve because an engine it needs (Redis, PostgreSQL) does not answer:
+ * nothing was counted or changed, so the client retries after `Retry-After` (decision SB2). Any other error is
+ * thrown on, to the server's 500.
+ */
+export function unavailable(e: unknown): Reply {
+  if (!(e instanceof DependencyUnavailable)) throw e;
+  return json(
+    503,
+    { detail: `The sandbox cannot reach its ${e.dependency === "redis" ? "Redis" : "database"} right now; retry shortly.`, error: "dependency_unavailable" },
+    { "Retry-After": String(DEPENDENCY_RETRY_AFTER_SECONDS), "Cache-Control": "no-store" },
+  );
 }
 
 /** Requests without a workspace are counted per client address (decision M2). */

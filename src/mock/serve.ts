@@ -12,7 +12,7 @@ import { CapReached, CAPACITY_RETRY_AFTER_SECONDS } from "./limits.js";
 import { redact } from "./log.js";
 import type { Services } from "./services.js";
 import { runStages, TAKEN, type Outcome, type Stage } from "./stage.js";
-import { countAnonymous } from "./rate-answers.js";
+import { countAnonymousHere } from "./rate-answers.js";
 
 /** The context of each request being served, by its response (what node:http knows of a connection's request). */
 // A symbol-keyed property of the response rather than a WeakMap: a WeakMap entry per request is an ephemeron
@@ -104,7 +104,7 @@ export function serveUpgrades(s: Services, stages: readonly Stage[]): (req: http
  * anonymous bucket of the client's address, in which it is counted now, or its 429 (decision G26).
  */
 export function serveRefusals(s: Services): (socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined) => Reply {
-  const count = countAnonymous(s);
+  const count = countAnonymousHere(s);
   return (socket, reply, inFlight) => {
     const ctx = inFlight && (inFlight as Serving)[SERVING];
     if (ctx) return { ...reply, rate: ctx.rate };

@@ -15,7 +15,9 @@ import { demoKeys, KeyStore, loadKeysFile } from "./keys.js";
 import { defaultScope, scopeCeiling, OAuthTokens } from "./oauth.js";
 import { StateRegistry } from "./state-registry.js";
 import { checkLatency } from "./latency.js";
-import { RateLimiter, systemClock, type Clock } from "./limiter.js";
+import { RateLimiter, systemClock, type Clock, type Limiter } from "./limiter.js";
+import { RedisRateLimiter } from "./limiter-redis.js";
+import type { Redis as RedisClient } from "ioredis";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "./examples.js";
 import { PrismOnDemand } from "./prism.js";
@@ -38,7 +40,9 @@ export interface Services {
   readonly clock: Clock;
   readonly keys: KeyStore;
   readonly auth: Authenticator;
-  readonly limiter: RateLimiter;
+  readonly limiter: Limiter;
+  /** The Redis replicas share (`--redis`): rate-limit counters (decision SB1); null for a single process. */
+  readonly redis: RedisClient | null;
   readonly validator: RequestValidator;
   /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
   readonly examples: ContractExamples;
@@ -85,7 +89,15 @@ export interface Services {
 /** Time between two processing steps of a stored resource (MOCK_STEP_MS). */
 export const DEFAULT_STEP_MS = 2000;
 
-export function buildServices(opts: GatewayOptions): Services {
+/**
+ * The engines a Node process connects to for its services (gateway.ts makes them from the options): kept out of
+ * this file, so the in-process simulation's path never loads a database or network client (docs/architecture.md).
+ */
+export interface Engines {
+  redis?: RedisClient | null;
+}
+
+export function buildServices(opts: GatewayOptions, engines: Engines = {}): Services {
   const contract = opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR);
   const policy = contract.policy;
   const clock = opts.clock ?? systemClock;
@@ -111,6 +123,7 @@ export function buildServices(opts: GatewayOptions): Services {
     onChange,
   });
   const stateless = opts.stateless ?? false;
+  const redis = engines.redis ?? null;
   const time = new SimulatedTime(clock, opts.scheduler ?? timerScheduler);
   let faults: Faults | undefined;
   const store = new Store({
@@ -133,7 +146,8 @@ export function buildServices(opts: GatewayOptions): Services {
     clock,
     keys,
     auth,
-    limiter: new RateLimiter(policy, clock),
+    limiter: redis ? new RedisRateLimiter(policy, redis, clock) : new RateLimiter(policy, clock),
+    redis,
     validator: new RequestValidator(contract, limits),
     examples: new ContractExamples(contract),
     prism: new PrismOnDemand(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),

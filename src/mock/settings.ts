@@ -79,6 +79,16 @@ export const SETTINGS = {
     help: "Delay every answer under /v1, /aria and /ws",
   } satisfies Setting<Latency | null>,
   stateFile: text({ flag: "state", env: "MOCK_STATE_FILE", help: "JSON file keeping the state across restarts" }),
+  redis: {
+    flag: "redis",
+    env: "MOCK_REDIS_URL",
+    parse: (t: string, name: string) => {
+      if (/^rediss?:\/\/[^\s]+$/.test(t)) return t;
+      throw new SettingsError(`${name} must be a redis:// URL such as redis://127.0.0.1:6379/0; got "${t}".`);
+    },
+    default: undefined,
+    help: "Redis shared by replicas: rate-limit counters (docs/sandbox.md)",
+  } satisfies Setting<string | undefined>,
   stateless: flag({ flag: "stateless", env: "MOCK_STATELESS", help: "Answer from the contract's examples only" }),
   upstream: {
     flag: "upstream",

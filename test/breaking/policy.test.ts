@@ -34,6 +34,14 @@ describe("severity per check and accepted breaks", () => {
     expect(gateProblems(comparison(judged))).toEqual([expect.stringMatching(/^1 breaking change since release/)]);
   });
 
+  it("the same check's addition (a code gained by an extensible enum) is not a break: its impact's severity, and the gate passes", async () => {
+    const added = structuredClone(realBundle);
+    schema(added, "Error").properties.error["x-extensible-enum"].push("brand_new_code");
+    const changes = judge(clientFeltChanges(bundle(realBundle), bundle(added)), await loadPolicy());
+    expect(changes.map((c) => `${c.impact} ${c.severity} ${c.rule}`)).toEqual(["minor info contract/extensible-enum"]);
+    expect(gateProblems({ ...comparison(changes), head: bundle(added) })).toEqual([]);
+  });
+
   it("a check rated warning is listed but passes", async () => {
     const checks = await write("warn.yaml", "checks:\n  contract/extensible-enum: warning\n");
     const judged = judge(found, await loadPolicy(checks, await write("none.yaml", "accepted: []\n")));

@@ -6,7 +6,7 @@
 // X-RateLimit-Reset, with Retry-After counting down to it (a property over the second of the minute).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mintToken } from "../../src/mock/index.js";
+import { mintToken, type RateLimiter } from "../../src/mock/index.js";
 import { dailyLimit, minuteLimit } from "../../src/policy.js";
 import { ANALYSIS_ID, freshKey, policy, startGateway, type TestGateway } from "../mock/helpers.js";
 import { header, rawRequest, type RawRequest, type RawResponse } from "./lib/http.js";
@@ -112,7 +112,7 @@ describe("rate limits under 200 concurrent requests", () => {
     const daily = dailyLimit(policy, free);
     g.clock.set(Date.UTC(2026, 10, 24, 1, 0, 0));
     for (let spent = 0; spent < daily - 10; ) {
-      if (g.gateway.limiter.take({ bucket: k.workspace_id, plan: free }, cat("general")).allowed) spent++;
+      if ((g.gateway.limiter as RateLimiter).take({ bucket: k.workspace_id, plan: free }, cat("general")).allowed) spent++;
       else g.clock.advance(60_000);
     }
     g.clock.advance(60_000);
@@ -124,7 +124,7 @@ describe("rate limits under 200 concurrent requests", () => {
     const refusals = answers.filter((r) => r.status === 429).map((r) => JSON.parse(r.body.toString()));
     expect(refusals).toHaveLength(190);
     expect(new Set(refusals.map((b) => b.error))).toEqual(new Set(["daily_limit_exceeded"]));
-    expect(g.gateway.limiter.peek({ bucket: k.workspace_id, plan: free }, cat("general")).dailyRemaining).toBe(0);
+    expect((g.gateway.limiter as RateLimiter).peek({ bucket: k.workspace_id, plan: free }, cat("general")).dailyRemaining).toBe(0);
   });
 
   it("count anonymous clients per address exactly too: 30 401s, then 429s", async () => {

@@ -1058,7 +1058,9 @@ class Error(_ErrorRequired, total=False):
     # as many of something as it may: records of a collection, API keys,
     # open streams; delete or close some first). A 503 may carry
     # `capacity_exceeded` (the service holds as much as it can for
-    # everyone, or for your address: retry after `Retry-After`). A 409 has
+    # everyone, or for your address: retry after `Retry-After`) or
+    # `dependency_unavailable` (a store the service needs does not answer
+    # for now: nothing was done; retry after `Retry-After`). A 409 has
     # `idempotency_key_in_use` (a request with the same `Idempotency-Key` is
     # still being processed: retry later) and a 422 whose `detail` is a
     # string has `idempotency_key_reused` (the key was used with another
@@ -1068,17 +1070,34 @@ class Error(_ErrorRequired, total=False):
     error: str
 
 
-class GatewayHealth(TypedDict):
-    """Health of the edge gateway itself, answered without contacting the backend. `status` is `ok` with 200 and
-    `down` with 503, which the gateway answers while it drains connections before shutting down.
+class GatewayHealthDependencies(TypedDict, total=False):
+    """The stores a gateway run as replicas shares with the others, each `ok` or `down`; absent when it has none.
+    While one is `down`, requests that need it answer 503 `dependency_unavailable` with `Retry-After`, and the
+    gateway reconnects by itself.
     """
-    # `ok` while the gateway accepts traffic; `down` while it drains before shutdown.
+    # The shared counters (rate limits).
+    redis: Literal["ok", "down"]
+
+
+class _GatewayHealthRequired(TypedDict):
+    # `ok` while the gateway accepts traffic; `down` while it drains before shutdown or a dependency is down.
     status: Literal["ok", "down"]
     # Always `gateway`, to tell this answer from the backend's `GET /v1/health`.
     service: Literal["gateway"]
     # Seconds since the gateway process started.
     uptime_seconds: int
     checked_at: str
+
+
+class GatewayHealth(_GatewayHealthRequired, total=False):
+    """Health of the edge gateway itself, answered without contacting the backend. `status` is `ok` with 200 and
+    `down` with 503, which the gateway answers while it drains connections before shutting down, or while it cannot
+    reach a store it depends on (listed in `dependencies`).
+    """
+    # The stores a gateway run as replicas shares with the others, each `ok` or `down`; absent when it has none.
+    # While one is `down`, requests that need it answer 503 `dependency_unavailable` with `Retry-After`, and the
+    # gateway reconnects by itself.
+    dependencies: GatewayHealthDependencies
 
 
 class Invoice(TypedDict):
@@ -2705,6 +2724,7 @@ __all__ = [
     "Error",
     "FileContent",
     "GatewayHealth",
+    "GatewayHealthDependencies",
     "Invoice",
     "InvoiceLine",
     "InvoiceList",

@@ -49,6 +49,7 @@ const MOCK_ONLY: Record<string, string> = {
   latencyMs: "--latency (MOCK_LATENCY_MS)",
   keysFile: "--keys (MOCK_KEYS_FILE)",
   fixtures: "--fixtures (MOCK_FIXTURES)",
+  redisUrl: "--redis (MOCK_REDIS_URL)",
 };
 
 /**

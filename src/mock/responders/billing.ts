@@ -7,6 +7,10 @@ import { planLimits } from "../../policy.js";
 import { isoSeconds } from "../ids.js";
 import type { Decision, Subject } from "../limiter.js";
 import { byOperation } from "./by-operation.js";
+import type { RequestContext } from "../context.js";
+import { unavailable } from "../rate-answers.js";
+import type { Services } from "../services.js";
+import type { Outcome } from "../stage.js";
 
 type Usage = components["schemas"]["Usage"];
 type PlanName = components["schemas"]["BillingPlanName"];
@@ -38,25 +42,33 @@ export const billing = byOperation("billing", {
     const p = ctx.principal!;
     const subject: Subject = { bucket: p.workspaceId, plan: p.plan, key: p.key };
     const counted = ctx.decision!;
-    const minute = s.policy.categories.map((c) => {
-      // This request's own category: the verdict its headers show; the others as they stand.
-      const d: Decision = c === ctx.route.category ? counted : s.limiter.peek(subject, c);
-      return { category: c.name as Usage["minute"][number]["category"], multiplier: c.multiplier, limit: d.limit, used: d.used, remaining: d.remaining };
-    });
-    const period = billingPeriod(s.clock.now());
-    return ctx.json(200, {
-      workspace_id: p.workspaceId,
-      plan: p.plan as PlanName,
-      window_reset_at: isoSeconds(counted.reset * 1000),
-      requests_today: counted.dailyUsed,
-      daily_limit: counted.dailyLimit,
-      daily_remaining: counted.dailyRemaining,
-      minute,
-      // The mock meters no media or text: nothing is analysed for real.
-      media_minutes_this_period: 0,
-      text_characters_this_period: 0,
-      period_start: period.start,
-      period_end: period.end,
-    } satisfies Usage);
+    // This request's own category: the verdict its headers show; the others as they stand.
+    const decisions = s.policy.categories.map((c): Decision | Promise<Decision> => (c === ctx.route.category ? counted : s.limiter.peek(subject, c)));
+    if (decisions.some((d) => d instanceof Promise)) return Promise.all(decisions).then((all) => usage(s, ctx, all), unavailable);
+    return usage(s, ctx, decisions as Decision[]);
   },
 });
+
+function usage(s: Services, ctx: RequestContext, decisions: readonly Decision[]): Outcome {
+  const p = ctx.principal!;
+  const counted = ctx.decision!;
+  const minute = s.policy.categories.map((c, i) => {
+    const d = decisions[i]!;
+    return { category: c.name as Usage["minute"][number]["category"], multiplier: c.multiplier, limit: d.limit, used: d.used, remaining: d.remaining };
+  });
+  const period = billingPeriod(s.clock.now());
+  return ctx.json(200, {
+    workspace_id: p.workspaceId,
+    plan: p.plan as PlanName,
+    window_reset_at: isoSeconds(counted.reset * 1000),
+    requests_today: counted.dailyUsed,
+    daily_limit: counted.dailyLimit,
+    daily_remaining: counted.dailyRemaining,
+    minute,
+    // The mock meters no media or text: nothing is analysed for real.
+    media_minutes_this_period: 0,
+    text_characters_this_period: 0,
+    period_start: period.start,
+    period_end: period.end,
+  } satisfies Usage);
+}

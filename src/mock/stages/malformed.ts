@@ -5,7 +5,7 @@
 // that bucket's headers, or is its 429 (decision G26).
 import { json } from "../http/reply.js";
 import type { Stage, StageFactory } from "../stage.js";
-import { countAnonymous, type Counted } from "../rate-answers.js";
+import { countAnonymous, unavailable, type Counted } from "../rate-answers.js";
 
 export const malformed: StageFactory = (s) => refuseMalformed(countAnonymous(s));
 
@@ -15,7 +15,7 @@ export const malformed: StageFactory = (s) => refuseMalformed(countAnonymous(s))
  */
 export const malformedUncounted: StageFactory = () => refuseMalformed(null);
 
-function refuseMalformed(count: ((address: string | undefined) => Counted) | null): Stage {
+function refuseMalformed(count: ((address: string | undefined) => Counted | Promise<Counted>) | null): Stage {
   return function malformed(ctx) {
     const hosts = hostHeaders(ctx.req.rawHeaders);
     const problem =
@@ -27,9 +27,12 @@ function refuseMalformed(count: ((address: string | undefined) => Counted) | nul
     if (!problem) return undefined;
     const close = { Connection: "close" };
     if (!count) return json(400, { detail: problem }, close);
-    const { rate, refused } = count(ctx.req.socket.remoteAddress);
-    ctx.rate = rate;
-    return refused ? { ...refused, headers: { ...refused.headers, ...close } } : json(400, { detail: problem }, close, rate);
+    const c = count(ctx.req.socket.remoteAddress);
+    const answer = ({ rate, refused }: Counted) => {
+      ctx.rate = rate;
+      return refused ? { ...refused, headers: { ...refused.headers, ...close } } : json(400, { detail: problem }, close, rate);
+    };
+    return c instanceof Promise ? c.then(answer, unavailable) : answer(c);
   };
 }
 

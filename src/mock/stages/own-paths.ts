@@ -2,6 +2,8 @@
 // HEAD; 405 with `Allow` to any other method): /health and /healthz (the gateway's health, 503 while draining), /openapi.yaml (the bytes of
 // generated/openapi.yaml), /swagger.html and its assets under /swagger-ui/, and / (a redirect to the viewer).
 import { json, type Reply } from "../http/reply.js";
+import { redisHealth } from "../limiter-redis.js";
+import { DEPENDENCY_RETRY_AFTER_SECONDS } from "../rate-answers.js";
 import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
 import { readSwaggerAsset, swaggerCsp, swaggerInitJs, swaggerPage, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE } from "../swagger.js";
@@ -36,14 +38,18 @@ export const ownPaths: StageFactory = (s) => {
 
 function health(s: Services): Reply {
   const now = s.clock.now();
-  const draining = s.live.draining;
+  // A replica that cannot reach an engine it needs is down for its load balancer, which routes around it until
+  // the connection is back (decision SB2).
+  const redis = s.redis ? redisHealth(s.redis) : null;
+  const down = s.live.draining || redis === "down";
   const body = {
-    status: draining ? "down" : "ok",
+    status: down ? "down" : "ok",
     service: "gateway",
     uptime_seconds: Math.max(0, Math.floor((now - s.live.startedAt) / 1000)),
     checked_at: new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"),
+    ...(redis ? { dependencies: { redis } } : {}),
   };
-  return json(draining ? 503 : 200, body, { "Cache-Control": "no-store" });
+  return json(down ? 503 : 200, body, { "Cache-Control": "no-store", ...(down && !s.live.draining ? { "Retry-After": String(DEPENDENCY_RETRY_AFTER_SECONDS) } : {}) });
 }
 
 /**

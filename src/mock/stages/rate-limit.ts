@@ -4,9 +4,13 @@
 // workspace: it is counted per client address on the policy's smallest plan (decision M2).
 // The headers, the 429 and the anonymous bucket are rate-answers.ts's, shared with serve.ts, stages/malformed.ts and
 // responders/examples.ts.
-import type { Subject } from "../limiter.js";
-import { anonymousBucket, defaultCategoryOf, rateHeaders, smallestPlan, tooMany } from "../rate-answers.js";
-import type { StageFactory } from "../stage.js";
+// With `--redis` the limiter answers a promise (limiter-redis.ts); a Redis that does not answer gives 503 with
+// Retry-After (decision SB2), counted nowhere.
+import type { Decision, Subject } from "../limiter.js";
+import type { RequestContext } from "../context.js";
+import { anonymousBucket, defaultCategoryOf, rateHeaders, smallestPlan, tooMany, unavailable } from "../rate-answers.js";
+import type { Outcome, StageFactory } from "../stage.js";
+import type { RateLimitPolicy } from "../../policy.js";
 
 export const rateLimit: StageFactory = (s) => {
   const policy = s.policy;
@@ -19,8 +23,12 @@ export const rateLimit: StageFactory = (s) => {
       ? { bucket: p.workspaceId, plan: p.plan, key: p.key }
       : { bucket: anonymousBucket(ctx.req.socket.remoteAddress), plan: anonymousPlan };
     const d = s.limiter.take(subject, m.kind === "ok" ? m.route.category : defaultCategory);
-    ctx.decision = d;
-    ctx.rate = rateHeaders(policy, d);
-    return d.allowed ? undefined : tooMany(policy, d, ctx.rate);
+    return d instanceof Promise ? d.then((v) => answer(policy, ctx, v), unavailable) : answer(policy, ctx, d);
   };
 };
+
+function answer(policy: RateLimitPolicy, ctx: RequestContext, d: Decision): Outcome {
+  ctx.decision = d;
+  ctx.rate = rateHeaders(policy, d);
+  return d.allowed ? undefined : tooMany(policy, d, ctx.rate);
+}

@@ -1,0 +1,91 @@
+// The real engines a sandbox runs on (docs/sandbox.md), started on loopback, on free ports, in temporary folders, and
+// stopped after: by `npm run sandbox` and by the tests. Debian's packages, installed by .ci/run. Without them a dev
+// test run skips the suites with "skipped: no redis"; under CI (CI=true) a missing engine is a failure, never a skip.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { freePort } from "../bench/lib.js";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export interface Engine {
+  url: string;
+  port: number;
+  /** The engine's process id now (a new one after `restart`). */
+  readonly pid: number | null;
+  /** Stops the engine's process (SIGKILL after 5 s) and removes its folder. */
+  stop(): Promise<void>;
+  /** Stops it without removing anything, to bring it back with `restart` (a lost engine). */
+  pause(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+function onPath(cmd: string): string | null {
+  const r = spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" });
+  return r.status === 0 ? r.stdout.trim() : null;
+}
+
+/** Why an engine's suite cannot run here, or null. Under CI this throws instead: CI installs every engine. */
+export function missing(engine: "redis" | "haproxy"): string | null {
+  const bin = engine === "redis" ? "redis-server" : engine;
+  if (onPath(bin)) return null;
+  const why = `skipped: no ${engine} (${bin} not on PATH; .ci/run installs Debian's ${bin})`;
+  if (process.env.CI) throw new Error(why.replace("skipped", "CI must run this suite"));
+  return why;
+}
+
+export { freePort };
+
+export async function waitForPort(port: number, child: ChildProcess, log: () => string, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the engine exited (${child.exitCode}) before listening:\n${log()}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, "127.0.0.1", () => (s.destroy(), resolve(true)));
+      s.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > until) throw new Error(`the engine did not listen on ${port} within ${timeoutMs} ms:\n${log()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    child.once("exit", () => (clearTimeout(kill), resolve()));
+    child.kill("SIGTERM");
+  });
+}
+
+/** redis-server on 127.0.0.1 and a free port, persisting nothing, in a temporary folder. */
+export async function startRedis(): Promise<Engine> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "avt-redis-"));
+  const port = await freePort();
+  let child: ChildProcess;
+  let out = "";
+  const launch = async () => {
+    out = "";
+    child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--protected-mode", "yes"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout!.on("data", (c: Buffer) => (out += c));
+    child.stderr!.on("data", (c: Buffer) => (out += c));
+    await waitForPort(port, child, () => out);
+  };
+  await launch();
+  return {
+    url: `redis://127.0.0.1:${port}/0`,
+    port,
+    get pid() {
+      return child.pid ?? null;
+    },
+    pause: () => stopChild(child),
+    restart: launch,
+    async stop() {
+      await stopChild(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

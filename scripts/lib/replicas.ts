@@ -1,0 +1,51 @@
+// Gateway replicas as a sandbox runs them: separate processes of `npm start`'s script (scripts/run-bundled.mjs), on
+// loopback and free ports, sharing the engines given by flags. Used by `npm run sandbox` and the sandbox's tests.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ROOT } from "./paths.js";
+
+export interface Replica {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** SIGTERM (drain), resolved on exit. */
+  stop(): Promise<void>;
+  /** SIGKILL: a replica that dies. */
+  kill(): Promise<void>;
+}
+
+/** A keys file of `keys`, in a temporary folder (every replica reads the same). */
+export function keysFile(keys: readonly object[]): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "avt-keys-"));
+  const file = path.join(dir, "keys.json");
+  fs.writeFileSync(file, JSON.stringify(keys));
+  return file;
+}
+
+export async function startReplica(args: readonly string[], env: Record<string, string> = {}): Promise<Replica> {
+  const child = spawn(process.execPath, ["scripts/run-bundled.mjs", "scripts/start.ts", "--no-generate", "--quiet", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", MOCK_QUIET: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c));
+  child.stderr!.on("data", (c: Buffer) => (out += c));
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on("data", () => {
+      const m = /API\s+(http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then(() => reject(new Error(`a replica exited before listening:\n${out}`)));
+  });
+  return {
+    url,
+    child,
+    output: () => out,
+    stop: () => (child.exitCode === null && child.signalCode === null && child.kill("SIGTERM"), exited),
+    kill: () => (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"), exited),
+  };
+}
