@@ -23,7 +23,12 @@ schemas, headers and rate-limit policy.
   --operations GLOBS    Only these operations: comma-separated globs of operationIds or path templates,
                         e.g. "listAnalyses,/v1/speakers*,GET /v1/*"
   --allow-writes        Also send requests that could change state (POST, PUT, PATCH, DELETE with credentials)
-  --stateful            Also run create → read → update → delete → read round trips (needs --allow-writes)
+  --stateful            Also run create → read → update → delete → read round trips (needs --allow-writes);
+                        they stay within --operations (a step on another operation is skipped and said so)
+  --follow-links        Round trips, tenancy and the revoked-key case may use operations outside --operations
+                        that the contract's links and rules name (the read, update, delete, list of a create)
+  --negative-budget N   Negative values per field (one per constraint of each field) sent at most
+                        (default ${DEFAULTS.negativeBudget}; 0: none); those on writes need --allow-writes
   --report FILE.json    Write the JSON report
   --junit FILE.xml      Write JUnit XML (one test case per operation × check)
   --replay REPORT.json  Send again only the cases that showed violations in that report (its target and
@@ -60,6 +65,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         operations: { type: "string" },
         "allow-writes": { type: "boolean" },
         stateful: { type: "boolean" },
+        "follow-links": { type: "boolean" },
+        "negative-budget": { type: "string" },
         report: { type: "string" },
         junit: { type: "string" },
         replay: { type: "string" },
@@ -101,6 +108,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       ...(args.operations !== undefined ? { operations: args.operations } : {}),
       allowWrites: args["allow-writes"] === true || earlier.allow_writes === true,
       stateful: args.stateful === true || earlier.stateful === true,
+      followLinks: args["follow-links"] === true || earlier.follow_links === true,
+      negativeBudget: count(args["negative-budget"] ?? numeric(earlier.negative_budget), "--negative-budget", DEFAULTS.negativeBudget, 0),
       contract: loadContract(),
       generated: count(args.generated ?? numeric(earlier.generated), "--generated", DEFAULTS.generated, 0),
       seed: count(args.seed ?? numeric(earlier.seed), "--seed", 1, 0),

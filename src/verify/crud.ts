@@ -105,6 +105,11 @@ export type { RoundtripContext } from "./probe-context.js";
 /** Runs one group's round trip; returns why it stopped early, or null when every step was sent. */
 export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<string | null> {
   const step = async (op: Operation, parts: Parts, s: ScenarioStep): Promise<Sent> => {
+    if (!ctx.reach(op)) {
+      const reason = `${op.operationId} is not selected (add it to --operations, or give --follow-links)`;
+      ctx.report.skip(g.create, `${s.step} ${g.name}`, reason);
+      return { kind: "skipped", reason };
+    }
     const c: RequestCase = { operation: op, kind: "example", label: `${s.step} ${g.name}`, method: op.method.toUpperCase(), ...(await ctx.builder.render(op, parts)), credentials: "header", safety: "write" };
     const job: Job = { bucket: ctx.bucket(c), run: () => ctx.session.exchange(c, s), skip: () => {} };
     return ctx.scheduler.runOne(job);
@@ -134,6 +139,7 @@ export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<st
   }
   // Delete even after a failed step: the round trip cleans up what it created.
   if (!g.remove) return stopped ?? "the resource has no DELETE: it was left in place";
+  if (!ctx.reach(g.remove)) return stopped ?? `${g.remove.operationId} is not selected: the resource was left in place`;
   const removed = await step(g.remove, at(g.remove), { ...base, step: "delete", id });
   if (!answered2xx(removed)) return stopped ?? "the delete did not succeed";
   await step(g.read, at(g.read), { ...base, step: "read-deleted", id });

@@ -19,6 +19,8 @@ export interface RoundtripContext {
   report: ReportBuilder;
   /** The key of another workspace (--api-key-b), for the tenancy cases (tenancy.ts); absent: tenancy is not checked. */
   tenantB?: string;
+  /** May the run send this operation (selected by --operations, or any with --follow-links)? */
+  reach: (op: Operation) => boolean;
   /** Only these case labels are sent (--replay); all when absent. */
   only?: (op: Operation, label: string) => boolean;
 }

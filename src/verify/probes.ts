@@ -20,8 +20,18 @@ import type { Operation, Probe } from "./types.js";
 
 /** Creates a key, revokes it, and calls with it. Returns why it could not, or null. */
 export async function revokedKeyProbe(ctx: RoundtripContext, selected: Set<Operation>): Promise<string | null> {
-  const g = crudGroups(ctx.view, ctx.view.operations).find((x) => x.remove && selected.has(x.create) && responseProperties(ctx, x.create).secret);
-  if (!g || (ctx.only && !ctx.only(g.read, "revoked-key"))) return null;
+  // Only a secret of the run's own credential's form (the `secret` schema accepts the configured key): a webhook's
+  // signing secret is no key, and a probe with it would prove nothing (any server refuses it).
+  const own = ctx.session.o.credential.secret;
+  const keyLike = (op: Operation) => {
+    const secret = responseProperties(ctx, op).secret;
+    return !!secret && ctx.view.bodyValidator(secret)(own);
+  };
+  const g = crudGroups(ctx.view, ctx.view.operations).find((x) => x.remove && selected.has(x.create) && keyLike(x.create));
+  if (ctx.only && (!g || !ctx.only(g.read, "revoked-key"))) return null;
+  if (!g) return "no selected operation creates a key of the run's credential's form (select the create of API keys, e.g. createApiKey)";
+  const outside = [g.remove!, g.read].filter((op) => !ctx.reach(op)).map((op) => op.operationId);
+  if (outside.length) return `${outside.join(" and ")} not selected (add to --operations, or give --follow-links)`;
   // The first named example, else generated body, the caller may create (a test key cannot create a live one: 403).
   let created: Json = null;
   const generated = [1, 2, 3, 4].map((n) => ctx.builder.generatedParts(g.create, n)).filter((p): p is Parts => p !== null);

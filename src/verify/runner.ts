@@ -15,6 +15,7 @@ import { idempotencyCases } from "./checks/idempotency-honoured.js";
 import { crudGroups, roundtrip } from "./crud.js";
 import { listOperations, walkPages } from "./pages.js";
 import type { RoundtripContext } from "./probe-context.js";
+import { negativeValues } from "./negatives.js";
 import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes.js";
 import { ValueGenerator } from "./generate.js";
 import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
@@ -38,6 +39,10 @@ export interface VerifyOptions {
   allowWrites?: boolean;
   /** CRUD round trips; needs allowWrites. */
   stateful?: boolean;
+  /** Round trips, tenancy and probes may use operations outside --operations that the contract's links name. */
+  followLinks?: boolean;
+  /** Negative values per field (negatives.ts): cases sent at most (default 200); 0 sends none. */
+  negativeBudget?: number;
   /** Generated requests per operation (default 2). */
   generated?: number;
   seed?: number;
@@ -54,7 +59,7 @@ export interface VerifyOptions {
   only?: Array<{ operationId: string; case: string }>;
 }
 
-export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300 } as const;
+export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300, negativeBudget: 200 } as const;
 
 export async function verify(o: VerifyOptions): Promise<Report> {
   const started = Date.now();
@@ -67,7 +72,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const wanted = only ? (op: Operation, label: string) => only.has(`${op.operationId}\0${label}`) : undefined;
   const operations = selectOperations(view.operations, o.operations);
   const checks = createChecks(view);
-  const report = new ReportBuilder(checks, operations);
+  const report = new ReportBuilder(checks, operations, view.operations);
   if (only) report.ran = new Set();
   const clock = o.clock ?? realClock;
   const seed = o.seed ?? 1;
@@ -102,12 +107,14 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   if (!target.tls && !target.loopback) report.notices.push(`${target.base} is not TLS: credentials were sent in clear text, and the token-query checks were left out (spec §5 rule 7)`);
   await scheduler.runAll(jobs);
 
-  const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, ...(wanted ? { only: wanted } : {}), ...(o.apiKeyB ? { tenantB: o.apiKeyB } : {}) };
+  const selected = new Set(operations);
+  const reach = (op: Operation) => o.followLinks === true || selected.has(op);
+  const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, reach, ...(wanted ? { only: wanted } : {}), ...(o.apiKeyB ? { tenantB: o.apiKeyB } : {}) };
   report.tenancyNote = tenancyNote(o);
   if (o.allowWrites) await probeIdempotency(operations, ctx);
   await rulesOfTheContract(ctx, operations);
+  report.negatives = await negativeValues(ctx, operations, o.negativeBudget ?? DEFAULTS.negativeBudget);
   if (o.stateful) {
-    const selected = new Set(operations);
     const replayed = (name: string) => !o.only || o.only.some((c) => c.case.endsWith(` ${name}`));
     for (const g of crudGroups(view, view.operations).filter((g) => selected.has(g.create) && replayed(g.name))) {
       const stopped = await roundtrip(g, ctx);
@@ -120,7 +127,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
     contract: { title: String(contract.doc.info?.title ?? ""), version: String(contract.doc.info?.version ?? "") },
     started_at: new Date(started).toISOString(),
     duration_ms: Date.now() - started,
-    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, generated: o.generated ?? DEFAULTS.generated, seed },
+    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, generated: o.generated ?? DEFAULTS.generated, seed },
   });
 }
 

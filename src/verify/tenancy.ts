@@ -29,13 +29,13 @@ export async function crossTenant(ctx: RoundtripContext, g: ItemOperations, id: 
   const keyB = ctx.tenantB;
   if (!keyB) return;
   ctx.report.tenancyChecked(g.name);
-  const item = [g.read, ...(ctx.allowWrites ? [g.update, g.remove] : [])].filter((op): op is Operation => op !== null);
+  const item = [g.read, ...(ctx.allowWrites ? [g.update, g.remove] : [])].filter((op): op is Operation => op !== null && ctx.reach(op));
   for (const op of item) {
     const probe: Probe = { kind: "other-tenant", expect: 404, id, why: `${id} belongs to another workspace: to this key it does not exist`, pointer: notFoundPointer(ctx, op) };
     await sendCase(ctx, await caseOf(ctx, op, at(op), `tenancy: ${op.operationId} by key B`, { secret: keyB, secretVar: TENANT_B_VAR, probe }));
   }
   const list = ctx.view.operations.find((op) => op.template === g.name && isList(ctx.view, op));
-  if (!list) return;
+  if (!list || !ctx.reach(list)) return;
   const parts = at(list);
   const limit = ctx.view.contract.deref(list.parameters.find((p) => p.in === "query" && p.name === "limit")?.schema)?.maximum;
   const probe: Probe = { kind: "other-tenant-list", expect: 200, id, why: `${id} belongs to another workspace: its list never shows it`, pointer: `${operationPointer({ operation: list })}/responses/200` };
