@@ -27,6 +27,7 @@ schemas, headers and rate-limit policy.
                         they stay within --operations (a step on another operation is skipped and said so)
   --follow-links        Round trips, tenancy and the revoked-key case may use operations outside --operations
                         that the contract's links and rules name (the read, update, delete, list of a create)
+  --limit-scale N       The target's rate limits are N times the contract's (a mock started with --limit-scale N)
   --negative-budget N   Negative values per field (one per constraint of each field) sent at most
                         (default ${DEFAULTS.negativeBudget}; 0: none); those on writes need --allow-writes
   --report FILE.json    Write the JSON report
@@ -67,6 +68,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         stateful: { type: "boolean" },
         "follow-links": { type: "boolean" },
         "negative-budget": { type: "string" },
+        "limit-scale": { type: "string" },
         report: { type: "string" },
         junit: { type: "string" },
         replay: { type: "string" },
@@ -109,6 +111,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       allowWrites: args["allow-writes"] === true || earlier.allow_writes === true,
       stateful: args.stateful === true || earlier.stateful === true,
       followLinks: args["follow-links"] === true || earlier.follow_links === true,
+      limitScale: count(args["limit-scale"] ?? numeric(earlier.limit_scale), "--limit-scale", 1, 1),
       negativeBudget: count(args["negative-budget"] ?? numeric(earlier.negative_budget), "--negative-budget", DEFAULTS.negativeBudget, 0),
       contract: loadContract(),
       generated: count(args.generated ?? numeric(earlier.generated), "--generated", DEFAULTS.generated, 0),

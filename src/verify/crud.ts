@@ -130,7 +130,7 @@ export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<st
   const accepted = created.kind === "answered" && created.exchange.response.status === 202;
   const read = await step(g.read, at(g.read), { ...base, step: "read", id, ...(accepted ? {} : { sent: sentBy(createParts) }) });
   if (!answered2xx(read)) stopped = "the read after create did not succeed";
-  else await crossTenant(ctx, g, id, (op) => at(op));
+  else if (await crossTenant(ctx, g, id, (op) => at(op))) return "another workspace's key deleted the resource (reported under tenancy)";
   if (!stopped && g.update) {
     const parts = at(g.update);
     const updated = await step(g.update, parts, { ...base, step: "update", id, sent: sentBy(parts) });

@@ -16,13 +16,15 @@ import type { Parts } from "./cases.js";
 import { crudGroups } from "./crud.js";
 import { answeredJson, caseOf, listOf, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
 import { pointer } from "./reproduce.js";
+import { unknownCredential } from "./session.js";
 import type { Operation, Probe } from "./types.js";
 
 /** Creates a key, revokes it, and calls with it. Returns why it could not, or null. */
 export async function revokedKeyProbe(ctx: RoundtripContext, selected: Set<Operation>): Promise<string | null> {
-  // Only a secret of the run's own credential's form (the `secret` schema accepts the configured key): a webhook's
+  // Only a secret of the run's own credential's form (the `secret` schema accepts a key made like the configured
+  // one, session.ts unknownCredential): a webhook's
   // signing secret is no key, and a probe with it would prove nothing (any server refuses it).
-  const own = ctx.session.o.credential.secret;
+  const own = unknownCredential(ctx.session.o.credential.secret);
   const keyLike = (op: Operation) => {
     const secret = responseProperties(ctx, op).secret;
     return !!secret && ctx.view.bodyValidator(secret)(own);

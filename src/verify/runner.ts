@@ -7,7 +7,7 @@
 //           ─► with --stateful, CRUD round trips (crud.ts) ─► report (report.ts)
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
-import { loadContract, type Contract } from "../mock/contract.js";
+import { loadContract, withLimitScale, type Contract } from "../mock/contract.js";
 import { CaseBuilder, type RequestCase } from "./cases.js";
 import { createChecks } from "./checks/index.js";
 import { ContractView } from "./contract-view.js";
@@ -41,6 +41,8 @@ export interface VerifyOptions {
   stateful?: boolean;
   /** Round trips, tenancy and probes may use operations outside --operations that the contract's links name. */
   followLinks?: boolean;
+  /** The target's limits are this many times the policy's (a mock started with --limit-scale N); default 1. */
+  limitScale?: number;
   /** Negative values per field (negatives.ts): cases sent at most (default 200); 0 sends none. */
   negativeBudget?: number;
   /** Generated requests per operation (default 2). */
@@ -65,7 +67,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const started = Date.now();
   const target = parseTarget(o.target);
   if (o.stateful && !o.allowWrites) throw new VerifyUsageError("--stateful creates, updates and deletes resources: it needs --allow-writes");
-  const contract = o.contract ?? loadContract();
+  const contract = withLimitScale(o.contract ?? loadContract(), o.limitScale ?? 1);
   const view = ContractView.of(contract);
   const credential = credentialOf(o, view.apiKeyHeader);
   const only = o.only ? new Set(o.only.map((c) => `${c.operationId}\0${c.case}`)) : null;
@@ -127,7 +129,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
     contract: { title: String(contract.doc.info?.title ?? ""), version: String(contract.doc.info?.version ?? "") },
     started_at: new Date(started).toISOString(),
     duration_ms: Date.now() - started,
-    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, generated: o.generated ?? DEFAULTS.generated, seed },
+    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, limit_scale: o.limitScale ?? 1, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, generated: o.generated ?? DEFAULTS.generated, seed },
   });
 }
 

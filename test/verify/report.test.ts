@@ -86,7 +86,7 @@ describe("JUnit XML", () => {
 
   it("the terminal table has a line per operation, then the violations grouped by operation with their reproduction", () => {
     const table = summaryTable(sampleReport("x"));
-    expect(table).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+3\s+6\s+1\s+1$/m);
+    expect(table).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+checked\s+3\s+6\s+1\s+1$/m);
     expect(table).toContain(
       "listAnalyses  GET /v1/analyses  (1 cause, 1 violation)\n  ✗ [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>\n" +
         "      at #/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema\n" +
