@@ -27,6 +27,8 @@ schemas, headers and rate-limit policy.
                         they stay within --operations (a step on another operation is skipped and said so)
   --follow-links        Round trips, tenancy and the revoked-key case may use operations outside --operations
                         that the contract's links and rules name (the read, update, delete, list of a create)
+  --ref SCHEMA=ID       A resource a request body may reference (x-references), e.g. --ref UseCase=uc_…; repeat
+                        for more. Without it, one is made with the contract's create of that schema (--allow-writes)
   --limit-scale N       The target's rate limits are N times the contract's (a mock started with --limit-scale N)
   --negative-budget N   Negative values per field (one per constraint of each field) sent at most
                         (default ${DEFAULTS.negativeBudget}; 0: none); those on writes need --allow-writes
@@ -69,6 +71,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         "follow-links": { type: "boolean" },
         "negative-budget": { type: "string" },
         "limit-scale": { type: "string" },
+        ref: { type: "string", multiple: true },
         report: { type: "string" },
         junit: { type: "string" },
         replay: { type: "string" },
@@ -111,6 +114,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       allowWrites: args["allow-writes"] === true || earlier.allow_writes === true,
       stateful: args.stateful === true || earlier.stateful === true,
       followLinks: args["follow-links"] === true || earlier.follow_links === true,
+      refs: refsOf(args.ref ?? []),
       limitScale: count(args["limit-scale"] ?? numeric(earlier.limit_scale), "--limit-scale", 1, 1),
       negativeBudget: count(args["negative-budget"] ?? numeric(earlier.negative_budget), "--negative-budget", DEFAULTS.negativeBudget, 0),
       contract: loadContract(),
@@ -152,6 +156,17 @@ function usage(io: Io, message: string): number {
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   fs.writeFileSync(file, text);
+}
+
+/** `--ref UseCase=uc_1` → `{ UseCase: "uc_1" }`. */
+function refsOf(raw: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const r of raw) {
+    const m = /^([A-Za-z][\w]*)=(\S+)$/.exec(r);
+    if (!m) throw new VerifyUsageError(`--ref takes SCHEMA=ID (e.g. UseCase=uc_123), not ${JSON.stringify(r)}`);
+    out[m[1]!] = m[2]!;
+  }
+  return out;
 }
 
 function count(raw: string | undefined, name: string, fallback: number, min: number): number {

@@ -115,7 +115,12 @@ export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<st
     return ctx.scheduler.runOne(job);
   };
   const base = { group: g.name, softDeleteField: g.softDeleteField };
-  const createParts = ctx.builder.examples(g.create)[0]!;
+  const filled = ctx.prereqs ? await ctx.prereqs.fill(g.create, ctx.builder.examples(g.create)[0]!) : { parts: ctx.builder.examples(g.create)[0]! };
+  if ("reason" in filled) {
+    ctx.report.skip(g.create, `round trip ${g.name}`, `a prerequisite is missing: ${filled.reason}`);
+    return `a prerequisite is missing: ${filled.reason}`;
+  }
+  const createParts = filled.parts;
   const created = await step(g.create, createParts, { ...base, step: "create" });
   const id = answeredId(created);
   if (!id) return created.kind === "skipped" ? created.reason : `create answered ${created.exchange.response.status}`;

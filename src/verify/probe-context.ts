@@ -8,6 +8,11 @@ import type { Job, Scheduler } from "./schedule.js";
 import type { Sent, Session } from "./session.js";
 import type { Operation, ScenarioStep } from "./types.js";
 
+/** Fills a body's referenced ids with resources that exist (prerequisites.ts), or says why it cannot. */
+export interface PrerequisiteMaker {
+  fill(op: Operation, parts: Parts): Promise<{ parts: Parts } | { reason: string }>;
+}
+
 export interface RoundtripContext {
   view: ContractView;
   builder: CaseBuilder;
@@ -19,6 +24,8 @@ export interface RoundtripContext {
   report: ReportBuilder;
   /** The key of another workspace (--api-key-b), for the tenancy cases (tenancy.ts); absent: tenancy is not checked. */
   tenantB?: string;
+  /** Referenced resources made or named for a body (prerequisites.ts); absent: the example's ids are sent. */
+  prereqs?: PrerequisiteMaker;
   /** May the run send this operation (selected by --operations, or any with --follow-links)? */
   reach: (op: Operation) => boolean;
   /** Only these case labels are sent (--replay); all when absent. */

@@ -16,6 +16,7 @@ import type { Parts } from "./cases.js";
 import { crudGroups } from "./crud.js";
 import { answeredJson, caseOf, listOf, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
 import { pointer } from "./reproduce.js";
+import { referenceSites, withId, type ReferenceSite } from "./prerequisites.js";
 import { unknownCredential } from "./session.js";
 import type { Operation, Probe } from "./types.js";
 
@@ -56,42 +57,11 @@ function responseProperties(ctx: RoundtripContext, op: Operation): Record<string
 
 // ---- x-references ------------------------------------------------------------------------------------------
 
-interface ReferenceSite {
-  /** Property names from the body's root; `[]` marks an array's items. */
-  path: string[];
-  schema: string;
-  states?: string[];
-  pointer: string;
-}
-
-/** Every property of a body schema (nested objects and array items included) that carries `x-references`. */
-function referenceSites(ctx: RoundtripContext, schema: Json, path: string[] = [], at = ""): ReferenceSite[] {
-  const s = ctx.view.contract.deref(schema);
-  const here = schema?.$ref ? schema.$ref : at;
-  const out: ReferenceSite[] = [];
-  if (!s || typeof s !== "object" || path.length > 6) return out;
-  const ref = s["x-references"];
-  if (ref?.schema) out.push({ path, schema: ref.schema, ...(ref.states ? { states: ref.states } : {}), pointer: `${here}/x-references` });
-  for (const [name, p] of Object.entries<Json>(s.properties ?? {})) out.push(...referenceSites(ctx, p, [...path, name], `${here}/properties/${name}`));
-  if (s.items) out.push(...referenceSites(ctx, s.items, [...path, "[]"], `${here}/items`));
-  return out;
-}
-
-/** `value` with the id at `path` replaced (an array of ids becomes `[id]`); undefined when a parent is missing. */
-function withId(value: unknown, path: string[], id: string): unknown {
-  if (path[0] === "[]") return [id];
-  if (!path.length) return id;
-  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const [head, ...rest] = path as [string, ...string[]];
-  const inner = rest[0] === "[]" ? [id] : rest.length ? withId((value as Record<string, unknown>)[head], rest, id) : id;
-  return inner === undefined ? undefined : { ...(value as Record<string, unknown>), [head]: inner };
-}
-
 export async function referenceProbes(ctx: RoundtripContext, selected: Operation[], machines: Record<string, Machine>): Promise<void> {
   for (const op of selected) {
     const base = ctx.builder.examples(op)[0];
     if (!base?.body || !base.body.mediaType.includes("json")) continue;
-    const sites = referenceSites(ctx, base.body.media.schema, [], pointer("paths", op.template, op.method, "requestBody"));
+    const sites = referenceSites(ctx.view, base.body.media.schema, [], pointer("paths", op.template, op.method, "requestBody"));
     for (const site of sites) {
       const where = site.path.filter((p) => p !== "[]").join(".");
       const idSchema = ctx.view.contract.deref(ctx.view.contract.doc.components?.schemas?.[site.schema])?.properties?.id;

@@ -16,6 +16,7 @@ import { crudGroups, roundtrip } from "./crud.js";
 import { listOperations, walkPages } from "./pages.js";
 import type { RoundtripContext } from "./probe-context.js";
 import { negativeValues } from "./negatives.js";
+import { Prerequisites } from "./prerequisites.js";
 import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes.js";
 import { ValueGenerator } from "./generate.js";
 import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
@@ -41,6 +42,8 @@ export interface VerifyOptions {
   stateful?: boolean;
   /** Round trips, tenancy and probes may use operations outside --operations that the contract's links name. */
   followLinks?: boolean;
+  /** Ids of resources a body may reference, by schema (`--ref UseCase=uc_…`): used instead of making one. */
+  refs?: Record<string, string>;
   /** The target's limits are this many times the policy's (a mock started with --limit-scale N); default 1. */
   limitScale?: number;
   /** Negative values per field (negatives.ts): cases sent at most (default 200); 0 sends none. */
@@ -112,6 +115,8 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const selected = new Set(operations);
   const reach = (op: Operation) => o.followLinks === true || selected.has(op);
   const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, reach, ...(wanted ? { only: wanted } : {}), ...(o.apiKeyB ? { tenantB: o.apiKeyB } : {}) };
+  const prereqs = new Prerequisites(ctx, o.refs ?? {});
+  ctx.prereqs = prereqs;
   report.tenancyNote = tenancyNote(o);
   if (o.allowWrites) await probeIdempotency(operations, ctx);
   await rulesOfTheContract(ctx, operations);
@@ -123,6 +128,8 @@ export async function verify(o: VerifyOptions): Promise<Report> {
       if (stopped) report.notices.push(`round trip of ${g.name} stopped early: ${stopped}`);
     }
   }
+  // What was made to be referenced goes last, after every case that needed it.
+  await prereqs.cleanUp();
   report.waitedMs = scheduler.waitedMs;
   return report.build({
     target: target.base,
@@ -136,7 +143,13 @@ export async function verify(o: VerifyOptions): Promise<Report> {
 /** The Idempotency-Key requests of each selected operation that takes the key, each sent after the previous (checks/idempotency-honoured.ts). */
 async function probeIdempotency(operations: Operation[], ctx: RoundtripContext): Promise<void> {
   for (const op of operations) {
-    for (const c of await idempotencyCases(ctx.view, ctx.builder, op)) await ctx.scheduler.runOne({ bucket: ctx.bucket(c), run: () => ctx.session.exchange(c), skip: () => {} });
+    const example = ctx.builder.examples(op)[0];
+    const filled = example && ctx.prereqs ? await ctx.prereqs.fill(op, example) : null;
+    if (filled && "reason" in filled) {
+      if ((await idempotencyCases(ctx.view, ctx.builder, op)).length) ctx.report.skip(op, "Idempotency-Key", `a prerequisite is missing: ${filled.reason}`);
+      continue;
+    }
+    for (const c of await idempotencyCases(ctx.view, ctx.builder, op, filled?.parts)) await ctx.scheduler.runOne({ bucket: ctx.bucket(c), run: () => ctx.session.exchange(c), skip: () => {} });
   }
 }
 
