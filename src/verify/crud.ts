@@ -9,7 +9,7 @@ import type { CaseBuilder, Parts, RequestCase } from "./cases.js";
 import type { ContractView } from "./contract-view.js";
 import type { Job } from "./schedule.js";
 import type { Sent } from "./session.js";
-import type { RoundtripContext } from "./probe-context.js";
+import { createCandidates, type RoundtripContext } from "./probe-context.js";
 import { crossTenant } from "./tenancy.js";
 import type { Operation, ScenarioStep } from "./types.js";
 
@@ -120,8 +120,17 @@ export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<st
     ctx.report.skip(g.create, `round trip ${g.name}`, `a prerequisite is missing: ${filled.reason}`);
     return `a prerequisite is missing: ${filled.reason}`;
   }
-  const createParts = filled.parts;
-  const created = await step(g.create, createParts, { ...base, step: "create" });
+  let createParts = filled.parts;
+  let created = await step(g.create, createParts, { ...base, step: "create" });
+  // The example is one this caller may not create (a test key and a live key's example: 403): a generated body
+  // the caller may, as the revoked-key case does (decision Y17).
+  for (const other of createCandidates(ctx, g.create).slice(1)) {
+    if (created.kind !== "answered" || created.exchange.response.status !== 403) break;
+    const next = ctx.prereqs ? await ctx.prereqs.fill(g.create, other) : { parts: other };
+    if ("reason" in next) break;
+    createParts = next.parts;
+    created = await step(g.create, createParts, { ...base, step: "create" });
+  }
   const id = answeredId(created);
   if (!id) return created.kind === "skipped" ? created.reason : `create answered ${created.exchange.response.status}`;
   const at = (op: Operation, body?: Parts["body"]): Parts => {

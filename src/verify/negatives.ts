@@ -161,6 +161,8 @@ async function casesOf(ctx: RoundtripContext, op: Operation): Promise<Array<{ si
 export async function negativeValues(ctx: RoundtripContext, operations: Operation[], budget: number): Promise<NegativeResult[]> {
   const results: NegativeResult[] = [];
   let left = budget;
+  let readOnly = 0;
+  let overBudget = 0;
   for (const op of operations) {
     if (op.public) continue;
     const write = op.method !== "get" && op.method !== "head";
@@ -169,8 +171,14 @@ export async function negativeValues(ctx: RoundtripContext, operations: Operatio
       if (ctx.only && !ctx.only(op, label)) continue;
       const result: NegativeResult = { operationId: op.operationId, location: site.location, field: site.field, constraint: site.constraint, expected: expect, status: null, verdict: "not-sent" };
       results.push(result);
-      if (write && !ctx.allowWrites) continue;
-      if (left <= 0) continue;
+      if (write && !ctx.allowWrites) {
+        readOnly++;
+        continue;
+      }
+      if (left <= 0) {
+        overBudget++;
+        continue;
+      }
       left--;
       const probe: Probe = { kind: "negative-value", expect: expect[0]!, field: `${site.location}.${site.field}`, why: `${site.location}.${site.field} breaks its ${site.constraint}`, pointer: site.pointer };
       const sent = await sendCase(ctx, await caseOf(ctx, op, parts, label, { probe }));
@@ -179,7 +187,7 @@ export async function negativeValues(ctx: RoundtripContext, operations: Operatio
       result.verdict = verdictOf(result.status, expect, sent.exchange.response.body, probe.field!);
     }
   }
-  const unsent = results.filter((r) => r.verdict === "not-sent").length;
-  if (unsent) ctx.report.notices.push(`${unsent} negative case(s) not sent (writes need --allow-writes; --negative-budget ${budget} used ${budget - left})`);
+  if (overBudget) ctx.report.notices.push(`${overBudget} negative value case(s) not sent: --negative-budget ${budget} used up`);
+  if (readOnly) ctx.report.notices.push(`${readOnly} negative value case(s) of writes not sent: they need --allow-writes`);
   return results;
 }

@@ -1,14 +1,15 @@
 // Prerequisites made, not borrowed (issue 33 item 4): a request body whose properties name other resources
 // (`x-references`: a use case, a speaker, an agent) gets ids of resources that exist for the caller — named on the
 // command line (`--ref UseCase=uc_…`), else created through the contract's own create of that schema (its body's
-// own references made the same way, a few levels deep) — never the example's id, which a real backend does not
-// have. What was made is deleted at the end of the run, after every case that needed it. When one cannot be made,
+// own references made the same way, a few levels deep); when the rule names states (`x-references` `states`: a
+// completed analysis), one of the caller's own in such a state is looked for in its list first — never the
+// example's id, which a real backend does not have. What was made is deleted at the end of the run, after every case that needed it. When one cannot be made,
 // the cases that needed it are reported as skipped with the reason.
 import type { Json } from "../mock/contract.js";
 import type { Parts } from "./cases.js";
 import type { ContractView } from "./contract-view.js";
 import { crudGroups } from "./crud.js";
-import { answeredJson, caseOf, refName, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
+import { answeredJson, caseOf, listOf, refName, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
 import type { Operation } from "./types.js";
 
 export interface ReferenceSite {
@@ -96,6 +97,12 @@ export class Prerequisites {
   }
 
   private async make(site: ReferenceSite, forOp: Operation, depth: number): Promise<Made> {
+    // A rule naming states (an agent that is active, an analysis that is completed): one of the caller's own in
+    // such a state, from its list, first — a resource made now may take time to get there.
+    if (site.states) {
+      const found = await this.findInState(site.schema, site.states, forOp);
+      if (found) return { id: found };
+    }
     if (!this.ctx.allowWrites) return { reason: `making one is a write (--allow-writes), or name one with --ref ${site.schema}=ID` };
     if (depth >= MAX_DEPTH) return { reason: `its prerequisites nest deeper than ${MAX_DEPTH}` };
     const create = this.createOf(site.schema);
@@ -114,6 +121,18 @@ export class Prerequisites {
     const g = crudGroups(this.ctx.view, this.ctx.view.operations).find((x) => x.create === create);
     if (g?.remove) this.created.push({ remove: g.remove, idParam: g.idParam, id: body.id, schema: site.schema });
     return { id: body.id };
+  }
+
+  /** The id of one of the caller's resources of `schema` in one of `states`, from the first page of its list. */
+  private async findInState(schema: string, states: string[], forOp: Operation): Promise<string | null> {
+    const list = listOf(this.ctx.view, schema);
+    if (!list) return null;
+    const limit = this.ctx.view.contract.deref(list.parameters.find((p) => p.name === "limit")?.schema)?.maximum ?? 100;
+    const base = this.ctx.builder.examples(list)[0]!;
+    const body = answeredJson(await sendCase(this.ctx, await caseOf(this.ctx, list, { ...base, query: { limit } }, `prerequisite ${schema} (for ${forOp.operationId})`)));
+    const data: Json[] = Array.isArray(body?.data) ? body.data : [];
+    const hit = data.find((d) => typeof d?.id === "string" && Object.values<unknown>(d).some((v) => typeof v === "string" && states.includes(v)));
+    return hit?.id ?? null;
   }
 
   /** The create whose success answers the schema (`Agent` → `createAgent`). */

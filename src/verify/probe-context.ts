@@ -44,6 +44,12 @@ export async function caseOf(ctx: RoundtripContext, op: Operation, parts: Parts,
   return { operation: op, kind: "probe", label, method: op.method.toUpperCase(), ...(await ctx.builder.render(op, parts)), credentials: "header", safety: read ? "read" : "write", ...over };
 }
 
+/** The bodies a create may be tried with, in order: its named examples, then a few generated valid ones. */
+export function createCandidates(ctx: Pick<RoundtripContext, "builder">, op: Operation): Parts[] {
+  const generated = [1, 2, 3, 4].map((n) => ctx.builder.generatedParts(op, n)).filter((p): p is Parts => p !== null);
+  return [...ctx.builder.examples(op), ...generated];
+}
+
 export function succeeded(s: Sent): boolean {
   return s.kind === "answered" && s.exchange.response.status >= 200 && s.exchange.response.status < 300;
 }

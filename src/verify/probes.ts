@@ -14,7 +14,7 @@ import type { Json } from "../mock/contract.js";
 import { readLifecycles, type Machine } from "../lifecycle.js";
 import type { Parts } from "./cases.js";
 import { crudGroups } from "./crud.js";
-import { answeredJson, caseOf, listOf, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
+import { answeredJson, caseOf, createCandidates, listOf, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
 import { pointer } from "./reproduce.js";
 import { referenceSites, withId, type ReferenceSite } from "./prerequisites.js";
 import { unknownCredential } from "./session.js";
@@ -37,8 +37,7 @@ export async function revokedKeyProbe(ctx: RoundtripContext, selected: Set<Opera
   if (outside.length) return `${outside.join(" and ")} not selected (add to --operations, or give --follow-links)`;
   // The first named example, else generated body, the caller may create (a test key cannot create a live one: 403).
   let created: Json = null;
-  const generated = [1, 2, 3, 4].map((n) => ctx.builder.generatedParts(g.create, n)).filter((p): p is Parts => p !== null);
-  for (const parts of [...ctx.builder.examples(g.create), ...generated]) {
+  for (const parts of createCandidates(ctx, g.create)) {
     created = answeredJson(await sendCase(ctx, await caseOf(ctx, g.create, parts, `revoked-key: create (${parts.name})`)));
     if (typeof created?.secret === "string" && typeof created.id === "string") break;
   }
