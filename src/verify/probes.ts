@@ -117,13 +117,15 @@ async function findIn(ctx: RoundtripContext, m: Machine, states: string[], op: O
   const hit = items.find((i): i is { id: string; state: string } => i.state !== null && states.includes(i.state));
   if (hit || !ctx.allowWrites) return hit ?? null;
   for (const t of m.transitions.filter((x) => (x.trigger === "operation" || x.trigger === "update") && states.includes(x.to) && x.operation)) {
-    const from = items.find((i) => i.state !== null && t.from.includes(i.state));
     const mover = ctx.view.operations.find((o) => o.operationId === t.operation);
-    if (!from || !mover) continue;
-    const parts = onResource(ctx, mover, from.id);
-    if (t.trigger === "update") parts.body = { ...parts.body!, value: { [m.property]: t.to } };
-    const moved = answeredJson(await sendCase(ctx, await caseOf(ctx, mover, parts, `move ${m.schema} to ${t.to} (for ${op.operationId})`)));
-    if (moved?.[m.property] === t.to || (moved && !(m.property in moved))) return { id: from.id, state: t.to };
+    if (!mover) continue;
+    // A few candidates: one may refuse to move for a rule of its own (an agent with runs in progress: 409).
+    for (const from of items.filter((i) => i.state !== null && t.from.includes(i.state)).slice(0, 3)) {
+      const parts = onResource(ctx, mover, from.id);
+      if (t.trigger === "update") parts.body = { ...parts.body!, value: { [m.property]: t.to } };
+      const moved = answeredJson(await sendCase(ctx, await caseOf(ctx, mover, parts, `move ${m.schema} to ${t.to} (for ${op.operationId})`)));
+      if (moved?.[m.property] === t.to || (moved && !(m.property in moved))) return { id: from.id, state: t.to };
+    }
   }
   return null;
 }
