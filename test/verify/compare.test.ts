@@ -9,7 +9,7 @@ import { CASES, DONE_WHEN } from "./fixtures/defect-cases.js";
 import { DEFECTS } from "./fixtures/defective-server.js";
 
 const doc = fs.readFileSync(path.join(REPO_ROOT, "bench/verify-compare.md"), "utf8");
-const rows = new Map([...doc.matchAll(/^\| `([a-z-]+)` \| [^|]+ \| (yes|\*\*no\*\*) \(([^)]*)\) \| (\d+) \| ([^|]+) \|/gm)].map((m) => [m[1]!, { found: m[2], rules: m[3]!, groups: Number(m[4]), alarms: m[5]!.trim() }]));
+const rows = new Map([...doc.matchAll(/^\| `([a-z0-9-]+)` \| [^|]+ \| (yes|\*\*no\*\*) \(([^)]*)\) \| (\d+) \| ([^|]+) \|/gm)].map((m) => [m[1]!, { found: m[2], rules: m[3]!, groups: Number(m[4]), alarms: m[5]!.trim() }]));
 
 describe("bench/verify-compare.md", () => {
   it("every defect the fixture plants has a case in defect-cases.ts", () => {
