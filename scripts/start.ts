@@ -21,6 +21,7 @@ import {
   limitsHelp,
   startSecret,
   loadContract,
+  withLimitScale,
   parseUpstream,
   StateFileError,
   UpstreamError,
@@ -161,6 +162,8 @@ const HELP = `npm start [-- options]   Start the mock gateway.
                     or state of the mock's then (so not with --stateless, --state, --latency or --keys)
   --fixtures <file> Load your own records (JSON or YAML) into named workspaces, checked against the contract
                     (env MOCK_FIXTURES); see docs/frontend.md
+  --limit-scale <n> Multiply every plan's per-minute and daily limits by n (env MOCK_LIMIT_SCALE; default 1,
+                    the contract's): for conformance runs, with verify --limit-scale n; see docs/backend.md
   --no-generate     Do not check generated/ against spec/ (env MOCK_NO_GENERATE=1)
   --quiet           No request log lines (env MOCK_QUIET=1); with --upstream the violation lines still show
   -h, --help        This help
@@ -292,7 +295,7 @@ export async function main(): Promise<void> {
   let gateway: Gateway;
   let fileKeys: KeyRecord[] = [];
   try {
-    const contract = loadContract(GENERATED);
+    const contract = withLimitScale(loadContract(GENERATED), args.limitScale);
     gateway = await createGateway({
       contract,
       keysFile,

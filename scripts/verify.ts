@@ -23,7 +23,15 @@ schemas, headers and rate-limit policy.
   --operations GLOBS    Only these operations: comma-separated globs of operationIds or path templates,
                         e.g. "listAnalyses,/v1/speakers*,GET /v1/*"
   --allow-writes        Also send requests that could change state (POST, PUT, PATCH, DELETE with credentials)
-  --stateful            Also run create → read → update → delete → read round trips (needs --allow-writes)
+  --stateful            Also run create → read → update → delete → read round trips (needs --allow-writes);
+                        they stay within --operations (a step on another operation is skipped and said so)
+  --follow-links        Round trips, tenancy and the revoked-key case may use operations outside --operations
+                        that the contract's links and rules name (the read, update, delete, list of a create)
+  --ref SCHEMA=ID       A resource a request body may reference (x-references), e.g. --ref UseCase=uc_…; repeat
+                        for more. Without it, one is made with the contract's create of that schema (--allow-writes)
+  --limit-scale N       The target's rate limits are N times the contract's (a mock started with --limit-scale N)
+  --negative-budget N   Negative values per field (one per constraint of each field) sent at most
+                        (default ${DEFAULTS.negativeBudget}; 0: none); those on writes need --allow-writes
   --report FILE.json    Write the JSON report
   --junit FILE.xml      Write JUnit XML (one test case per operation × check)
   --replay REPORT.json  Send again only the cases that showed violations in that report (its target and
@@ -60,6 +68,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         operations: { type: "string" },
         "allow-writes": { type: "boolean" },
         stateful: { type: "boolean" },
+        "follow-links": { type: "boolean" },
+        "negative-budget": { type: "string" },
+        "limit-scale": { type: "string" },
+        ref: { type: "string", multiple: true },
         report: { type: "string" },
         junit: { type: "string" },
         replay: { type: "string" },
@@ -101,6 +113,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       ...(args.operations !== undefined ? { operations: args.operations } : {}),
       allowWrites: args["allow-writes"] === true || earlier.allow_writes === true,
       stateful: args.stateful === true || earlier.stateful === true,
+      followLinks: args["follow-links"] === true || earlier.follow_links === true,
+      refs: refsOf(args.ref ?? []),
+      limitScale: count(args["limit-scale"] ?? numeric(earlier.limit_scale), "--limit-scale", 1, 1),
+      negativeBudget: count(args["negative-budget"] ?? numeric(earlier.negative_budget), "--negative-budget", DEFAULTS.negativeBudget, 0),
       contract: loadContract(),
       generated: count(args.generated ?? numeric(earlier.generated), "--generated", DEFAULTS.generated, 0),
       seed: count(args.seed ?? numeric(earlier.seed), "--seed", 1, 0),
@@ -140,6 +156,17 @@ function usage(io: Io, message: string): number {
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   fs.writeFileSync(file, text);
+}
+
+/** `--ref UseCase=uc_1` → `{ UseCase: "uc_1" }`. */
+function refsOf(raw: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const r of raw) {
+    const m = /^([A-Za-z][\w]*)=(\S+)$/.exec(r);
+    if (!m) throw new VerifyUsageError(`--ref takes SCHEMA=ID (e.g. UseCase=uc_123), not ${JSON.stringify(r)}`);
+    out[m[1]!] = m[2]!;
+  }
+  return out;
 }
 
 function count(raw: string | undefined, name: string, fallback: number, min: number): number {

@@ -87,3 +87,14 @@ export function planLimits(policy: RateLimitPolicy, plan: PlanName): PlanLimits 
   if (!Object.hasOwn(policy.plans, plan)) throw new Error(`unknown plan ${plan}`);
   return policy.plans[plan]!;
 }
+
+/**
+ * The policy with every plan's per-minute and daily limits multiplied by `scale` (the mock's --limit-scale for
+ * conformance runs, decision Y38): categories, headers and windows unchanged, so every rule still holds, with
+ * room for a verifier's hundreds of requests a minute.
+ */
+export function scalePolicy(policy: RateLimitPolicy, scale: number): RateLimitPolicy {
+  if (!Number.isInteger(scale) || scale < 1) throw new Error(`a limit scale is a whole number from 1: ${scale}`);
+  const plans = Object.fromEntries(Object.entries(policy.plans).map(([name, l]) => [name, { ...l, requests_per_minute: l.requests_per_minute * scale, requests_per_day: l.requests_per_day * scale }]));
+  return { ...policy, plans };
+}

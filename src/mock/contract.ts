@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { categoryOf, readPolicy, type CategoryRule, type RateLimitPolicy } from "../policy.js";
+import { categoryOf, readPolicy, scalePolicy, type CategoryRule, type RateLimitPolicy } from "../policy.js";
 
 export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -211,4 +211,11 @@ function walk(node: RouteNode, segs: string[], i: number, params: Record<string,
     }
   }
   return null;
+}
+
+/** The contract with every plan's limits multiplied by `scale` (--limit-scale; the same contract at 1). */
+export function withLimitScale(contract: Contract, scale: number): Contract {
+  if (scale === 1) return contract;
+  const policy = scalePolicy(contract.policy, scale);
+  return { ...contract, doc: { ...contract.doc, "x-rate-limit-policy": policy }, policy };
 }

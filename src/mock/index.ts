@@ -1,6 +1,6 @@
 // The mock gateway's public surface (scripts/start.ts, tests, and the static docs site's Swagger page).
 export { createGateway, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, MAX_UPLOAD_BYTES, type Gateway, type GatewayOptions } from "./gateway.js";
-export { loadContract, DEFAULT_GENERATED_DIR, type Contract, type Route } from "./contract.js";
+export { loadContract, withLimitScale, DEFAULT_GENERATED_DIR, type Contract, type Route } from "./contract.js";
 export { demoKeys, loadKeysFile, KeyStore, KeysFileError, type KeyRecord } from "./keys.js";
 export { mintToken, jwtSecretFromEnv, DEFAULT_JWT_SECRET } from "./auth.js";
 export { RateLimiter, systemClock, type Clock, type Decision } from "./limiter.js";

@@ -8,6 +8,11 @@ import type { Job, Scheduler } from "./schedule.js";
 import type { Sent, Session } from "./session.js";
 import type { Operation, ScenarioStep } from "./types.js";
 
+/** Fills a body's referenced ids with resources that exist (prerequisites.ts), or says why it cannot. */
+export interface PrerequisiteMaker {
+  fill(op: Operation, parts: Parts): Promise<{ parts: Parts } | { reason: string }>;
+}
+
 export interface RoundtripContext {
   view: ContractView;
   builder: CaseBuilder;
@@ -19,6 +24,10 @@ export interface RoundtripContext {
   report: ReportBuilder;
   /** The key of another workspace (--api-key-b), for the tenancy cases (tenancy.ts); absent: tenancy is not checked. */
   tenantB?: string;
+  /** Referenced resources made or named for a body (prerequisites.ts); absent: the example's ids are sent. */
+  prereqs?: PrerequisiteMaker;
+  /** May the run send this operation (selected by --operations, or any with --follow-links)? */
+  reach: (op: Operation) => boolean;
   /** Only these case labels are sent (--replay); all when absent. */
   only?: (op: Operation, label: string) => boolean;
 }
@@ -33,6 +42,12 @@ export async function sendCase(ctx: RoundtripContext, c: RequestCase, scenario?:
 export async function caseOf(ctx: RoundtripContext, op: Operation, parts: Parts, label: string, over: Partial<RequestCase> = {}): Promise<RequestCase> {
   const read = op.method === "get" || op.method === "head";
   return { operation: op, kind: "probe", label, method: op.method.toUpperCase(), ...(await ctx.builder.render(op, parts)), credentials: "header", safety: read ? "read" : "write", ...over };
+}
+
+/** The bodies a create may be tried with, in order: its named examples, then a few generated valid ones. */
+export function createCandidates(ctx: Pick<RoundtripContext, "builder">, op: Operation): Parts[] {
+  const generated = [1, 2, 3, 4].map((n) => ctx.builder.generatedParts(op, n)).filter((p): p is Parts => p !== null);
+  return [...ctx.builder.examples(op), ...generated];
 }
 
 export function succeeded(s: Sent): boolean {

@@ -14,18 +14,30 @@ import type { Json } from "../mock/contract.js";
 import { readLifecycles, type Machine } from "../lifecycle.js";
 import type { Parts } from "./cases.js";
 import { crudGroups } from "./crud.js";
-import { answeredJson, caseOf, listOf, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
+import { answeredJson, caseOf, createCandidates, listOf, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
 import { pointer } from "./reproduce.js";
+import { referenceSites, withId, type ReferenceSite } from "./prerequisites.js";
+import { unknownCredential } from "./session.js";
 import type { Operation, Probe } from "./types.js";
 
 /** Creates a key, revokes it, and calls with it. Returns why it could not, or null. */
 export async function revokedKeyProbe(ctx: RoundtripContext, selected: Set<Operation>): Promise<string | null> {
-  const g = crudGroups(ctx.view, ctx.view.operations).find((x) => x.remove && selected.has(x.create) && responseProperties(ctx, x.create).secret);
-  if (!g || (ctx.only && !ctx.only(g.read, "revoked-key"))) return null;
+  // Only a secret of the run's own credential's form (the `secret` schema accepts a key made like the configured
+  // one, session.ts unknownCredential): a webhook's
+  // signing secret is no key, and a probe with it would prove nothing (any server refuses it).
+  const own = unknownCredential(ctx.session.o.credential.secret);
+  const keyLike = (op: Operation) => {
+    const secret = responseProperties(ctx, op).secret;
+    return !!secret && ctx.view.bodyValidator(secret)(own);
+  };
+  const g = crudGroups(ctx.view, ctx.view.operations).find((x) => x.remove && selected.has(x.create) && keyLike(x.create));
+  if (ctx.only && (!g || !ctx.only(g.read, "revoked-key"))) return null;
+  if (!g) return "no selected operation creates a key of the run's credential's form (select the create of API keys, e.g. createApiKey)";
+  const outside = [g.remove!, g.read].filter((op) => !ctx.reach(op)).map((op) => op.operationId);
+  if (outside.length) return `${outside.join(" and ")} not selected (add to --operations, or give --follow-links)`;
   // The first named example, else generated body, the caller may create (a test key cannot create a live one: 403).
   let created: Json = null;
-  const generated = [1, 2, 3, 4].map((n) => ctx.builder.generatedParts(g.create, n)).filter((p): p is Parts => p !== null);
-  for (const parts of [...ctx.builder.examples(g.create), ...generated]) {
+  for (const parts of createCandidates(ctx, g.create)) {
     created = answeredJson(await sendCase(ctx, await caseOf(ctx, g.create, parts, `revoked-key: create (${parts.name})`)));
     if (typeof created?.secret === "string" && typeof created.id === "string") break;
   }
@@ -44,42 +56,11 @@ function responseProperties(ctx: RoundtripContext, op: Operation): Record<string
 
 // ---- x-references ------------------------------------------------------------------------------------------
 
-interface ReferenceSite {
-  /** Property names from the body's root; `[]` marks an array's items. */
-  path: string[];
-  schema: string;
-  states?: string[];
-  pointer: string;
-}
-
-/** Every property of a body schema (nested objects and array items included) that carries `x-references`. */
-function referenceSites(ctx: RoundtripContext, schema: Json, path: string[] = [], at = ""): ReferenceSite[] {
-  const s = ctx.view.contract.deref(schema);
-  const here = schema?.$ref ? schema.$ref : at;
-  const out: ReferenceSite[] = [];
-  if (!s || typeof s !== "object" || path.length > 6) return out;
-  const ref = s["x-references"];
-  if (ref?.schema) out.push({ path, schema: ref.schema, ...(ref.states ? { states: ref.states } : {}), pointer: `${here}/x-references` });
-  for (const [name, p] of Object.entries<Json>(s.properties ?? {})) out.push(...referenceSites(ctx, p, [...path, name], `${here}/properties/${name}`));
-  if (s.items) out.push(...referenceSites(ctx, s.items, [...path, "[]"], `${here}/items`));
-  return out;
-}
-
-/** `value` with the id at `path` replaced (an array of ids becomes `[id]`); undefined when a parent is missing. */
-function withId(value: unknown, path: string[], id: string): unknown {
-  if (path[0] === "[]") return [id];
-  if (!path.length) return id;
-  if (!value || typeof value !== "object" || Array.isArray(value)) return undefined;
-  const [head, ...rest] = path as [string, ...string[]];
-  const inner = rest[0] === "[]" ? [id] : rest.length ? withId((value as Record<string, unknown>)[head], rest, id) : id;
-  return inner === undefined ? undefined : { ...(value as Record<string, unknown>), [head]: inner };
-}
-
 export async function referenceProbes(ctx: RoundtripContext, selected: Operation[], machines: Record<string, Machine>): Promise<void> {
   for (const op of selected) {
     const base = ctx.builder.examples(op)[0];
     if (!base?.body || !base.body.mediaType.includes("json")) continue;
-    const sites = referenceSites(ctx, base.body.media.schema, [], pointer("paths", op.template, op.method, "requestBody"));
+    const sites = referenceSites(ctx.view, base.body.media.schema, [], pointer("paths", op.template, op.method, "requestBody"));
     for (const site of sites) {
       const where = site.path.filter((p) => p !== "[]").join(".");
       const idSchema = ctx.view.contract.deref(ctx.view.contract.doc.components?.schemas?.[site.schema])?.properties?.id;
@@ -136,13 +117,15 @@ async function findIn(ctx: RoundtripContext, m: Machine, states: string[], op: O
   const hit = items.find((i): i is { id: string; state: string } => i.state !== null && states.includes(i.state));
   if (hit || !ctx.allowWrites) return hit ?? null;
   for (const t of m.transitions.filter((x) => (x.trigger === "operation" || x.trigger === "update") && states.includes(x.to) && x.operation)) {
-    const from = items.find((i) => i.state !== null && t.from.includes(i.state));
     const mover = ctx.view.operations.find((o) => o.operationId === t.operation);
-    if (!from || !mover) continue;
-    const parts = onResource(ctx, mover, from.id);
-    if (t.trigger === "update") parts.body = { ...parts.body!, value: { [m.property]: t.to } };
-    const moved = answeredJson(await sendCase(ctx, await caseOf(ctx, mover, parts, `move ${m.schema} to ${t.to} (for ${op.operationId})`)));
-    if (moved?.[m.property] === t.to || (moved && !(m.property in moved))) return { id: from.id, state: t.to };
+    if (!mover) continue;
+    // A few candidates: one may refuse to move for a rule of its own (an agent with runs in progress: 409).
+    for (const from of items.filter((i) => i.state !== null && t.from.includes(i.state)).slice(0, 3)) {
+      const parts = onResource(ctx, mover, from.id);
+      if (t.trigger === "update") parts.body = { ...parts.body!, value: { [m.property]: t.to } };
+      const moved = answeredJson(await sendCase(ctx, await caseOf(ctx, mover, parts, `move ${m.schema} to ${t.to} (for ${op.operationId})`)));
+      if (moved?.[m.property] === t.to || (moved && !(m.property in moved))) return { id: from.id, state: t.to };
+    }
   }
   return null;
 }

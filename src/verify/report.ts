@@ -4,6 +4,7 @@
 import { XMLBuilder } from "fast-xml-parser";
 import type { Check, Operation, Reproduction, Violation } from "./types.js";
 import type { CheckResult } from "./checks/index.js";
+import type { NegativeResult } from "./negative-verdict.js";
 
 export interface RuleTally {
   run: number;
@@ -39,10 +40,41 @@ export interface Report {
    * (collection templates); when not, why.
    */
   tenancy: { checked: boolean; resources: string[]; note: string | null };
+  /**
+   * Every operation of the contract in one category (decision Y36): `checked` (answered, judged), `not-selected`
+   * (left out by --operations), `not-implemented` (every authenticated call answered 405 or 501, or 404 where a
+   * resource the run made exists or with a body that is not the contract's error: the route is unknown; its
+   * violations are not counted), `skipped` (nothing sent; the reasons, e.g. a prerequisite missing).
+   */
+  coverage: CoverageRow[];
+  /** The negative values per field (negatives.ts): one per field and constraint, with the status answered. */
+  negatives: NegativeResult[];
   /** With --replay: the (operation, case, rule, request shape) judged, each once (replay.ts runKey). */
   ran?: string[];
   /** Things the run could not do or had to tell (credentials in a URL refused, budgets used up, …). */
   notices: string[];
+}
+
+export type CoverageCategory = "checked" | "not-selected" | "not-implemented" | "skipped";
+
+export interface CoverageRow {
+  operationId: string;
+  method: string;
+  path: string;
+  category: CoverageCategory;
+  /** Why it is not `checked` (the statuses answered, the skip reasons); null when checked. */
+  reason: string | null;
+}
+
+/** What an operation answered to the authenticated requests it was sent (for `not-implemented`). */
+interface Answers {
+  statuses: Set<number>;
+  /** A 404 to a step on a resource the run made (a round trip's read, update or delete before the delete). */
+  missingMade: boolean;
+  /** A 404 whose body is not the contract's error (no `detail` string): a route the server does not know. */
+  foreign404: boolean;
+  /** A 404 with the contract's error body. */
+  contract404: boolean;
 }
 
 export class ReportBuilder {
@@ -50,6 +82,8 @@ export class ReportBuilder {
   private readonly violations = new Map<string, Violation>();
   readonly notices: string[] = [];
   private readonly tenancyResources = new Set<string>();
+  private readonly answers = new Map<string, Answers>();
+  negatives: NegativeResult[] = [];
   /** Set for a replay run: what was judged (replay.ts runKey). */
   ran: Set<string> | null = null;
   /** Why tenancy was not checked (no second key), or null. */
@@ -60,8 +94,50 @@ export class ReportBuilder {
   constructor(
     private readonly checks: Check[],
     operations: Operation[],
+    /** Every operation of the contract, for the coverage table (the selected ones when absent). */
+    private readonly all: Operation[] = operations,
   ) {
     for (const op of operations) this.op(op);
+  }
+
+  /** An authenticated answer of `op` (not-implemented is judged from these); `made`: about a resource the run made. */
+  answered(op: Operation, status: number, body: Uint8Array, made: boolean): void {
+    let a = this.answers.get(op.operationId);
+    if (!a) this.answers.set(op.operationId, (a = { statuses: new Set(), missingMade: false, foreign404: false, contract404: false }));
+    a.statuses.add(status);
+    if (status !== 404) return;
+    if (made) a.missingMade = true;
+    let detail: unknown;
+    try {
+      detail = (JSON.parse(Buffer.from(body).toString("utf8")) as { detail?: unknown })?.detail;
+    } catch {
+      detail = undefined;
+    }
+    if (typeof detail === "string") a.contract404 = true;
+    else a.foreign404 = true;
+  }
+
+  /** Why `op` counts as not implemented, or null. */
+  private notImplemented(op: OperationReport): string | null {
+    const a = this.answers.get(op.operationId);
+    if (!a || !a.statuses.size || [...a.statuses].some((s) => ![404, 405, 501].includes(s))) return null;
+    const statuses = [...a.statuses].sort().join("/");
+    if (a.statuses.has(405) || a.statuses.has(501)) return `every authenticated call answered ${statuses}`;
+    if (a.missingMade) return `answered 404 for a resource the run had just made (every authenticated call answered ${statuses})`;
+    if (a.foreign404 && !a.contract404) return "every authenticated call answered 404 without the contract's error body: the route is unknown";
+    return null;
+  }
+
+  private coverage(operations: OperationReport[]): CoverageRow[] {
+    return this.all.map((op) => {
+      const row = { operationId: op.operationId, method: op.method.toUpperCase(), path: op.template };
+      const r = operations.find((o) => o.operationId === op.operationId);
+      if (!r) return { ...row, category: "not-selected", reason: "left out by --operations" };
+      const missing = this.notImplemented(r);
+      if (missing) return { ...row, category: "not-implemented", reason: missing };
+      if (r.requests === 0) return { ...row, category: "skipped", reason: [...new Set(r.skipped.map((s) => s.reason))].join("; ") || "no case could be made" };
+      return { ...row, category: "checked", reason: null };
+    });
   }
 
   private op(op: Operation): OperationReport {
@@ -113,9 +189,12 @@ export class ReportBuilder {
     });
     const resources = [...this.tenancyResources];
     const tenancy = { checked: resources.length > 0, resources, note: resources.length ? null : (this.tenancyNote ?? "no resource was created or found to try the second key on") };
-    const violations = [...this.violations.values()];
+    const coverage = this.coverage(operations);
+    // An operation the server does not implement is its own finding, not a violation (nor a pass).
+    const missing = new Set(coverage.filter((c) => c.category === "not-implemented").map((c) => c.operationId));
+    const violations = [...this.violations.values()].filter((v) => !missing.has(v.operationId));
     const groups = groupViolations(violations).map((g) => ({ ...g, first: violations.indexOf(g.first) }));
-    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, operations, checks, violations, groups, notices: this.notices, ...(this.ran ? { ran: [...this.ran] } : {}) };
+    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, coverage, negatives: this.negatives, operations, checks, violations, groups, notices: this.notices, ...(this.ran ? { ran: [...this.ran] } : {}) };
   }
 }
 
@@ -154,16 +233,35 @@ export function summaryTable(report: Report): string {
   const rows = report.operations.filter((o) => o.requests > 0 || o.skipped.length);
   const runs = (o: OperationReport) => Object.values(o.checks).reduce((n, t) => n + t.run, 0);
   const bad = (o: OperationReport) => Object.values(o.checks).reduce((n, t) => n + t.violations, 0);
-  const head = ["operation", "method", "path", "requests", "checks", "violations", "skipped"];
-  const body = rows.map((o) => [o.operationId, o.method, o.path, String(o.requests), String(runs(o)), String(bad(o)), String(o.skipped.length)]);
+  const category = (o: OperationReport) => report.coverage.find((c) => c.operationId === o.operationId)?.category ?? "checked";
+  const head = ["operation", "method", "path", "coverage", "requests", "checks", "violations", "skipped"];
+  const body = rows.map((o) => [o.operationId, o.method, o.path, category(o), String(o.requests), String(runs(o)), String(bad(o)), String(o.skipped.length)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i >= 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
+  const line = (cells: string[]) => cells.map((c, i) => (i >= 4 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
   const tenancy = report.tenancy.checked ? `tenancy: checked with a second workspace's key on ${report.tenancy.resources.join(", ")}` : `! tenancy NOT checked: ${report.tenancy.note}`;
   const out = [tenancy, "", line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
   out.push("", `${report.requests} requests, ${report.checks.reduce((n, c) => n + c.run, 0)} checks, ${report.violations.length} distinct violation(s) of ${groupViolations(report.violations).length} cause(s) in ${(report.duration_ms / 1000).toFixed(1)} s (${(report.waited_ms / 1000).toFixed(1)} s waiting for rate limits).`);
+  out.push(...coverageLines(report), ...negativeLines(report));
   out.push(...violationsByOperation(report));
   for (const n of report.notices) out.push(`  ! ${n}`);
   return out.join("\n");
+}
+
+/** The coverage by category, and each operation not implemented or skipped with its reason. */
+function coverageLines(report: Report): string[] {
+  const count = (c: CoverageCategory) => report.coverage.filter((r) => r.category === c).length;
+  const out = [`coverage: ${count("checked")} checked, ${count("not-implemented")} not implemented, ${count("skipped")} skipped, ${count("not-selected")} not selected (of ${report.coverage.length} operations)`];
+  for (const r of report.coverage.filter((x) => x.category === "not-implemented" || x.category === "skipped")) out.push(`  ${r.category === "skipped" ? "-" : "∅"} ${r.category} ${r.operationId}  ${r.method} ${r.path}: ${r.reason}`);
+  return out;
+}
+
+/** The negative values per field: how many, how answered; the fields not refused as the contract says. */
+function negativeLines(report: Report): string[] {
+  const n = report.negatives;
+  if (!n.length) return [];
+  const by = (v: NegativeResult["verdict"]) => n.filter((r) => r.verdict === v).length;
+  const fields = new Set(n.map((r) => `${r.operationId} ${r.location}.${r.field}`)).size;
+  return [`negative values: ${n.length} case(s) on ${fields} field(s): ${by("rejected")} refused as the contract says, ${by("accepted")} accepted, ${by("wrong-answer")} refused otherwise, ${by("inconclusive")} inconclusive, ${by("not-sent")} not sent`];
 }
 
 /**

@@ -35,7 +35,8 @@ function defaultSchemaPath(view: ContractView, rule: string, e: Exchange): strin
     "response-schema": `${response}/content/${mt.replaceAll("/", "~1")}/schema`,
     "error-body": `${response}/content/application~1json/schema`,
     "response-headers": `${response}/headers`,
-    "rate-limit-headers": `${response}/headers`,
+    // The edge's rule for every response, whatever its status (one cause however many statuses lack them).
+    "rate-limit-headers": pointer("x-rate-limit-policy", "headers"),
     "retry-after": `${response}/headers`,
     "rate-limit-semantics": pointer("x-rate-limit-policy"),
     "auth-enforced": pointer("security"),

@@ -7,7 +7,7 @@
 //           ─► with --stateful, CRUD round trips (crud.ts) ─► report (report.ts)
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
-import { loadContract, type Contract } from "../mock/contract.js";
+import { loadContract, withLimitScale, type Contract } from "../mock/contract.js";
 import { CaseBuilder, type RequestCase } from "./cases.js";
 import { createChecks } from "./checks/index.js";
 import { ContractView } from "./contract-view.js";
@@ -15,6 +15,8 @@ import { idempotencyCases } from "./checks/idempotency-honoured.js";
 import { crudGroups, roundtrip } from "./crud.js";
 import { listOperations, walkPages } from "./pages.js";
 import type { RoundtripContext } from "./probe-context.js";
+import { negativeValues } from "./negatives.js";
+import { Prerequisites } from "./prerequisites.js";
 import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes.js";
 import { ValueGenerator } from "./generate.js";
 import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
@@ -38,6 +40,14 @@ export interface VerifyOptions {
   allowWrites?: boolean;
   /** CRUD round trips; needs allowWrites. */
   stateful?: boolean;
+  /** Round trips, tenancy and probes may use operations outside --operations that the contract's links name. */
+  followLinks?: boolean;
+  /** Ids of resources a body may reference, by schema (`--ref UseCase=uc_…`): used instead of making one. */
+  refs?: Record<string, string>;
+  /** The target's limits are this many times the policy's (a mock started with --limit-scale N); default 1. */
+  limitScale?: number;
+  /** Negative values per field (negatives.ts): cases sent at most (default 200); 0 sends none. */
+  negativeBudget?: number;
   /** Generated requests per operation (default 2). */
   generated?: number;
   seed?: number;
@@ -54,20 +64,20 @@ export interface VerifyOptions {
   only?: Array<{ operationId: string; case: string }>;
 }
 
-export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300 } as const;
+export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300, negativeBudget: 200 } as const;
 
 export async function verify(o: VerifyOptions): Promise<Report> {
   const started = Date.now();
   const target = parseTarget(o.target);
   if (o.stateful && !o.allowWrites) throw new VerifyUsageError("--stateful creates, updates and deletes resources: it needs --allow-writes");
-  const contract = o.contract ?? loadContract();
+  const contract = withLimitScale(o.contract ?? loadContract(), o.limitScale ?? 1);
   const view = ContractView.of(contract);
   const credential = credentialOf(o, view.apiKeyHeader);
   const only = o.only ? new Set(o.only.map((c) => `${c.operationId}\0${c.case}`)) : null;
   const wanted = only ? (op: Operation, label: string) => only.has(`${op.operationId}\0${label}`) : undefined;
   const operations = selectOperations(view.operations, o.operations);
   const checks = createChecks(view);
-  const report = new ReportBuilder(checks, operations);
+  const report = new ReportBuilder(checks, operations, view.operations);
   if (only) report.ran = new Set();
   const clock = o.clock ?? realClock;
   const seed = o.seed ?? 1;
@@ -102,32 +112,44 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   if (!target.tls && !target.loopback) report.notices.push(`${target.base} is not TLS: credentials were sent in clear text, and the token-query checks were left out (spec §5 rule 7)`);
   await scheduler.runAll(jobs);
 
-  const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, ...(wanted ? { only: wanted } : {}), ...(o.apiKeyB ? { tenantB: o.apiKeyB } : {}) };
+  const selected = new Set(operations);
+  const reach = (op: Operation) => o.followLinks === true || selected.has(op);
+  const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, reach, ...(wanted ? { only: wanted } : {}), ...(o.apiKeyB ? { tenantB: o.apiKeyB } : {}) };
+  const prereqs = new Prerequisites(ctx, o.refs ?? {});
+  ctx.prereqs = prereqs;
   report.tenancyNote = tenancyNote(o);
   if (o.allowWrites) await probeIdempotency(operations, ctx);
   await rulesOfTheContract(ctx, operations);
+  report.negatives = await negativeValues(ctx, operations, o.negativeBudget ?? DEFAULTS.negativeBudget);
   if (o.stateful) {
-    const selected = new Set(operations);
     const replayed = (name: string) => !o.only || o.only.some((c) => c.case.endsWith(` ${name}`));
     for (const g of crudGroups(view, view.operations).filter((g) => selected.has(g.create) && replayed(g.name))) {
       const stopped = await roundtrip(g, ctx);
       if (stopped) report.notices.push(`round trip of ${g.name} stopped early: ${stopped}`);
     }
   }
+  // What was made to be referenced goes last, after every case that needed it.
+  await prereqs.cleanUp();
   report.waitedMs = scheduler.waitedMs;
   return report.build({
     target: target.base,
     contract: { title: String(contract.doc.info?.title ?? ""), version: String(contract.doc.info?.version ?? "") },
     started_at: new Date(started).toISOString(),
     duration_ms: Date.now() - started,
-    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, generated: o.generated ?? DEFAULTS.generated, seed },
+    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, limit_scale: o.limitScale ?? 1, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, generated: o.generated ?? DEFAULTS.generated, seed },
   });
 }
 
 /** The Idempotency-Key requests of each selected operation that takes the key, each sent after the previous (checks/idempotency-honoured.ts). */
 async function probeIdempotency(operations: Operation[], ctx: RoundtripContext): Promise<void> {
   for (const op of operations) {
-    for (const c of await idempotencyCases(ctx.view, ctx.builder, op)) await ctx.scheduler.runOne({ bucket: ctx.bucket(c), run: () => ctx.session.exchange(c), skip: () => {} });
+    const example = ctx.builder.examples(op)[0];
+    const filled = example && ctx.prereqs ? await ctx.prereqs.fill(op, example) : null;
+    if (filled && "reason" in filled) {
+      if ((await idempotencyCases(ctx.view, ctx.builder, op)).length) ctx.report.skip(op, "Idempotency-Key", `a prerequisite is missing: ${filled.reason}`);
+      continue;
+    }
+    for (const c of await idempotencyCases(ctx.view, ctx.builder, op, filled?.parts)) await ctx.scheduler.runOne({ bucket: ctx.bucket(c), run: () => ctx.session.exchange(c), skip: () => {} });
   }
 }
 

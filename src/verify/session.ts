@@ -74,7 +74,11 @@ export class Session {
     this.reachable = true;
     const tags = { ...(scenario ? { scenario } : {}), ...(c.probe ? { probe: c.probe } : {}), ...(c.page ? { page: c.page } : {}) };
     const { exchange, results } = await checkExchange(this.o.view, this.o.checks, { operation: c.operation, request, response, ...tags });
-    if (c.credentials === "header" && !c.secret) this.guardCredentials(exchange);
+    if (c.credentials === "header" && !c.secret) {
+      this.guardCredentials(exchange);
+      const made = !!scenario?.id && ["read", "update", "read-updated", "delete"].includes(scenario.step);
+      if (response.status !== 429) report.answered(c.operation, response.status, response.body, made);
+    }
     const redacted = results.map((r) => ({ ...r, violations: r.violations.map((m) => this.redact(m)) }));
     const reproduce = (rule: string) => reproduction(this.o.view, this.o.checks, exchange, rule, this.secrets(c));
     report.record(c.operation, shown, response.status, redacted, { ...at, reproduce });

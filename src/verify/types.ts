@@ -59,13 +59,15 @@ export interface ScenarioStep {
  * `x-lifecycle`): what it tries and the status the contract promises for it.
  */
 export interface Probe {
-  kind: "unknown-key" | "revoked-key" | "unknown-reference" | "wrong-state-reference" | "illegal-transition" | "other-tenant" | "other-tenant-list";
+  kind: "unknown-key" | "revoked-key" | "unknown-reference" | "wrong-state-reference" | "illegal-transition" | "other-tenant" | "other-tenant-list" | "negative-value";
   /** The status the contract promises, e.g. 401, 400, 409. */
   expect: number;
   /** Why, in words: the rule of the contract that says so. */
   why: string;
   /** JSON pointer of that rule in the contract (an `x-references`, an `x-lifecycle`'s `requires`). */
   pointer?: string;
+  /** `negative-value`: the field broken, from its location (`body.config.language`, `query.limit`). */
+  field?: string;
   /** `other-tenant`, `other-tenant-list`: the id of the first key's resource that the second key must not see. */
   id?: string;
 }

@@ -2,7 +2,7 @@
 // (fixtures/defective-server.ts), is caught by exactly the rules named here — and nothing else is reported. The
 // same proxy without a defect reports nothing, so every finding below comes from the defect.
 import { afterEach, describe, expect, it } from "vitest";
-import { CASES, reads, writes, type Case } from "./fixtures/defect-cases.js";
+import { CASES, DONE_WHEN, reads, writes, type Case } from "./fixtures/defect-cases.js";
 import { startDefectiveServer, type DefectiveServer } from "./fixtures/defective-server.js";
 import { BUSINESS_KEY, LIMITED_KEY, listed, rules, useMock } from "./helpers.js";
 
@@ -20,11 +20,14 @@ async function runAgainst(c: Pick<Case, "defect" | "options">) {
 
 describe("verify against a server with one planted defect", () => {
   for (const c of CASES) {
-    it(`${c.defect}: reported as ${c.expected.rules.join(" + ")}, and nothing else`, async () => {
+    it(`${c.defect}: reported as ${c.expected.rules.join(" + ") || `not implemented (${c.expected.notImplemented?.join(", ")})`}, and nothing else`, async () => {
       const report = await runAgainst(c);
       expect(rules(report), listed(report)).toEqual(c.expected.rules);
       expect([...new Set(report.violations.map((v) => v.operationId))].sort(), listed(report)).toEqual(c.expected.operations);
       for (const v of report.violations) expect(report.operations.find((o) => o.operationId === v.operationId)?.path).toBe(v.path);
+      const missing = report.coverage.filter((r) => r.category === "not-implemented").map((r) => r.operationId);
+      expect(missing).toEqual(c.expected.notImplemented ?? []);
+      if (c.defect && DONE_WHEN.includes(c.defect)) expect(report.groups.length, listed(report)).toBe(missing.length ? 0 : 1);
     });
 
   }
@@ -35,6 +38,7 @@ describe("verify against a server with one planted defect", () => {
     it(`without a defect, the run of ${c.defect} reports nothing`, async () => {
       const report = await runAgainst({ ...c, defect: null });
       expect(report.violations, listed(report)).toEqual([]);
+      expect(report.coverage.filter((r) => r.category === "not-implemented")).toEqual([]);
       expect(report.requests).toBeGreaterThan(0);
     });
   }
@@ -75,14 +79,14 @@ describe("verify against a server with one planted defect", () => {
   });
 
   it("a round trip on a conforming resource passes every step", async () => {
-    const report = await runAgainst({ defect: null, options: writes("createSpeaker", { stateful: true }) });
+    const report = await runAgainst({ defect: null, options: writes("createSpeaker", { stateful: true, followLinks: true }) });
     expect(report.violations, listed(report)).toEqual([]);
     expect(report.checks.find((c) => c.rule === "crud-roundtrip")!.run).toBe(6);
-    expect(report.notices).toEqual([]);
+    expect(report.notices.filter((n) => /round trip/.test(n))).toEqual([]);
   });
 
   it("the mock's webhooks, kept for real, pass the round trip (create, read, update, delete, 404)", async () => {
-    const report = await mock.run(mock.g.url, writes("createWebhook", { stateful: true }));
+    const report = await mock.run(mock.g.url, writes("createWebhook", { stateful: true, followLinks: true }));
     expect(report.violations, listed(report)).toEqual([]);
     expect(report.checks.find((c) => c.rule === "crud-roundtrip")!.run).toBeGreaterThan(0);
   });

@@ -22,6 +22,8 @@ function sampleReport(message: string): Report {
     requests: 3,
     waited_ms: 0,
     tenancy: { checked: false, resources: [], note: "no key of a second workspace" },
+    coverage: [{ operationId: "listAnalyses", method: "GET", path: "/v1/analyses", category: "checked", reason: null }],
+    negatives: [],
     operations: [
       { operationId: "listAnalyses", method: "GET", path: "/v1/analyses", requests: 3, checks: { "status-declared": { run: 3, violations: 0 }, "response-schema": { run: 3, violations: 1 } }, skipped: [{ case: "token-query", reason: "a credential in a URL needs TLS or loopback (spec §5 rule 7)" }] },
     ],
@@ -84,7 +86,7 @@ describe("JUnit XML", () => {
 
   it("the terminal table has a line per operation, then the violations grouped by operation with their reproduction", () => {
     const table = summaryTable(sampleReport("x"));
-    expect(table).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+3\s+6\s+1\s+1$/m);
+    expect(table).toMatch(/^listAnalyses\s+GET\s+\/v1\/analyses\s+checked\s+3\s+6\s+1\s+1$/m);
     expect(table).toContain(
       "listAnalyses  GET /v1/analyses  (1 cause, 1 violation)\n  ✗ [response-schema] 200: x (×2)\n      GET /v1/analyses?a=1&b=<2>\n" +
         "      at #/paths/~1v1~1analyses/get/responses/200/content/application~1json/schema\n" +

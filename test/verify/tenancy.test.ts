@@ -11,7 +11,7 @@ const mock = useMock();
 
 describe("tenancy", () => {
   it("against the mock with a second workspace's key: every created resource is tried, 0 violations", async () => {
-    const report = await mock.run(mock.g.url, writes("createSpeaker,createWebhook", { stateful: true, apiKeyB: OTHER_WORKSPACE_KEY }));
+    const report = await mock.run(mock.g.url, writes("createSpeaker,createWebhook", { stateful: true, followLinks: true, apiKeyB: OTHER_WORKSPACE_KEY }));
     expect(report.violations, listed(report)).toEqual([]);
     expect(report.tenancy).toEqual({ checked: true, resources: ["/v1/speakers", "/v1/webhooks"], note: null });
     // read, update, delete and the list, for each of the two kinds
@@ -21,7 +21,7 @@ describe("tenancy", () => {
   });
 
   it("without a second key, the report's first line says tenancy was not checked", async () => {
-    const report = await mock.run(mock.g.url, writes("createSpeaker", { stateful: true }));
+    const report = await mock.run(mock.g.url, writes("createSpeaker", { stateful: true, followLinks: true }));
     expect(report.tenancy.checked).toBe(false);
     expect(report.tenancy.note).toMatch(/--api-key-b/);
     expect(summaryTable(report).split("\n")[0]).toMatch(/^! tenancy NOT checked: .*--api-key-b/);

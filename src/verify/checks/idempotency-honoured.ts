@@ -10,7 +10,7 @@
 // for a first answer (live traffic may show it first).
 import { createHash, randomUUID } from "node:crypto";
 import { readIdempotency } from "../../idempotency.js";
-import type { CaseBuilder, RequestCase } from "../cases.js";
+import type { CaseBuilder, Parts, RequestCase } from "../cases.js";
 import type { ContractView } from "../contract-view.js";
 import type { Check, Exchange, Operation } from "../types.js";
 import { parseJson } from "./util.js";
@@ -78,12 +78,14 @@ export function idempotencyHonoured(view: ContractView): Check {
  * others): its first example with a new key, the same again, and, when a different valid body can be made, that
  * body on the same path with the same key. Sent in this order, each after the previous one is answered.
  */
-export async function idempotencyCases(view: ContractView, builder: CaseBuilder, op: Operation): Promise<RequestCase[]> {
+/** `base`: the example's parts with its referenced ids made (prerequisites.ts), sent instead of the example's own. */
+export async function idempotencyCases(view: ContractView, builder: CaseBuilder, op: Operation, base?: Parts): Promise<RequestCase[]> {
   const p = readIdempotency(view.contract.doc);
   if (op.public || !takesKey(op, p.header.toLowerCase())) return [];
   const all = await builder.build(op, 1, true);
-  const example = all.find((c) => c.kind === "example");
-  if (!example) return [];
+  const found = all.find((c) => c.kind === "example");
+  if (!found) return [];
+  const example = base ? { ...found, ...(await builder.render(op, base)) } : found;
   const headers = { [p.header.toLowerCase()]: `avt-verify-${randomUUID()}` };
   const cases: RequestCase[] = [
     { ...example, label: `${p.header} first`, headers },

@@ -15,6 +15,7 @@ import { lifecycleEnforced } from "./lifecycle-enforced.js";
 import { pagination } from "./pagination.js";
 import { referencesEnforced } from "./references-enforced.js";
 import { wrongCredentials } from "./wrong-credentials.js";
+import { negativeValues } from "./negative-values.js";
 import { malformedJsonRejected } from "./malformed-json-rejected.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { rateLimitSemantics } from "./rate-limit-semantics.js";
@@ -40,6 +41,7 @@ export function createChecks(view: ContractView): Check[] {
     tokenQueryRejected(),
     wrongCredentials(),
     invalidInputRejected(),
+    negativeValues(),
     validInputAccepted(),
     malformedJsonRejected(),
     rateLimitSemantics(view),

@@ -9,7 +9,9 @@ export function invalidInputRejected(): Check {
   return {
     name: "invalid-input-rejected",
     description: "Input that breaks the schemas answers 422 with a detail array.",
-    check({ response, facts }) {
+    check({ response, facts, probe }) {
+      // A negative value made for one field is negative-values' case (one finding per cause).
+      if (probe?.kind === "negative-value") return null;
       if (facts.credentials !== "header" || !facts.issues.length || facts.unparseableBody || facts.unsupportedMediaType) return null;
       if (NON_2XX_EXPECTATION_INCONCLUSIVE.includes(response.status)) return null;
       const what = facts.issues
