@@ -523,6 +523,7 @@ export default function policyPlugin() {
         'unique-operation-id': requests.uniqueOperationId,
         'ref-folder': requests.refFolder,
         'create-response': requests.createResponse,
+        'sunset': requests.sunset,
       },
     },
   };

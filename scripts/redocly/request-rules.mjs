@@ -180,3 +180,19 @@ export function createResponse() {
     },
   };
 }
+
+/**
+ * policy/sunset: `x-sunset` (the date after which a deprecated operation, parameter or field may be removed; the
+ * versioning gate refuses the removal before it) is a `YYYY-MM-DD` date beside `deprecated: true`.
+ */
+export function sunset() {
+  const check = (node, { report, location }) => {
+    if (node?.['x-sunset'] === undefined) return;
+    const value = node['x-sunset'];
+    if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) {
+      report({ message: `\`x-sunset\` is a date, YYYY-MM-DD (the day from which it may be removed), not ${JSON.stringify(value)}.${see('spec/README.md § x-sunset')}`, location: location.child('x-sunset') });
+    }
+    if (node.deprecated !== true) report({ message: `\`x-sunset\` announces a removal: add \`deprecated: true\` beside it.${see('spec/README.md § x-sunset')}`, location: location.child('x-sunset').key() });
+  };
+  return { Operation: check, Parameter: check, Schema: check };
+}

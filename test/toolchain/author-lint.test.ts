@@ -63,6 +63,8 @@ const PLANTS: Plant[] = [
   { rule: "policy/contract-rules", file: "paths/v1_oauth_revoke.yaml", mutate: (d) => delete d.post["x-scopes"], message: /revokeOAuthToken needs credentials: declare the scopes it needs in `x-scopes` \(`\[\]` for none\)/, at: ["post"] },
   { rule: "policy/contract-rules", file: "paths/v1_oauth_token.yaml", mutate: (d) => (d.post["x-scope-ceiling"] = "callers"), message: /`x-scope-ceiling` is `caller`.*not "callers"/, at: ["post", "x-scope-ceiling"] },
   { rule: "policy/contract-rules", file: "paths/v1_use-cases_{use_case_id}.yaml", mutate: (d) => (d.get["x-scope-ceiling"] = "caller"), message: /`x-scope-ceiling` belongs on an operation that issues tokens.*getUseCase issues none/, at: ["get", "x-scope-ceiling"] },
+  { rule: "policy/sunset", file: "paths/v1_skills.yaml", mutate: (d) => (d.get["x-sunset"] = "2027-01-01"), message: /`x-sunset` announces a removal: add `deprecated: true` beside it/, at: ["get", "x-sunset"] },
+  { rule: "policy/sunset", file: "paths/v1_speakers.yaml", mutate: (d) => Object.assign(d.get.parameters.find((p: Json) => p.name === "name"), { deprecated: true, "x-sunset": "next year" }), message: /`x-sunset` is a date, YYYY-MM-DD .*not "next year"/, at: ["get", "parameters", 2, "x-sunset"] },
   { rule: "policy/id-prefix", file: "components/parameters/BoardId.yaml", mutate: (d) => delete d.schema.pattern, message: /"board_id" is an id: give its schema a `pattern` with the type prefix/ },
 ];
 
