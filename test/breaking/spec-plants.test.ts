@@ -47,7 +47,7 @@ beforeAll(async () => {
   const removedOp = await plant("removed-op", base, { "openapi.yaml": (d) => delete d.paths["/healthz"], "paths/healthz.yaml": null });
   const removedParam = await plant("removed-param", base, { "paths/v1_speakers.yaml": (d) => (d.get.parameters = d.get.parameters.filter((p: Json) => p.name !== "name")) });
   await pool([base, removedOp, removedParam].map((s) => () => make(s)), 2);
-  [afterSunset, beforeSunset] = await pool([() => gate(base, removedOp), () => gate(base, removedParam)], 2);
+  [afterSunset, beforeSunset] = (await pool([() => gate(base, removedOp), () => gate(base, removedParam)], 2)) as [typeof afterSunset, typeof beforeSunset];
 }, 600_000);
 
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
