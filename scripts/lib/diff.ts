@@ -57,6 +57,9 @@ export interface Change {
   severity?: "error" | "warning" | "info";
   /** The reason scripts/breaking/ignore.yaml gives for accepting this break. */
   accepted?: string;
+  /** The changed property's value before and after (redocly's), for saying what changed in words. */
+  before?: unknown;
+  after?: unknown;
 }
 
 export interface Bundle {
@@ -223,6 +226,8 @@ function fromRedocly(c: RedoclyChange, head: Json, base: Json): Change {
     ...(c.property !== undefined && { property: c.property }),
     where: describePointer(c.path, [head, base]),
     message: messageOf(c, head, base),
+    ...(c.base?.value !== undefined && { before: c.base.value }),
+    ...(c.revision?.value !== undefined && { after: c.revision.value }),
     ...(at && { location: { file: rel(path.resolve(ROOT, at.file)), line: at.line, col: at.col, pointer: at.pointer } }),
   };
 }
