@@ -90,6 +90,6 @@ describe("reports", () => {
     const judged = judge(found, await loadPolicy());
     const md = prComment(comparison(judged), gateProblems(comparison(judged)));
     expect(md).toMatch(/^\*\*check:breaking failed\*\*\n\n- 1 breaking change/);
-    expect(md).toMatch(/### Breaking changes\n\n- \*\*`Error` field `error`\*\*: `x-extensible-enum` lost/);
+    expect(md).toMatch(/### Breaking changes\n\n- \*\*`Error`\*\*: `x-extensible-enum` lost/);
   });
 });
