@@ -1,7 +1,8 @@
 // The gate over changes planted in scratch copies of spec/ (each copy generated as `npm run generate` would, then
 // judged by `npm run check:breaking` against the copy it started from): deprecation with a sunset date. An
 // operation deprecated with a past `x-sunset` may be removed; a parameter whose `x-sunset` is still ahead may not,
-// and the refusal names the operation, the parameter, the rule and the date.
+// and the refusal names the operation, the parameter, the rule and the date. Three changes that break nothing pass,
+// each with a changelog line that says what changed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -35,6 +36,8 @@ const gate = (base: string, head: string) => runScript("check-breaking.ts", ["--
 const param = (d: Json, name: string) => d.get.parameters.find((p: Json) => p.name === name);
 
 let afterSunset: Awaited<ReturnType<typeof gate>>;
+let additions: Awaited<ReturnType<typeof gate>>;
+let notes: Awaited<ReturnType<typeof gate>>;
 let beforeSunset: Awaited<ReturnType<typeof gate>>;
 
 beforeAll(async () => {
@@ -46,11 +49,37 @@ beforeAll(async () => {
   });
   const removedOp = await plant("removed-op", base, { "openapi.yaml": (d) => delete d.paths["/healthz"], "paths/healthz.yaml": null });
   const removedParam = await plant("removed-param", base, { "paths/v1_speakers.yaml": (d) => (d.get.parameters = d.get.parameters.filter((p: Json) => p.name !== "name")) });
-  await pool([base, removedOp, removedParam].map((s) => () => make(s)), 2);
-  [afterSunset, beforeSunset] = (await pool([() => gate(base, removedOp), () => gate(base, removedParam)], 2)) as [typeof afterSunset, typeof beforeSunset];
+  // Three changes that break nothing: a new optional request field, a new filter, a sentence added to a description.
+  const additive = await plant("additive", base, {
+    "components/schemas/SpeakerCreate.yaml": (d) => (d.properties.language = { type: "string", maxLength: 35, description: "BCP 47 language of the samples.", examples: ["en-US"] }),
+    "paths/v1_speakers.yaml": (d) => {
+      d.get.description += " Deleted speakers are never listed.";
+      d.get.parameters.push({ name: "external_id", in: "query", required: false, "x-filter": { property: "external_id", match: "equals" }, description: "Only the speaker with this id in your system.", schema: { type: "string", maxLength: 200 } });
+    },
+  });
+  await pool([base, removedOp, removedParam, additive].map((s) => () => make(s)), 2);
+  [afterSunset, beforeSunset, additions, notes] = (await pool(
+    [() => gate(base, removedOp), () => gate(base, removedParam), () => gate(base, additive), () => runScript("changelog.ts", ["--base", bundleOf(base), "--head", bundleOf(additive)])],
+    2,
+  )) as [typeof afterSunset, typeof afterSunset, typeof afterSunset, typeof afterSunset];
 }, 600_000);
 
 afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+describe("three changes that break nothing, planted in a copy of spec/", () => {
+  it("pass the gate", () => {
+    expect(additions.code, additions.stdout + additions.stderr).toBe(0);
+    expect(additions.stdout).toMatch(/^0 major, [1-9]\d* minor, \d+ patch/m);
+  });
+
+  it("each gets a changelog line that says what changed", () => {
+    expect(notes.code, notes.stderr).toBe(0);
+    expect(notes.stdout).toContain("- **`createSpeaker` (POST /v1/speakers)**: New optional field `language` in the request: BCP 47 language of the samples.\n");
+    expect(notes.stdout).toMatch(/- \*\*`listSpeakers` \(GET \/v1\/speakers\)\*\*: .*New filter `external_id`: items whose `external_id` equals the value/i);
+    expect(notes.stdout).toMatch(/- \*\*`listSpeakers` \(GET \/v1\/speakers\)\*\*: .*adds “Deleted speakers are never listed\.”/i);
+    expect(notes.stdout.match(/`listSpeakers`/g)).toHaveLength(1);
+  });
+});
 
 describe("deprecation with a sunset date, planted in copies of spec/", () => {
   it("an operation removed after its x-sunset passes, the removal listed as announced", () => {
