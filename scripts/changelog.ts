@@ -1,5 +1,6 @@
-// `npm run changelog`: the changes since the released baseline as Markdown release notes, grouped by impact
-// (breaking changes, additions, fixes and docs). Prints them, and writes them to --out when given.
+// `npm run changelog`: the changes since the released baseline as Markdown release notes, one entry per operation
+// or resource under Breaking changes, New, Changed and Deprecated (scripts/lib/changelog-notes.ts). Prints them, and
+// writes them to --out when given.
 //
 //   npm run changelog -- [--base <file>] [--head <file>] [--out <file>] [--title <text>]
 import fs from "node:fs/promises";

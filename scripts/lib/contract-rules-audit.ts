@@ -114,7 +114,8 @@ export function classify(doc: Json, s: Statement): Verdict {
     if (/limit|2 GiB|larger|over/.test(sentence)) return { where: "`maxLength`/`maximum` + gateway bounds (bounds.ts)", readers: "mock" };
     return { where: "prose: a rule on another resource's value (plan limit, time in the past, a token's state) no schema sees", readers: "mock (hand-written)" };
   }
-  if (/^at most|must be|must not|must belong/.test(phrase)) return { where: "JSON Schema bounds and formats (`maxItems`, `maximum`, `pattern`)", readers: "mock, verify, docs" };
+  if (/^at most/.test(phrase)) return boundVerdict(doc, node, sentence);
+  if (/must be|must not|must belong/.test(phrase)) return { where: "JSON Schema bounds and formats (`maxItems`, `maximum`, `pattern`)", readers: "mock, verify, docs" };
   if (/defaults? to|the default|is the default/.test(phrase)) {
     const d = JSON.stringify(node ?? {});
     if (d.includes("x-derived")) return { where: "`x-derived` (+ `default`)", readers: MOCK_DOCS };
@@ -135,6 +136,40 @@ export function classify(doc: Json, s: Statement): Verdict {
 
 export const isProse = (v: Verdict) => v.where.startsWith("prose");
 
+/** The keyword that measures a unit: characters are `maxLength`; a count of things `maxItems` or `maximum`; words none. */
+function keywordsFor(unit: string): string[] {
+  if (/^char/.test(unit)) return ["maxLength"];
+  if (/^(words?|sentences?|lines?|paragraphs?)$/.test(unit)) return [];
+  return ["maxItems", "maximum"];
+}
+
+/** The nodes a described node holds (following `$ref`s), to find the keyword that states its bound. */
+function* within(doc: Json, node: Json, depth = 0): Generator<Json> {
+  if (!node || typeof node !== "object" || depth > 8) return;
+  const n = typeof node.$ref === "string" ? at(doc, node.$ref) : node;
+  if (!n || typeof n !== "object") return;
+  yield n;
+  for (const [k, v] of Object.entries<Json>(n)) if (k !== "examples" && k !== "example" && typeof v === "object") yield* within(doc, v, depth + 1);
+}
+
+/**
+ * "at most N <unit>": machine-readable only when the keyword that measures that unit holds N on the described node
+ * (or inside it); an unrelated bound on the same field (a `maxLength` beside "at most 10 words") does not count.
+ */
+function boundVerdict(doc: Json, node: Json, sentence: string): Verdict {
+  const m = /at most (?:the first )?\**([\d,]+)\**\s*([A-Za-z]+)?/i.exec(sentence);
+  if (!m) return { where: "prose: the bound is another value (the plan's limit, what was granted, `top_k`), which no keyword on the field holds", readers: "mock (hand-written)" };
+  const n = Number(m[1]!.replace(/,/g, ""));
+  const unit = (m[2] ?? "").toLowerCase();
+  const keywords = keywordsFor(unit);
+  if (!keywords.length) return { where: `prose: no keyword counts ${unit} (\`maxLength\` counts characters)`, readers: "-" };
+  for (const x of within(doc, node)) {
+    const kw = keywords.find((k) => x[k] === n);
+    if (kw) return { where: `\`${kw}\` (JSON Schema bound)`, readers: "mock, verify, docs" };
+  }
+  return { where: `prose: "at most ${n}${unit ? ` ${unit}` : ""}" has no \`${keywords.join("` or `")}: ${n}\` on the field (a rule on a count the schema does not see)`, readers: "mock (hand-written)" };
+}
+
 /** The table of docs/contract-rules.md for a contract. */
 export function auditTable(doc: Json, before?: Json): string {
   const rows = statements(doc).map((s) => ({ s, v: classify(doc, s) }));
@@ -144,7 +179,7 @@ export function auditTable(doc: Json, before?: Json): string {
   ];
   if (before) {
     const old = statements(before).map((s) => classifyBefore(before, s));
-    lines.push(`In the released contract before this audit (1.2.0): ${old.length} statements, ${old.filter((x) => x).length} machine-readable.`);
+    lines.push(`In the released contract (${before.info?.version ?? "unversioned"}), judged by what its keywords and extensions said then: ${old.length} statements, ${old.filter((x) => x).length} machine-readable.`);
   }
   lines.push("", "| # | description at | phrase | machine-readable in | read by |", "|---|---|---|---|---|");
   rows.forEach(({ s, v }, i) => lines.push(`| ${i + 1} | \`${s.pointer.replace(/\|/g, "\\|")}\` | ${s.phrase} | ${v.where} | ${v.readers} |`));

@@ -1,5 +1,6 @@
 // How the versioning gate shows a comparison: a terminal report, GitHub Actions annotations, and Markdown release
 // notes grouped by impact.
+import { noteLines } from "./changelog-notes.js";
 import { nextVersion, rel, type Change, type Comparison, type Impact, type Location } from "./diff.js";
 
 const MARK: Record<Impact, string> = { major: "✖ major", minor: "+ minor", patch: "· patch" };
@@ -59,42 +60,15 @@ export function githubAnnotations(c: Comparison, problems: string[]): string {
   return out.join("\n");
 }
 
-const GROUPS: Array<[Impact, string]> = [
-  ["major", "Breaking changes"],
-  ["minor", "Additions"],
-  ["patch", "Fixes and docs"],
-];
-
-const ADDED_WORDS: Record<NonNullable<Change["added"]>["what"], string> = { operations: "New operations", schemas: "New schemas", tags: "New tags in the root `tags:` list" };
-
-/** "New operations: `listTags` (GET /v1/tags), `createTag` (POST /v1/tags)." — one line per kind of new thing. */
-function addedLines(changes: Change[]): string[] {
-  const out: string[] = [];
-  for (const what of Object.keys(ADDED_WORDS) as Array<keyof typeof ADDED_WORDS>) {
-    const names = changes.filter((c) => c.impact !== "major" && c.added?.what === what).flatMap((c) => c.added!.names);
-    if (names.length) out.push(`- ${ADDED_WORDS[what]}: ${names.join(", ")}.`);
-  }
-  return out;
-}
-
 /**
- * Release notes: one Markdown section. New operations, schemas and tags first, named together under Additions;
- * every other change under its impact.
+ * Release notes: one Markdown section, one entry per operation or resource, grouped as breaking changes, new,
+ * changed and deprecated (scripts/lib/changelog-notes.ts says each change in words).
  */
 export function markdown(c: Comparison, opts: { title?: string } = {}): string {
   const title = opts.title ?? (c.head.version === c.base.version ? `Unreleased (since ${c.base.version})` : `${c.head.version} (since ${c.base.version})`);
   const lines = [`## ${title}`, ""];
   if (!c.changes.length) lines.push("No changes to the contract.", "");
-  const named = addedLines(c.changes);
-  const rest = c.changes.filter((x) => x.impact === "major" || !x.added);
-  for (const [impact, heading] of GROUPS) {
-    const group = rest.filter((x) => x.impact === impact);
-    const lead = impact === "minor" ? named : [];
-    if (!group.length && !lead.length) continue;
-    lines.push(`### ${heading}`, "", ...lead);
-    for (const x of group) lines.push(`- **${x.where.replace(/\*/g, "\\*")}**: ${x.message}${impact === "major" && x.rule ? ` (\`${x.rule}\`)` : ""}`);
-    lines.push("");
-  }
+  lines.push(...noteLines(c));
   return lines.join("\n");
 }
 

@@ -15,6 +15,7 @@ import { contractRules } from "./diff-rules.js";
 import { judge, loadPolicy } from "./diff-policy.js";
 import { clientFeltChanges, feltSupersedes } from "./diff-extensions.js";
 import { reviewedNarrowings } from "./diff-narrowing.js";
+import { applySunsets } from "./diff-sunset.js";
 import { describePointer, HTTP_METHODS, resolvePointer, splitPointer } from "./diff-pointer.js";
 import { GENERATED, ROOT } from "./paths.js";
 import { redocly } from "./redocly.js";
@@ -56,6 +57,9 @@ export interface Change {
   severity?: "error" | "warning" | "info";
   /** The reason scripts/breaking/ignore.yaml gives for accepting this break. */
   accepted?: string;
+  /** The changed property's value before and after (redocly's), for saying what changed in words. */
+  before?: unknown;
+  after?: unknown;
 }
 
 export interface Bundle {
@@ -222,6 +226,8 @@ function fromRedocly(c: RedoclyChange, head: Json, base: Json): Change {
     ...(c.property !== undefined && { property: c.property }),
     where: describePointer(c.path, [head, base]),
     message: messageOf(c, head, base),
+    ...(c.base?.value !== undefined && { before: c.base.value }),
+    ...(c.revision?.value !== undefined && { after: c.revision.value }),
     ...(at && { location: { file: rel(path.resolve(ROOT, at.file)), line: at.line, col: at.col, pointer: at.pointer } }),
   };
 }
@@ -234,7 +240,7 @@ export function highest(changes: Change[]): Impact | undefined {
 }
 
 /** Compares the baseline with the current bundle (defaults: generated/released/openapi.yaml and generated/openapi.yaml). */
-export async function compare(opts: { base?: string; head?: string } = {}): Promise<Comparison> {
+export async function compare(opts: { base?: string; head?: string; today?: string } = {}): Promise<Comparison> {
   const baseFile = path.resolve(opts.base ?? BASELINE);
   const headFile = path.resolve(opts.head ?? HEAD);
   const hints: Record<string, string> = {
@@ -252,7 +258,7 @@ export async function compare(opts: { base?: string; head?: string } = {}): Prom
   ]);
   const own = contractRules(base, head);
   const rerated = reviewedNarrowings(base, raw);
-  const changes = judge([
+  const changes = applySunsets(judge([
     ...raw
       .filter((c) => !isVersionField(c) && !own.supersedes(c) && !feltSupersedes(c.property, c.path))
       .map((c) => {
@@ -262,7 +268,7 @@ export async function compare(opts: { base?: string; head?: string } = {}): Prom
       }),
     ...own.changes,
     ...clientFeltChanges(base, head),
-  ], policy).sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
+  ], policy), base.doc, opts.today).sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
   return { base, head, changes, impact: highest(changes), redocly: raw };
 }
 
@@ -304,10 +310,17 @@ export function versionProblems(base: string, head: string, impact: Impact | und
   return [];
 }
 
-/** Why the gate fails: any major change, and with `checkVersion`, a dishonest info.version. Empty = pass. */
+const isError = (x: Change) => (x.severity ?? (x.impact === "major" ? "error" : "info")) === "error";
+
+/**
+ * Why the gate fails: any breaking change not accepted; a break accepted in scripts/breaking/ignore.yaml without a
+ * major version (it ships, so info.version must say so); and with `checkVersion`, a dishonest info.version.
+ * Empty = pass.
+ */
 export function gateProblems(c: Comparison, opts: { checkVersion?: boolean } = {}): string[] {
   const problems: string[] = [];
-  const majors = c.changes.filter((x) => (x.severity ?? (x.impact === "major" ? "error" : "info")) === "error" && !x.accepted).length;
+  const breaking = c.changes.filter(isError);
+  const majors = breaking.filter((x) => !x.accepted).length;
   if (majors) {
     problems.push(
       `${majors} breaking change${majors === 1 ? "" : "s"} since release ${c.base.version}. Breaking changes are not introduced within a ` +
@@ -315,6 +328,21 @@ export function gateProblems(c: Comparison, opts: { checkVersion?: boolean } = {
         `(/v2) while the old one keeps working.`,
     );
   }
-  if (opts.checkVersion && !majors) problems.push(...versionProblems(c.base.version, c.head.version, c.impact));
+  const accepted = breaking.filter((x) => x.accepted);
+  if (!majors && accepted.length) problems.push(...majorBumpProblems(c, accepted));
+  if (opts.checkVersion && !breaking.length) problems.push(...versionProblems(c.base.version, c.head.version, c.impact));
   return problems;
+}
+
+/** A break that ships (accepted with a reason) needs the next major of info.version; the message names the first. */
+function majorBumpProblems(c: Comparison, accepted: Change[]): string[] {
+  const [b, h] = [parseVersion(c.base.version), parseVersion(c.head.version)];
+  if (b && h && h[0] > b[0]) return [];
+  const first = accepted[0]!;
+  const more = accepted.length > 1 ? ` and ${accepted.length - 1} more` : "";
+  const need = b ? `${b[0] + 1}.0.0` : "the next major";
+  return [
+    `info.version is ${c.head.version}, but a breaking change ships (\`${first.rule}\` at ${first.where}${more}, accepted in scripts/breaking/ignore.yaml): ` +
+      `a breaking change needs a major version: set info.version to ${need} (spec/openapi.yaml, info.version), under its new prefix.`,
+  ];
 }

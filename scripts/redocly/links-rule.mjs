@@ -30,6 +30,8 @@ function pointerResolves(resolve, schema, from, pointer) {
   return !!at.node;
 }
 
+const SEE = ' See spec/README.md § spec/ (components/links/).';
+
 export function linksResolve() {
   const operations = new Map(); // operationId → names of its parameters
   const pending = []; // links to judge once every operation is known
@@ -38,12 +40,12 @@ export function linksResolve() {
       leave() {
         for (const p of pending) {
           const params = operations.get(p.link.operationId);
-          if (!p.link.operationId) p.report({ message: `link "${p.name}" names no operationId (operationRef is not used in this contract).`, location: p.location });
-          else if (!params) p.report({ message: `link "${p.name}": no operation has operationId "${p.link.operationId}".`, location: p.location });
+          if (!p.link.operationId) p.report({ message: `link "${p.name}" names no operationId (operationRef is not used in this contract).${SEE}`, location: p.location });
+          else if (!params) p.report({ message: `link "${p.name}": no operation has operationId "${p.link.operationId}".${SEE}`, location: p.location });
           else {
             for (const [param, value] of Object.entries(p.link.parameters ?? {})) {
               const why = !params.has(param) ? `"${param}" is not a parameter of ${p.link.operationId}` : p.check(String(value));
-              if (why) p.report({ message: `link "${p.name}": ${why}.`, location: p.location });
+              if (why) p.report({ message: `link "${p.name}": ${why}.${SEE}`, location: p.location });
             }
           }
         }

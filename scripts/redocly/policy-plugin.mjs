@@ -13,6 +13,7 @@ import { linksResolve } from './links-rule.mjs';
 const { checkLifecycle, checkReference, statesOf, LIFECYCLE_KEY, REFERENCES_KEY } = await tsImport('../../src/lifecycle-check.ts', import.meta.url);
 const { categoryOf, readPolicy } = await tsImport('../../src/policy.ts', import.meta.url);
 import * as author from './author-rules.mjs';
+import * as requests from './request-rules.mjs';
 
 // The vocabularies of x-derived, x-completion, x-referenced-by, x-status and x-scopes (spec/README.md), shared with the mock.
 const rules = await tsImport('../../src/contract-rules.ts', import.meta.url);
@@ -325,15 +326,35 @@ function idempotency() {
   };
 }
 
+const SEE_SCOPES = ' See spec/README.md § x-scopes.';
+const CEILING_KEY = 'x-scope-ceiling';
+
+/**
+ * `x-scope-ceiling: caller` (the one value) on an operation that issues tokens: a POST whose success response carries
+ * an `access_token`, and that itself needs no scope (`x-scopes: []`), since every caller may ask for a token.
+ */
+function checkScopeCeiling(op, method, location, report, resolve) {
+  const value = op[CEILING_KEY];
+  if (value === undefined) return;
+  const at = location.child(CEILING_KEY);
+  if (value !== 'caller') report({ message: `\`${CEILING_KEY}\` is \`caller\` (the scopes granted are bounded by the caller's own), not ${JSON.stringify(value)}.${SEE_SCOPES}`, location: at });
+  const ok = Object.entries(op.responses ?? {}).find(([c]) => /^2\d\d$/.test(c))?.[1];
+  const res = ok ? resolve(ok, location.source.absoluteRef) : undefined;
+  const media = Object.values(res?.node?.content ?? {})[0];
+  const schema = media?.schema ? resolve(media.schema, res.location?.source.absoluteRef ?? location.source.absoluteRef).node : undefined;
+  if (method !== 'post' || !schema?.properties?.access_token) report({ message: `\`${CEILING_KEY}\` belongs on an operation that issues tokens (a POST whose success response has \`access_token\`); ${op.operationId ?? 'this one'} issues none.${SEE_SCOPES}`, location: at.key() });
+  if (Array.isArray(op[rules.SCOPES_KEY]) && op[rules.SCOPES_KEY].length) report({ message: `${op.operationId} issues tokens bounded by its caller's scopes: it needs none itself (\`${rules.SCOPES_KEY}: []\`).${SEE_SCOPES}`, location: location.child(rules.SCOPES_KEY) });
+}
+
 /** `x-scopes` on every operation that needs credentials: `<group>:read` for GET, `<group>:write` otherwise (or none). */
 function checkScopes(op, method, location, report) {
   const scopes = op[rules.SCOPES_KEY];
   const at = location.child(rules.SCOPES_KEY);
-  if (!Array.isArray(scopes)) return report({ message: `${op.operationId} needs credentials: declare the scopes it needs in \`${rules.SCOPES_KEY}\` (\`[]\` for none).`, location: location.key() });
+  if (!Array.isArray(scopes)) return report({ message: `${op.operationId} needs credentials: declare the scopes it needs in \`${rules.SCOPES_KEY}\` (\`[]\` for none).${SEE_SCOPES}`, location: location.key() });
   const access = method === 'get' || method === 'head' ? 'read' : 'write';
   scopes.forEach((s, i) => {
-    if (typeof s !== 'string' || !rules.SCOPE.test(s)) report({ message: `\`${s}\` is not a scope (\`<group>:read\` or \`<group>:write\`).`, location: at.child(i) });
-    else if (!s.endsWith(`:${access}`)) report({ message: `${op.operationId} is a ${method.toUpperCase()}: its scope ends in \`:${access}\`, not \`${s}\`.`, location: at.child(i) });
+    if (typeof s !== 'string' || !rules.SCOPE.test(s)) report({ message: `\`${s}\` is not a scope (\`<group>:read\` or \`<group>:write\`).${SEE_SCOPES}`, location: at.child(i) });
+    else if (!s.endsWith(`:${access}`)) report({ message: `${op.operationId} is a ${method.toUpperCase()}: its scope ends in \`:${access}\`, not \`${s}\`.${SEE_SCOPES}`, location: at.child(i) });
   });
 }
 
@@ -443,8 +464,9 @@ function contractRules({ public_paths: publicPaths = [] }) {
           currentPath = String(ctx.key);
         },
         Operation: {
-          enter(op, { report, location, key }) {
+          enter(op, { report, location, key, resolve }) {
             method = String(key);
+            checkScopeCeiling(op, method, location, report, resolve);
             if (op.operationId) operations[op.operationId] = { codes: Object.keys(op.responses ?? {}) };
             const isPublic = publicPaths.includes(currentPath) || (Array.isArray(op.security) && op.security.length === 0);
             if (!isPublic) checkScopes(op, method, location, report);
@@ -495,6 +517,13 @@ export default function policyPlugin() {
         'links': linksResolve,
 
         'contract-rules': contractRules,
+        // What a client sends and how files point at each other (issue 32), in request-rules.mjs.
+        'closed-requests': requests.closedRequests,
+        'readonly-in-request': requests.readOnlyInRequest,
+        'unique-operation-id': requests.uniqueOperationId,
+        'ref-folder': requests.refFolder,
+        'create-response': requests.createResponse,
+        'sunset': requests.sunset,
       },
     },
   };

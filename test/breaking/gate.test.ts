@@ -127,18 +127,23 @@ describe("the baseline", () => {
 });
 
 describe("npm run changelog", () => {
-  it("writes release notes grouped by impact, to stdout and to --out", async () => {
+  it("writes release notes, one entry per operation or resource, to stdout and to --out", async () => {
     expect(changelog.code, changelog.stderr).toBe(0);
     const notes = await fs.readFile(notesFile, "utf8");
     expect(changelog.stdout).toBe(notes);
     const headings = notes.split("\n").filter((l) => l.startsWith("#"));
-    expect(headings).toEqual([`## Unreleased (since ${VERSION})`, "### Breaking changes", "### Additions", "### Fixes and docs"]);
+    expect(headings).toEqual([`## Unreleased (since ${VERSION})`, "### Breaking changes", "### New", "### Changed"]);
     const section = (h: string) => notes.split(`### ${h}\n`)[1]!.split("###")[0]!;
-    expect(section("Breaking changes")).toMatch(/- \*\*GET \/v1\/speakers\*\*: Operation `GET \/v1\/speakers` was removed\. \(`operation-removed`\)/);
-    // New operations, schemas and tags are named together, in words, first (not "**tags `12`**: New tag.").
-    expect(section("Additions")).toMatch(/^\n- New operations: `mergeSpeakers` \(POST \/v1\/speakers\/merge\)\.\n- New schemas: `SpeakerMerge`\.\n- New tags in the root `tags:` list: `Merges`\.\n/);
+    expect(section("Breaking changes")).toMatch(/- \*\*`listSpeakers` \(GET \/v1\/speakers\)\*\*: Operation `GET \/v1\/speakers` was removed \(`operation-removed`\)\./);
+    // One entry per new operation, schema and tag, in words (not "**tags `12`**: New tag.").
+    expect(section("New").trim().split("\n").sort()).toEqual([
+      expect.stringMatching(/^- \*\*The contract\*\*: New tag `Merges` in the root `tags:` list\.$/),
+      expect.stringMatching(/^- \*\*`SpeakerMerge`\*\*: New schema, with `speaker_ids`\.$/),
+      expect.stringMatching(/^- \*\*`mergeSpeakers` \(POST \/v1\/speakers\/merge\)\*\*: New operation: .+\.$/),
+    ]);
     expect(notes).not.toMatch(/\*\*tags `\d+`\*\*|New field\.\n.*SpeakerMerge|\*\*\/v1\/speakers\/merge\*\*/);
-    expect(section("Fixes and docs")).toContain("`required` gained `language`");
+    // One entry for the operation: the request's new optional field and the response's new required one, in words.
+    expect(section("Changed")).toBe("\n- **`createSpeaker` (POST /v1/speakers)**: New optional field `language` in the request: BCP 47 language of the samples; new required field `language` in the response.\n");
   });
 });
 

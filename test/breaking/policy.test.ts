@@ -16,7 +16,14 @@ const head = structuredClone(realBundle);
 const codes: string[] = schema(head, "Error").properties.error["x-extensible-enum"];
 codes.splice(0, 1); // one error code removed: a break
 const found = clientFeltChanges(bundle(realBundle), bundle(head));
-const comparison = (changes: typeof found): Comparison => ({ base: bundle(realBundle), head: bundle(head), changes, impact: highest(changes), redocly: [] });
+const comparison = (changes: typeof found, version = head.info.version): Comparison => ({
+  base: bundle(realBundle),
+  head: { ...bundle(head), version },
+  changes,
+  impact: highest(changes),
+  redocly: [],
+});
+const nextMajor = `${Number(realBundle.info.version.split(".")[0]) + 1}.0.0`;
 
 let dir: string;
 beforeAll(async () => void (dir = await scratchDir()));
@@ -54,10 +61,23 @@ describe("severity per check and accepted breaks", () => {
     const ok = await write("ok.yaml", `accepted:\n  - rule: contract/extensible-enum\n    pointer: '${pointer}'\n    reason: The code was never sent.\n`);
     const judged = judge(found, await loadPolicy(undefined, ok));
     expect(judged[0]!.accepted).toBe("The code was never sent.");
-    expect(gateProblems(comparison(judged))).toEqual([]);
+    expect(gateProblems(comparison(judged, nextMajor))).toEqual([]);
     const bad = await write("bad.yaml", `accepted:\n  - rule: contract/extensible-enum\n    pointer: '${pointer}'\n`);
     await expect(loadPolicy(undefined, bad)).rejects.toThrow(PolicyError);
     await expect(loadPolicy(undefined, bad)).rejects.toThrow(/bad\.yaml: accepted\[0\] \(contract\/extensible-enum at .*\) has no reason/);
+  });
+
+  it("an accepted break ships only with a major version: without one the gate refuses, naming info.version, the rule and the place", async () => {
+    const pointer = found[0]!.pointer;
+    const ok = await write("ok2.yaml", `accepted:\n  - rule: contract/extensible-enum\n    pointer: '${pointer}'\n    reason: The code was never sent.\n`);
+    const judged = judge(found, await loadPolicy(undefined, ok));
+    const v = realBundle.info.version;
+    expect(gateProblems(comparison(judged, v))).toEqual([
+      `info.version is ${v}, but a breaking change ships (\`contract/extensible-enum\` at \`Error\` field \`error\`, accepted in scripts/breaking/ignore.yaml): a breaking change needs a major version: set info.version to ${nextMajor} (spec/openapi.yaml, info.version), under its new prefix.`,
+    ]);
+    const minor = v.replace(/^(\d+)\.(\d+)\..*$/, (_: string, a: string, b: string) => `${a}.${Number(b) + 1}.0`);
+    expect(gateProblems(comparison(judged, minor))).toHaveLength(1);
+    expect(gateProblems(comparison(judged, nextMajor))).toEqual([]);
   });
 
   it("an unknown severity is refused with where it is", async () => {
@@ -78,6 +98,6 @@ describe("reports", () => {
     const judged = judge(found, await loadPolicy());
     const md = prComment(comparison(judged), gateProblems(comparison(judged)));
     expect(md).toMatch(/^\*\*check:breaking failed\*\*\n\n- 1 breaking change/);
-    expect(md).toMatch(/### Breaking changes\n\n- \*\*`Error` field `error`\*\*: `x-extensible-enum` lost/);
+    expect(md).toMatch(/### Breaking changes\n\n- \*\*`Error`\*\*: `x-extensible-enum` lost/);
   });
 });

@@ -80,7 +80,7 @@ describe("npm run release", () => {
     expect(body(baseline)).toBe(await fs.readFile(additiveHead, "utf8"));
     expect(changelog.indexOf(`## ${V2} — 2026-12-01`)).toBeGreaterThan(0);
     expect(changelog.indexOf(`## ${V2} — 2026-12-01`)).toBeLessThan(changelog.indexOf(`## ${V1} — 2026-11-21`));
-    expect(changelog).toContain("### Additions\n\n- **POST /v1/speakers request body `language`**: New field.");
+    expect(changelog).toMatch(/### Changed\n\n- \*\*`createSpeaker` \(POST \/v1\/speakers\)\*\*: New optional field `language` in the request/);
   });
 
   it("a breaking change is refused and nothing is written", async () => {

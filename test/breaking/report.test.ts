@@ -90,7 +90,7 @@ describe("reports", () => {
     expect(lines).toHaveLength(2);
   });
 
-  it("release notes group by impact, breaking first, and say when nothing changed", () => {
+  it("release notes: one entry per operation, grouped breaking, new, changed, deprecated; and say when nothing changed", () => {
     const md = markdown(cmp, { title: "1.1.0 — 2026-12-01" });
     expect(md).toBe(
       [
@@ -98,15 +98,11 @@ describe("reports", () => {
         "",
         "### Breaking changes",
         "",
-        "- **GET /v1/x**: Operation gone, 100%: really. (`operation-removed`)",
+        "- **GET /v1/x**: Operation gone, 100%: really (`operation-removed`).",
         "",
-        "### Additions",
+        "### Changed",
         "",
-        "- **GET /v1/y**: New field.",
-        "",
-        "### Fixes and docs",
-        "",
-        "- **GET /v1/z**: `description` changed.",
+        "- **GET /v1/x**: New field; `description` changed.",
         "",
       ].join("\n"),
     );

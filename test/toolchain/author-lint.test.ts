@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parse, stringify } from "yaml";
+import { isMap, isScalar, LineCounter, parse, parseDocument, stringify } from "yaml";
 import { ROOT, SPEC_ROOT } from "../../scripts/lib/paths.js";
 import { problemLines } from "../../scripts/lib/redocly.js";
 
@@ -22,6 +22,8 @@ interface Plant {
   file: string;
   mutate: (doc: Json) => void;
   message: RegExp;
+  /** The YAML path of the node the author wrote: lint's line must be that node's (checked for the rules of issue 32). */
+  at?: (string | number)[];
 }
 const hdr = (doc: Json, method: string, code: string) => doc[method].responses[code].headers;
 
@@ -49,6 +51,20 @@ const PLANTS: Plant[] = [
   { rule: "no-invalid-media-type-examples", file: "components/examples/Speaker.yaml", mutate: (d) => (d.value.sample_count = "three"), message: /sample_count|type/ },
   { rule: "policy/unreferenced-files", file: "components/schemas/Tag.yaml", mutate: () => undefined, message: /spec\/components\/schemas\/Tag\.yaml is referenced by nothing/ },
   { rule: "policy/file-names", file: "openapi.yaml", mutate: (d) => (d.paths["/v1/tos"].$ref = "paths/tos.yaml"), message: /Path \/v1\/tos lives in tos\.yaml: name the file paths\/v1_tos\.yaml/ },
+ // Issue 32: what a client sends, and where a mistake is written.
+  { rule: "policy/closed-requests", file: "components/schemas/SpeakerUpdate.yaml", mutate: (d) => delete d.additionalProperties, message: /is part of a request body and is open: add `additionalProperties: false`/, at: [] },
+  { rule: "policy/closed-requests", file: "components/schemas/AgentCreate.yaml", mutate: (d) => (d.additionalProperties = true), message: /or `x-open: <why it takes any field>`/, at: ["additionalProperties"] },
+  { rule: "policy/readonly-in-request", file: "components/schemas/UseCaseCreate.yaml", mutate: (d) => ((d.properties.created_at = { type: "string", format: "date-time", readOnly: true }), d.required.push("created_at")), message: /"created_at" is readOnly \(the server sets it\) but this request schema requires it/, at: ["required", 2] },
+  { rule: "policy/unique-operation-id", file: "paths/v1_agents_{agent_id}.yaml", mutate: (d) => (d.get.operationId = "getSkill"), message: /operationId "getSkill" is also used in v1_skills_\{skill_id\}\.yaml \(GET\)/, at: ["get", "operationId"] },
+  { rule: "policy/unique-operation-id", file: "paths/v1_skills_{skill_id}.yaml", mutate: () => undefined, message: /operationId "getSkill" is also used in v1_agents_\{agent_id\}\.yaml \(GET\)/, at: ["get", "operationId"] },
+  { rule: "policy/ref-folder", file: "paths/v1_reports_{report_id}.yaml", mutate: (d) => (d.get.responses["200"].content["application/json"].schema.$ref = "../components/examples/Report.yaml"), message: /This \$ref is a Schema but points into components\/examples\/ \(Report\.yaml\): point it at components\/schemas\/<Name>\.yaml/, at: ["get", "responses", "200", "content", "application/json", "schema", "$ref"] },
+  { rule: "policy/create-response", file: "paths/v1_speakers.yaml", mutate: (d) => delete d.post.responses["201"].links, message: /createSpeaker creates something: its 201 needs `links`/, at: ["post", "responses", "201"] },
+  { rule: "policy/create-response", file: "paths/v1_webhooks.yaml", mutate: (d) => delete hdr(d, "post", "201")["Idempotent-Replayed"], message: /createWebhook takes the Idempotency-Key: its 201 needs the `Idempotent-Replayed` header/, at: ["post", "responses", "201", "headers"] },
+  { rule: "policy/contract-rules", file: "paths/v1_oauth_revoke.yaml", mutate: (d) => delete d.post["x-scopes"], message: /revokeOAuthToken needs credentials: declare the scopes it needs in `x-scopes` \(`\[\]` for none\)/, at: ["post"] },
+  { rule: "policy/contract-rules", file: "paths/v1_oauth_token.yaml", mutate: (d) => (d.post["x-scope-ceiling"] = "callers"), message: /`x-scope-ceiling` is `caller`.*not "callers"/, at: ["post", "x-scope-ceiling"] },
+  { rule: "policy/contract-rules", file: "paths/v1_use-cases_{use_case_id}.yaml", mutate: (d) => (d.get["x-scope-ceiling"] = "caller"), message: /`x-scope-ceiling` belongs on an operation that issues tokens.*getUseCase issues none/, at: ["get", "x-scope-ceiling"] },
+  { rule: "policy/sunset", file: "paths/v1_skills.yaml", mutate: (d) => (d.get["x-sunset"] = "2027-01-01"), message: /`x-sunset` announces a removal: add `deprecated: true` beside it/, at: ["get", "x-sunset"] },
+  { rule: "policy/sunset", file: "paths/v1_speakers.yaml", mutate: (d) => Object.assign(d.get.parameters.find((p: Json) => p.name === "name"), { deprecated: true, "x-sunset": "next year" }), message: /`x-sunset` is a date, YYYY-MM-DD .*not "next year"/, at: ["get", "parameters", 2, "x-sunset"] },
   { rule: "policy/id-prefix", file: "components/parameters/BoardId.yaml", mutate: (d) => delete d.schema.pattern, message: /"board_id" is an id: give its schema a `pattern` with the type prefix/ },
 ];
 
@@ -62,6 +78,21 @@ async function readmeRules(): Promise<{ bullets: string[]; rules: string[] }> {
 }
 
 let dir = "";
+/** The line (1-based) of the node at a YAML path of a planted file, as written in the copy (the key's line for a map entry). */
+const written = new Map<string, string>();
+function lineOf(file: string, at: (string | number)[]): number {
+  const text = written.get(file)!;
+  const doc = parseDocument(text);
+  const counter = new LineCounter();
+  parseDocument(text, { lineCounter: counter });
+  if (!at.length) return 1;
+  const parent = at.length > 1 ? doc.getIn(at.slice(0, -1), true) : doc.contents;
+  const pair = isMap(parent) ? parent.items.find((i) => (isScalar(i.key) ? i.key.value : i.key) === at.at(-1)) : undefined;
+  const node = pair ? pair.key : doc.getIn(at, true);
+  const offset = (node as { range?: number[] } | undefined)?.range?.[0];
+  if (offset === undefined) throw new Error(`no node at ${at.join(".")} in ${file}`);
+  return counter.linePos(offset).line;
+}
 let output = "";
 let lines: string[] = [];
 let exitCode = 0;
@@ -75,6 +106,7 @@ beforeAll(async () => {
     const doc = exists ? parse(await fs.readFile(file, "utf8")) : { type: "object", properties: { name: { type: "string", maxLength: 50 } } };
     p.mutate(doc);
     await fs.writeFile(file, stringify(doc, { lineWidth: 0 }));
+    written.set(p.file, await fs.readFile(file, "utf8"));
   }
   await fs.rename(path.join(dir, "paths/v1_tos.yaml"), path.join(dir, "paths/tos.yaml"));
   const res = await run(process.execPath, ["scripts/lint.mjs", path.join(dir, "openapi.yaml"), "--max-problems=1000"], { cwd: ROOT }).then(
@@ -117,6 +149,7 @@ describe("npm run lint catches every rule spec/README.md lists, naming the spec 
       expect(named.length, `no ${p.rule} problem in spec/${p.file}; lint said:\n${lines.join("\n")}`).toBeGreaterThan(0);
       expect(named.some((l) => p.message.test(l)), named.join("\n")).toBe(true);
       expect(named.every((l) => /^\S*spec\/\S+:\d+:\d+ /.test(l)), "with a line and column").toBe(true);
+      if (p.at) expect(named.map((l) => Number(/:(\d+):\d+ /.exec(l)![1])), "at the line the author wrote").toContain(lineOf(p.file, p.at));
     });
   }
 });

@@ -133,6 +133,34 @@ const utf8Bytes = (s: string) => Buffer.from(s, "utf8").toString("latin1");
 /** Any string as a header value node:http will send: UTF-8 bytes, control characters (but tab) dropped. */
 const headerSafe = (s: string) => utf8Bytes(s).replace(/[\x00-\x08\x0a-\x1f\x7f]/g, "");
 
+const FAR = { min: new Date("2000-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true };
+
+/**
+ * A valid value of a parameter schema that has no example and no pattern: from its `format` (a date-time is an
+ * RFC 3339 time, not `x`), else its type and bounds. Only formats ajv-formats checks are made; others fall back to
+ * the type. Hand-written because json-schema-faker (a dependency) makes unbounded values that miss `maxLength`.
+ */
+export function fromSchema(s: Json): fc.Arbitrary<unknown> {
+  const types: string[] = Array.isArray(s.type) ? s.type.filter((t: string) => t !== "null") : [s.type ?? "string"];
+  const type = types[0] ?? "string";
+  if (s.const !== undefined) return fc.constant(s.const);
+  if (Array.isArray(s.enum) && s.enum.length) return fc.constantFrom(...s.enum);
+  if (type === "integer") return fc.integer({ min: s.minimum ?? 0, max: s.maximum ?? (s.minimum ?? 0) + 1000 });
+  if (type === "number") return fc.double({ min: s.minimum ?? 0, max: s.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
+  if (type === "boolean") return fc.boolean();
+  const fits = (v: string) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity);
+  const byFormat: Record<string, fc.Arbitrary<string>> = {
+    "date-time": fc.date(FAR).map((d) => d.toISOString()),
+    date: fc.date(FAR).map((d) => d.toISOString().slice(0, 10)),
+    email: fc.emailAddress(),
+    uri: fc.webUrl(),
+    uuid: fc.uuid(),
+  };
+  const fromFormat = byFormat[s.format as string];
+  if (fromFormat) return fromFormat.filter(fits);
+  return fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyz0123456789"), minLength: Math.max(1, s.minLength ?? 1), maxLength: Math.min(s.maxLength ?? 20, 20) });
+}
+
 export class CaseFactory {
   readonly ops: OpInfo[];
   private readonly ajv;
@@ -245,7 +273,7 @@ export class CaseFactory {
     const examples = this.examplesOf(p);
     const fits = (v: string) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Infinity);
     const fromPattern = typeof s.pattern === "string" ? [fc.stringMatching(new RegExp(s.pattern)).filter(fits)] : [];
-    return examples.length ? fc.oneof(fc.constantFrom(...examples), ...fromPattern) : (fromPattern[0] ?? fc.constant("x"));
+    return examples.length ? fc.oneof(fc.constantFrom(...examples), ...fromPattern) : (fromPattern[0] ?? fromSchema(s));
   }
 
   private validPath(info: OpInfo): fc.Arbitrary<string> {
