@@ -2309,7 +2309,7 @@ export interface components {
          *     - On entering `completed`: `language` is filled (detected-language) when `language` is `auto`.
          *     - On entering `completed`: `duration_seconds` is filled (media-duration) when `media_type` is not `text`.
          *     - On entering `completed`: `getAnalysisTranscript` has content (transcript).
-         *     - On entering `completed`: `listAnalysisSpeakers` has content (speakers) when `features` contains `diarization`.
+         *     - On entering `completed`: `listAnalysisSpeakers` has content (speakers) when `{"properties":{"features":{"contains":{"enum":["diarization","speaker_identification"]}}}}`.
          *     - On entering `completed`: `listAnalysisSignals` has content (signals) when `features` contains `signals`.
          *     - On entering `completed`: `listAnalysisAlerts` has content (alerts) when `features` contains `signals`.
          */
