@@ -198,6 +198,29 @@ export class RequestValidator {
     return this.narrow(ajv, [...rest, ...branchErrors], data, depth + 1);
   }
 
+  /**
+   * The errors of a failed "exactly one of" (`oneOf` whose variants each require a property the others forbid,
+   * spec/README.md § Rules every operation follows) narrowed to the variants whose property the value has: a body
+   * with `text` gets the text variant's violations, one with both gets each variant's ("cannot be combined with
+   * `media_url`"), one with neither one `oneOf` item naming the choice. Errors outside the `oneOf` are kept.
+   */
+  private narrowExclusive(ajv: Ajv2020, errors: ErrorObject[], data: unknown): ErrorObject[] {
+    const umbrella = errors.find((e) => e.keyword === "oneOf" && exclusiveProperties(e.parentSchema as Json) !== null);
+    const value = umbrella && at(data, umbrella.instancePath);
+    if (!umbrella || !value || typeof value !== "object" || Array.isArray(value)) return errors;
+    const branches: Json[] = (umbrella.parentSchema as Json).oneOf;
+    const own = exclusiveProperties(umbrella.parentSchema as Json)!;
+    const rest = errors.filter((e) => e !== umbrella && !e.schemaPath.startsWith(umbrella.schemaPath + "/"));
+    const chosen = own.flatMap((name, i) => (Object.hasOwn(value, name) ? [i] : []));
+    if (!chosen.length) return [...rest, { ...umbrella, params: { ...umbrella.params, exclusive: own } }];
+    const base = umbrella.instancePath;
+    const branchErrors = chosen.flatMap((i) => {
+      const validate = this.branchValidator(ajv, branches[i]);
+      return validate(value) ? [] : (validate.errors ?? []).map((e) => ({ ...e, instancePath: base + e.instancePath, schemaPath: `${umbrella.schemaPath}/${i}${e.schemaPath.slice(1)}`, params: { ...e.params, given: own[i] } }));
+    });
+    return [...rest, ...branchErrors];
+  }
+
   private branchCache = new WeakMap<object, ValidateFunction>();
 
   private branchValidator(ajv: Ajv2020, branch: Json): ValidateFunction {
@@ -310,10 +333,11 @@ export class RequestValidator {
       return { issues: [], value: raw };
     }
     if (entry.validate && !entry.validate(value)) {
-      const rule = ruleAnswer(entry.validate.errors ?? []);
-      if (rule) return { issues: [], value, rule };
       const ajv = isJson(mt) ? this.strictAjv : this.coercingAjv;
-      return { issues: toIssues("body", this.narrow(ajv, entry.validate.errors ?? [], value)), value };
+      const errors = this.narrowExclusive(ajv, entry.validate.errors ?? [], value);
+      const rule = ruleAnswer(errors);
+      if (rule) return { issues: [], value, rule };
+      return { issues: toIssues("body", this.narrow(ajv, errors, value)), value };
     }
     return { issues: [], value };
   }
@@ -466,6 +490,14 @@ function formToObject(form: URLSearchParams | FormData, content: Json, contract:
     Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** The property each variant of an "exactly one of" requires and every other variant forbids; null for any other `oneOf`. */
+function exclusiveProperties(schema: Json): string[] | null {
+  const variants: unknown = schema?.oneOf;
+  if (!Array.isArray(variants) || variants.length < 2) return null;
+  const own = variants.map((v: Json) => (v?.required ?? []).find((name: string) => variants.every((w: Json) => w === v || w?.properties?.[name] === false)));
+  return own.every((name) => typeof name === "string") ? own : null;
 }
 
 function at(data: unknown, instancePath: string): unknown {

@@ -45,6 +45,19 @@ describe("omitted fields take the contract's rules, not the create example's val
     expect(diar.status).toBe(400);
   });
 
+  it("keeps the statuses of AnalysisCreate's union (oneOf): both media_url and text 422 naming each, text with diarization 400, http:// 422", async () => {
+    const both = await post("/v1/analyses", { media_type: "text", media_url: "https://media.example.com/z.mp3", text: "Hi." });
+    expect(both.status).toBe(422);
+    expect(both.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ["body", "text"], msg: "cannot be combined with `media_url`" }), expect.objectContaining({ loc: ["body", "media_url"], msg: "cannot be combined with `text`" })]));
+    const diar = await post("/v1/analyses", { media_type: "text", text: "Hi.", features: ["transcription", "speaker_identification"] });
+    expect([diar.status, diar.body.detail]).toEqual([400, expect.stringContaining("not available for it")]);
+    const http = await post("/v1/analyses", { media_type: "audio", media_url: "http://media.example.com/z.mp3" });
+    expect(http.status).toBe(422);
+    expect(http.body.detail).toEqual([expect.objectContaining({ loc: ["body", "media_url"], type: "pattern" })]);
+    const neither = await post("/v1/analyses", { media_type: "audio" });
+    expect(neither.body.detail).toEqual([expect.objectContaining({ loc: ["body"], msg: "must have one of `media_url` or `text`" })]);
+  });
+
   it("takes the title from the last path segment of media_url", async () => {
     const r = await post("/v1/analyses", { media_type: "audio", media_url: "https://media.example.com/calls/renewal-call.mp3?sig=abc" });
     expect(r.body.title).toBe("renewal-call.mp3");
