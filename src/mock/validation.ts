@@ -23,6 +23,21 @@ export interface UploadedFile {
   name: string;
   type: string | null;
   size: number;
+  /** A text part's content (`text/plain`, `text/markdown`…), which the mock analyses as text (decision RM18). */
+  text?: string;
+  /** The part itself, until its text is read. */
+  blob?: Blob;
+}
+
+/** Longest text file read as text: the contract's bound on inline `text` (AnalysisCreate, 500,000 characters, at most 4 bytes each). */
+const MAX_TEXT_FILE_BYTES = 2_000_000;
+
+/** Reads the text of a form's `text/*` file parts (async, which the form's parse is not). */
+async function readTextParts(body: unknown): Promise<void> {
+  for (const f of Object.values(uploadedFiles(body))) {
+    if (f.blob && /^text\//i.test(f.type ?? "") && f.size <= MAX_TEXT_FILE_BYTES) f.text = await f.blob.text();
+    delete f.blob;
+  }
 }
 
 const UPLOADED_FILES = Symbol("uploaded files");
@@ -329,6 +344,7 @@ export class RequestValidator {
         throw new BadRequest("Request body is not valid multipart/form-data (check the boundary).");
       }
       value = formToObject(form, entry.content, this.contract, this.caps.formFields);
+      await readTextParts(value);
     } else {
       return { issues: [], value: raw };
     }
@@ -453,7 +469,7 @@ function formFields(form: URLSearchParams | FormData, cap: number, files: Record
   for (const [name, v] of form) {
     if (++count > cap) throw new BadRequest(`Form has more than ${cap} fields, the most the mock reads in one body.`);
     // A field's first file part: what the contract derives from it (`x-derived`: content type, size) reads this.
-    if (typeof v !== "string" && !fields.has(name)) files[name] = { name: (v as File).name || "file", type: (v as File).type || null, size: (v as File).size };
+    if (typeof v !== "string" && !fields.has(name)) files[name] = { name: (v as File).name || "file", type: (v as File).type || null, size: (v as File).size, blob: v as File };
     const value = typeof v === "string" ? v : (v as File).name || "file";
     const values = fields.get(name);
     if (values) values.push(value);

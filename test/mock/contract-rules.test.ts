@@ -173,6 +173,24 @@ describe("uploads derive what the request says", () => {
     expect(r.body.source).toEqual({ type: "upload", url: null, filename: "standup.mp3", content_type: "audio/mpeg", size_bytes: 2048 });
   });
 
+  it.each([
+    ["text/plain", "notes.txt", "Customer: the invoice was charged twice. Agent: I will refund the duplicate today.", "the invoice was charged twice"],
+    ["text/markdown", "notes.md", "# Call notes\n\nThe customer asked about the renewal price. We promised a quote by Friday.", "the renewal price"],
+  ])("a %s file is analysed as text: its own sentences, no timings or speakers, duration null (Transcript.yaml)", async (type, name, text, fragment) => {
+    const form = new FormData();
+    form.append("file", new Blob([text], { type }), name);
+    const r = await getJson(g.url + "/v1/analyses/upload", { method: "POST", headers: { "X-API-Key": "pk_test_demo_pro" }, body: form });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    expect(r.body.media_type).toBe("text");
+    steps();
+    const a = (await call(g.url, "GET", `/v1/analyses/${r.body.id}`)).body;
+    const t = (await call(g.url, "GET", `/v1/analyses/${r.body.id}/transcript`)).body;
+    expect([a.status, a.duration_seconds, t.duration_seconds, t.speakers]).toEqual(["completed", null, null, []]);
+    expect(t.segments.every((s: any) => s.start === null && s.end === null && s.speaker_label === null && s.words.length === 0)).toBe(true);
+    expect(t.segments.map((s: any) => s.text).join(" ")).toContain(fragment);
+    expect(t.text).not.toContain("Northwind");
+  });
+
   it("a stream-upload of 4,096 bytes reports size_bytes 4096", async () => {
     const r = await getJson(g.url + "/v1/analysis/stream-upload?media_type=audio", { method: "POST", headers: { "X-API-Key": "pk_test_demo_pro", "Content-Type": "application/octet-stream" }, body: Buffer.alloc(4096, 7) });
     expect(r.status).toBe(202);
