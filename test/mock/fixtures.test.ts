@@ -1,6 +1,7 @@
 // Fixtures (`--fixtures FILE`, decision MC6): a team's own records loaded into named workspaces and checked
 // against the contract.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
@@ -47,7 +48,7 @@ describe("--fixtures: a completed analysis without content (issue 31)", () => {
   let g: TestGateway;
   let file: string;
   beforeAll(async () => {
-    file = path.join(fs.mkdtempSync(path.join(REPO_ROOT, "node_modules/.cache-fixtures-")), "fx.yaml");
+    file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "fixtures-completed-")), "fx.yaml");
     fs.writeFileSync(file, completed);
     g = await startGateway({ fixtures: file });
   });
