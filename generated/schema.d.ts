@@ -2309,7 +2309,7 @@ export interface components {
          *     - On entering `completed`: `language` is filled (detected-language) when `language` is `auto`.
          *     - On entering `completed`: `duration_seconds` is filled (media-duration) when `media_type` is not `text`.
          *     - On entering `completed`: `getAnalysisTranscript` has content (transcript).
-         *     - On entering `completed`: `listAnalysisSpeakers` has content (speakers) when `features` contains `diarization`.
+         *     - On entering `completed`: `listAnalysisSpeakers` has content (speakers) when `{"properties":{"features":{"contains":{"enum":["diarization","speaker_identification"]}}}}`.
          *     - On entering `completed`: `listAnalysisSignals` has content (signals) when `features` contains `signals`.
          *     - On entering `completed`: `listAnalysisAlerts` has content (alerts) when `features` contains `signals`.
          */
@@ -2409,7 +2409,6 @@ export interface components {
          *     - `language` defaults to `auto`.
          *     - `features` defaults to `["transcription","diarization"]`.
          *     - `features`: when not sent, the `features` of the UseCase named by `use_case_id`.
-         *     - A body with neither `media_url` nor `text` answers 422.
          *     - `signals` needs `use_case_id`: 400 otherwise. (400)
          *     - A `text` analysis runs `transcription` alone without a use case; `diarization` and `speaker_identification` are not available for it: 400 otherwise. (400) Then `features` defaults to `["transcription"]`.
          */
@@ -2423,7 +2422,7 @@ export interface components {
              *     `media_too_large`, and media over 4 hours with `media_too_long`.
              * @example https://media.example.com/calls/2026-11-20/northwind-renewal.mp3
              */
-            media_url?: string;
+            media_url?: `https://${string}`;
             /**
              * @description Text to analyse, up to 500,000 characters. Only with `media_type` `text`.
              * @example Customer: If the price goes up again we will have to look at other vendors.
@@ -2465,7 +2464,20 @@ export interface components {
              */
             features?: components["schemas"]["AnalysisFeature"][];
             metadata?: components["schemas"]["Metadata"];
-        };
+        } & (({
+            media_url: unknown;
+            text?: never;
+        } & {
+            [key: string]: unknown;
+        }) | ({
+            text: unknown;
+            media_url?: never;
+            /** @constant */
+            media_type?: "text";
+            features?: ("transcription" | "signals" | "summary")[];
+        } & {
+            [key: string]: unknown;
+        }));
         /**
          * @description One processing feature of an analysis.
          *     `transcription` produces the transcript; `diarization` splits it into

@@ -329,3 +329,40 @@ export function edges(m: Machine): Array<[string, string]> {
   for (const t of m.transitions) for (const f of t.from) if (!out.some(([a, b]) => a === f && b === t.to)) out.push([f, t.to]);
   return out;
 }
+
+/** One rule a resource's state puts on a field its lifecycle `set`s (see stateFields). */
+export interface StateField {
+  field: string;
+  /** The state whose `set` names the field. */
+  entered: string;
+  /** "set": a `$now` time, present; "null": that state not reached yet; else the constant the state sets. */
+  must: "set" | "null" | { value: unknown };
+}
+
+/**
+ * What a resource in `state` holds in the fields its lifecycle sets on entering a state (decision RM17): in that
+ * state, a constant has its value and a `$now` time is set (`completed_at` of a completed analysis); in a state
+ * that comes before it (reaches it, never reached from it), such a time is still null. Fixtures are checked
+ * against it and factories follow it.
+ */
+export function stateFields(m: Machine, state: string): StateField[] {
+  const out: StateField[] = [];
+  for (const [entered, fields] of Object.entries(m.set)) {
+    for (const [field, set] of Object.entries<unknown>(fields)) {
+      if (state === entered) out.push({ field, entered, must: set === "$now" ? "set" : { value: set } });
+      else if (set === "$now" && reaches(m, state, entered) && !reaches(m, entered, state)) out.push({ field, entered, must: "null" });
+    }
+  }
+  return out;
+}
+
+/** Can a resource in state `from` get to state `to` through the transitions? */
+function reaches(m: Machine, from: string, to: string): boolean {
+  const seen = new Set([from]);
+  const next = edges(m);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [a, b] of next) if (seen.has(a) && !seen.has(b)) grew = Boolean(seen.add(b));
+  }
+  return from !== to && seen.has(to);
+}

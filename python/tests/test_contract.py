@@ -18,6 +18,18 @@ SCHEMAS: Dict[str, Any] = DOC["components"]["schemas"]
 METHODS = ("get", "put", "post", "delete", "patch")
 
 
+def object_variants(name: str, schema: Dict[str, Any]) -> List[Any]:
+    """(TypedDict, merged schema) of an object schema: itself, or each variant of its "exactly one of" (a `oneOf`
+    narrowing its properties, AnalysisCreate): the object's properties with the variant's, less those it forbids."""
+    if "oneOf" not in schema:
+        return [(getattr(models, name), schema)]
+    out = []
+    for td, variant in zip(get_args(getattr(models, name)), schema["oneOf"]):
+        props = {k: {**schema["properties"].get(k, {}), **v} for k, v in {**{k: {} for k in schema["properties"]}, **variant.get("properties", {})}.items() if v is not False}
+        out.append((resolve(td), {"properties": props, "required": sorted(set(schema.get("required", [])) | set(variant.get("required", [])))}))
+    return out
+
+
 def is_typed_dict(hint: Any) -> bool:
     return isinstance(hint, type) and issubclass(hint, dict) and hasattr(hint, "__required_keys__")
 
@@ -89,22 +101,28 @@ class ModelsTest(unittest.TestCase):
             if schema.get("type") != "object" or "properties" not in schema:
                 continue
             count += 1
-            td = getattr(models, name)
-            required = set(schema.get("required", []))
-            self.assertEqual(td.__required_keys__, required, name)
-            self.assertEqual(td.__optional_keys__, set(schema["properties"]) - required, name)
+            for td, merged in object_variants(name, schema):
+                required = set(merged.get("required", []))
+                self.assertEqual(td.__required_keys__, required, td.__name__)
+                self.assertEqual(td.__optional_keys__, set(merged["properties"]) - required, td.__name__)
         self.assertGreater(count, 100)
 
     def test_nullable_fields_are_optional_and_consts_are_literals(self) -> None:
         for name, schema in SCHEMAS.items():
             if schema.get("type") != "object" or "properties" not in schema:
                 continue
-            hints = typing.get_type_hints(getattr(models, name))
-            for key, prop in schema["properties"].items():
-                arms = get_args(hints[key]) if get_origin(hints[key]) is Union else (hints[key],)
-                self.assertEqual(type(None) in arms, nullable(prop), f"{name}.{key}")
-                if "const" in prop:
-                    self.assertEqual((get_origin(hints[key]), get_args(hints[key])), (Literal, (prop["const"],)), f"{name}.{key}")
+            for td, merged in object_variants(name, schema):
+                hints = typing.get_type_hints(td)
+                for key, prop in merged["properties"].items():
+                    arms = get_args(hints[key]) if get_origin(hints[key]) is Union else (hints[key],)
+                    self.assertEqual(type(None) in arms, nullable(prop), f"{td.__name__}.{key}")
+                    if "const" in prop:
+                        self.assertEqual((get_origin(hints[key]), get_args(hints[key])), (Literal, (prop["const"],)), f"{td.__name__}.{key}")
+
+    def test_exactly_one_of_is_a_union_without_the_forbidden_key(self) -> None:
+        self.assertEqual([t.__name__ for t in map(resolve, get_args(models.AnalysisCreate))], ["AnalysisCreateMediaUrl", "AnalysisCreateText"])
+        self.assertNotIn("text", models.AnalysisCreateMediaUrl.__optional_keys__ | models.AnalysisCreateMediaUrl.__required_keys__)
+        self.assertNotIn("media_url", models.AnalysisCreateText.__optional_keys__ | models.AnalysisCreateText.__required_keys__)
 
     def test_enums_are_literals_and_one_ofs_unions_of_the_variants(self) -> None:
         for name, schema in SCHEMAS.items():

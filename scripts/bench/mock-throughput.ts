@@ -12,6 +12,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
+import { contentCost, type ContentCost } from "./content-cost.js";
 import { alternate, BIN, firstJsonLine, freePort, median, medianRatio, spawnGroup, stopGroup, TSX, waitForStatus } from "./lib.js";
 
 const require = createRequire(import.meta.url);
@@ -77,6 +78,8 @@ export interface MockThroughput {
     storedItemOverStatic: number;
     storedPageOverStatic: number;
   };
+  /** Completing an analysis's content (derived, content.ts), measured under a load run of the stored GET. */
+  content: ContentCost;
   non2xx: number;
 }
 
@@ -169,6 +172,9 @@ export async function mockThroughput(o: { rounds: number; seconds: number; conne
       o.say(`  round ${r + 1} ${t.padEnd(10)} ${Math.round(result.rps)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}  non-2xx ${result.non2xx}`);
       return result;
     });
+    // Not one of the rounds: the measuring loop shares this process with autocannon, so its run is not recorded.
+    const content = await contentCost(run("storedItem", o.seconds));
+    o.say(`  content: ${content.samples} analyses completed under load, CPU p95 ${content.cpuP95Ms.toFixed(2)} ms, wall p50 ${content.p50Ms.toFixed(2)} ms, p95 ${content.p95Ms.toFixed(2)} ms`);
     const cpu = (t: Target) => (runs[t].every((r) => r.cpuUsPerRequest !== null) ? runs[t].map((r) => r.cpuUsPerRequest!) : null);
     const med = (t: Target) => ({
       rps: median(runs[t].map((r) => r.rps)),
@@ -192,6 +198,7 @@ export async function mockThroughput(o: { rounds: number; seconds: number; conne
         storedItemOverStatic: medianRatio(rps("storedItem"), rps("staticItem")),
         storedPageOverStatic: medianRatio(rps("storedPage"), rps("staticPage")),
       },
+      content,
       non2xx,
     };
   } finally {

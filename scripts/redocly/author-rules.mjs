@@ -127,10 +127,14 @@ export function polymorphism() {
       const isObject = (v) => typesOf(v).includes('object') || v.properties !== undefined;
       // One object and `null` (a nullable object) is no polymorphism: only two or more object variants need a discriminator.
       if (variants.filter(isObject).length < 2) return;
+      // A request body's "exactly one of" discriminates by presence instead: a variant requires a property that
+      // every other object variant forbids (`name: false`), as AnalysisCreate's `media_url` and `text`.
+      const forbids = (v, name) => v.properties?.[name] === false;
+      const exclusive = (v) => (v.required ?? []).some((name) => variants.every((w) => w === v || !isObject(w) || forbids(w, name)));
       variants.forEach((v, i) => {
         if (!isObject(v)) return;
-        if (!Object.values(v.properties ?? {}).some((p) => resolve(p).node?.const !== undefined)) {
-          report({ message: `oneOf variant ${i} has no discriminator: give it a property with \`const\` (like \`type: {const: text}\`).${see()}`, location: location.child(['oneOf', i]) });
+        if (!exclusive(v) && !Object.values(v.properties ?? {}).some((p) => resolve(p).node?.const !== undefined)) {
+          report({ message: `oneOf variant ${i} has no discriminator: give it a property with \`const\` (like \`type: {const: text}\`), or require one that the other variants forbid (\`text: false\`).${see()}`, location: location.child(['oneOf', i]) });
         }
       });
     },

@@ -3,7 +3,7 @@
 // always gets the same content, and every part agrees with the others and with the features asked for
 // (`x-completion` in Analysis.yaml and its grammar in spec/README.md):
 //   - segments follow each other from 0 without gaps: the last one's end is the media's `duration_seconds`;
-//   - speaker labels only with `diarization`, numbered in order of first speech; an identity (`speaker_id`,
+//   - speaker labels only with `diarization` (or `speaker_identification`, which implies it), numbered in order of first speech; an identity (`speaker_id`,
 //     `name`) only with `speaker_identification`, taken from the contract's example of an identified speaker;
 //   - a speaker's `segment_count`, talk time, ratio and first start are counted from the transcript;
 //   - one signal per skill of the contract's example signals (its score within 0.1 of the example's), a timed one over a segment it quotes as evidence
@@ -76,8 +76,9 @@ export function mediaContent(t: Templates, req: ContentRequest): MediaContent {
   const rnd = seeded(req.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const f = new Set(req.features);
-  const diarized = f.has("diarization");
-  const identified = diarized && f.has("speaker_identification");
+  // AnalysisFeature.yaml: speaker_identification implies diarization.
+  const identified = f.has("speaker_identification");
+  const diarized = identified || f.has("diarization");
   const pool = [...t.segments.map((s) => String(s.text)), ...LINES];
   const nSpeakers = 2 + Math.floor(rnd() * 2);
   const segments = timedSegments(rnd, pool, pick, nSpeakers, diarized);

@@ -19,6 +19,7 @@
 // not of what exists: an agent paused after its runs were made is fine.)
 import fs from "node:fs";
 import { LineCounter, parseDocument, type Node } from "yaml";
+import { stateFields } from "../lifecycle.js";
 import type { RateLimitPolicy } from "../policy.js";
 import type { Contract, Json } from "./contract.js";
 import type { JsonPath, JsonSource } from "./json-file.js";
@@ -124,6 +125,7 @@ class RecordCheck {
       ids.set(schema, seen);
       (list as Json[]).forEach((value, i) => {
         this.schema(coll!, value, (path, msg) => fail([schema, i, ...path], msg));
+        this.lifecycle(coll!, value, (path, msg) => fail([schema, i, ...path], msg));
         const key = value[coll!.key];
         if (seen.has(key)) fail([schema, i, coll!.key], `${nameOf(schema)} ${key} appears twice`);
         seen.add(key);
@@ -142,6 +144,20 @@ class RecordCheck {
     const path = e.instancePath.split("/").slice(1).map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
     const extra = e.keyword === "additionalProperties" ? ` (${(e.params as { additionalProperty: string }).additionalProperty})` : "";
     fail(path, `${label(coll, value)}${e.message}${extra} (schema ${coll.schema}, rule "${e.keyword}")`);
+  }
+
+  /** The fields its `x-lifecycle` sets on entering a state, against the record's state (stateFields, RM17). */
+  private lifecycle(coll: CollectionModel, value: Json, fail: Fail): void {
+    const m = coll.machine;
+    const state = m ? value[m.property] : undefined;
+    if (!m || typeof state !== "string") return;
+    for (const { field, entered, must } of stateFields(m, state)) {
+      const v = value[field] ?? null;
+      const rule = `(x-lifecycle set: ${entered})`;
+      if (must === "set" && v === null) fail([field], `${label(coll, value)}must be set in state ${state} ${rule}`);
+      if (must === "null" && v !== null) fail([field], `${label(coll, value)}must be null in state ${state}, which comes before ${entered} ${rule}`);
+      if (typeof must === "object" && JSON.stringify(v) !== JSON.stringify(must.value)) fail([field], `${label(coll, value)}must be ${JSON.stringify(must.value)} in state ${state} ${rule}`);
+    }
   }
 
   /** A sub-collection's parent, and the ids its create operations' `x-references` name, in the same workspace. */

@@ -58,6 +58,7 @@ function own(table: Record<string, string>, key: unknown): string | undefined {
 
 /** The property a `dependentSchemas` branch depends on, when the error comes from inside one. */
 function dependency(e: ErrorObject): string | undefined {
+  if (typeof e.params.given === "string") return e.params.given; // a variant of an "exactly one of" (validation.ts)
   const m = /\/dependentSchemas\/([^/]+)\//.exec(e.schemaPath);
   return m ? m[1]!.replace(/~1/g, "/").replace(/~0/g, "~") : undefined;
 }
@@ -111,6 +112,7 @@ function message(e: ErrorObject): string {
     case "format":
       return `must be ${own(FORMAT_NAMES, p.format) ?? `a valid ${p.format}`}`;
     case "oneOf":
+      if (Array.isArray(p.exclusive)) return `must have one of ${p.exclusive.map((n: string) => `\`${n}\``).join(" or ")}`;
       return p.passingSchemas ? "matches more than one of the allowed forms" : "does not match any of the allowed forms";
     case "anyOf":
       return "does not match any of the allowed forms";

@@ -29,6 +29,10 @@ export function ruleAnswer(errors: readonly ErrorObject[]): RuleAnswer | null {
   const rules = rulesOf(errors);
   if (!rules.length) return null;
   const inRule = (e: ErrorObject) => rules.some((r) => e.schemaPath === r.prefix + "/if" || e.schemaPath.startsWith(r.prefix + "/then/"));
-  if (!errors.every(inRule)) return null;
+  // A violation inside a field a rule refuses is that rule's too (a variant of AnalysisCreate's "exactly one of"
+  // narrows `features` to what text allows; the rule already answers 400 for the same field).
+  const refused = errors.filter((e) => inRule(e) && e.keyword !== "if").map((e) => e.instancePath).filter((p) => p !== "");
+  const within = (e: ErrorObject) => refused.some((p) => e.instancePath === p || e.instancePath.startsWith(p + "/"));
+  if (!errors.every((e) => inRule(e) || within(e))) return null;
   return { status: rules[0]!.status, detail: rules.map((r) => r.description).join(" ") };
 }

@@ -23,6 +23,21 @@ export interface UploadedFile {
   name: string;
   type: string | null;
   size: number;
+  /** A text part's content (`text/plain`, `text/markdown`…), which the mock analyses as text (decision RM18). */
+  text?: string;
+  /** The part itself, until its text is read. */
+  blob?: Blob;
+}
+
+/** Longest text file read as text: the contract's bound on inline `text` (AnalysisCreate, 500,000 characters, at most 4 bytes each). */
+const MAX_TEXT_FILE_BYTES = 2_000_000;
+
+/** Reads the text of a form's `text/*` file parts (async, which the form's parse is not). */
+async function readTextParts(body: unknown): Promise<void> {
+  for (const f of Object.values(uploadedFiles(body))) {
+    if (f.blob && /^text\//i.test(f.type ?? "") && f.size <= MAX_TEXT_FILE_BYTES) f.text = await f.blob.text();
+    delete f.blob;
+  }
 }
 
 const UPLOADED_FILES = Symbol("uploaded files");
@@ -198,6 +213,29 @@ export class RequestValidator {
     return this.narrow(ajv, [...rest, ...branchErrors], data, depth + 1);
   }
 
+  /**
+   * The errors of a failed "exactly one of" (`oneOf` whose variants each require a property the others forbid,
+   * spec/README.md § Rules every operation follows) narrowed to the variants whose property the value has: a body
+   * with `text` gets the text variant's violations, one with both gets each variant's ("cannot be combined with
+   * `media_url`"), one with neither one `oneOf` item naming the choice. Errors outside the `oneOf` are kept.
+   */
+  private narrowExclusive(ajv: Ajv2020, errors: ErrorObject[], data: unknown): ErrorObject[] {
+    const umbrella = errors.find((e) => e.keyword === "oneOf" && exclusiveProperties(e.parentSchema as Json) !== null);
+    const value = umbrella && at(data, umbrella.instancePath);
+    if (!umbrella || !value || typeof value !== "object" || Array.isArray(value)) return errors;
+    const branches: Json[] = (umbrella.parentSchema as Json).oneOf;
+    const own = exclusiveProperties(umbrella.parentSchema as Json)!;
+    const rest = errors.filter((e) => e !== umbrella && !e.schemaPath.startsWith(umbrella.schemaPath + "/"));
+    const chosen = own.flatMap((name, i) => (Object.hasOwn(value, name) ? [i] : []));
+    if (!chosen.length) return [...rest, { ...umbrella, params: { ...umbrella.params, exclusive: own } }];
+    const base = umbrella.instancePath;
+    const branchErrors = chosen.flatMap((i) => {
+      const validate = this.branchValidator(ajv, branches[i]);
+      return validate(value) ? [] : (validate.errors ?? []).map((e) => ({ ...e, instancePath: base + e.instancePath, schemaPath: `${umbrella.schemaPath}/${i}${e.schemaPath.slice(1)}`, params: { ...e.params, given: own[i] } }));
+    });
+    return [...rest, ...branchErrors];
+  }
+
   private branchCache = new WeakMap<object, ValidateFunction>();
 
   private branchValidator(ajv: Ajv2020, branch: Json): ValidateFunction {
@@ -306,14 +344,16 @@ export class RequestValidator {
         throw new BadRequest("Request body is not valid multipart/form-data (check the boundary).");
       }
       value = formToObject(form, entry.content, this.contract, this.caps.formFields);
+      await readTextParts(value);
     } else {
       return { issues: [], value: raw };
     }
     if (entry.validate && !entry.validate(value)) {
-      const rule = ruleAnswer(entry.validate.errors ?? []);
-      if (rule) return { issues: [], value, rule };
       const ajv = isJson(mt) ? this.strictAjv : this.coercingAjv;
-      return { issues: toIssues("body", this.narrow(ajv, entry.validate.errors ?? [], value)), value };
+      const errors = this.narrowExclusive(ajv, entry.validate.errors ?? [], value);
+      const rule = ruleAnswer(errors);
+      if (rule) return { issues: [], value, rule };
+      return { issues: toIssues("body", this.narrow(ajv, errors, value)), value };
     }
     return { issues: [], value };
   }
@@ -429,7 +469,7 @@ function formFields(form: URLSearchParams | FormData, cap: number, files: Record
   for (const [name, v] of form) {
     if (++count > cap) throw new BadRequest(`Form has more than ${cap} fields, the most the mock reads in one body.`);
     // A field's first file part: what the contract derives from it (`x-derived`: content type, size) reads this.
-    if (typeof v !== "string" && !fields.has(name)) files[name] = { name: (v as File).name || "file", type: (v as File).type || null, size: (v as File).size };
+    if (typeof v !== "string" && !fields.has(name)) files[name] = { name: (v as File).name || "file", type: (v as File).type || null, size: (v as File).size, blob: v as File };
     const value = typeof v === "string" ? v : (v as File).name || "file";
     const values = fields.get(name);
     if (values) values.push(value);
@@ -466,6 +506,14 @@ function formToObject(form: URLSearchParams | FormData, content: Json, contract:
     Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
   }
   return out;
+}
+
+/** The property each variant of an "exactly one of" requires and every other variant forbids; null for any other `oneOf`. */
+function exclusiveProperties(schema: Json): string[] | null {
+  const variants: unknown = schema?.oneOf;
+  if (!Array.isArray(variants) || variants.length < 2) return null;
+  const own = variants.map((v: Json) => (v?.required ?? []).find((name: string) => variants.every((w: Json) => w === v || w?.properties?.[name] === false)));
+  return own.every((name) => typeof name === "string") ? own : null;
 }
 
 function at(data: unknown, instancePath: string): unknown {

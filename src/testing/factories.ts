@@ -5,6 +5,7 @@
 // overrides are merged in (objects deeply, arrays and scalars replaced), type-checked against the schema's type,
 // and the result is validated again: an override the contract does not allow throws FactoryError naming the field.
 import type { components } from "../../generated/schema.js";
+import { readLifecycles, stateFields, type Machine } from "../lifecycle.js";
 import { DEFAULT_GENERATED_DIR, loadContract, type Contract } from "../mock/contract.js";
 import { ContractView } from "../verify/contract-view.js";
 import { ValueGenerator } from "../verify/generate.js";
@@ -36,18 +37,37 @@ function merge(base: unknown, over: unknown): unknown {
   return out;
 }
 
+/**
+ * The fields a value's lifecycle state decides, made to agree with it (decision RM17: a `completed` analysis has
+ * `progress: 100` and a `completed_at`, a `processing` one none), except those the overrides give.
+ */
+function settle(m: Machine | undefined, value: unknown, overrides: unknown): unknown {
+  const v = value as Record<string, unknown>;
+  const state = m && v && typeof v === "object" ? v[m.property] : undefined;
+  if (!m || typeof state !== "string") return value;
+  const given = overrides && typeof overrides === "object" ? (overrides as Record<string, unknown>) : {};
+  for (const { field, must } of stateFields(m, state)) {
+    if (field in given) continue;
+    if (must === "null") v[field] = null;
+    else if (must === "set") v[field] ??= typeof v.updated_at === "string" ? v.updated_at : (v.created_at ?? new Date(0).toISOString());
+    else v[field] = structuredClone(must.value);
+  }
+  return value;
+}
+
 export function createFactories(options: { seed?: number; contract?: Contract } = {}): Factories {
   const contract = options.contract ?? loadContract(DEFAULT_GENERATED_DIR);
   const view = new ContractView(contract);
   const generator = new ValueGenerator(view, options.seed ?? 1);
   const schemas = contract.doc.components?.schemas ?? {};
   const counters = new Map<string, number>();
+  const machines = readLifecycles(contract.doc);
   function one(name: string, overrides?: unknown): never {
     if (!(name in schemas)) throw new FactoryError(`no schema ${name} in the contract's components/schemas`);
     const ref = { $ref: `#/components/schemas/${name}` };
     const n = counters.get(name) ?? 0;
     counters.set(name, n + 1);
-    const value = merge(generator.value(ref, n), overrides);
+    const value = settle(machines[name], merge(generator.value(ref, n), overrides), overrides);
     if (value === undefined) throw new FactoryError(`${name}: no valid value could be generated`);
     const validate = view.bodyValidator(ref);
     if (!validate(value)) {

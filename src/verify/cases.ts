@@ -185,9 +185,9 @@ export class CaseBuilder {
   }
 
   /**
-   * The example body breaking a rule between its fields, as the schema states it: `dependentSchemas` forbidding
-   * a property beside another (`media_url` and `text` exclusive: both sent) or `dependentRequired` (the dependent
-   * one left out). Kept only when the validator says it is invalid, so a 422 is what the contract promises.
+   * The example body breaking a rule between its fields, as the schema states it: `dependentSchemas` or a `oneOf`
+   * variant forbidding a property beside another (`media_url` and `text` exclusive: both sent) or
+   * `dependentRequired` (the dependent one left out). Kept only when the validator says it is invalid, so a 422 is what the contract promises.
    */
   private crossFieldBody(base: Parts): Parts | null {
     const b = base.body;
@@ -200,6 +200,13 @@ export class CaseBuilder {
     for (const [p, dep] of Object.entries<Json>(s.dependentSchemas ?? {})) {
       for (const [q, sub] of Object.entries<Json>(this.view.contract.deref(dep)?.properties ?? {})) {
         if (sub === false) candidates.push({ ...value, [p]: valueOf(p), [q]: valueOf(q) });
+      }
+    }
+    // An "exactly one of" (`oneOf` variants that each require a property and forbid another): both sent.
+    for (const variant of (s.oneOf ?? []) as Json[]) {
+      const v = this.view.contract.deref(variant) ?? {};
+      for (const p of (v.required ?? []) as string[]) {
+        for (const [q, sub] of Object.entries<Json>(v.properties ?? {})) if (sub === false) candidates.push({ ...value, [p]: valueOf(p), [q]: valueOf(q) });
       }
     }
     for (const [p, required] of Object.entries<string[]>(s.dependentRequired ?? {})) {

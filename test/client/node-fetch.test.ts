@@ -53,7 +53,7 @@ const json = (res: http.ServerResponse, status: number, body: unknown) =>
 describe("with Node's fetch and a real server", () => {
   it("re-sends a JSON body intact after a 500", async () => {
     const { seen, clock, client } = await serve((_req, res, _s, n) => (n === 1 ? json(res, 500, { detail: "boom" }) : json(res, 202, { id: "anl_1" })));
-    const body = { media_url: "https://media.example.com/a.wav", media_type: "audio" as const, title: "naïve ✓" };
+    const body = { media_url: "https://media.example.com/a.wav" as const, media_type: "audio" as const, title: "naïve ✓" };
     const pending = client({ retry: { random: () => 0 }, timeoutMs: 0 }).POST("/v1/analyses", { body });
     await clock.advance(await clock.untilTimer());
     expect((await pending).response.status).toBe(202);

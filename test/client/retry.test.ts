@@ -124,7 +124,7 @@ describe("retries", () => {
   });
 
   it("re-sends the request body intact on every attempt", async () => {
-    const body = { media_url: "https://media.example.com/call-0142.wav", media_type: "audio" as const, title: "Größe – 成田 ✓" };
+    const body = { media_url: "https://media.example.com/call-0142.wav" as const, media_type: "audio" as const, title: "Größe – 成田 ✓" };
     const { client, clock, calls } = testClient(replies(serverError, serverError, () => json(202, { id: "anl_x" })), {
       timeoutMs: 0,
       retry: { random: () => 0 },

@@ -39,6 +39,18 @@ async function calls(client: ApiClient) {
   await client.POST("/v1/analyses", { body: { media_url: "https://media.example.com/a.wav", media_type: "podcast" } });
   // @ts-expect-error: media_type is required
   await client.POST("/v1/analyses", { body: { media_url: "https://media.example.com/a.wav" } });
+  // AnalysisCreate is a union (issue 31): exactly one of media_url and text, text without media-only features, https only.
+  await client.POST("/v1/analyses", { body: { text: "Customer: the price went up.", media_type: "text", features: ["transcription", "summary"] } });
+  // @ts-expect-error: media_url and text are mutually exclusive
+  await client.POST("/v1/analyses", { body: { media_url: "https://media.example.com/a.wav", text: "hello", media_type: "text" } });
+  // @ts-expect-error: diarization is not available for text
+  await client.POST("/v1/analyses", { body: { text: "hello", media_type: "text", features: ["transcription", "diarization"] } });
+  // @ts-expect-error: media_url is HTTPS only (pattern ^https://)
+  await client.POST("/v1/analyses", { body: { media_url: "http://media.example.com/a.wav", media_type: "audio" } });
+  // @ts-expect-error: inline text needs media_type text
+  await client.POST("/v1/analyses", { body: { text: "hello", media_type: "audio" } });
+  // @ts-expect-error: one of media_url and text is required
+  await client.POST("/v1/analyses", { body: { media_type: "audio" } });
 
   // ---- responses ----------------------------------------------------------------------------------------
   const { data, error } = await client.GET("/v1/analyses");

@@ -35,7 +35,8 @@ async function completed(body: Body) {
   const get = async (path: string) => (await api("GET", `/v1/analyses/${id}${path}`)).body;
   const analysis = await get("");
   const transcript = await get("/transcript");
-  const speakers = analysis.features.includes("diarization") ? (await get("/speakers")).data : [];
+  const diarized = analysis.features.includes("diarization") || analysis.features.includes("speaker_identification");
+  const speakers = diarized ? (await get("/speakers")).data : [];
   const signals = analysis.features.includes("signals") ? (await get("/signals")).data : [];
   const alerts = analysis.features.includes("signals") ? (await get("/alerts")).data : [];
   return { analysis, transcript, speakers, signals, alerts };
@@ -53,6 +54,7 @@ function problems({ analysis: a, transcript: t, speakers, signals, alerts }: Con
   for (const s of signals) out.push(...schemaErrors("Signal", s));
   for (const x of alerts) out.push(...schemaErrors("Alert", x));
   const f = new Set<string>(a.features);
+  if (f.has("speaker_identification")) f.add("diarization"); // AnalysisFeature.yaml: identification implies diarization
   const text = a.media_type === "text";
   check(a.status === "completed" && a.completed_at !== null, "completed with completed_at");
   check(t.analysis_id === a.id, "transcript names its analysis");
@@ -127,6 +129,13 @@ describe("content derived per analysis", () => {
     expect(labelled.speakers.map((s: any) => s.name)).not.toContain("Dana Whitfield");
     const identified = await completed(media(["transcription", "diarization", "speaker_identification"]));
     expect(problems(identified)).toEqual([]);
+  });
+
+  it("labels and identifies speakers with speaker_identification alone, since it implies diarization (AnalysisFeature.yaml)", async () => {
+    const identified = await completed(media(["transcription", "speaker_identification"]));
+    expect(problems(identified)).toEqual([]);
+    expect(identified.speakers.length).toBeGreaterThan(0);
+    expect(identified.speakers.some((s: any) => s.speaker_id !== null)).toBe(true);
   });
 
   it("for 200 random creates, every completed analysis and its content are valid and consistent", async () => {

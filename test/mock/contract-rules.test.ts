@@ -45,6 +45,19 @@ describe("omitted fields take the contract's rules, not the create example's val
     expect(diar.status).toBe(400);
   });
 
+  it("keeps the statuses of AnalysisCreate's union (oneOf): both media_url and text 422 naming each, text with diarization 400, http:// 422", async () => {
+    const both = await post("/v1/analyses", { media_type: "text", media_url: "https://media.example.com/z.mp3", text: "Hi." });
+    expect(both.status).toBe(422);
+    expect(both.body.detail).toEqual(expect.arrayContaining([expect.objectContaining({ loc: ["body", "text"], msg: "cannot be combined with `media_url`" }), expect.objectContaining({ loc: ["body", "media_url"], msg: "cannot be combined with `text`" })]));
+    const diar = await post("/v1/analyses", { media_type: "text", text: "Hi.", features: ["transcription", "speaker_identification"] });
+    expect([diar.status, diar.body.detail]).toEqual([400, expect.stringContaining("not available for it")]);
+    const http = await post("/v1/analyses", { media_type: "audio", media_url: "http://media.example.com/z.mp3" });
+    expect(http.status).toBe(422);
+    expect(http.body.detail).toEqual([expect.objectContaining({ loc: ["body", "media_url"], type: "pattern" })]);
+    const neither = await post("/v1/analyses", { media_type: "audio" });
+    expect(neither.body.detail).toEqual([expect.objectContaining({ loc: ["body"], msg: "must have one of `media_url` or `text`" })]);
+  });
+
   it("takes the title from the last path segment of media_url", async () => {
     const r = await post("/v1/analyses", { media_type: "audio", media_url: "https://media.example.com/calls/renewal-call.mp3?sig=abc" });
     expect(r.body.title).toBe("renewal-call.mp3");
@@ -158,6 +171,24 @@ describe("uploads derive what the request says", () => {
     expect(r.body.media_type).toBe("audio");
     expect(r.body.title).toBe("standup.mp3");
     expect(r.body.source).toEqual({ type: "upload", url: null, filename: "standup.mp3", content_type: "audio/mpeg", size_bytes: 2048 });
+  });
+
+  it.each([
+    ["text/plain", "notes.txt", "Customer: the invoice was charged twice. Agent: I will refund the duplicate today.", "the invoice was charged twice"],
+    ["text/markdown", "notes.md", "# Call notes\n\nThe customer asked about the renewal price. We promised a quote by Friday.", "the renewal price"],
+  ])("a %s file is analysed as text: its own sentences, no timings or speakers, duration null (Transcript.yaml)", async (type, name, text, fragment) => {
+    const form = new FormData();
+    form.append("file", new Blob([text], { type }), name);
+    const r = await getJson(g.url + "/v1/analyses/upload", { method: "POST", headers: { "X-API-Key": "pk_test_demo_pro" }, body: form });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    expect(r.body.media_type).toBe("text");
+    steps();
+    const a = (await call(g.url, "GET", `/v1/analyses/${r.body.id}`)).body;
+    const t = (await call(g.url, "GET", `/v1/analyses/${r.body.id}/transcript`)).body;
+    expect([a.status, a.duration_seconds, t.duration_seconds, t.speakers]).toEqual(["completed", null, null, []]);
+    expect(t.segments.every((s: any) => s.start === null && s.end === null && s.speaker_label === null && s.words.length === 0)).toBe(true);
+    expect(t.segments.map((s: any) => s.text).join(" ")).toContain(fragment);
+    expect(t.text).not.toContain("Northwind");
   });
 
   it("a stream-upload of 4,096 bytes reports size_bytes 4096", async () => {

@@ -37,6 +37,16 @@ describe("/__files/ links", () => {
     expect((await fetch(url)).status).toBe(404);
   });
 
+  it("an answer holding such a link says where it differs from the contract's HTTPS link (X-Mock-Notice)", async () => {
+    const rep = await report(tenants[0]!.key);
+    expect(rep.download_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/__files\//);
+    const one = await call(g.url, "GET", `/v1/reports/${rep.id}`, { key: tenants[0]!.key });
+    expect(one.headers.get("x-mock-notice")).toMatch(/download_url is plain http:\/\/ on this mock's loopback address.*HTTPS/);
+    const page = await call(g.url, "GET", "/v1/reports", { key: tenants[0]!.key });
+    expect(page.headers.get("x-mock-notice")).toBe(one.headers.get("x-mock-notice"));
+    expect((await call(g.url, "GET", "/v1/boards", { key: tenants[0]!.key })).headers.get("x-mock-notice")).toBeNull();
+  });
+
   it("a flood of unsigned links to new workspaces costs nothing: no workspace is made, tenants still get in", async () => {
     for (let i = 0; i < 20; i++) {
       const res = await fetch(`${g.url}/__files/ws_Flood${String(i).padStart(8, "0")}/reports/rpt_01HZX000000000000000000${String(i).padStart(3, "0")}.pdf`);

@@ -1,6 +1,7 @@
 // Fixtures (`--fixtures FILE`, decision MC6): a team's own records loaded into named workspaces and checked
 // against the contract.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/contract.js";
@@ -37,6 +38,38 @@ describe("--fixtures: the example file, loaded", () => {
   });
 });
 
+describe("--fixtures: a completed analysis without content (issue 31)", () => {
+  const example = fs.readFileSync(EXAMPLE, "utf8");
+  const completed = example
+    .replace("status: processing", "status: completed")
+    .replace("progress: 40", "progress: 100")
+    .replace("duration_seconds: 1204.8", "duration_seconds: null")
+    .replace("completed_at: null", "completed_at: 2026-11-20T10:30:00Z");
+  let g: TestGateway;
+  let file: string;
+  beforeAll(async () => {
+    file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "fixtures-completed-")), "fx.yaml");
+    fs.writeFileSync(file, completed);
+    g = await startGateway({ fixtures: file });
+  });
+  afterAll(async () => {
+    await g.close();
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  });
+
+  it("answers its transcript and speakers, derived as processing would have made them, not 404", async () => {
+    const id = "anl_01DashCall00000000000001";
+    const t = await call(g.url, "GET", `/v1/analyses/${id}/transcript`, { key: KEY });
+    expect(t.status, JSON.stringify(t.body)).toBe(200);
+    expect(t.body.segments.length).toBeGreaterThan(0);
+    const a = (await call(g.url, "GET", `/v1/analyses/${id}`, { key: KEY })).body;
+    expect(a.duration_seconds).toBe(t.body.duration_seconds);
+    expect(a.title).toBe("Renewal call with Acme");
+    const speakers = await call(g.url, "GET", `/v1/analyses/${id}/speakers`, { key: KEY });
+    expect(speakers.body.data.map((s: { label: string }) => s.label)).toEqual([...new Set(t.body.segments.map((s: { speaker_label: string }) => s.speaker_label))]);
+  });
+});
+
 describe("--fixtures: an invalid file names the record and the rule", () => {
   const model = readModel(contract);
   const example = fs.readFileSync(EXAMPLE, "utf8");
@@ -60,6 +93,9 @@ describe("--fixtures: an invalid file names the record and the rule", () => {
     ["a workspace id of the wrong shape", example.replaceAll("ws_Dashboard01:", "dashboard:"), /workspaces\.dashboard: a workspace id must match/],
     ["a key of the wrong shape", example.replace("key: pk_test_dashboard_demo", "key: sk_dashboard"), /^fx\.yaml:5:\d+: keys\.0\.key: must be a string starting with/],
     ["not YAML", "workspaces: [\n  {", /^fx\.yaml:\d+:\d+: not JSON or YAML/],
+    ["completed without completed_at (x-lifecycle set)", example.replace("status: processing", "status: completed").replace("progress: 40", "progress: 100"), /^fx\.yaml:\d+:\d+: workspaces\.ws_Dashboard01\.Analysis\.0\.completed_at: analysis anl_01DashCall00000000000001: must be set in state completed \(x-lifecycle set: completed\)$/],
+    ["completed with a progress other than its lifecycle's", example.replace("status: processing", "status: completed"), /Analysis\.0\.progress: analysis anl_01DashCall00000000000001: must be 100 in state completed \(x-lifecycle set: completed\)$/],
+    ["completed_at while still processing", example.replace("completed_at: null", "completed_at: 2026-11-20T10:30:00Z"), /Analysis\.0\.completed_at: analysis anl_01DashCall00000000000001: must be null in state processing, which comes before completed \(x-lifecycle set: completed\)$/],
   ])("%s", (_what, text, message) => expect(parse(text)).toMatch(message));
 
   it("an id twice in one collection", () => {
@@ -67,12 +103,13 @@ describe("--fixtures: an invalid file names the record and the rule", () => {
     expect(parse(twice)).toMatch(/Analysis\.1\.id: analysis anl_01DashCall00000000000001 appears twice/);
   });
 
-  it("docs/frontend.md shows the messages the loader gives (the example with its status, then its agent_id, broken)", () => {
+  it("docs/frontend.md shows the messages the loader gives (the example with its status, its agent_id, then its completed_at, broken)", () => {
     const guide = fs.readFileSync(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
     const shown = [...guide.matchAll(/^Bad fixtures file \(MOCK_FIXTURES \/ --fixtures\): (.*)$/gm)].map((m) => m[1]);
     expect(shown).toEqual([
       parse(example.replace("status: processing", "status: exploded"), "fixtures.yaml"),
       parse(example.replace("agent_id: agt_01DashAgent0000000000001", "agent_id: agt_01Elsewhere000000000000001"), "fixtures.yaml"),
+      parse(example.replace("status: processing", "status: completed").replace("progress: 40", "progress: 100"), "fixtures.yaml"),
     ]);
   });
 

@@ -44,6 +44,32 @@ const edit = (file: string, sql: string, ...args: unknown[]) => {
 const startedWith = freshKey("free");
 
 describe("state database", () => {
+  it("does not keep fault rules or a paused clock: a restart starts them as a reset does (decision RM19)", async () => {
+    const file = fresh();
+    const ctl = async (url: string, what: string, body?: unknown) => (await getJson(`${url}/__mock/${what}`, body === undefined ? {} : { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })).body;
+    const a = await startGateway({ stateFile: file });
+    expect(await ctl(a.url, "clock", { action: "pause" })).toMatchObject({ paused: true });
+    await ctl(a.url, "faults", { operationId: "createBoard", status: 503, times: 5 });
+    const board = (await post(`${a.url}/v1/boards`, { name: "Kept board" })).status;
+    expect(board).toBe(503);
+    await ctl(a.url, "faults", { operationId: "getBoard", status: 500, times: 5 });
+    await a.close();
+
+    const b = await startGateway({ stateFile: file });
+    try {
+      expect((await ctl(b.url, "faults")).rules).toEqual([]);
+      expect(await ctl(b.url, "clock")).toMatchObject({ paused: false });
+      expect((await post(`${b.url}/v1/boards`, { name: "Made after the restart" })).status).toBe(201);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it("docs/frontend.md says so in the --state row", () => {
+    const row = fs.readFileSync(path.join(import.meta.dirname, "../../docs/frontend.md"), "utf8").split("\n").find((l) => l.startsWith("| `--state FILE`"))!;
+    expect(row).toContain("not the fault rules or the clock");
+  });
+
   it("keeps keys, webhooks, tokens, revocations and stored resources across a restart", async () => {
     const file = fresh();
     const a = await startGateway({ stateFile: file, extraKeys: [startedWith] });

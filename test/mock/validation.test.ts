@@ -119,9 +119,11 @@ describe("422 messages a form can show", () => {
   it("names the field a dependent schema forbids, and what a dependency requires", async () => {
     expect(await messages("/v1/analyses", { media_url: url, text: "hello", media_type: "audio", title: "t".repeat(201) })).toEqual({
       "body.text": ["cannot be combined with `media_url`", "dependentSchemas"],
+      "body.media_url": ["cannot be combined with `text`", "dependentSchemas"],
       "body.media_type": ['must be "text" when `text` is given', "const"],
       "body.title": ["must be at most 200 characters", "maxLength"],
     });
+    expect(await messages("/v1/analyses", { media_type: "audio" })).toEqual({ body: ["must have one of `media_url` or `text`", "oneOf"] });
   });
 
   it("says what is required, unknown, of the wrong type, out of range or not one of the values", async () => {

@@ -44,7 +44,7 @@ async function drive<T>(clock: FakeClock, p: Promise<T>): Promise<T> {
 const settle = <T>(p: Promise<T>) => p.then((value) => ({ value, error: undefined }), (error: unknown) => ({ value: undefined, error }));
 const example = (status: number) => errorExamples().find((e) => e.status === status)!.body;
 const created = { kind: "status", status: 202, body: { id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0", status: "queued" } } as const;
-const body = { media_url: "https://media.example.com/naïve-😀.wav", media_type: "audio" as const, title: "Größe – 成田 ✓" };
+const body = { media_url: "https://media.example.com/naïve-😀.wav" as const, media_type: "audio" as const, title: "Größe – 成田 ✓" };
 
 describe("the client against a server that drops, fails, limits, truncates and stalls", () => {
   it("retries dropped connections with backoff, then succeeds, re-sending the same body", async () => {

@@ -1,4 +1,4 @@
-// A cross-field rule the schema states (`dependentSchemas`: AnalysisCreate's `media_url` and `text` exclusive)
+// A cross-field rule the schema states (a `oneOf` "exactly one of": AnalysisCreate's `media_url` and `text` exclusive)
 // becomes a negative case of its own, with no code for the operation: both fields sent, which the contract answers
 // 422 (judged by invalid-input-rejected); the mock does, and a server that took it would be reported.
 import { describe, expect, it } from "vitest";

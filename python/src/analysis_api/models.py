@@ -320,7 +320,7 @@ class Analysis(TypedDict):
     - On entering `completed`: `language` is filled (detected-language) when `language` is `auto`.
     - On entering `completed`: `duration_seconds` is filled (media-duration) when `media_type` is not `text`.
     - On entering `completed`: `getAnalysisTranscript` has content (transcript).
-    - On entering `completed`: `listAnalysisSpeakers` has content (speakers) when `features` contains `diarization`.
+    - On entering `completed`: `listAnalysisSpeakers` has content (speakers) when `{"properties":{"features":{"contains":{"enum":["diarization","speaker_identification"]}}}}`.
     - On entering `completed`: `listAnalysisSignals` has content (signals) when `features` contains `signals`.
     - On entering `completed`: `listAnalysisAlerts` has content (alerts) when `features` contains `signals`.
     """
@@ -353,34 +353,18 @@ class Analysis(TypedDict):
     completed_at: Optional[str]
 
 
-class _AnalysisCreateRequired(TypedDict):
-    media_type: AnalysisMediaType
-
-
-class AnalysisCreate(_AnalysisCreateRequired, total=False):
-    """Starts an analysis of media at a URL or of inline text. Send exactly one
-    of `media_url` and `text` (a body with neither answers 422); inline `text`
-    needs `media_type` `text`.
-    Files on your machine go to `POST /v1/analyses/upload` instead.
-
-    **Rules**
-
-    - `title`: when not sent, the last path segment of `media_url`.
-    - `language` defaults to `auto`.
-    - `features` defaults to `["transcription","diarization"]`.
-    - `features`: when not sent, the `features` of the UseCase named by `use_case_id`.
-    - A body with neither `media_url` nor `text` answers 422.
-    - `signals` needs `use_case_id`: 400 otherwise. (400)
-    - A `text` analysis runs `transcription` alone without a use case; `diarization` and `speaker_identification` are not available for it: 400 otherwise. (400) Then `features` defaults to `["transcription"]`.
-    """
+class _AnalysisCreateMediaUrlRequired(TypedDict):
     # HTTPS URL the service downloads the media from, for example a presigned
     # object-storage URL valid for at least one hour. The URL is fetched after
     # the analysis is created: a URL that cannot be fetched makes the analysis
     # `failed` with error code `source_unreachable`, a file over 2 GiB with
     # `media_too_large`, and media over 4 hours with `media_too_long`.
     media_url: str
-    # Text to analyse, up to 500,000 characters. Only with `media_type` `text`.
-    text: str
+    media_type: AnalysisMediaType
+
+
+class AnalysisCreateMediaUrl(_AnalysisCreateMediaUrlRequired, total=False):
+    """Media at a URL. `text` is not sent with it."""
     # Display title. Defaults to the last path segment of `media_url`, or none.
     title: str
     # BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
@@ -396,6 +380,47 @@ class AnalysisCreate(_AnalysisCreateRequired, total=False):
     # that is not available answers 400.
     features: List[AnalysisFeature]
     metadata: Metadata
+
+
+class _AnalysisCreateTextRequired(TypedDict):
+    # Text to analyse, up to 500,000 characters. Only with `media_type` `text`.
+    text: str
+    media_type: Literal["text"]
+
+
+class AnalysisCreateText(_AnalysisCreateTextRequired, total=False):
+    """Inline text, with `media_type` `text` and without the media-only features. `media_url` is not sent with it."""
+    # Display title. Defaults to the last path segment of `media_url`, or none.
+    title: str
+    # BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+    language: AnalysisLanguage
+    # Use case to run with. Its skills produce the signals and its alert rules
+    # the alerts, and its features are the default `features`. An unknown use
+    # case answers 400.
+    use_case_id: str
+    # Features to run. Defaults to the use case's features, or to
+    # `transcription` and `diarization` (`transcription` alone for `text`)
+    # without a use case. `signals` needs `use_case_id`; `diarization` and
+    # `speaker_identification` are not available for `text`. A combination
+    # that is not available answers 400.
+    features: List[Literal["transcription", "signals", "summary"]]
+    metadata: Metadata
+
+
+# Starts an analysis of media at a URL or of inline text. Send exactly one
+# of `media_url` and `text` (a body with neither answers 422); inline `text`
+# needs `media_type` `text`.
+# Files on your machine go to `POST /v1/analyses/upload` instead.
+#
+# **Rules**
+#
+# - `title`: when not sent, the last path segment of `media_url`.
+# - `language` defaults to `auto`.
+# - `features` defaults to `["transcription","diarization"]`.
+# - `features`: when not sent, the `features` of the UseCase named by `use_case_id`.
+# - `signals` needs `use_case_id`: 400 otherwise. (400)
+# - A `text` analysis runs `transcription` alone without a use case; `diarization` and `speaker_identification` are not available for it: 400 otherwise. (400) Then `features` defaults to `["transcription"]`.
+AnalysisCreate = Union["AnalysisCreateMediaUrl", "AnalysisCreateText"]
 
 
 # One processing feature of an analysis.
@@ -2666,6 +2691,8 @@ __all__ = [
     "AlertStatus",
     "Analysis",
     "AnalysisCreate",
+    "AnalysisCreateMediaUrl",
+    "AnalysisCreateText",
     "AnalysisError",
     "AnalysisFeature",
     "AnalysisLanguage",

@@ -10,7 +10,9 @@ from analysis_api.models import Analysis, AnalysisStreamEvent
 def misuse(client: Client, event: AnalysisStreamEvent, async_client: AsyncClient) -> None:
     client.analyses.get(42)  # type: ignore[arg-type]
     client.analyses.list(status="paused")  # type: ignore[arg-type]
-    client.analyses.create({"media_type": "audio", "colour": "red"})  # type: ignore[typeddict-item]
+    client.analyses.create({"media_type": "audio", "colour": "red"})  # type: ignore[arg-type]
+    client.analyses.create({"media_url": "https://m.example.com/a.mp3", "text": "hi", "media_type": "text"})  # type: ignore[arg-type]
+    client.analyses.create({"text": "hi", "media_type": "text", "features": ["diarization"]})  # type: ignore[list-item]
     client.speakers.create()  # type: ignore[call-arg]
     client.stream_uploads.create(b"...")  # type: ignore[call-arg]
     analysis = client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")

@@ -99,7 +99,38 @@ const SCHEMA_REF = "#/components/schemas/";
 export function variantName(variant: unknown, hint: string, index: number): string {
   const props = ((variant as Schema | undefined)?.properties ?? {}) as Record<string, Schema>;
   const tag = Object.values(props).find((p) => typeof p?.const === "string" && pascal(p.const as string));
-  return tag ? `${hint}${pascal(tag.const as string)}` : `${hint}${index + 1}`;
+  if (tag) return `${hint}${pascal(tag.const as string)}`;
+  // A variant of an "exactly one of" is named after the property it requires (`AnalysisCreateMediaUrl`).
+  const own = (variant as Schema | undefined)?.required;
+  return Array.isArray(own) && typeof own[0] === "string" ? `${hint}${pascal(own[0])}` : `${hint}${index + 1}`;
+}
+
+const isPlainObject = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * An object with its own properties and a `oneOf` of inline variants that each narrow it (a request body's
+ * "exactly one of", spec/README.md § Rules every operation follows): each variant merged into the object, so
+ * every TypedDict holds all the keys it takes. A property a variant forbids (`text: false`) is left out of it,
+ * since a TypedDict refuses keys it does not list; one a variant narrows takes the variant's type.
+ */
+function exactlyOneOf(s: Schema): Schema[] | null {
+  const variants = s.oneOf;
+  if (!hasProperties(s) || !Array.isArray(variants) || !variants.every((v) => isPlainObject(v) && v.$ref === undefined)) return null;
+  const { oneOf: _drop, ...base } = s;
+  return (variants as Schema[]).map((v) => {
+    const properties: Record<string, unknown> = { ...(base.properties as Record<string, unknown>) };
+    for (const [key, own] of Object.entries((v.properties ?? {}) as Record<string, unknown>)) {
+      if (own === false) delete properties[key];
+      else if (isPlainObject(own) && Object.keys(own).length) {
+        const outer = isPlainObject(properties[key]) ? (properties[key] as Schema) : {};
+        const { $ref: _ref, ...rest } = outer;
+        properties[key] = { ...(own.const !== undefined || own.enum !== undefined || own.type !== undefined ? rest : outer), ...own };
+      }
+    }
+    const required = [...new Set([...((base.required as string[] | undefined) ?? []), ...((v.required as string[] | undefined) ?? [])])];
+    const description = typeof v.description === "string" ? v.description : base.description;
+    return { ...base, type: "object", properties, required, description };
+  });
 }
 
 function union(members: string[]): string {
@@ -197,6 +228,8 @@ export class PythonTypes {
       if (values.length < s.enum.length) members.push("None");
       return union(members);
     }
+    const exclusive = exactlyOneOf(s);
+    if (exclusive) return union(exclusive.map((v, i) => this.expr(v, variantName((s.oneOf as unknown[])[i], hint, i), `${where}/oneOf/${i}`, quoted)));
     const variants = (s.oneOf ?? s.anyOf) as unknown[] | undefined;
     if (Array.isArray(variants)) {
       // Variants are numbered (`<hint>1`, `<hint>2`) only when more than one needs a name.

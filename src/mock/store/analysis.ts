@@ -155,6 +155,21 @@ export class AnalysisHooks implements ResourceHooks {
     return withProgress(mediaOrder(ofKind(nSeg, 0), ofKind(nSig, nSeg), fresh.slice(nSeg + nSig)), (p) => ({ event: "status", data: { progress: p } }));
   }
 
+  /**
+   * A resting record (a fixture's) in the state processing ends in, without its content: the content derived as
+   * processing would have made it (content.ts, seeded by its id or `metadata.seed`), so its transcript answers 200
+   * (decision RM16). The record's own values win over derived ones; its log is written from it when first read.
+   */
+  deriveResting(ws: WorkspaceData, rec: Rec): void {
+    if (!this.transcript || rec.value[this.m.property] !== this.done || rec.value.media_type === "text" || ws.child(this.transcript.schema).get(rec.key)) return;
+    rec.log = new EventLog(rec.key); // scratch: release() logs each item; the real log is its history, made on first use
+    for (const item of this.freshContent(rec)) if (item.event !== "status") this.release(ws, rec, item);
+    const own = Object.entries(rec.value).filter(([, v]) => v !== null && v !== undefined);
+    this.complete(ws, rec);
+    for (const [k, v] of own) rec.value[k] = v;
+    rec.log = null;
+  }
+
   /** The content a media analysis is made of, derived from its id (content.ts); the same on every call. */
   private mediaOf(rec: Rec): MediaContent {
     let c = this.media.get(rec);

@@ -12,6 +12,7 @@ import { deriveInput, requestDefaults, requestSchemaOf } from "./derive.js";
 import { checkReferencedBy } from "./referenced-by.js";
 import { checkReferences } from "./references.js";
 import { impliedScenario } from "./scenarios.js";
+import { uploadedFiles } from "../validation.js";
 import { nameOf, StoreError, type Store } from "./store.js";
 
 /** Answers a stored operation; undefined when the store does not keep what the operation is about. */
@@ -120,7 +121,8 @@ export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, r
   const m = coll.machine;
   const requested = m && typeof sent[m.property] === "string" ? (sent[m.property] as string) : undefined;
   const scenario = m ? (req.scenario ?? impliedScenario(store.model, ws, m, value)) : undefined;
-  const text = (req.body as Json)?.text;
+  // Inline text, or an uploaded text file when the analysis is a text one (media_type derived from its content type).
+  const text = (req.body as Json)?.text ?? (value.media_type === "text" ? Object.values(uploadedFiles(req.body)).find((f) => f.text !== undefined)?.text : undefined);
   return store.insert(ws, coll, parent, value, { scenario, requested, ...(typeof text === "string" ? { input: { text } } : {}) });
 }
 

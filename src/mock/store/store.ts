@@ -287,6 +287,7 @@ export class Store implements MockState {
   private fromFixture(id: string, records: readonly FixtureRecord[]): WorkspaceData {
     const ws = new WorkspaceData(id);
     for (const r of records) ws.table(r.coll).add(new Rec(r.coll, r.parent, ws.seq++, structuredClone(r.value)));
+    if (this.streamed) for (const r of ws.table(this.streamed.coll).all()) this.streamed.hooks.deriveResting(ws, r);
     return ws;
   }
 
