@@ -6,10 +6,11 @@
 //     exports  "."      createSimulation, mockControls, createGateway, … (src/mock/index.ts)
 //              "./msw"  simulationHandlers (msw: an optional peer)
 //              "./factories"  createFactories: typed test data from the contract's schemas
+//              "./browser"    createSimulation for a browser (MSW's setupWorker, Storybook): one ESM file, the
+//                             contract and every package but msw inside, no node:* import (browser-bundle.ts)
 //     files    lib/ (esbuild bundles: the pure-JavaScript packages the code imports are inside), generated/
 //              (the contract the mock serves), bin/
-//     dependencies     what is read from disk or resolved at run time, so cannot be bundled: accepts (content
-//                      negotiation, loaded on first need), and swagger-ui-dist (the /swagger.html assets) as a
+//     dependencies     what is read from disk at run time, so cannot be bundled: swagger-ui-dist (the /swagger.html assets) as a
 //                      bundled dependency holding only the files the page loads: the published one depends on
 //                      @scarf/scarf, whose install script reports the install to a third party
 //     optional peers   better-sqlite3 (--state only: a native module, loaded when the flag is given), msw,
@@ -23,6 +24,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { parse } from "yaml";
 import { SWAGGER_ASSETS } from "../src/mock/swagger.js";
+import { browserBundle } from "./lib/browser-bundle.js";
 import { ROOT } from "./lib/paths.js";
 
 export const MOCK_PACKAGE_DIR = path.join(ROOT, "dist/packages/mock");
@@ -34,6 +36,7 @@ export const MOCK_EXPORTS: Record<string, string> = {
   "@avt/mock": "src/mock/index.ts",
   "@avt/mock/msw": "src/mock/msw.ts",
   "@avt/mock/factories": "src/testing/factories.ts",
+  "@avt/mock/browser": "src/mock/browser.ts",
 };
 
 /** Bundled entry points: the file under lib/ each is written to. */
@@ -45,7 +48,7 @@ const ENTRIES: Record<string, string> = {
   "scripts/bin-verify.ts": "lib/mock/bin-verify.js",
 };
 const PEERS = ["better-sqlite3", "msw", "@stoplight/prism-http"];
-const RUNTIME = ["swagger-ui-dist", "accepts"];
+const RUNTIME = ["swagger-ui-dist"];
 const SWAGGER_UI = "swagger-ui-dist";
 /** ws's optional native speed-ups, required inside a try: left out. */
 const ABSENT = ["bufferutil", "utf-8-validate"];
@@ -69,7 +72,13 @@ async function manifest(): Promise<Record<string, unknown>> {
     license: root.license,
     engines: root.engines,
     bin: { [MOCK_BIN]: "bin/avt-mock.js", [VERIFY_BIN]: "bin/avt-verify.js" },
-    exports: { ".": "./lib/mock/index.js", "./msw": "./lib/mock/msw.js", "./factories": "./lib/mock/factories.js", "./package.json": "./package.json" },
+    exports: {
+      ".": "./lib/mock/index.js",
+      "./msw": "./lib/mock/msw.js",
+      "./factories": "./lib/mock/factories.js",
+      "./browser": "./lib/browser/index.js",
+      "./package.json": "./package.json",
+    },
     files: ["lib/", "bin/", "generated/"],
     dependencies: await versions(RUNTIME),
     bundleDependencies: [SWAGGER_UI],
@@ -96,6 +105,7 @@ export async function buildMockPackage(out = MOCK_PACKAGE_DIR): Promise<string> 
     // Bundled CommonJS packages call require(): give each file one.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   });
+  await browserBundle({ outfile: path.join(out, "lib/browser/index.js"), write: true, minify: true, legalComments: "linked" });
   await fs.mkdir(path.join(out, "bin"), { recursive: true });
   await fs.writeFile(path.join(out, "bin/avt-mock.js"), BIN("bin-mock"), { mode: 0o755 });
   await fs.writeFile(path.join(out, "bin/avt-verify.js"), BIN("bin-verify"), { mode: 0o755 });

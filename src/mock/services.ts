@@ -2,11 +2,10 @@
 // the authenticator, the rate limiter, the validators, Prism, the webhooks, OAuth tokens and event scripts, the
 // registry of the state kept between requests, and the gateway's live state (draining, open streams and sockets).
 import { FileLinks } from "./file-links.js";
-import { setTimeout as sleep } from "node:timers/promises";
-import type { WebSocket } from "ws";
-import { WebSocketServer } from "ws";
+import { sleep } from "./sleep.js";
+import type { WebSocket, WebSocketServer } from "ws";
 import { Authenticator, jwtSecretFromEnv } from "./auth.js";
-import { DEFAULT_GENERATED_DIR, loadContract, type Contract, type Json } from "./contract.js";
+import type { Contract, Json } from "./contract.js";
 import type { RequestContext } from "./context.js";
 import { EventScripts } from "./events.js";
 import type { GatewayOptions } from "./options.js";
@@ -18,7 +17,8 @@ import { checkLatency } from "./latency.js";
 import { RateLimiter, systemClock, type Clock } from "./limiter.js";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "./examples.js";
-import { PrismOnDemand } from "./prism.js";
+import type { Platform } from "./platform.js";
+import type { PrismSource } from "./preferences.js";
 import { corsHead } from "./cors-head.js";
 import { timerScheduler } from "./store/scheduler.js";
 import { Store } from "./store/store.js";
@@ -42,7 +42,7 @@ export interface Services {
   readonly validator: RequestValidator;
   /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
   readonly examples: ContractExamples;
-  readonly prism: PrismOnDemand;
+  readonly prism: PrismSource;
   readonly webhooks: Webhooks;
   readonly oauth: OAuthTokens;
   /**
@@ -57,7 +57,10 @@ export interface Services {
   readonly time: SimulatedTime;
   /** The fault rules of `/__mock/faults`. */
   readonly faults: Faults;
-  readonly wss: WebSocketServer;
+  /** ws's server for upgrades (null in-process, where no socket is opened). */
+  readonly wss: WebSocketServer | null;
+  /** The runtime's adapters (platform.ts). */
+  readonly platform: Platform;
   /** Headers every answer carries (CORS), as a flat [name, value, …] list. */
   readonly head: readonly string[];
   readonly settings: {
@@ -85,8 +88,9 @@ export interface Services {
 /** Time between two processing steps of a stored resource (MOCK_STEP_MS). */
 export const DEFAULT_STEP_MS = 2000;
 
-export function buildServices(opts: GatewayOptions): Services {
-  const contract = opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR);
+/** The services of one gateway or simulation: `opts.contract` loaded (contract.ts under Node), `platform` its runtime's adapters. */
+export function buildServices(opts: GatewayOptions & { contract: Contract }, platform: Platform): Services {
+  const contract = opts.contract;
   const policy = contract.policy;
   const clock = opts.clock ?? systemClock;
   const sink = opts.log === undefined ? consoleSink : opts.log;
@@ -136,7 +140,7 @@ export function buildServices(opts: GatewayOptions): Services {
     limiter: new RateLimiter(policy, clock),
     validator: new RequestValidator(contract, limits),
     examples: new ContractExamples(contract),
-    prism: new PrismOnDemand(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
+    prism: platform.prism(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
     webhooks,
     oauth,
     states,
@@ -144,7 +148,8 @@ export function buildServices(opts: GatewayOptions): Services {
     store,
     time,
     faults,
-    wss: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }),
+    wss: platform.webSocketServer(),
+    platform,
     head: corsHead(contract),
     settings: {
       streamIntervalMs: opts.streamIntervalMs ?? 400,
