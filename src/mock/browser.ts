@@ -9,7 +9,9 @@ import type { Platform } from "./platform.js";
 import type { PrismSource } from "./preferences.js";
 import { simulate, type Simulation, type SimulationOptions } from "./simulation-core.js";
 
-export { simulationHandlers } from "./msw.js";
+import { simulationHandlers } from "./msw.js";
+
+export { simulationHandlers };
 export type { Simulation, SimulationFixtures, SimulationOptions } from "./simulation-core.js";
 export type { ClockControls, FaultControls } from "./controls-api.js";
 
@@ -24,6 +26,7 @@ let shared: Contract | null = null;
 const runtime = {
   contract: () => (shared ??= buildContract(doc, { jsonPath: "generated/openapi.json", yamlPath: "generated/openapi.yaml", yamlBytes: Buffer.from(yamlText) })),
   platform: browserPlatform,
+  handlers: simulationHandlers,
 };
 
 export function createSimulation(options: SimulationOptions = {}): Simulation {

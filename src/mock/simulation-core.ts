@@ -5,6 +5,7 @@
 // that calls the global fetch. Each simulation builds its own services: two share nothing but the contract, which
 // is read-only and loaded once per process.
 import { stringify } from "yaml";
+import type { HttpHandler } from "msw";
 import type { Contract } from "./contract.js";
 import { mockControls, type ClockControls, type FaultControls } from "./controls-api.js";
 import { inProcessFetch, type InProcessFetch, type RequestHandler } from "./in-process.js";
@@ -41,6 +42,11 @@ export interface Simulation {
   readonly keys: Readonly<Record<string, string>>;
   readonly clock: ClockControls;
   readonly faults: FaultControls;
+  /**
+   * MSW request handlers routing every request to `baseUrl` to this simulation, for `setupServer(...sim.handlers)`
+   * and `setupWorker(...sim.handlers)` (msw, an optional peer: loaded when first read).
+   */
+  readonly handlers: HttpHandler[];
   /** Back to the start: the records of the fixtures (or the seeded examples), no fault rules, the clock as created. */
   reset(): Promise<void>;
   /** Starts over with these fixtures (what `reset()` returns to from then on). */
@@ -53,6 +59,8 @@ export interface Simulation {
 export interface SimulationRuntime {
   contract(): Contract;
   platform: Platform;
+  /** MSW's handlers for a simulation (msw.ts `simulationHandlers`, with the runtime's msw). */
+  handlers(sim: Pick<Simulation, "baseUrl" | "fetch">): HttpHandler[];
 }
 
 /** The services and request handler of one simulation, built from its options. */
@@ -89,9 +97,13 @@ export function simulate(rt: SimulationRuntime, options: SimulationOptions = {})
   let current = build(rt, opts, baseUrl);
   const fetch = inProcessFetch((req, res) => current.handle(req, res));
   const controls = mockControls(baseUrl, fetch);
+  let handlers: HttpHandler[] | undefined;
   return {
     baseUrl,
     fetch,
+    get handlers() {
+      return (handlers ??= rt.handlers({ baseUrl, fetch }));
+    },
     keys: Object.fromEntries(demoKeys(current.s.policy).map((k) => [k.key.replace(/^pk_test_demo_/, ""), k.key])),
     clock: controls.clock,
     faults: controls.faults,
