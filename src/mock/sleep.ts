@@ -16,3 +16,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
+
+/**
+ * Lets the process exit with this timer pending (Node's `unref`); a no-op where timers are plain numbers (a
+ * browser), which have no process to keep alive.
+ */
+export function unref(timer: unknown): void {
+  (timer as { unref?: () => void }).unref?.();
+}
