@@ -8,6 +8,9 @@
 //              "./factories"  createFactories: typed test data from the contract's schemas
 //              "./browser"    createSimulation for a browser (MSW's setupWorker, Storybook): one ESM file, the
 //                             contract and every package but msw inside, no node:* import (browser-bundle.ts)
+//     types    types/: tsc's declarations of the entry points' sources (tsconfig.mock-types.json) and the
+//              contract's generated/schema.d.ts, so a TypeScript project type-checks createSimulation, its
+//              controls, the handlers and the factories
 //     files    lib/ (esbuild bundles: the pure-JavaScript packages the code imports are inside), generated/
 //              (the contract the mock serves), bin/
 //     dependencies     what is read from disk at run time, so cannot be bundled: swagger-ui-dist (the /swagger.html assets) as a
@@ -37,6 +40,14 @@ export const MOCK_EXPORTS: Record<string, string> = {
   "@avt/mock/msw": "src/mock/msw.ts",
   "@avt/mock/factories": "src/testing/factories.ts",
   "@avt/mock/browser": "src/mock/browser.ts",
+};
+
+/** Each export's declarations, under types/ (tsc keeps the sources' layout). */
+const TYPES: Record<string, string> = {
+  ".": "./types/src/mock/index.d.ts",
+  "./msw": "./types/src/mock/msw.d.ts",
+  "./factories": "./types/src/testing/factories.d.ts",
+  "./browser": "./types/src/mock/browser.d.ts",
 };
 
 /** Bundled entry points: the file under lib/ each is written to. */
@@ -73,13 +84,14 @@ async function manifest(): Promise<Record<string, unknown>> {
     engines: root.engines,
     bin: { [MOCK_BIN]: "bin/avt-mock.js", [VERIFY_BIN]: "bin/avt-verify.js" },
     exports: {
-      ".": "./lib/mock/index.js",
-      "./msw": "./lib/mock/msw.js",
-      "./factories": "./lib/mock/factories.js",
-      "./browser": "./lib/browser/index.js",
+      ".": { types: TYPES["."], default: "./lib/mock/index.js" },
+      "./msw": { types: TYPES["./msw"], default: "./lib/mock/msw.js" },
+      "./factories": { types: TYPES["./factories"], default: "./lib/mock/factories.js" },
+      "./browser": { types: TYPES["./browser"], default: "./lib/browser/index.js" },
       "./package.json": "./package.json",
     },
-    files: ["lib/", "bin/", "generated/"],
+    types: TYPES["."],
+    files: ["lib/", "bin/", "generated/", "types/"],
     dependencies: await versions(RUNTIME),
     bundleDependencies: [SWAGGER_UI],
     peerDependencies: Object.fromEntries(Object.entries(await versions(PEERS)).map(([n, v]) => [n, n === "msw" ? "^2.0.0" : v])),
@@ -106,6 +118,7 @@ export async function buildMockPackage(out = MOCK_PACKAGE_DIR): Promise<string> 
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   });
   await browserBundle({ outfile: path.join(out, "lib/browser/index.js"), write: true, minify: true, legalComments: "linked" });
+  await declarations(out);
   await fs.mkdir(path.join(out, "bin"), { recursive: true });
   await fs.writeFile(path.join(out, "bin/avt-mock.js"), BIN("bin-mock"), { mode: 0o755 });
   await fs.writeFile(path.join(out, "bin/avt-verify.js"), BIN("bin-verify"), { mode: 0o755 });
@@ -118,6 +131,14 @@ export async function buildMockPackage(out = MOCK_PACKAGE_DIR): Promise<string> 
     `# @avt/mock\n\nThe stateful mock of the analysis API. \`npx ${MOCK_BIN} --port 4010\` (\`--help\` for every flag), \`npx ${VERIFY_BIN} --target URL\`, and in-process \`createSimulation()\` (see docs/frontend.md of the repository).\n`,
   );
   return out;
+}
+
+/** tsc's declarations of the exports (TYPES), and the contract's types they import. */
+async function declarations(out: string): Promise<void> {
+  const tsc = path.join(ROOT, "node_modules/.bin/tsc");
+  await promisify(execFile)(tsc, ["-p", path.join(ROOT, "tsconfig.mock-types.json"), "--outDir", path.join(out, "types")], { cwd: ROOT, maxBuffer: 1 << 24 });
+  await fs.mkdir(path.join(out, "types/generated"), { recursive: true });
+  await fs.copyFile(path.join(ROOT, "generated/schema.d.ts"), path.join(out, "types/generated/schema.d.ts"));
 }
 
 /** swagger-ui-dist's page assets and licence, with a manifest that depends on nothing (see the top). */
