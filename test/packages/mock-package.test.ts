@@ -4,7 +4,8 @@
 //   - `npx avt-mock --port P` serves the README's curl flow, and `npx avt-verify` checks it;
 //   - `--help` lists npm start's flags; `--state` without better-sqlite3 says what to install;
 //   - a vitest project with happy-dom tests against createSimulation() with no port opened;
-//   - a TypeScript project type-checks against the package's declarations (tsc --noEmit), and a wrong call fails.
+//   - a TypeScript project type-checks against the package's declarations (tsc --noEmit), with docs/frontend.md's
+//     Storybook preview (msw-storybook-addon), and a wrong call fails.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -123,6 +124,15 @@ export async function flow(): Promise<string> {
 }
 `;
 
+/** docs/frontend.md's Storybook preview, as written (the ts block after its type-checked marker). */
+async function storybookPreview(): Promise<string> {
+  const doc = await fs.readFile(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
+  const block = /<!-- type-checked: test\/packages\/mock-package\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(doc);
+  expect(block, "docs/frontend.md has the Storybook preview block").not.toBeNull();
+  return block![1]!;
+}
+const MSW_STORYBOOK_ADDON = "msw-storybook-addon@2.0.7";
+
 describe("the mock package", () => {
   it("installs with what its code loads: no native module, no install script; version is the contract's", async () => {
     const names = await expectLeanTree(project, "@avt/mock", ["better-sqlite3", "msw", "@stoplight/prism-http", "ws", "@scarf/scarf"]);
@@ -166,11 +176,13 @@ describe("the mock package", () => {
     expect(stdout).not.toMatch(/fail/i);
   });
 
-  it("type-checks a TypeScript project against its declarations (tsc --noEmit), and refuses a wrong call", { timeout: 240_000 }, async () => {
-    const app = await freshProject(tmp, "typed-app", [tarball, `typescript@${TYPESCRIPT_VERSION}`, `msw@${MSW_VERSION}`]);
+  it("type-checks a TypeScript project against its declarations (tsc --noEmit), docs/frontend.md's Storybook preview included, and refuses a wrong call", { timeout: 240_000 }, async () => {
+    const app = await freshProject(tmp, "typed-app", [tarball, `typescript@${TYPESCRIPT_VERSION}`, `msw@${MSW_VERSION}`, MSW_STORYBOOK_ADDON]);
     const compilerOptions = { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM", "DOM.Iterable"], skipLibCheck: true, noEmit: true };
-    await fs.writeFile(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["app.ts"] }));
+    await fs.writeFile(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["app.ts", ".storybook/preview.ts"] }));
     await fs.writeFile(path.join(app, "app.ts"), TYPED_APP);
+    await fs.mkdir(path.join(app, ".storybook"));
+    await fs.writeFile(path.join(app, ".storybook/preview.ts"), await storybookPreview());
     await npx(app, ["tsc", "-p", "."]);
     // Without its expectation, the wrong call is an error: the declarations type the controls and the factories.
     await fs.writeFile(path.join(app, "app.ts"), TYPED_APP.replace("// @ts-expect-error advance takes milliseconds\n", ""));
