@@ -256,6 +256,10 @@ export function table(r: Results): string {
       `simulation÷static ${x2(r.sim.simulationOverStatic)}`,
       "reported (no target)",
     ]);
+    if (r.sim.browserBundle) {
+      const b = r.sim.browserBundle;
+      rows.push(["Simulation's browser bundle (@avt/mock/browser: core, contract, packages but msw; esbuild, minified, gzip -9)", `${kb(b.gzipped)} (${kb(b.minified)} min)`, "—", "reported (no target)"]);
+    }
   }
   if (r.size) {
     const s = r.size;

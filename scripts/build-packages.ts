@@ -6,10 +6,14 @@
 //     exports  "."      createSimulation, mockControls, createGateway, … (src/mock/index.ts)
 //              "./msw"  simulationHandlers (msw: an optional peer)
 //              "./factories"  createFactories: typed test data from the contract's schemas
+//              "./browser"    createSimulation for a browser (MSW's setupWorker, Storybook): one ESM file, the
+//                             contract and every package but msw inside, no node:* import (browser-bundle.ts)
+//     types    types/: tsc's declarations of the entry points' sources (tsconfig.mock-types.json) and the
+//              contract's generated/schema.d.ts, so a TypeScript project type-checks createSimulation, its
+//              controls, the handlers and the factories
 //     files    lib/ (esbuild bundles: the pure-JavaScript packages the code imports are inside), generated/
 //              (the contract the mock serves), bin/
-//     dependencies     what is read from disk or resolved at run time, so cannot be bundled: accepts (content
-//                      negotiation, loaded on first need), and swagger-ui-dist (the /swagger.html assets) as a
+//     dependencies     what is read from disk at run time, so cannot be bundled: swagger-ui-dist (the /swagger.html assets) as a
 //                      bundled dependency holding only the files the page loads: the published one depends on
 //                      @scarf/scarf, whose install script reports the install to a third party
 //     optional peers   better-sqlite3 (--state only: a native module, loaded when the flag is given), ioredis
@@ -24,6 +28,7 @@ import { promisify } from "node:util";
 import { build } from "esbuild";
 import { parse } from "yaml";
 import { SWAGGER_ASSETS } from "../src/mock/swagger.js";
+import { browserBundle } from "./lib/browser-bundle.js";
 import { ROOT } from "./lib/paths.js";
 
 export const MOCK_PACKAGE_DIR = path.join(ROOT, "dist/packages/mock");
@@ -35,6 +40,15 @@ export const MOCK_EXPORTS: Record<string, string> = {
   "@avt/mock": "src/mock/index.ts",
   "@avt/mock/msw": "src/mock/msw.ts",
   "@avt/mock/factories": "src/testing/factories.ts",
+  "@avt/mock/browser": "src/mock/browser.ts",
+};
+
+/** Each export's declarations, under types/ (tsc keeps the sources' layout). */
+const TYPES: Record<string, string> = {
+  ".": "./types/src/mock/index.d.ts",
+  "./msw": "./types/src/mock/msw.d.ts",
+  "./factories": "./types/src/testing/factories.d.ts",
+  "./browser": "./types/src/mock/browser.d.ts",
 };
 
 /** Bundled entry points: the file under lib/ each is written to. */
@@ -46,7 +60,7 @@ const ENTRIES: Record<string, string> = {
   "scripts/bin-verify.ts": "lib/mock/bin-verify.js",
 };
 const PEERS = ["better-sqlite3", "ioredis", "msw", "@stoplight/prism-http"];
-const RUNTIME = ["swagger-ui-dist", "accepts"];
+const RUNTIME = ["swagger-ui-dist"];
 const SWAGGER_UI = "swagger-ui-dist";
 /** ws's optional native speed-ups, required inside a try: left out. */
 const ABSENT = ["bufferutil", "utf-8-validate"];
@@ -70,8 +84,15 @@ async function manifest(): Promise<Record<string, unknown>> {
     license: root.license,
     engines: root.engines,
     bin: { [MOCK_BIN]: "bin/avt-mock.js", [VERIFY_BIN]: "bin/avt-verify.js" },
-    exports: { ".": "./lib/mock/index.js", "./msw": "./lib/mock/msw.js", "./factories": "./lib/mock/factories.js", "./package.json": "./package.json" },
-    files: ["lib/", "bin/", "generated/"],
+    exports: {
+      ".": { types: TYPES["."], default: "./lib/mock/index.js" },
+      "./msw": { types: TYPES["./msw"], default: "./lib/mock/msw.js" },
+      "./factories": { types: TYPES["./factories"], default: "./lib/mock/factories.js" },
+      "./browser": { types: TYPES["./browser"], default: "./lib/browser/index.js" },
+      "./package.json": "./package.json",
+    },
+    types: TYPES["."],
+    files: ["lib/", "bin/", "generated/", "types/"],
     dependencies: await versions(RUNTIME),
     bundleDependencies: [SWAGGER_UI],
     peerDependencies: Object.fromEntries(Object.entries(await versions(PEERS)).map(([n, v]) => [n, n === "msw" ? "^2.0.0" : v])),
@@ -97,6 +118,8 @@ export async function buildMockPackage(out = MOCK_PACKAGE_DIR): Promise<string> 
     // Bundled CommonJS packages call require(): give each file one.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   });
+  await browserBundle({ outfile: path.join(out, "lib/browser/index.js"), write: true, minify: true, legalComments: "linked" });
+  await declarations(out);
   await fs.mkdir(path.join(out, "bin"), { recursive: true });
   await fs.writeFile(path.join(out, "bin/avt-mock.js"), BIN("bin-mock"), { mode: 0o755 });
   await fs.writeFile(path.join(out, "bin/avt-verify.js"), BIN("bin-verify"), { mode: 0o755 });
@@ -109,6 +132,14 @@ export async function buildMockPackage(out = MOCK_PACKAGE_DIR): Promise<string> 
     `# @avt/mock\n\nThe stateful mock of the analysis API. \`npx ${MOCK_BIN} --port 4010\` (\`--help\` for every flag), \`npx ${VERIFY_BIN} --target URL\`, and in-process \`createSimulation()\` (see docs/frontend.md of the repository).\n`,
   );
   return out;
+}
+
+/** tsc's declarations of the exports (TYPES), and the contract's types they import. */
+async function declarations(out: string): Promise<void> {
+  const tsc = path.join(ROOT, "node_modules/.bin/tsc");
+  await promisify(execFile)(tsc, ["-p", path.join(ROOT, "tsconfig.mock-types.json"), "--outDir", path.join(out, "types")], { cwd: ROOT, maxBuffer: 1 << 24 });
+  await fs.mkdir(path.join(out, "types/generated"), { recursive: true });
+  await fs.copyFile(path.join(ROOT, "generated/schema.d.ts"), path.join(out, "types/generated/schema.d.ts"));
 }
 
 /** swagger-ui-dist's page assets and licence, with a manifest that depends on nothing (see the top). */

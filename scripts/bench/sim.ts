@@ -3,7 +3,11 @@
 // handler answering the same page with `HttpResponse.json` (what teams write by hand today), and sim.fetch called
 // directly (no MSW). The three alternate call by call, in a new random order each round; the median µs per call of
 // each, and simulation ÷ static (how many times a static handler's cost a stateful, contract-true answer is).
+// Also the weight of the simulation's browser bundle (@avt/mock/browser: the core, the contract and every package
+// but msw), minified and gzipped (level 9), as the package ships it.
+import zlib from "node:zlib";
 import { http, HttpResponse } from "msw";
+import { browserBundle } from "../lib/browser-bundle.js";
 import { setupServer } from "msw/node";
 import { createSimulation } from "../../src/mock/simulation.js";
 import { simulationHandlers } from "../../src/mock/msw.js";
@@ -13,6 +17,13 @@ export interface SimBench {
   calls: number;
   perCallMicros: { simulationMsw: number; simulationDirect: number; staticMsw: number };
   simulationOverStatic: number;
+  /** @avt/mock/browser, minified: bytes, and bytes gzipped at level 9. */
+  browserBundle: { minified: number; gzipped: number };
+}
+
+export async function simBrowserBundle(): Promise<SimBench["browserBundle"]> {
+  const code = (await browserBundle({ minify: true, metafile: false })).outputFiles![0]!.contents;
+  return { minified: code.length, gzipped: zlib.gzipSync(code, { level: 9 }).length };
 }
 
 export async function simBench(o: { rounds: number; calls: number }): Promise<SimBench> {
@@ -45,5 +56,5 @@ export async function simBench(o: { rounds: number; calls: number }): Promise<Si
   }
   const m = (v: Variant) => Math.round(median(times[v]) * 10) / 10;
   const perCallMicros = { simulationMsw: m("simulationMsw"), simulationDirect: m("simulationDirect"), staticMsw: m("staticMsw") };
-  return { calls: o.rounds * o.calls, perCallMicros, simulationOverStatic: Math.round((perCallMicros.simulationMsw / perCallMicros.staticMsw) * 100) / 100 };
+  return { calls: o.rounds * o.calls, perCallMicros, browserBundle: await simBrowserBundle(), simulationOverStatic: Math.round((perCallMicros.simulationMsw / perCallMicros.staticMsw) * 100) / 100 };
 }

@@ -1,7 +1,6 @@
 // Credentials, as the edge checks them: an API key (header, or the token query parameter where the operation
 // lists it), or a bearer JWT (HS256, signed with the mock's dev secret; `npm run mock:token` mints one).
 // Messages never contain the credential itself.
-import { randomUUID } from "node:crypto";
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import type { PlanName, RateLimitPolicy } from "../policy.js";
 import { KEY_PREFIXES, type KeyStore } from "./keys.js";
@@ -11,7 +10,7 @@ import type { Clock } from "./limiter.js";
 export const DEFAULT_JWT_SECRET = "avt-mock-gateway-dev-secret-not-for-production";
 export const JWT_ISSUER = "avt-mock-gateway";
 
-export function jwtSecretFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+export function jwtSecretFromEnv(env: NodeJS.ProcessEnv = typeof process === "undefined" ? {} : process.env): string {
   return env.MOCK_JWT_SECRET || DEFAULT_JWT_SECRET;
 }
 
@@ -252,7 +251,7 @@ export async function mintToken(o: MintOptions): Promise<string> {
     .setAudience(JWT_AUDIENCE)
     .setSubject(o.sub ?? "usr_01MockUser000000000000000")
     // A unique id, so any token can be revoked (POST /v1/oauth/revoke) without the others of its subject.
-    .setJti(randomUUID())
+    .setJti(globalThis.crypto.randomUUID())
     .setIssuedAt(Math.min(iat, iat + o.expiresInSeconds))
     .setExpirationTime(iat + o.expiresInSeconds)
     .sign(new TextEncoder().encode(o.secret));

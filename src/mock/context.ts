@@ -7,7 +7,7 @@ import type { AuthResult, Principal } from "./auth.js";
 import type { Route, RouteMatch } from "./contract.js";
 import { json, type Reply } from "./http/reply.js";
 import type { Decision } from "./limiter.js";
-import type { Preferences } from "./prism.js";
+import type { Preferences } from "./preferences.js";
 
 const NONE: Readonly<Record<string, string>> = Object.freeze({});
 const NO_HEADERS: readonly string[] = Object.freeze([]);

@@ -3,7 +3,7 @@
 //   - the stateful store (store/analysis.ts), which releases an analysis's content while it is processing and
 //     writes each event into the analysis's event log;
 //   - the stateless mock (`--stateless`), whose SSE stream and WebSockets play a fixed script (EventScripts).
-import { setTimeout as sleep } from "node:timers/promises";
+import { sleep } from "./sleep.js";
 import type { Contract, Json } from "./contract.js";
 
 export interface StreamEvent {
@@ -236,7 +236,7 @@ export async function play<T>(events: T[], intervalMs: number, send: (e: T) => v
   for (const e of events) {
     if (signal.aborted) return false;
     try {
-      await sleep(intervalMs, undefined, { signal });
+      await sleep(intervalMs, signal);
     } catch {
       return false;
     }

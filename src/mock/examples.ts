@@ -2,7 +2,8 @@
 // without loading Prism (which takes a second or two and blocks the event loop meanwhile). For a request that
 // asks for no dynamic example, the answer is the same one Prism picks, by the same rules:
 //   - the response: the one `Prefer: code` names, else the lowest 2xx (compared as strings, as Prism does);
-//   - the media type: for an Accept header, the one the `accepts` package (Prism's own negotiator) chooses; without
+//   - the media type: for an Accept header, the one the `accepts` package (Prism's own negotiator) chooses, by way
+//     of the `negotiator` package it calls (accepts itself needs node:path, and the core runs in a browser); without
 //     one, `application/json` if the response has it, else the first;
 //   - the example: the one `Prefer: example` names, else the first (an `example` beside `examples` comes first,
 //     named `default`);
@@ -10,17 +11,19 @@
 // Anything these rules do not settle — `Prefer: dynamic=true`, an Accept none of the media types satisfies, an
 // example without a value, a status range such as `2XX`, a HEAD operation — is left to Prism (`undefined`).
 // test/mock/examples.test.ts compares every answer of every operation with Prism's.
-import { createRequire } from "node:module";
+import NegotiatorModule from "negotiator";
 import type { Contract, Json, Route } from "./contract.js";
-import type { MockAnswer, Preferences } from "./prism.js";
+import type { MockAnswer, Preferences } from "./preferences.js";
 
-const require = createRequire(import.meta.url);
-type Accepts = (req: { headers: { accept?: string } }) => { type(types: string[]): string | false };
-let acceptsModule: Accepts | null = null;
-/** jshttp/accepts (CommonJS, no types of its own): the package Prism negotiates with; loaded on first use. */
+
+/**
+ * What `accepts(req).type(types)` answers (accepts 1.3.8, Prism's negotiator): the first of `types` the Accept
+ * header prefers, or false. The contract's media types are full types (`a/b`), so accepts' extension lookup never
+ * applies; test/mock/examples.test.ts compares the answers with Prism's.
+ */
 function accepts(accept: string): { type(types: string[]): string | false } {
-  acceptsModule ??= require("accepts") as Accepts;
-  return acceptsModule({ headers: { accept } });
+  const negotiator = new NegotiatorModule({ headers: { accept } });
+  return { type: (types) => (accept ? (negotiator.mediaTypes(types)[0] ?? false) : (types[0] ?? false)) };
 }
 
 /** Accept headers remembered per operation (a client sends the same one again and again); more are not kept. */

@@ -4,16 +4,16 @@
 // never loads or creates a workspace (issue 29: a flood of made-up links filled --max-workspaces).
 //
 // The key is derived from the mock's JWT secret, so links survive a restart with --state exactly when tokens do.
-// node:crypto's HMAC (synchronous): a link is made inside a lifecycle step, which is synchronous.
-import { createHmac, timingSafeEqual } from "node:crypto";
+// A synchronous HMAC (digest.ts, not WebCrypto's async one): a link is made inside a lifecycle step, which is synchronous.
+import { equalBytes, hmacSha256, toBase64Url } from "./digest.js";
 
 export const LINK_LIFETIME_MS = 3_600_000;
 
 export class FileLinks {
-  private readonly key: Buffer;
+  private readonly key: Uint8Array;
 
   constructor(secret: string) {
-    this.key = createHmac("sha256", "avt-mock file links").update(secret).digest();
+    this.key = hmacSha256("avt-mock file links", secret);
   }
 
   /** When a link made at `now` expires, in epoch seconds (what `download_expires_at` says, to the second). */
@@ -29,12 +29,11 @@ export class FileLinks {
   /** Is `signature` the one of `path` and `expires`, and is `expires` still ahead of `now`? Constant time. */
   valid(path: string, expires: string | null, signature: string | null, now: number): boolean {
     if (!expires || !/^\d{1,12}$/.test(expires) || !signature || signature.length !== 43) return false;
-    const want = Buffer.from(this.mac(path, Number(expires)));
-    const got = Buffer.from(signature);
-    return want.length === got.length && timingSafeEqual(want, got) && Number(expires) * 1000 > now;
+    const encoder = new TextEncoder();
+    return equalBytes(encoder.encode(this.mac(path, Number(expires))), encoder.encode(signature)) && Number(expires) * 1000 > now;
   }
 
   private mac(path: string, expires: number): string {
-    return createHmac("sha256", this.key).update(`${path}\n${expires}`).digest("base64url");
+    return toBase64Url(hmacSha256(this.key, `${path}\n${expires}`));
   }
 }

@@ -17,13 +17,13 @@
 // operations: each id there must name a record of that workspace. The first problem refuses the start, naming
 // the file, line and column, the record and the rule. (The states an `x-references` lists are a rule of creating,
 // not of what exists: an agent paused after its runs were made is fine.)
-import fs from "node:fs";
 import { LineCounter, parseDocument, type Node } from "yaml";
 import { stateFields } from "../lifecycle.js";
 import type { RateLimitPolicy } from "../policy.js";
 import type { Contract, Json } from "./contract.js";
 import type { JsonPath, JsonSource } from "./json-file.js";
 import { checkKeys } from "./keys-file.js";
+import { readTextFile } from "./text-file.js";
 import type { KeyRecord } from "./keys.js";
 import type { CollectionModel, StoreModel } from "./store/model.js";
 import type { FixtureRecord } from "./store/records.js";
@@ -42,14 +42,7 @@ export interface Fixtures {
 }
 
 export function loadFixtures(file: string, contract: Contract, model: StoreModel, policy: RateLimitPolicy): Fixtures {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new FixturesError(`${file}: cannot read the fixtures file (${code === "ENOENT" ? "no such file" : (e as Error).message})`);
-  }
-  return parseFixtures(text, file, contract, model, policy);
+  return parseFixtures(readTextFile(file, "fixtures file", (m) => new FixturesError(m)), file, contract, model, policy);
 }
 
 /** Parses JSON or YAML (JSON is YAML) with positions, so every error names its line and column. */

@@ -5,6 +5,8 @@
 // Every response under /v1, /aria and /ws carries the five X-RateLimit-* headers with true values. A request
 // without valid credentials has no workspace: it is counted per client address in an anonymous bucket with the
 // policy's smallest plan, and its 401 carries that bucket's headers.
+import { DEFAULT_GENERATED_DIR, loadContract } from "./contract.js";
+import { nodePlatform } from "./node-platform.js";
 import type http from "node:http";
 import type { Contract } from "./contract.js";
 import { createHttpServer, listen } from "./http/server.js";
@@ -12,7 +14,8 @@ import type { KeyStore } from "./keys.js";
 import { connectRedis, redisReady } from "./redis.js";
 import type { Limiter } from "./limiter.js";
 import type { Store } from "./store/store.js";
-import { httpPipeline, upgradePipeline } from "./pipeline.js";
+import { httpPipeline } from "./pipeline.js";
+import { proxyPipeline, proxyUpgradePipeline, upgradePipeline } from "./node-pipelines.js";
 import { serveRefusals, serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
 import { StateDb } from "./state-db.js";
@@ -20,7 +23,6 @@ import type { StateRegistry } from "./state-registry.js";
 import type { GatewayOptions } from "./options.js";
 import { refusePublicSecret } from "./secret.js";
 // Proxy mode (--upstream): its own pipelines, chosen below when `upstream` is set.
-import { proxyPipeline, proxyUpgradePipeline } from "./pipeline.js";
 import { Proxy } from "./proxy/proxy.js";
 import { refuseMockSettings } from "./proxy/upstream.js";
 import type { Webhooks } from "./webhooks.js";
@@ -59,7 +61,9 @@ export interface Gateway {
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   if (opts.upstream) refuseMockSettings(opts as Record<string, unknown>);
-  const s = buildServices(opts, { redis: opts.redisUrl ? connectRedis(opts.redisUrl) : null });
+  const s = buildServices({ ...opts, contract: opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR) }, nodePlatform, {
+    redis: opts.redisUrl ? connectRedis(opts.redisUrl) : null,
+  });
   let ready: Promise<{ operations: number }> | null = null;
   const stateDb = openStateDb(s, opts);
   const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;
@@ -132,5 +136,5 @@ async function drain(s: Services, server: http.Server): Promise<void> {
       for (const ws of s.live.sockets) ws.terminate();
     }, 1000).unref();
   });
-  s.wss.close();
+  s.wss?.close();
 }

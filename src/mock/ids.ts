@@ -1,12 +1,12 @@
 // Small value makers shared by the mock's state: random secrets and the contract's date-time form.
-import { randomInt } from "node:crypto";
+import { randomInt } from "./digest.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** `n` random letters and digits from a cryptographic source (secrets: API keys, webhook secrets, refresh tokens). */
 export function randomBase62(n: number): string {
   let s = "";
-  for (let i = 0; i < n; i++) s += BASE62[randomInt(62)];
+  for (let i = 0; i < n; i++) s += BASE62[randomInt(0, 62)];
   return s;
 }
 

@@ -3,12 +3,14 @@
 // answers: status, headers (CORS, rate limits), body, and an event stream as a ReadableStream that follows the log.
 //
 // Hand-written rather than a library's: light-my-request (fastify's inject) and similar buffer the whole answer
-// until it ends, and an event stream ends only when its analysis does. The request is a real http.IncomingMessage
-// (what every stage reads), its body pushed whole; the response is the small part of http.ServerResponse the
-// pipeline writes with (writeHead, write, flushHeaders, end, destroy, 'close'), turned into a Response as soon as
-// the head is known. Still node:http and node:events underneath: the browser build needs a core without them.
-import { EventEmitter } from "node:events";
-import http from "node:http";
+// until it ends, and an event stream ends only when its analysis does. The request is the part of
+// http.IncomingMessage the stages read (method, url, headers and rawHeaders, the peer's address, the body as one
+// 'data' event then 'end'); the response is the small part of http.ServerResponse the pipeline writes with
+// (writeHead, write, flushHeaders, end, destroy, 'close'), turned into a Response as soon as the head is known.
+// No node:http or node:events: this is the core's door, and it runs in a browser too (MSW's service worker).
+import type http from "node:http";
+import { Emitter } from "./emitter.js";
+import { STATUS_TEXT } from "./http/status-text.js";
 
 /** What node:http calls for each request (serve.ts `serveRequests`). */
 export type RequestHandler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
@@ -24,46 +26,79 @@ export function inProcessFetch(handler: RequestHandler): InProcessFetch {
     const request = new Request(input, init);
     request.signal.throwIfAborted();
     const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
-    const req = incoming(request, body);
+    const req = new InProcessRequest(request, body);
     const res = new InProcessResponse(req, request.method === "HEAD");
     request.signal.addEventListener("abort", () => res.abort(request.signal.reason), { once: true });
-    handler(req, res as unknown as http.ServerResponse);
+    handler(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
     return res.response;
   };
 }
 
-/** The request as node:http's parser would have made it: method, target, lower-case headers (Host included), body. */
-function incoming(request: Request, body: Buffer | null): http.IncomingMessage {
-  const url = new URL(request.url);
-  const socket = { remoteAddress: LOOPBACK, remotePort: 0, readable: false, writable: true, destroyed: false, encrypted: url.protocol === "https:" };
-  const req = new http.IncomingMessage(socket as never);
-  req.method = request.method;
-  req.url = url.pathname + url.search;
-  req.httpVersion = "1.1";
-  const headers: Record<string, string> = { host: url.host };
-  const raw: string[] = ["Host", url.host];
-  // Lower-cased here: fetch's own Headers are, but not every implementation's (happy-dom keeps the case given).
-  request.headers.forEach((value, name) => {
-    const key = name.toLowerCase();
-    headers[key] = headers[key] === undefined || key === "host" ? value : `${headers[key]}, ${value}`;
-    raw.push(name, value);
-  });
-  // fetch sends a length for every body it knows whole; the pipeline reads it (hasBody, the body limits).
-  if (body && body.length > 0 && headers["content-length"] === undefined) {
-    headers["content-length"] = String(body.length);
-    raw.push("Content-Length", headers["content-length"]);
+/**
+ * The request as node:http's parser would have made it: method, target, lower-case headers (Host included), the
+ * raw list, and the body, which flows (one 'data', then 'end') once a stage listens, as a stream's does.
+ */
+class InProcessRequest extends Emitter {
+  readonly method: string;
+  readonly url: string;
+  readonly httpVersion = "1.1";
+  readonly headers: Record<string, string> = {};
+  readonly rawHeaders: string[] = [];
+  readonly socket: { remoteAddress: string; remotePort: number; encrypted: boolean; destroyed: boolean };
+  /** The whole request has arrived (nothing is left to linger over: serve.ts reads `complete`). */
+  readonly complete = true;
+  destroyed = false;
+  private flowing = false;
+
+  constructor(
+    request: Request,
+    private readonly body: Buffer | null,
+  ) {
+    super();
+    const url = new URL(request.url);
+    this.method = request.method;
+    this.url = url.pathname + url.search;
+    this.socket = { remoteAddress: LOOPBACK, remotePort: 0, encrypted: url.protocol === "https:", destroyed: false };
+    const headers = this.headers;
+    headers.host = url.host;
+    this.rawHeaders.push("Host", url.host);
+    // Lower-cased here: fetch's own Headers are, but not every implementation's (happy-dom keeps the case given).
+    request.headers.forEach((value, name) => {
+      const key = name.toLowerCase();
+      headers[key] = headers[key] === undefined || key === "host" ? value : `${headers[key]}, ${value}`;
+      this.rawHeaders.push(name, value);
+    });
+    // fetch sends a length for every body it knows whole; the pipeline reads it (hasBody, the body limits).
+    if (body && body.length > 0 && headers["content-length"] === undefined) {
+      headers["content-length"] = String(body.length);
+      this.rawHeaders.push("Content-Length", headers["content-length"]);
+    }
   }
-  req.headers = headers;
-  req.rawHeaders = raw;
-  if (body && body.length > 0) req.push(body);
-  req.push(null);
-  // The whole request has arrived (nothing is left to linger over: serve.ts reads `complete`).
-  req.complete = true;
-  return req;
+
+  override on(event: string, fn: (...args: any[]) => void): this { // eslint-disable-line @typescript-eslint/no-explicit-any
+    super.on(event, fn);
+    if (event === "data" || event === "end") this.resume();
+    return this;
+  }
+
+  /** Starts the body flowing, after the listeners of this turn are attached. */
+  resume(): this {
+    if (this.flowing) return this;
+    this.flowing = true;
+    queueMicrotask(() => {
+      if (this.body && this.body.length > 0) this.emit("data", this.body);
+      this.emit("end");
+    });
+    return this;
+  }
+
+  pause(): this {
+    return this;
+  }
 }
 
 /** The part of http.ServerResponse the pipeline writes with, as a Response whose body streams. */
-class InProcessResponse extends EventEmitter {
+class InProcessResponse extends Emitter {
   statusCode = 200;
   headersSent = false;
   writableEnded = false;
@@ -77,7 +112,7 @@ class InProcessResponse extends EventEmitter {
   readonly response: Promise<Response>;
 
   constructor(
-    readonly req: http.IncomingMessage,
+    readonly req: InProcessRequest,
     private readonly headOnly: boolean,
   ) {
     super();
@@ -112,7 +147,7 @@ class InProcessResponse extends EventEmitter {
     const streams = !this.headOnly && !NULL_BODY.has(status);
     const headers = new Headers();
     for (const [name, value] of this.head) headers.append(name, value);
-    this.settle.resolve(new Response(streams ? this.body : null, { status, statusText: http.STATUS_CODES[status] ?? "", headers }));
+    this.settle.resolve(new Response(streams ? this.body : null, { status, statusText: STATUS_TEXT[status] ?? "", headers }));
   }
 
   write(chunk: string | Uint8Array, done?: () => void): boolean {
@@ -170,5 +205,6 @@ class InProcessResponse extends EventEmitter {
     this.closed = true;
     this.destroyed = true;
     this.emit("close");
+    this.req.emit("close");
   }
 }

@@ -1,9 +1,9 @@
 // The optional keys file (MOCK_KEYS_FILE, --keys): more API keys for the mock, refused with file, line and column
 // when malformed.
-import fs from "node:fs";
 import type { RateLimitPolicy } from "../policy.js";
 import { parseJsonSource, type JsonSource } from "./json-file.js";
 import { KEY_PREFIXES, type KeyRecord } from "./key-record.js";
+import { readTextFile } from "./text-file.js";
 
 export class KeysFileError extends Error {}
 
@@ -11,14 +11,7 @@ const WORKSPACE_ID = /^ws_[0-9A-Za-z]{8,40}$/;
 
 /** Reads a keys file: `{"keys": [{"key", "workspace_id", "plan", "rate_limit_rpm"?, "frozen"?, "label"?}]}`. */
 export function loadKeysFile(file: string, policy: RateLimitPolicy): KeyRecord[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new KeysFileError(`${file}: cannot read the keys file (${code === "ENOENT" ? "no such file" : (e as Error).message})`);
-  }
-  return parseKeysFile(text, file, policy);
+  return parseKeysFile(readTextFile(file, "keys file", (m) => new KeysFileError(m)), file, policy);
 }
 
 export function parseKeysFile(text: string, file: string, policy: RateLimitPolicy): KeyRecord[] {

@@ -2,7 +2,7 @@
 // test passes in) and the keys made with `POST /v1/keys` while it runs. One store for both, so every key shows up
 // in its workspace's list and can be renamed, limited and revoked the same way (responders/keys.ts).
 // The store is a MockState (state.ts): reset forgets created keys and undoes every change to seeded ones.
-import { createHash } from "node:crypto";
+import { sha256Of, toHex } from "./digest.js";
 import type { components } from "../../generated/schema.js";
 import type { PlanName, RateLimitPolicy } from "../policy.js";
 import type { Contract } from "./contract.js";
@@ -65,7 +65,7 @@ export function demoKeys(policy: RateLimitPolicy): KeyRecord[] {
  * start and a state file's changes to it find it again.
  */
 export function seededKeyId(secret: string): string {
-  return "key_" + createHash("sha256").update(secret).digest("hex").slice(0, 24);
+  return "key_" + toHex(sha256Of(secret)).slice(0, 24);
 }
 
 export class KeyStore implements MockState {

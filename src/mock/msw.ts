@@ -3,8 +3,9 @@
 // same stateful mock in `setupServer` (vitest, jsdom, happy-dom, Node) and `setupWorker` (the browser, Storybook).
 // A separate module so `msw` stays an optional peer: only who imports this needs it.
 import { http, type HttpHandler } from "msw";
-import type { Simulation } from "./simulation.js";
+import { handlersWith } from "./msw-routes.js";
+import type { Simulation } from "./simulation-core.js";
 
 export function simulationHandlers(sim: Pick<Simulation, "baseUrl" | "fetch">): HttpHandler[] {
-  return [http.all(`${sim.baseUrl}/*`, ({ request }) => sim.fetch(request))];
+  return handlersWith(http, sim);
 }

@@ -34,6 +34,10 @@
 //   (each answers its operations whole: nothing after it sees them, unless Prefer asks)
 //              examples            the contract's examples     always answers
 //
+// The two lists above belong to the core (no node:* module, test/sim/core.test.ts): the in-process simulation, in a
+// browser too, runs `httpPipeline`. The lists below need sockets (ws, the upstream's connections), so they are in
+// node-pipelines.ts, for the Node server only.
+//
 // WebSocket upgrades: malformed (400) → shuttingDown (503) → apiPrefix → latency → the same admission →
 // webSocketOnly (400) → webSocket (101, or 400 for a handshake ws refuses).
 //
@@ -57,12 +61,6 @@ import { sse } from "./responders/sse.js";
 import { store } from "./responders/store.js";
 import { upgradeRequired } from "./responders/upgrade-required.js";
 import { webhooks } from "./responders/webhooks.js";
-import { webSocket } from "./responders/websocket.js";
-import { proxyControls } from "./proxy/controls.js";
-import { originFormOnly, proxyCapacity } from "./proxy/edge.js";
-import { forward } from "./proxy/forward.js";
-import type { Proxy } from "./proxy/proxy.js";
-import { tunnel } from "./proxy/tunnel.js";
 import { apiPrefix } from "./stages/api-prefix.js";
 import { authenticate } from "./stages/authenticate.js";
 import { cors } from "./stages/cors.js";
@@ -81,13 +79,11 @@ import { readBody } from "./stages/read-body.js";
 import { requireCredentials } from "./stages/require-credentials.js";
 import { route } from "./stages/route.js";
 import { scopes } from "./stages/scopes.js";
-import { shuttingDown } from "./stages/shutting-down.js";
 import { validateBody } from "./stages/validate-body.js";
 import { validateParams } from "./stages/validate-params.js";
-import { webSocketOnly } from "./stages/websocket-only.js";
 
 /** Who asks, whether they may, and whether they name an operation correctly (decision M3). */
-function admission(s: Services): Stage[] {
+export function admission(s: Services): Stage[] {
   return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), frozen(s), route(s), scopes(s), validateParams(s)];
 }
 
@@ -102,7 +98,7 @@ function state(s: Services): Stage[] {
 }
 
 /** The delay of every API answer, when one is set (MOCK_LATENCY_MS): no stage at all otherwise. */
-function delay(s: Services): Stage[] {
+export function delay(s: Services): Stage[] {
   return s.settings.latency && s.settings.latency[1] > 0 ? [latency(s)] : [];
 }
 
@@ -118,17 +114,4 @@ export function httpPipeline(s: Services): Stage[] {
     ...body,
     ...answers,
   ];
-}
-
-export function upgradePipeline(s: Services): Stage[] {
-  return [malformed(s), shuttingDown(s), apiPrefix(s), ...delay(s), ...admission(s), webSocketOnly(s), webSocket(s)];
-}
-
-export function proxyPipeline(s: Services, p: Proxy): Stage[] {
-  return [malformedUncounted(s), ownPaths(s), proxyControls(s, p), originFormOnly(), proxyCapacity(s, p), forward(s, p)];
-}
-
-/** The same edge checks as plain requests (issue 22: an absolute-form target and two Hosts were tunnelled). */
-export function proxyUpgradePipeline(s: Services, p: Proxy): Stage[] {
-  return [malformedUncounted(s), shuttingDown(s), originFormOnly(), proxyCapacity(s, p), tunnel(s, p)];
 }

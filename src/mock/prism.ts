@@ -6,7 +6,9 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import type { Route } from "./contract.js";
-import { quote } from "./log.js";
+import { jsonAnswer, type DynamicBounds, type MockAnswer, type PrismAnswerer, type PrismSource, type Preferences } from "./preferences.js";
+
+export * from "./preferences.js";
 
 const require = createRequire(import.meta.url);
 
@@ -29,74 +31,6 @@ interface PrismHttp {
   createInstance(config: unknown, components: { logger: unknown }): PrismInstance;
 }
 
-/** What a frontend asked for with `Prefer: code=…, example=…, dynamic=…` (or Prism's `__code` query parameters). */
-export interface Preferences {
-  code?: number;
-  example?: string;
-  dynamic?: boolean;
-  /** A `code` that is not a 3-digit status, as written (reported by `preferProblem`). */
-  badCode?: string;
-}
-
-export interface MockAnswer {
-  status: number;
-  contentType: string | null;
-  body: Buffer | null;
-  /** The parsed body, for handlers that adapt an example (e.g. webhook creation). */
-  value: unknown;
-}
-
-/**
- * Parses RFC 7240 `Prefer` (`code=404, example=not_found`; `,` or `;` separated, values optionally quoted).
- * Hand-written: a few lines, and the installed packages offer no public parser for it.
- */
-/** What a request without `Prefer` (and without `__code`-style parameters) prefers: nothing. */
-const NO_PREFERENCES: Readonly<Preferences> = Object.freeze({});
-
-export function parsePrefer(header: string | undefined, query?: URLSearchParams): Preferences {
-  // Most requests ask for nothing: one shared, frozen answer, nothing allocated.
-  if (!header && (!query || query.size === 0)) return NO_PREFERENCES;
-  // No prototype: a preference named `__proto__` or `constructor` is just an unknown one.
-  const raw: Record<string, string> = Object.create(null);
-  if (header) {
-    for (const part of header.split(/[,;]/)) {
-      const m = /^\s*([A-Za-z_-]+)\s*(?:=\s*"?([^"]*)"?)?\s*$/.exec(part);
-      if (m) raw[m[1]!.toLowerCase()] = m[2] ?? "true";
-    }
-  } else if (query) {
-    for (const k of ["code", "example", "dynamic"]) {
-      const v = query.get(`__${k}`);
-      if (v != null) raw[k] = v;
-    }
-  }
-  const out: Preferences = {};
-  if (raw.code && /^\d{3}$/.test(raw.code)) out.code = Number(raw.code);
-  else if (raw.code) out.badCode = raw.code;
-  if (raw.example) out.example = raw.example;
-  if (raw.dynamic === "true") out.dynamic = true;
-  return out;
-}
-
-/**
- * Why a `Prefer` cannot be honoured for this operation, or undefined when it can: an undocumented status, or an
- * example name the chosen response does not have. The message lists what the operation does document, so a
- * frontend developer can correct the header at once (Prism itself would answer a bare 404, which reads like the
- * operation's own "not found").
- */
-export function preferProblem(route: Route, prefer: Preferences, deref: (v: unknown) => any): string | undefined {
-  const op = `${route.method.toUpperCase()} ${route.template}`;
-  const responses: Record<string, unknown> = route.op.responses ?? {};
-  const codes = Object.keys(responses).join(", ");
-  if (prefer.badCode !== undefined) return `Prefer code=${quote(prefer.badCode)} is not a status code; ${op} documents ${codes}.`;
-  if (prefer.code !== undefined && !(String(prefer.code) in responses)) return `Prefer code=${prefer.code}: ${op} documents ${codes}.`;
-  if (prefer.example === undefined) return undefined;
-  const status = String(prefer.code ?? route.successCode);
-  const content: Record<string, { examples?: Record<string, unknown> }> = deref(responses[status])?.content ?? {};
-  const names = [...new Set(Object.values(content).flatMap((m) => Object.keys(m.examples ?? {})))];
-  if (names.includes(prefer.example)) return undefined;
-  return `Prefer example=${quote(prefer.example)}: the ${status} response of ${op} has ${names.length ? `the examples ${names.join(", ")}` : "no named examples"}.`;
-}
-
 // Prism logs through pino with a custom `success` level; the gateway writes its own request log instead.
 const noop = () => {};
 const silentLogger: Record<string, unknown> = { level: "silent" };
@@ -112,11 +46,6 @@ const BASE_CONFIG = {
   isProxy: false,
 };
 
-/** How large a generated (`Prefer: dynamic=true`) value may grow: items per array, characters per string. */
-export interface DynamicBounds {
-  items: number;
-  length: number;
-}
 
 /**
  * Bounds json-schema-faker, the generator Prism uses for dynamic answers, below the schema's own `maxItems` and
@@ -130,7 +59,7 @@ function boundGenerator(bounds: DynamicBounds): void {
   jsf.option({ maxItems: bounds.items, maxLength: bounds.length });
 }
 
-export class PrismBackend {
+export class PrismBackend implements PrismAnswerer {
   private readonly cache = new Map<string, MockAnswer>();
 
   private constructor(
@@ -220,7 +149,7 @@ export class PrismBackend {
  * Prism, loaded on first need rather than at start-up: loading takes a second or two and blocks the event loop,
  * and most answers need no Prism (examples.ts).
  */
-export class PrismOnDemand {
+export class PrismOnDemand implements PrismSource {
   private pending: Promise<PrismBackend> | null = null;
   /** Set once loaded: a request with a cached answer then needs no turn of the event loop. */
   loaded: PrismBackend | null = null;
@@ -254,9 +183,6 @@ function cacheKey(route: Route, req: { accept?: string }, prefer: Preferences): 
   return `${route.method} ${route.template}\u0000${prefer.code ?? ""}\u0000${prefer.example ?? ""}\u0000${req.accept ?? ""}`;
 }
 
-export function jsonAnswer(status: number, value: unknown): MockAnswer {
-  return { status, contentType: "application/json", body: Buffer.from(JSON.stringify(value)), value };
-}
 
 function headerOf(headers: Record<string, string | number> | undefined, name: string): string | null {
   for (const [k, v] of Object.entries(headers ?? {})) if (k.toLowerCase() === name) return String(v);

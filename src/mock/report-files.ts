@@ -1,8 +1,8 @@
 // The files a ready report's `download_url` serves (x-completion `download-link`): a small document of the
 // report's `format` with its title, summary and sections, so a frontend can test its download and preview.
 // pdf, markdown and json are written directly; docx is a ZIP of three WordprocessingML parts, written here with
-// stored (uncompressed) entries: the format needs only a central directory and CRC-32 (node:zlib), not a library.
-import { crc32 } from "node:zlib";
+// stored (uncompressed) entries: the format needs only a central directory and CRC-32, not a library. The CRC is
+// computed here (a table and a loop) rather than by node:zlib, which browsers lack (the core runs in one too).
 import type { Json } from "./contract.js";
 
 export const REPORT_CONTENT_TYPES: Record<string, string> = {
@@ -37,6 +37,19 @@ function pdf(r: Json): Buffer {
 }
 
 /** A ZIP archive of stored entries. */
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+/** CRC-32 (IEEE 802.3, as ZIP and zlib compute it). */
+export function crc32(data: Uint8Array): number {
+  let c = 0xffffffff;
+  for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
 function zip(files: Array<[string, string]>): Buffer {
   const parts: Buffer[] = [];
   const central: Buffer[] = [];

@@ -2,11 +2,10 @@
 // the authenticator, the rate limiter, the validators, Prism, the webhooks, OAuth tokens and event scripts, the
 // registry of the state kept between requests, and the gateway's live state (draining, open streams and sockets).
 import { FileLinks } from "./file-links.js";
-import { setTimeout as sleep } from "node:timers/promises";
-import type { WebSocket } from "ws";
-import { WebSocketServer } from "ws";
+import { sleep } from "./sleep.js";
+import type { WebSocket, WebSocketServer } from "ws";
 import { Authenticator, jwtSecretFromEnv } from "./auth.js";
-import { DEFAULT_GENERATED_DIR, loadContract, type Contract, type Json } from "./contract.js";
+import type { Contract, Json } from "./contract.js";
 import type { RequestContext } from "./context.js";
 import { EventScripts } from "./events.js";
 import type { GatewayOptions } from "./options.js";
@@ -20,7 +19,8 @@ import { RedisRateLimiter } from "./limiter-redis.js";
 import type { Redis as RedisClient } from "ioredis";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "./examples.js";
-import { PrismOnDemand } from "./prism.js";
+import type { Platform } from "./platform.js";
+import type { PrismSource } from "./preferences.js";
 import { corsHead } from "./cors-head.js";
 import { timerScheduler } from "./store/scheduler.js";
 import { Store } from "./store/store.js";
@@ -46,7 +46,7 @@ export interface Services {
   readonly validator: RequestValidator;
   /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
   readonly examples: ContractExamples;
-  readonly prism: PrismOnDemand;
+  readonly prism: PrismSource;
   readonly webhooks: Webhooks;
   readonly oauth: OAuthTokens;
   /**
@@ -61,7 +61,10 @@ export interface Services {
   readonly time: SimulatedTime;
   /** The fault rules of `/__mock/faults`. */
   readonly faults: Faults;
-  readonly wss: WebSocketServer;
+  /** ws's server for upgrades (null in-process, where no socket is opened). */
+  readonly wss: WebSocketServer | null;
+  /** The runtime's adapters (platform.ts). */
+  readonly platform: Platform;
   /** Headers every answer carries (CORS), as a flat [name, value, …] list. */
   readonly head: readonly string[];
   readonly settings: {
@@ -97,8 +100,12 @@ export interface Engines {
   redis?: RedisClient | null;
 }
 
-export function buildServices(opts: GatewayOptions, engines: Engines = {}): Services {
-  const contract = opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR);
+/**
+ * The services of one gateway or simulation: `opts.contract` loaded (contract.ts under Node), `platform` its
+ * runtime's adapters, `engines` the shared stores of a sandbox's replicas (none in a simulation).
+ */
+export function buildServices(opts: GatewayOptions & { contract: Contract }, platform: Platform, engines: Engines = {}): Services {
+  const contract = opts.contract;
   const policy = contract.policy;
   const clock = opts.clock ?? systemClock;
   const sink = opts.log === undefined ? consoleSink : opts.log;
@@ -150,7 +157,7 @@ export function buildServices(opts: GatewayOptions, engines: Engines = {}): Serv
     redis,
     validator: new RequestValidator(contract, limits),
     examples: new ContractExamples(contract),
-    prism: new PrismOnDemand(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
+    prism: platform.prism(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
     webhooks,
     oauth,
     states,
@@ -158,7 +165,8 @@ export function buildServices(opts: GatewayOptions, engines: Engines = {}): Serv
     store,
     time,
     faults,
-    wss: new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }),
+    wss: platform.webSocketServer(),
+    platform,
     head: corsHead(contract),
     settings: {
       streamIntervalMs: opts.streamIntervalMs ?? 400,

@@ -1,106 +1,32 @@
-// createSimulation: the whole mock in this process, with no port. The same services and pipeline as the gateway
-// (services.ts, pipeline.ts), reached through a WHATWG fetch (in-process.ts) instead of node:http, so an app's
-// tests get exactly the server's answers: `createClient({ fetch: sim.fetch })`, or MSW handlers (msw.ts) for code
-// that calls the global fetch. Each simulation builds its own services: two share nothing but the contract, which
-// is read-only and loaded once per process.
-import { stringify } from "yaml";
+// createSimulation: the whole mock in this process, with no port (simulation-core.ts), on Node: the contract read
+// from generated/ once per process (read-only, shared by every simulation) and the Node adapters (node-platform.ts).
+// A browser app imports @avt/mock/browser instead (browser.ts): the same core with the contract bundled.
+import { createRequire } from "node:module";
 import { DEFAULT_GENERATED_DIR, loadContract, type Contract } from "./contract.js";
-import { mockControls, type ClockControls, type FaultControls } from "./controls-api.js";
-import { inProcessFetch, type InProcessFetch, type RequestHandler } from "./in-process.js";
-import type { KeyRecord } from "./key-record.js";
-import { demoKeys } from "./keys.js";
-import { httpPipeline } from "./pipeline.js";
-import { serveRequests } from "./serve.js";
-import { buildServices, type Services } from "./services.js";
+import { handlersWith } from "./msw-routes.js";
+import { nodePlatform } from "./node-platform.js";
+import { simulate, type Simulation, type SimulationOptions } from "./simulation-core.js";
 
-/** Fixtures as `--fixtures` takes them (docs/mock-fixtures.example.yaml): a file's path, or the document itself. */
-export type SimulationFixtures = string | { workspaces: Record<string, unknown>; keys?: unknown[] };
+export type { Simulation, SimulationFixtures, SimulationOptions } from "./simulation-core.js";
 
-export interface SimulationOptions {
-  /** The origin the app calls (default http://localhost:4010): links in answers use it, MSW handlers match it. */
-  baseUrl?: string;
-  /** A team's own records and keys, checked against the contract now (FixturesError names the line). */
-  fixtures?: SimulationFixtures;
-  /** "paused" (default): nothing moves until `clock.advance(ms)`; "running": lifecycles step in real time. */
-  clock?: "paused" | "running";
-  /** Simulated time between two processing steps of a lifecycle (default 2000 ms, as MOCK_STEP_MS). */
-  stepMs?: number;
-  /** Keys beyond the demo keys of every plan (`pk_test_demo_<plan>`). */
-  keys?: KeyRecord[];
-  /** Example answers only, nothing kept (as --stateless). */
-  stateless?: boolean;
+let shared: Contract | null = null;
+
+/** msw, an optional peer, loaded when a simulation's `handlers` are first read (with a clear error without it). */
+function msw(): typeof import("msw") {
+  try {
+    return createRequire(import.meta.url)("msw") as typeof import("msw");
+  } catch (e) {
+    throw new Error("sim.handlers needs msw: npm install --save-dev msw", { cause: e });
+  }
 }
 
-export interface Simulation {
-  readonly baseUrl: string;
-  /** A WHATWG fetch answered by the simulation: status, headers, body, event streams as they come. */
-  readonly fetch: InProcessFetch;
-  /** The demo key of each plan, by plan name (`keys.pro` is `pk_test_demo_pro`). */
-  readonly keys: Readonly<Record<string, string>>;
-  readonly clock: ClockControls;
-  readonly faults: FaultControls;
-  /** Back to the start: the records of the fixtures (or the seeded examples), no fault rules, the clock as created. */
-  reset(): Promise<void>;
-  /** Starts over with these fixtures (what `reset()` returns to from then on). */
-  load(fixtures: SimulationFixtures): Promise<void>;
-  /** Ends open streams and pending work. */
-  close(): Promise<void>;
-}
-
-const contracts = new Map<string, Contract>();
-function sharedContract(): Contract {
-  let c = contracts.get(DEFAULT_GENERATED_DIR);
-  if (!c) contracts.set(DEFAULT_GENERATED_DIR, (c = loadContract(DEFAULT_GENERATED_DIR)));
-  return c;
-}
-
-/** The services and request handler of one simulation, built from its options. */
-function build(opts: SimulationOptions, baseUrl: string): { s: Services; handle: RequestHandler } {
-  const fixtures = opts.fixtures;
-  const s = buildServices({
-    contract: sharedContract(),
-    log: null,
-    stepMs: opts.stepMs,
-    extraKeys: opts.keys,
-    stateless: opts.stateless,
-    ...(typeof fixtures === "string" ? { fixtures } : fixtures ? { fixturesText: { text: stringify(fixtures), source: "fixtures" } } : {}),
-  });
-  s.store.baseUrl = baseUrl;
-  if ((opts.clock ?? "paused") === "paused") s.time.pause();
-  return { s, handle: serveRequests(s, httpPipeline(s)) };
-}
-
-/** Ends what a simulation has open: streams, WebSocket sessions, webhook deliveries. */
-async function shut(s: Services): Promise<void> {
-  s.live.draining = true;
-  for (const ac of [...s.live.streams]) ac.abort();
-  await s.webhooks.close();
-  s.wss.close();
-}
+const runtime = {
+  contract: () => (shared ??= loadContract(DEFAULT_GENERATED_DIR)),
+  // No WebSocket server: nothing in-process upgrades a connection.
+  platform: { ...nodePlatform, webSocketServer: () => null },
+  handlers: (sim: Parameters<typeof handlersWith>[1]) => handlersWith(msw().http, sim),
+};
 
 export function createSimulation(options: SimulationOptions = {}): Simulation {
-  const baseUrl = (options.baseUrl ?? "http://localhost:4010").replace(/\/+$/, "");
-  let opts = options;
-  let current = build(opts, baseUrl);
-  const fetch = inProcessFetch((req, res) => current.handle(req, res));
-  const controls = mockControls(baseUrl, fetch);
-  return {
-    baseUrl,
-    fetch,
-    keys: Object.fromEntries(demoKeys(current.s.policy).map((k) => [k.key.replace(/^pk_test_demo_/, ""), k.key])),
-    clock: controls.clock,
-    faults: controls.faults,
-    async reset() {
-      await controls.reset();
-      // The server's reset leaves the clock running; a simulation created paused is paused again.
-      if ((opts.clock ?? "paused") === "paused") current.s.time.pause();
-    },
-    async load(fixtures) {
-      const old = current;
-      opts = { ...opts, fixtures };
-      current = build(opts, baseUrl);
-      await shut(old.s);
-    },
-    close: () => shut(current.s),
-  };
+  return simulate(runtime, options);
 }

@@ -2,6 +2,7 @@
 // streams made /health fail), and the idle time-out that ends a stream showing nothing (a resting analysis).
 // Caps from limits.ts: `streamsPerWorkspace` (403 `limit_reached`), `streamsPerAddress` (503 `capacity_exceeded`).
 import { CapReached, type Limits } from "./limits.js";
+import { unref } from "./sleep.js";
 
 export class StreamSlots {
   private readonly byWorkspace = new Map<string, number>();
@@ -59,7 +60,7 @@ export function idleTimer(ms: number, onIdle: () => void): { touch(): void; stop
       timer = null;
       onIdle();
     }, wait);
-    timer.unref();
+    unref(timer);
   };
   arm(ms);
   return {

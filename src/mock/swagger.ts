@@ -1,154 +1,16 @@
-// The interactive viewer, /swagger.html: self-hosted swagger-ui-dist (no CDN), its init script in a file of its
-// own (so the page runs under a CSP without inline scripts), `validatorUrl: null`, and "Try it out" sent to the
-// server that serves the page (or to `serverUrl`). One place for the page, so the mock and the static docs site
-// render the same thing.
+// The viewer's assets read from the installed swagger-ui-dist (the Node adapter of swagger-page.ts, which has the
+// page, its CSP and its init script).
 import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
+import { SWAGGER_ASSETS } from "./swagger-page.js";
+
+export * from "./swagger-page.js";
 
 const require = createRequire(import.meta.url);
 
 /** Folder of the installed swagger-ui-dist. */
 export const SWAGGER_UI_DIR: string = path.dirname(require.resolve("swagger-ui-dist/package.json"));
-
-/** The swagger-ui-dist files the page loads, with their content types. */
-export const SWAGGER_ASSETS: Record<string, string> = {
-  "swagger-ui.css": "text/css; charset=utf-8",
-  "index.css": "text/css; charset=utf-8",
-  "swagger-ui-bundle.js": "text/javascript; charset=utf-8",
-  "favicon-32x32.png": "image/png",
-  "favicon-16x16.png": "image/png",
-};
-
-/** Name of the init script, served next to the swagger-ui-dist assets. */
-export const SWAGGER_INIT_FILE = "swagger-init.js";
-
-/** Folder of the assets and the init script, relative to the page: `/swagger-ui/` on the mock, `swagger-ui/` on a static site. */
-export const SWAGGER_ASSETS_DIR = "swagger-ui";
-
-interface DocLike {
-  info?: { title?: string };
-  servers?: Array<{ url: string; variables?: Record<string, { default?: string }> }>;
-}
-
-/**
- * Origins "Try it out" may call, as CSP sources: each server of the contract (variables at their defaults) and
- * any port of a loopback host, where a mock runs.
- */
-export function tryItOutOrigins(doc: DocLike): string[] {
-  const origins = new Set<string>();
-  for (const s of doc.servers ?? []) {
-    const url = s.url.replace(/\{(\w+)\}/g, (_, v: string) => s.variables?.[v]?.default ?? v);
-    try {
-      origins.add(new URL(url).origin);
-    } catch {
-      /* a relative server URL: covered by 'self' */
-    }
-  }
-  // (CSP host sources cannot name an IPv6 literal, so [::1] is left out.)
-  for (const host of ["127.0.0.1", "localhost"]) origins.add(`http://${host}:*`);
-  return [...origins];
-}
-
-/**
- * The viewer page's CSP. Scripts only from the page's origin, never inline; Swagger UI sets inline styles
- * (swagger-api/swagger-ui#10655), hence `style-src 'unsafe-inline'`; its icons are `data:` SVGs. `header` adds the
- * directives a <meta> CSP cannot carry.
- */
-export function swaggerCsp(doc: DocLike, opts: { header?: boolean } = {}): string {
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self' 'unsafe-inline'",
-    "img-src 'self' data:",
-    "font-src 'self' data:",
-    `connect-src 'self' ${tryItOutOrigins(doc).join(" ")}`,
-    "base-uri 'none'",
-    "form-action 'none'",
-    ...(opts.header ? ["frame-ancestors 'none'"] : []),
-  ].join("; ");
-}
-
-/**
- * /swagger.html: the same bytes on the mock and on the static site. Every URL in it is relative (the description
- * `openapi.yaml`, the assets under `swagger-ui/`), and its CSP travels in a <meta> tag for hosts that set no headers.
- */
-export function swaggerPage(doc: DocLike): string {
-  const a = (f: string) => escapeHtml(`${SWAGGER_ASSETS_DIR}/${f}`);
-  return `<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta http-equiv="Content-Security-Policy" content="${escapeHtml(swaggerCsp(doc))}">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>${escapeHtml(doc.info?.title ?? "API")} — interactive viewer</title>
-    <link rel="stylesheet" href="${a("swagger-ui.css")}">
-    <link rel="stylesheet" href="${a("index.css")}">
-    <link rel="icon" type="image/png" href="${a("favicon-32x32.png")}" sizes="32x32">
-    <link rel="icon" type="image/png" href="${a("favicon-16x16.png")}" sizes="16x16">
-  </head>
-  <body>
-    <div id="swagger-ui" data-spec-url="openapi.yaml"></div>
-    <script src="${a("swagger-ui-bundle.js")}"></script>
-    <script src="${a(SWAGGER_INIT_FILE)}"></script>
-  </body>
-</html>
-`;
-}
-
-export interface SwaggerInitOptions {
-  /**
-   * Server that "Try it out" calls, listed first in the viewer's server menu. Null: the origin that serves the
-   * page (right for the mock, which serves its own viewer).
-   */
-  serverUrl?: string | null;
-  serverDescription?: string;
-}
-
-/** The init script. The spec URL comes from the page (`data-spec-url`), so one script serves any page. */
-export function swaggerInitJs(o: SwaggerInitOptions = {}): string {
-  const server = o.serverUrl == null ? "window.location.origin" : JSON.stringify(o.serverUrl);
-  const description = JSON.stringify(o.serverDescription ?? "Mock gateway (this server)");
-  return `// Generated by src/mock/swagger.ts.
-(function () {
-  "use strict";
-  var root = document.getElementById("swagger-ui");
-  var server = ${server};
-  // Lists the mock first in the servers of the loaded description, so "Try it out" calls it.
-  function MockServerFirst() {
-    return {
-      statePlugins: {
-        spec: {
-          wrapActions: {
-            updateJsonSpec: function (original) {
-              return function (json) {
-                if (json && typeof json === "object") {
-                  var others = (json.servers || []).filter(function (s) { return s && s.url !== server; });
-                  json = Object.assign({}, json, { servers: [{ url: server, description: ${description} }].concat(others) });
-                }
-                return original(json);
-              };
-            }
-          }
-        }
-      }
-    };
-  }
-  window.ui = SwaggerUIBundle({
-    url: root.getAttribute("data-spec-url"),
-    dom_id: "#swagger-ui",
-    deepLinking: true,
-    validatorUrl: null,
-    displayRequestDuration: true,
-    persistAuthorization: true,
-    tryItOutEnabled: false,
-    presets: [SwaggerUIBundle.presets.apis],
-    plugins: [MockServerFirst],
-    layout: "BaseLayout"
-  });
-})();
-`;
-}
 
 /** Reads one of SWAGGER_ASSETS (undefined for any other name: nothing else of node_modules is served). */
 export function readSwaggerAsset(name: string): { body: Buffer; contentType: string } | undefined {
@@ -157,6 +19,3 @@ export function readSwaggerAsset(name: string): { body: Buffer; contentType: str
   return { body: fs.readFileSync(path.join(SWAGGER_UI_DIR, name)), contentType };
 }
 
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-}

@@ -9,7 +9,7 @@
 // metadata at 169.254.169.254, private addresses). Each delivery not made is logged, and the answers that
 // register, change or test such a webhook carry X-Mock-Notice.
 // The registered webhooks are a MockState (state.ts): reset forgets them, the state file keeps them.
-import { createHmac } from "node:crypto";
+import { hmacSha256, toHex } from "./digest.js";
 import { isLoopbackAddress } from "../loopback.js";
 import type { components } from "../../generated/schema.js";
 import type { Contract, Json } from "./contract.js";
@@ -80,7 +80,7 @@ export function newWebhookSecret(): string {
 
 /** `v1=` + lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the whole secret as UTF-8. */
 export function webhookSignature(secret: string, timestamp: string, rawBody: string | Buffer): string {
-  return "v1=" + createHmac("sha256", secret).update(`${timestamp}.`).update(rawBody).digest("hex");
+  return "v1=" + toHex(hmacSha256(secret, `${timestamp}.`, rawBody));
 }
 
 /** A registered webhook as the contract returns it from `POST /v1/webhooks` (secret included). */

@@ -1,5 +1,6 @@
 // The controls a frontend team needs (stages/latency.ts, stages/mock-controls.ts, option `stateless`): a delay on
 // every API answer, POST /__mock/reset, and the example-only mock of before.
+import { nodePlatform } from "../../src/mock/node-platform.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseLatency } from "../../src/mock/index.js";
 import { buildServices } from "../../src/mock/services.js";
@@ -127,7 +128,7 @@ describe("POST /__mock/reset", () => {
   });
 
   it("refuses a client that is not on this machine (403)", () => {
-    const s = buildServices({ contract, log: null });
+    const s = buildServices({ contract, log: null }, nodePlatform);
     const stage = mockControls(s);
     const ctx = (remoteAddress: string) => ({ pathname: "/__mock/reset", method: "POST", req: { socket: { remoteAddress }, headers: {} } }) as unknown as RequestContext;
     for (const far of ["192.168.1.20", "::ffff:10.0.0.3", "2001:db8::1"]) expect((stage(ctx(far)) as { status: number }).status, far).toBe(403);

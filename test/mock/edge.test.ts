@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHALLENGES } from "../../src/mock/auth.js";
 import { MAX_LOC_CHARACTERS } from "../../src/mock/issues.js";
 import { SwaggerAssetFiles } from "../../src/mock/stages/own-paths.js";
-import { SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR, swaggerPage } from "../../src/mock/swagger.js";
+import { readSwaggerAsset, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR, swaggerPage } from "../../src/mock/swagger.js";
 import { header, rawExchange, rawRequest, type RawResponse } from "../robustness/lib/http.js";
 import { contract, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
 
@@ -22,7 +22,7 @@ const randomName = (n: number) => randomBytes(n).toString("base64url").slice(0, 
 
 describe("the viewer's assets", () => {
   it("are exactly the files the page uses, read at start; a lookup of any other name keeps nothing", () => {
-    const files = new SwaggerAssetFiles();
+    const files = new SwaggerAssetFiles(readSwaggerAsset);
     const used = [...swaggerPage(contract.doc).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((u) => u.startsWith(`${SWAGGER_ASSETS_DIR}/`));
     expect(new Set(used)).toEqual(new Set([...Object.keys(SWAGGER_ASSETS), SWAGGER_INIT_FILE].map((f) => `${SWAGGER_ASSETS_DIR}/${f}`)));
     expect(files.size).toBe(used.length);

@@ -3,7 +3,9 @@
 //   - its runtime tree: no native module, no install script, none of the optional peers;
 //   - `npx avt-mock --port P` serves the README's curl flow, and `npx avt-verify` checks it;
 //   - `--help` lists npm start's flags; `--state` without better-sqlite3 says what to install;
-//   - a vitest project with happy-dom tests against createSimulation() with no port opened.
+//   - a vitest project with happy-dom tests against createSimulation() with no port opened;
+//   - a TypeScript project type-checks against the package's declarations (tsc --noEmit), with docs/frontend.md's
+//     Storybook preview (msw-storybook-addon), and a wrong call fails.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -23,7 +25,7 @@ beforeAll(async () => {
   const dir = await buildMockPackage(path.join(tmp, "build"));
   tarball = await packMockPackage(dir, tmp);
   project = await freshProject(tmp, "app", [tarball]);
-}, 180_000);
+}, 300_000);
 afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
 
 const npx = (project: string, args: string[]) => run("npx", ["--no-install", ...args], { cwd: project, env: NPM_ENV, maxBuffer: 1 << 24 });
@@ -92,6 +94,45 @@ it("shows an analysis as it completes, a fault, and nothing after reset; no port
 });
 `;
 
+const TYPESCRIPT_VERSION = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "node_modules/typescript/package.json"), "utf8")).version as string;
+const MSW_VERSION = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "node_modules/msw/package.json"), "utf8")).version as string;
+
+/** A TypeScript user's test set-up: every export, typed. The @ts-expect-error lines fail if the types were `any`. */
+const TYPED_APP = `import { createSimulation, type Simulation } from "@avt/mock";
+import { createSimulation as createBrowserSimulation } from "@avt/mock/browser";
+import { simulationHandlers } from "@avt/mock/msw";
+import { createFactories } from "@avt/mock/factories";
+import { setupServer } from "msw/node";
+
+const sim: Simulation = createSimulation({ clock: "paused", stepMs: 1000 });
+export const server = setupServer(...sim.handlers, ...simulationHandlers(sim));
+export const inBrowser: Simulation = createBrowserSimulation({ baseUrl: "http://localhost:4010" });
+
+export async function flow(): Promise<string> {
+  const state = await sim.clock.advance(120_000);
+  const rule = await sim.faults.add({ operationId: "getAnalysis", status: 503, times: 1 });
+  await sim.reset();
+  const res: Response = await sim.fetch(sim.baseUrl + "/v1/analyses", { headers: { "X-API-Key": sim.keys.pro ?? "" } });
+  const { build } = createFactories({ seed: 7 });
+  const analysis = build.analysis({ status: "completed" });
+  const three = build.analysisList(3);
+  // @ts-expect-error advance takes milliseconds
+  await sim.clock.advance("2m");
+  // @ts-expect-error not a status an Analysis has
+  build.analysis({ status: "finished" });
+  return [state, rule, res.status, analysis.id, three.length].join();
+}
+`;
+
+/** docs/frontend.md's Storybook preview, as written (the ts block after its type-checked marker). */
+async function storybookPreview(): Promise<string> {
+  const doc = await fs.readFile(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
+  const block = /<!-- type-checked: test\/packages\/mock-package\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(doc);
+  expect(block, "docs/frontend.md has the Storybook preview block").not.toBeNull();
+  return block![1]!;
+}
+const MSW_STORYBOOK_ADDON = "msw-storybook-addon@2.0.7";
+
 describe("the mock package", () => {
   it("installs with what its code loads: no native module, no install script; version is the contract's", async () => {
     const names = await expectLeanTree(project, "@avt/mock", ["better-sqlite3", "msw", "@stoplight/prism-http", "ws", "@scarf/scarf"]);
@@ -133,5 +174,22 @@ describe("the mock package", () => {
     expect(stdout).toMatch(/✓ .*shows an analysis as it completes/);
     expect(stdout).toMatch(/1 passed/);
     expect(stdout).not.toMatch(/fail/i);
+  });
+
+  it("type-checks a TypeScript project against its declarations (tsc --noEmit), docs/frontend.md's Storybook preview included, and refuses a wrong call", { timeout: 240_000 }, async () => {
+    const app = await freshProject(tmp, "typed-app", [tarball, `typescript@${TYPESCRIPT_VERSION}`, `msw@${MSW_VERSION}`, MSW_STORYBOOK_ADDON]);
+    const compilerOptions = { strict: true, target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", lib: ["ES2022", "DOM", "DOM.Iterable"], skipLibCheck: true, noEmit: true };
+    await fs.writeFile(path.join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, include: ["app.ts", ".storybook/preview.ts"] }));
+    await fs.writeFile(path.join(app, "app.ts"), TYPED_APP);
+    await fs.mkdir(path.join(app, ".storybook"));
+    await fs.writeFile(path.join(app, ".storybook/preview.ts"), await storybookPreview());
+    await npx(app, ["tsc", "-p", "."]);
+    // Without its expectation, the wrong call is an error: the declarations type the controls and the factories.
+    await fs.writeFile(path.join(app, "app.ts"), TYPED_APP.replace("// @ts-expect-error advance takes milliseconds\n", ""));
+    const failed = await npx(app, ["tsc", "-p", "."]).then(
+      () => ({ stdout: "passed" }),
+      (e: { stdout: string }) => e,
+    );
+    expect(failed.stdout).toMatch(/app\.ts\(\d+,\d+\): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'/);
   });
 });

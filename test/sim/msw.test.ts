@@ -8,14 +8,19 @@ import { simulationHandlers } from "../../src/mock/msw.js";
 import { createSimulation } from "../../src/mock/simulation.js";
 
 const sim = createSimulation({ baseUrl: "https://api.example.test" });
-const server = setupServer(...simulationHandlers(sim));
+const server = setupServer(...sim.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: "error" }));
 afterAll(async () => {
   server.close();
   await sim.close();
 });
 
-describe("simulationHandlers with setupServer", () => {
+describe("sim.handlers with setupServer", () => {
+  it("are simulationHandlers (msw.ts) of the same simulation, made once", () => {
+    expect(sim.handlers).toBe(sim.handlers);
+    expect(sim.handlers.map((h) => h.info.header)).toEqual(simulationHandlers(sim).map((h) => h.info.header));
+  });
+
   it("answers the global fetch from the simulation: create, then the clock, then completed", async () => {
     const listen = vi.spyOn(net.Server.prototype, "listen");
     const api = createClient({ baseUrl: "https://api.example.test", apiKey: sim.keys.pro, retry: false });

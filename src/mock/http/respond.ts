@@ -1,6 +1,7 @@
 // Writing a Reply: on a node:http response (`send`), or as raw HTTP/1.1 on a socket that asked for an upgrade or
 // that node:http could not parse (`writeRaw`).
-import http from "node:http";
+import type http from "node:http";
+import { STATUS_TEXT } from "./status-text.js";
 import type { Duplex } from "node:stream";
 import type { Reply } from "./reply.js";
 
@@ -29,7 +30,7 @@ export function send(res: http.ServerResponse, r: Reply, head: readonly string[]
 export function writeRaw(socket: Duplex, r: Reply, head: readonly string[] = NONE): void {
   if (socket.destroyed) return;
   const body = r.body ?? Buffer.alloc(0);
-  const lines = [`HTTP/1.1 ${r.status} ${http.STATUS_CODES[r.status] ?? ""}`];
+  const lines = [`HTTP/1.1 ${r.status} ${STATUS_TEXT[r.status] ?? ""}`];
   const flat = head.concat(r.rate ?? NONE);
   for (let i = 0; i < flat.length; i += 2) lines.push(`${flat[i]}: ${flat[i + 1]}`);
   for (const [k, v] of Object.entries({ ...r.headers, "Content-Length": String(body.length), Connection: "close" })) lines.push(`${k}: ${v}`);

@@ -6,7 +6,7 @@ import type { Json, Route } from "../contract.js";
 import type { RequestContext } from "../context.js";
 import { redact } from "../log.js";
 import type { Reply } from "../http/reply.js";
-import type { MockAnswer } from "../prism.js";
+import type { MockAnswer } from "../preferences.js";
 import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
 import { askedTooMany } from "../rate-answers.js";

@@ -13,6 +13,7 @@ import type { Reply } from "../http/reply.js";
 import type { Services } from "../services.js";
 import { follow } from "../store/log.js";
 import { idleTimer } from "../streams.js";
+import { unref } from "../sleep.js";
 import { TAKEN, type StageFactory } from "../stage.js";
 
 const SSE_HEAD = [
@@ -96,7 +97,7 @@ function fromLog(s: Services, ctx: RequestContext): Reply | typeof TAKEN {
     stop();
   });
   keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
-  keepAlive.unref();
+  unref(keepAlive);
   // A stream that shows no event for `streamIdleMs` (a resting analysis) ends: keep-alive comments do not count.
   idle = idleTimer(s.settings.limits.streamIdleMs, end);
   stop = follow(log, last, (e) => (idle!.touch(), write(e)), end);

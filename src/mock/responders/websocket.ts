@@ -18,14 +18,16 @@ import type { Reply } from "../http/reply.js";
 export const WEBSOCKET_VERSIONS = "13, 8";
 
 export const webSocket: StageFactory = (s) => {
+  const wss = s.wss;
+  if (!wss) throw new Error("WebSocket upgrades need a WebSocket server (the Node platform's)");
   // The context of each upgrade ws is handling: its rate-limit headers go on the 101 (ws's `headers` event), or
   // on the refusal of a handshake ws finds invalid.
   const upgrading = new WeakMap<http.IncomingMessage, RequestContext>();
-  s.wss.on("headers", (headers, req) => {
+  wss.on("headers", (headers, req) => {
     const rate = upgrading.get(req)?.rate ?? [];
     for (let i = 0; i < rate.length; i += 2) headers.push(`${rate[i]}: ${rate[i + 1]}`);
   });
-  s.wss.on("wsClientError", (error, socket, req) => {
+  wss.on("wsClientError", (error, socket, req) => {
     const ctx = upgrading.get(req);
     if (!ctx) return void socket.destroy();
     writeRaw(socket, handshakeRefused(ctx, error));
@@ -46,7 +48,7 @@ export const webSocket: StageFactory = (s) => {
     // and given back when the socket closes, whether the handshake succeeded or not.
     const release = s.slots.take(ctx.principal!.workspaceId, ctx.req.socket.remoteAddress ?? "");
     socket.once("close", release);
-    s.wss.handleUpgrade(ctx.req, socket, head, (ws) => {
+    wss.handleUpgrade(ctx.req, socket, head, (ws) => {
       s.logRequest(ctx, 101);
       s.live.sockets.add(ws);
       ws.on("close", () => s.live.sockets.delete(ws));

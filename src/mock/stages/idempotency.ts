@@ -14,7 +14,7 @@
 // The records live in the workspace (store/idempotency-records.ts); the keys being processed only here, in memory
 // (a request in progress is not state to keep across a restart), released when the answer is decided, or when the
 // connection closes first.
-import { createHash } from "node:crypto";
+import { sha256Of, toBase64Url } from "../digest.js";
 import { readIdempotency, storedStatus, type IdempotencyPolicy } from "../../idempotency.js";
 import type { Route } from "../contract.js";
 import type { RequestContext } from "../context.js";
@@ -91,20 +91,21 @@ export function idempotency(s: Services, body: readonly Stage[], responders: rea
  * client may draw anew for each attempt of the same form.
  */
 function fingerprint(ctx: RequestContext): string {
-  const h = createHash("sha256").update(`${ctx.method} ${ctx.pathname}\n`);
+  const head = `${ctx.method} ${ctx.pathname}\n`;
   const body = ctx.raw;
-  if (!body?.length) return h.digest("base64url");
+  if (!body?.length) return toBase64Url(sha256Of(head));
   const boundary = /^multipart\/[^;]*;.*\bboundary="?([^";]+)"?/i.exec(ctx.req.headers["content-type"] ?? "")?.[1];
-  if (!boundary) return h.update(body).digest("base64url");
+  if (!boundary) return toBase64Url(sha256Of(head, body));
   // By hand: Buffer has no replaceAll. The boundary only marks the parts, so it is left out wherever it occurs.
   const marker = Buffer.from(boundary, "latin1");
+  const parts: Uint8Array[] = [];
   for (let from = 0; ; ) {
     const at = body.indexOf(marker, from);
-    h.update(body.subarray(from, at < 0 ? undefined : at));
+    parts.push(body.subarray(from, at < 0 ? undefined : at));
     if (at < 0) break;
     from = at + marker.length;
   }
-  return h.digest("base64url");
+  return toBase64Url(sha256Of(head, ...parts));
 }
 
 function remember(k: Keyed, out: Reply, now: number): void {

@@ -6,7 +6,8 @@ import { redisHealth } from "../limiter-redis.js";
 import { DEPENDENCY_RETRY_AFTER_SECONDS } from "../rate-answers.js";
 import type { Services } from "../services.js";
 import type { StageFactory } from "../stage.js";
-import { readSwaggerAsset, swaggerCsp, swaggerInitJs, swaggerPage, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE } from "../swagger.js";
+import { swaggerCsp, swaggerInitJs, swaggerPage, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE } from "../swagger-page.js";
+import type { AssetReader } from "../platform.js";
 
 export const ownPaths: StageFactory = (s) => {
   const doc = s.contract.doc;
@@ -22,7 +23,7 @@ export const ownPaths: StageFactory = (s) => {
     ],
     ["/", { status: 302, headers: { Location: "/swagger.html" }, body: null }],
   ]);
-  const assets = new SwaggerAssetFiles();
+  const assets = new SwaggerAssetFiles(s.platform.swaggerAsset);
   return function ownPaths(ctx) {
     const p = ctx.pathname;
     const own = p === "/health" || p === "/healthz" || fixed.has(p) || assets.lookup(p) !== undefined;
@@ -61,10 +62,12 @@ export class SwaggerAssetFiles {
   private readonly prefix = `/${SWAGGER_ASSETS_DIR}/`;
   private readonly files = new Map<string, Reply>();
 
-  constructor() {
+  /** `read` answers each asset's bytes (from swagger-ui-dist under Node); an asset it lacks is not served. */
+  constructor(read: AssetReader) {
     this.files.set(SWAGGER_INIT_FILE, { status: 200, headers: { "Content-Type": "text/javascript; charset=utf-8" }, body: Buffer.from(swaggerInitJs()) });
     for (const name of Object.keys(SWAGGER_ASSETS)) {
-      const asset = readSwaggerAsset(name)!;
+      const asset = read(name);
+      if (!asset) continue;
       this.files.set(name, { status: 200, headers: { "Content-Type": asset.contentType, "Cache-Control": "public, max-age=3600" }, body: asset.body });
     }
   }

@@ -1,7 +1,7 @@
 // Stage `prefer`: reads `Prefer: code=…, example=…, dynamic=…` (or Prism's `__code`-style query parameters) and
 // answers 400 when it asks for a status or an example the operation does not document, listing those it does
 // (decision M9); likewise a `scenario=…` (or `?__scenario=…`) the operation does not take (store/scenarios.ts).
-import { parsePrefer, preferProblem } from "../prism.js";
+import { parsePrefer, preferProblem } from "../preferences.js";
 import { requestedScenario, scenarioProblem } from "../store/scenarios.js";
 import type { StageFactory } from "../stage.js";
 

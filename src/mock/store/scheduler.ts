@@ -2,6 +2,7 @@
 // a Scheduler: real timers in the gateway, a ManualScheduler in tests, which runs what is due when the test
 // advances its clock, so no test sleeps.
 import type { Clock } from "../limiter.js";
+import { unref } from "../sleep.js";
 
 /** Cancels a scheduled task (nothing when it has run already). */
 export type Cancel = () => void;
@@ -20,7 +21,7 @@ export const timerScheduler: Scheduler = {
     let timer: NodeJS.Timeout;
     const arm = (left: number) => {
       timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : task()), Math.min(Math.max(0, left), MAX_TIMER_MS));
-      timer.unref();
+      unref(timer);
     };
     arm(ms);
     return () => clearTimeout(timer);

@@ -1,0 +1,59 @@
+// The hashes the core takes (idempotency fingerprints, key ids, signed file links, webhook signatures), with no
+// node:crypto so the same code runs in a browser (createSimulation through MSW's service worker). They are computed
+// synchronously in the middle of a request, where WebCrypto's `subtle` (always async) would turn sync stages into
+// promises on every request; @noble/hashes (audited, pure JavaScript, no dependencies) gives the same SHA-256 and
+// HMAC synchronously. Random values come from WebCrypto (`globalThis.crypto`, in Node 20 and every browser).
+import { hmac } from "@noble/hashes/hmac.js";
+import { sha256 } from "@noble/hashes/sha2.js";
+
+const encoder = new TextEncoder();
+type Data = string | Uint8Array;
+const bytes = (d: Data): Uint8Array => (typeof d === "string" ? encoder.encode(d) : d);
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+export function toHex(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += HEX[b[i]!];
+  return s;
+}
+
+export function toBase64Url(b: Uint8Array): string {
+  let s = "";
+  for (let i = 0; i < b.length; i++) s += String.fromCharCode(b[i]!);
+  return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** SHA-256 of the parts, one after another (as node:crypto's `update(a).update(b)`). */
+export function sha256Of(...parts: Data[]): Uint8Array {
+  const h = sha256.create();
+  for (const p of parts) h.update(bytes(p));
+  return h.digest();
+}
+
+/** HMAC-SHA256 of the parts under `key`. */
+export function hmacSha256(key: Data, ...parts: Data[]): Uint8Array {
+  const h = hmac.create(sha256, bytes(key));
+  for (const p of parts) h.update(bytes(p));
+  return h.digest();
+}
+
+/** Equal bytes, compared in time that does not depend on where they differ. */
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  return diff === 0;
+}
+
+/** A uniform integer in [min, max) from WebCrypto (as node:crypto's randomInt, without its modulo bias). */
+export function randomInt(min: number, max: number): number {
+  const range = max - min;
+  const limit = Math.floor(0x1_0000_0000 / range) * range;
+  const one = new Uint32Array(1);
+  for (;;) {
+    globalThis.crypto.getRandomValues(one);
+    if (one[0]! < limit) return min + (one[0]! % range);
+  }
+}
+
+export const randomUUID = (): string => globalThis.crypto.randomUUID();
