@@ -69,6 +69,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     refused: proxy ? undefined : serveRefusals(s),
     requestTimeoutMs: opts.requestTimeoutMs,
     maxConnections: s.settings.limits.connections,
+    addressShare: s.settings.limits.addressShare,
+    idleMs: s.settings.limits.connectionIdleMs,
   });
   const pruner = setInterval(() => s.limiter.prune(), 60_000);
   pruner.unref();
