@@ -150,6 +150,9 @@ const HELP = `npm start [-- options]   Start the mock gateway.
                     range (env MOCK_LATENCY_MS; at most 60000)
   --state <file>    Keep created keys, webhooks, tokens and resources in this SQLite database across restarts
                     and crashes (env MOCK_STATE_FILE; a JSON state file is migrated); POST /__mock/reset empties it
+  --allow-loopback-webhooks
+                    Accept webhook URLs on loopback (127.0.0.1, [::1], localhost) and deliver to them (env
+                    MOCK_ALLOW_LOOPBACK_WEBHOOKS=1); without it they answer 422, so no tenant can probe this machine
   --stateless       Answer every operation from the contract's examples and keep nothing requests create
                     (env MOCK_STATELESS=1); Prefer works as always
   --upstream <url>  Proxy mode (env MOCK_UPSTREAM): forward every request to this backend (http or https) and
@@ -305,6 +308,7 @@ export async function main(): Promise<void> {
       stateless,
       stateFile,
       limits,
+      allowLoopbackWebhooks: args.allowLoopbackWebhooks,
       jwtSecret: jwt.secret,
     });
     fileKeys = gateway.keys.list().filter((k) => !demoKeys(contract.policy).some((d) => d.key === k.key));

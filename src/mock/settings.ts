@@ -80,6 +80,7 @@ export const SETTINGS = {
   } satisfies Setting<Latency | null>,
   stateFile: text({ flag: "state", env: "MOCK_STATE_FILE", help: "JSON file keeping the state across restarts" }),
   stateless: flag({ flag: "stateless", env: "MOCK_STATELESS", help: "Answer from the contract's examples only" }),
+  allowLoopbackWebhooks: flag({ flag: "allow-loopback-webhooks", env: "MOCK_ALLOW_LOOPBACK_WEBHOOKS", help: "Accept and call webhook URLs on loopback" }),
   upstream: {
     flag: "upstream",
     env: "MOCK_UPSTREAM",
