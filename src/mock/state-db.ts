@@ -200,6 +200,7 @@ export class StateDb {
     const lock = lockState(file);
     let db: Database | null = null;
     try {
+      removeLeftovers(file);
       if (isJsonStateFile(file)) migrate(file, registry, store, opts);
       db = openDatabase(file);
       const state = new StateDb(file, db, registry, store, opts, lock);
@@ -320,6 +321,19 @@ function checkRecords(file: string, db: Database, persistence: StorePersistence)
       if (e instanceof StoredRecordError) throw new StateFileError(`${file}: ${e.message}`);
       throw e;
     }
+  }
+}
+
+/**
+ * Removes what a migration killed midway left (`FILE.migrating-<pid>` and its log files): with the lock held no
+ * other process can be migrating this file, so any such file is a leftover (issue 29: they were never cleaned).
+ * A link is removed as a link, never followed.
+ */
+function removeLeftovers(file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  const prefix = `${path.basename(file)}.migrating-`;
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(prefix) && /^\d+(-wal|-shm|-journal)?$/.test(name.slice(prefix.length))) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 

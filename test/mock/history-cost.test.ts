@@ -161,3 +161,15 @@ describe("a state database of format 1", () => {
     }
   });
 });
+
+describe("what a migration killed midway left", () => {
+  it("FILE.migrating-<pid> and its log files are removed at the next start", async () => {
+    const file = stateFile();
+    const dir = path.dirname(file);
+    for (const f of [".migrating-999999", ".migrating-999999-wal", ".migrating-999999-shm"]) fs.writeFileSync(file + f, "half a database");
+    fs.writeFileSync(`${file}.migrating-notes`, "not ours"); // not a leftover's name: left alone
+    const g = await startGateway({ stateFile: file });
+    open.push(g);
+    expect(fs.readdirSync(dir).filter((f) => f.includes("migrating")).sort()).toEqual(["state.db.migrating-notes"]);
+  });
+});
