@@ -62,3 +62,20 @@ describe("connections: a fair share per address, idle ones closed", () => {
     expect(got).toBe("");
   });
 });
+
+describe("answers node:http gives by itself", () => {
+  it("a request the HTTP parser refuses (a control byte in a header) answers 400 with the CORS header and the contract's body", async () => {
+    const g = await startGateway();
+    open.push(g);
+    const port = Number(new URL(g.url).port);
+    const text = await new Promise<string>((resolve) => {
+      const s = net.connect({ port, host: "127.0.0.1" }, () => s.write("GET /v1/analyses HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n"));
+      sockets.push(s);
+      let got = "";
+      s.on("data", (c) => (got += c)).on("close", () => resolve(got)).on("error", () => resolve(got));
+    });
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text).toMatch(/\r\nAccess-Control-Allow-Origin: \*\r\n/i);
+    expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))).toMatchObject({ detail: "Malformed HTTP request." });
+  });
+});

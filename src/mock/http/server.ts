@@ -23,6 +23,8 @@ export interface ServerHandlers {
    * the response of the request the pipeline was already serving on that connection, if any.
    */
   refused?(socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined): Reply;
+  /** The headers every answer carries (CORS: cors-head.ts), on the answers given here too. */
+  head?: readonly string[];
   /** Open connections at most (limits.ts `connections`): one more is answered 503 `capacity_exceeded` and closed. */
   maxConnections?: number;
   /** Percent of `maxConnections` one client address may hold (limits.ts `addressShare`, default 100). */
@@ -40,7 +42,7 @@ const KEEP_ALIVE_MS = 5000;
  * `maxConnections` would close it without a word). The share keeps one address from taking every connection
  * (issue 29: 150 idle sockets made /health answer 503 to everyone).
  */
-function capConnections(server: http.Server, max: number, sharePercent: number): void {
+function capConnections(server: http.Server, max: number, sharePercent: number, head: readonly string[] | undefined): void {
   const perAddress = Math.max(1, Math.floor((max * Math.min(100, sharePercent)) / 100));
   const byAddress = new Map<string, number>();
   let open = 0;
@@ -61,7 +63,7 @@ function capConnections(server: http.Server, max: number, sharePercent: number):
       open > max
         ? `The mock has ${max} connections open, the most it keeps (--max-connections): retry shortly.`
         : `Your address has ${perAddress} connections open, its share (--address-connection-share ${sharePercent}% of --max-connections ${max}): close some, or retry shortly.`;
-    writeRaw(socket, json(503, { detail, error: "capacity_exceeded" }, { "Retry-After": String(CAPACITY_RETRY_AFTER_SECONDS) }));
+    writeRaw(socket, json(503, { detail, error: "capacity_exceeded" }, { "Retry-After": String(CAPACITY_RETRY_AFTER_SECONDS) }), head);
   });
 }
 
@@ -114,18 +116,18 @@ export function createHttpServer(h: ServerHandlers): http.Server {
           ? "The request headers are larger than the gateway accepts (16 KiB)."
           : "Malformed HTTP request.";
     const reply = json(err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400, { detail });
-    writeRaw(socket, h.refused ? h.refused(socket, reply, inFlight) : reply);
+    writeRaw(socket, h.refused ? h.refused(socket, reply, inFlight) : reply, h.head);
   });
   // CONNECT would otherwise get its connection closed without an answer: the gateway is no proxy.
   server.on("connect", (req: http.IncomingMessage, socket: Duplex) => {
     socket.on("error", () => socket.destroy());
-    writeRaw(socket, json(405, { detail: `${req.method} is not allowed: the gateway is not a proxy.` }));
+    writeRaw(socket, json(405, { detail: `${req.method} is not allowed: the gateway is not a proxy.` }), h.head);
   });
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     h.upgrade(req, socket, head).catch(() => writeRaw(socket, json(500, { detail: "Internal server error." })));
   });
-  if (h.maxConnections !== undefined) capConnections(server, h.maxConnections, h.addressShare ?? 100);
+  if (h.maxConnections !== undefined) capConnections(server, h.maxConnections, h.addressShare ?? 100, h.head);
   if (h.idleMs !== undefined) closeIdle(server, h.idleMs);
   return server;
 }
