@@ -5,7 +5,6 @@
 //   - the stateless mock (`--stateless`), whose SSE stream and WebSockets play a fixed script (EventScripts).
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Contract, Json } from "./contract.js";
-import { randomChars } from "./ids.js";
 
 export interface StreamEvent {
   event: string;
@@ -46,7 +45,9 @@ const RANDOM_CHARS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 export function newId(prefix: string, now = Date.now()): string {
   let time = "";
   for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = RANDOM_CHARS[t % 32] + time;
-  return `${prefix}_${time}${randomChars(RANDOM_CHARS, 16)}`;
+  let rand = "";
+  for (let i = 0; i < 16; i++) rand += RANDOM_CHARS[Math.floor(Math.random() * 32)];
+  return `${prefix}_${time}${rand}`;
 }
 
 /**

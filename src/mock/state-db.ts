@@ -67,10 +67,22 @@ function sqlite(): typeof BetterSqlite3 {
 function openDatabase(file: string): Database {
   const Sqlite = sqlite(); // first: without it, no file is created
   if (!fs.existsSync(path.dirname(path.resolve(file)))) throw new StateFileError(`${file}: its folder does not exist`);
+  // Opened (created when missing, mode 0600) with O_NOFOLLOW: a link at the name, dangling or not, is refused rather
+  // than followed (SQLite opens by name and would create its target). An empty file is about to become the
+  // database, secrets and all: made 0600 whatever mode it had (issue 29: a pre-existing empty file stayed 0644).
+  let fd: number;
   try {
-    fs.closeSync(fs.openSync(file, "wx", 0o600)); // exclusive: never through a planted link
+    fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new StateFileError(`${file}: cannot create the state database (${(e as Error).message})`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EISDIR") throw new StateFileError(`${file}: not a state database this mock can read (a folder)`);
+    if (code === "ELOOP" || code === "EMLINK") throw new StateFileError(`${file} is a symbolic link: give the database's own path (a planted link is never followed)`);
+    throw new StateFileError(`${file}: cannot create the state database (${(e as Error).message})`);
+  }
+  try {
+    if (fs.fstatSync(fd).size === 0) fs.fchmodSync(fd, 0o600);
+  } finally {
+    fs.closeSync(fd);
   }
   // SQLite opens its log and shared-memory files beside the database by name, following links: refuse a planted one.
   for (const side of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) {

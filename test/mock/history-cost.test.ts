@@ -173,3 +173,19 @@ describe("what a migration killed midway left", () => {
     expect(fs.readdirSync(dir).filter((f) => f.includes("migrating")).sort()).toEqual(["state.db.migrating-notes"]);
   });
 });
+
+describe("the state file's own checks (DB1)", () => {
+  it("a pre-existing empty file becomes a database of mode 0600; a dangling link is refused, its target not created", async () => {
+    const file = stateFile();
+    fs.writeFileSync(file, "", { mode: 0o644 });
+    fs.chmodSync(file, 0o644);
+    const g = await startGateway({ stateFile: file });
+    await g.close();
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const linked = stateFile();
+    const target = path.join(path.dirname(linked), "elsewhere.db");
+    fs.symlinkSync(target, linked);
+    await expect(startGateway({ stateFile: linked })).rejects.toThrow(/symbolic link/);
+    expect(fs.existsSync(target)).toBe(false);
+  });
+});

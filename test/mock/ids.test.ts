@@ -1,7 +1,6 @@
-// Ids and secrets come from WebCrypto (src/mock/ids.ts; issue 29: ids and /__files/ links came from Math.random):
+// Secrets (API keys, webhook secrets, refresh tokens) come from WebCrypto (src/mock/ids.ts):
 // never Math.random, every character of the alphabet drawn, each as likely as another.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { newId } from "../../src/mock/events.js";
 import { randomBase62, randomChars } from "../../src/mock/ids.js";
 
 afterEach(() => vi.restoreAllMocks());
@@ -10,8 +9,8 @@ describe("random ids and secrets", () => {
   it("come from globalThis.crypto.getRandomValues, never Math.random", () => {
     const random = vi.spyOn(Math, "random");
     const webcrypto = vi.spyOn(globalThis.crypto, "getRandomValues");
-    const ids = new Set(Array.from({ length: 1000 }, () => newId("anl")));
-    expect(ids.size).toBe(1000);
+    const secrets = new Set(Array.from({ length: 1000 }, () => randomBase62(32)));
+    expect(secrets.size).toBe(1000);
     expect(randomBase62(32)).toMatch(/^[0-9A-Za-z]{32}$/);
     expect(random).not.toHaveBeenCalled();
     expect(webcrypto).toHaveBeenCalled();
