@@ -154,6 +154,9 @@ const HELP = `npm start [-- options]   Start the mock gateway.
                     and crashes (env MOCK_STATE_FILE; a JSON state file is migrated); POST /__mock/reset empties it
   --redis <url>     Count rate limits in this Redis, shared with every replica on it (env MOCK_REDIS_URL);
                     a shared sandbox as replicas: docs/sandbox.md
+  --allow-loopback-webhooks
+                    Accept webhook URLs on loopback (127.0.0.1, [::1], localhost) and deliver to them (env
+                    MOCK_ALLOW_LOOPBACK_WEBHOOKS=1); without it they answer 422, so no tenant can probe this machine
   --stateless       Answer every operation from the contract's examples and keep nothing requests create
                     (env MOCK_STATELESS=1); Prefer works as always
   --upstream <url>  Proxy mode (env MOCK_UPSTREAM): forward every request to this backend (http or https) and
@@ -312,6 +315,7 @@ export async function main(): Promise<void> {
       stateFile,
       redisUrl: redis,
       limits,
+      allowLoopbackWebhooks: args.allowLoopbackWebhooks,
       jwtSecret: jwt.secret,
     });
     fileKeys = gateway.keys.list().filter((k) => !demoKeys(contract.policy).some((d) => d.key === k.key));

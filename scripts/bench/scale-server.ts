@@ -7,6 +7,9 @@
 //   tsx scripts/bench/scale-server.ts streams                 analyses that never move (step of a day), for streams
 //   tsx scripts/bench/scale-server.ts lifecycles <stepMs>     analyses that move every <stepMs>
 //   tsx scripts/bench/scale-server.ts create [stateFile]      in memory, or kept in a state database
+//   tsx scripts/bench/scale-server.ts keyed <stateFile> <n>   with --state, n pairs of workspaces: one remembering 1
+//        Idempotency-Key answer, one remembering 1,000 (each ~18 KB, written as rows, DB11); prints their keys
+//   tsx scripts/bench/scale-server.ts idle                    --max-connections 150, for /health beside idle sockets
 //
 // BENCH_GATEWAY_OPTIONS (JSON) is merged into every gateway's options: raise a cap the figures would meet (open
 // streams per address, records per collection) without changing this file.
@@ -63,6 +66,26 @@ async function lists(small: number, large: number) {
   return { url, cursors: { small: smallCursors, large: largeCursors }, bytesPerAnalysis, heapBeforeMiB: Math.round(before / 2 ** 20) };
 }
 
+/** ~18 KB of answer, as the review's large answers (base64 of 13.5 KB). */
+const LARGE_BODY = Buffer.alloc(13_824, "x").toString("base64");
+
+/** The workspace `ws_Bench<name>` made to remember `n` large answers. */
+function remembering(g: Awaited<ReturnType<typeof start>>["g"], name: string, n: number): void {
+  const workspace = `ws_Bench${name}`.padEnd(12, "0");
+  const at = Date.now();
+  for (let i = 0; i < n; i++) g.store.workspace(workspace).idempotency.put(`${name}-${i}`, { fingerprint: "f", status: 201, headers: { "Content-Type": "application/json" }, body: LARGE_BODY, at });
+}
+
+async function keyed(stateFile: string, pairs: number) {
+  const names = Array.from({ length: pairs }, (_, r) => [`one${r}`, `many${r}`]).flat();
+  const extraKeys = names.map((n) => ({ key: `pk_test_bench${n}_business`, workspace_id: `ws_Bench${n}`.padEnd(12, "0"), plan: "business" }));
+  const { g, url } = await start({ stateFile, extraKeys, limits: { workspaces: 4 * pairs + 10 } });
+  for (const n of names) remembering(g, n, n.startsWith("one") ? 1 : 1000);
+  g.states.changed(); // written now, as rows, before any request is measured
+  const keys = (kind: string) => Array.from({ length: pairs }, (_, r) => `pk_test_bench${kind}${r}_business`);
+  return { url, one: keys("one"), many: keys("many") };
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scripts/bench/scale-server.ts")) {
   const [kind, a, b] = process.argv.slice(2);
   let out: Record<string, unknown>;
@@ -70,8 +93,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scr
   else if (kind === "streams") out = { url: (await start({ stepMs: 86_400_000 })).url };
   else if (kind === "lifecycles") out = { url: (await start({ stepMs: Number(a) })).url };
   else if (kind === "create") out = { url: (await start({ stateFile: a ?? null })).url };
+  else if (kind === "keyed") out = await keyed(a!, Number(b));
+  else if (kind === "idle") out = { url: (await start({ limits: { connections: 150 } })).url };
   else {
-    console.error("usage: tsx scripts/bench/scale-server.ts lists <small> <large> | streams | lifecycles <stepMs> | create [stateFile]");
+    console.error("usage: tsx scripts/bench/scale-server.ts lists <small> <large> | streams | lifecycles <stepMs> | create [stateFile] | keyed <stateFile> <n> | idle");
     process.exit(2);
   }
   console.log(JSON.stringify({ ...out, pid: process.pid }));

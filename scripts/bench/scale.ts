@@ -7,6 +7,9 @@
 //   healthP99UnderStreamsMs      /health p99 while 10,000 SSE streams follow a resting analysis
 //   healthP99UnderLifecyclesMs   /health p99 while 20,000 analyses are in flight (created, then moving every 20 s)
 //   createWithStateOverMemory    POST /v1/boards req/s with --state (a SQLite database) ÷ in memory
+//   keyedCreateP99At1kOver1      p99 of POST /v1/boards with a new Idempotency-Key each, with --state, in a
+//                                workspace remembering 1,000 answers of ~18 KB ÷ in one remembering 1 (issue 29)
+//   healthP99WithIdleSocketsMs   /health p99 while 150 idle sockets from one address are open, --max-connections 150
 //   bytesPerStoredAnalysis       the gateway's heap (and off-heap) growth per stored analysis, after a full GC
 //   bytesPerOpenStream           the server process's resident memory growth per open stream
 //
@@ -15,6 +18,7 @@
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { alternate, firstJsonLine, median, medianRatio, spawnGroup, stopGroup, TSX } from "./lib.js";
@@ -35,6 +39,8 @@ export interface Scale {
   healthP99UnderStreamsMs: number;
   healthP99UnderLifecyclesMs: number;
   createWithStateOverMemory: number;
+  keyedCreateP99At1kOver1: number;
+  healthP99WithIdleSocketsMs: number;
   bytesPerStoredAnalysis: number;
   bytesPerOpenStream: number;
   sizes: ScaleSizes;
@@ -82,18 +88,26 @@ async function lists(o: Options, out: Scale): Promise<void> {
       requests: list.map((c) => ({ path: `/v1/analyses?status=completed&media_type=audio&limit=20&cursor=${c}` })),
     });
     const plan = { small: page("pk_test_demo_pro", cursors.small), large: page("pk_test_demo_business", cursors.large) };
-    await alternate(["small", "large"] as const, 1, (k) => load(s, "/v1/analyses", 1, 10, plan[k])); // warm-up
-    const runs = await alternate(["small", "large"] as const, o.rounds, async (k, r) => {
-      const run = await load(s, "/v1/analyses", o.seconds, 10, plan[k]);
-      o.say(`  round ${r + 1} list page at ${k === "small" ? o.sizes.small : o.sizes.large}: p99 ${run.p99.toFixed(2)} ms, ${Math.round(run.rps)} req/s, non-2xx ${run.non2xx}`);
-      return run;
-    });
-    out.runs.listSmall = runs.small.map(slim);
-    out.runs.listLarge = runs.large.map(slim);
-    out.listPageP99At100kOver1k = medianRatio(runs.large.map((r) => r.p99), runs.small.map((r) => r.p99));
+    out.listPageP99At100kOver1k = await p99Ratio(o, out, ["listSmall", "listLarge"], (k, seconds) => load(s, "/v1/analyses", seconds, 10, plan[k]), (k) => `list page at ${k === "small" ? o.sizes.small : o.sizes.large}`);
   } finally {
     await stopGroup(s.child);
   }
+}
+
+/**
+ * A warm-up of one second, then `o.rounds` alternating runs of a small and a large case (`run` is given the round,
+ * undefined for the warm-up); their runs kept in `out.runs` under `names`, the median ratio of p99s returned.
+ */
+async function p99Ratio(o: Options, out: Scale, names: [string, string], run: (k: "small" | "large", seconds: number, round?: number) => Promise<LoadRun>, label: (k: "small" | "large") => string): Promise<number> {
+  await alternate(["small", "large"] as const, 1, (k) => run(k, 1));
+  const runs = await alternate(["small", "large"] as const, o.rounds, async (k, r) => {
+    const got = await run(k, o.seconds, r);
+    o.say(`  round ${r + 1} ${label(k)}: p99 ${got.p99.toFixed(2)} ms, ${Math.round(got.rps)} req/s, non-2xx ${got.non2xx}`);
+    return got;
+  });
+  out.runs[names[0]] = runs.small.map(slim);
+  out.runs[names[1]] = runs.large.map(slim);
+  return medianRatio(runs.large.map((r) => r.p99), runs.small.map((r) => r.p99));
 }
 
 /** /health p99 over `rounds` runs of `seconds`, 2 connections (a load balancer's probe, not a flood). */
@@ -198,6 +212,58 @@ async function creates(o: Options, out: Scale): Promise<void> {
   }
 }
 
+/** Keyed creates measured per run: few enough that the workspace remembering 1 stays small while measured. */
+const KEYED_PER_RUN = 300;
+
+async function keyedCreates(o: Options, out: Scale): Promise<void> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "avt-bench-keyed-"));
+  // A fresh pair of workspaces per round (and one to warm up): each run adds KEYED_PER_RUN keys to its workspace.
+  const s = await serve(["keyed", path.join(scratch, "state.db"), String(o.rounds + 1)], "gateway with --state and remembered keys");
+  let n = 0;
+  try {
+    const keys = { one: s.one as string[], many: s.many as string[] };
+    const plan = (key: string) => ({
+      method: "POST",
+      amount: KEYED_PER_RUN,
+      requests: [{ headers: { "X-API-Key": key, "Content-Type": "application/json" }, body: JSON.stringify({ name: "Keyed" }), setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { ...(req.headers as object), "Idempotency-Key": `bench-${++n}` } }) }],
+    });
+    const which = { small: keys.one, large: keys.many };
+    // `amount` ends each run (60 s is only a bound); the warm-up uses the last pair.
+    out.keyedCreateP99At1kOver1 = await p99Ratio(o, out, ["keyedAt1", "keyedAt1k"], (k, _s, r) => load(s, "/v1/boards", 60, 2, plan(which[k][r ?? o.rounds]!)), (k) => `keyed POST /v1/boards remembering ${k === "small" ? 1 : 1000} answers`);
+  } finally {
+    await stopGroup(s.child);
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** An idle connection from `localAddress`; resolves once connected (a refused one is closed by the gateway). */
+function idleSocket(url: string, localAddress: string): Promise<net.Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname, port: Number(port), localAddress }, () => resolve(socket));
+    socket.resume(); // a refused one reads its 503 and closes
+    socket.on("error", reject);
+  });
+}
+
+async function idleSockets(o: Options, out: Scale): Promise<void> {
+  const s = await serve(["idle"], "gateway with --max-connections 150");
+  const idle: net.Socket[] = [];
+  try {
+    // From 127.0.0.2 (Linux answers the whole of 127.0.0.0/8), so /health comes from another address, 127.0.0.1.
+    idle.push(...(await Promise.all(Array.from({ length: 150 }, () => idleSocket(s.url, "127.0.0.2")))));
+    await new Promise((r) => setTimeout(r, 500));
+    const held = idle.filter((x) => !x.destroyed).length;
+    o.say(`  150 idle sockets from 127.0.0.2: ${held} held, the rest refused (its share)`);
+    const runs = await health(s, o, "with 150 idle sockets from one address");
+    out.runs.healthWithIdleSockets = runs.map(slim);
+    out.healthP99WithIdleSocketsMs = median(runs.map((r) => r.p99));
+  } finally {
+    for (const x of idle) x.destroy();
+    await stopGroup(s.child);
+  }
+}
+
 export interface Options {
   rounds: number;
   seconds: number;
@@ -211,6 +277,8 @@ export async function scale(o: Options): Promise<Scale> {
     healthP99UnderStreamsMs: NaN,
     healthP99UnderLifecyclesMs: NaN,
     createWithStateOverMemory: NaN,
+    keyedCreateP99At1kOver1: NaN,
+    healthP99WithIdleSocketsMs: NaN,
     bytesPerStoredAnalysis: NaN,
     bytesPerOpenStream: NaN,
     sizes: o.sizes,
@@ -220,7 +288,7 @@ export async function scale(o: Options): Promise<Scale> {
     non2xx: 0,
     notes: [],
   };
-  for (const [name, part] of [["lists", lists], ["creates", creates], ["lifecycles", lifecycles], ["streams", streams]] as const) {
+  for (const [name, part] of [["lists", lists], ["creates", creates], ["keyed", keyedCreates], ["idle", idleSockets], ["lifecycles", lifecycles], ["streams", streams]] as const) {
     o.say(`  [scale: ${name}]`);
     try {
       await part(o, out);

@@ -73,7 +73,11 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     // What node:http refuses itself carries the rate-limit headers of the mock's limiter; the proxy keeps none (G26).
     refused: proxy ? undefined : serveRefusals(s),
     requestTimeoutMs: opts.requestTimeoutMs,
+    // Every answer carries the CORS headers, these too (Schemathesis's finding: a browser could not read them).
+    head: s.head,
     maxConnections: s.settings.limits.connections,
+    addressShare: s.settings.limits.addressShare,
+    idleMs: s.settings.limits.connectionIdleMs,
   });
   const pruner = setInterval(() => s.limiter.prune(), 60_000);
   pruner.unref();

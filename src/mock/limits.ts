@@ -18,6 +18,8 @@ export type LimitName =
   | "streamsPerWorkspace"
   | "streamsPerAddress"
   | "connections"
+  | "addressShare"
+  | "connectionIdleMs"
   | "streamIdleMs"
   | "lifecycleTimers"
   | "proxyExchanges"
@@ -50,6 +52,8 @@ export const LIMIT_ROWS: readonly LimitRow[] = [
   { name: "streamsPerWorkspace", flag: "max-streams-per-workspace", default: 100, min: 1, what: "open event streams and WebSocket sessions of one workspace", answer: "403 `limit_reached`" },
   { name: "streamsPerAddress", flag: "max-streams-per-address", default: 200, min: 1, what: "open event streams and WebSocket sessions from one client address", answer: "503 `capacity_exceeded`" },
   { name: "connections", flag: "max-connections", default: 4000, min: 1, what: "open TCP connections, all clients together", answer: "503 `capacity_exceeded`, then the connection closes" },
+  { name: "addressShare", flag: "address-connection-share", default: 50, min: 1, what: "share of `--max-connections` one client address may hold open, percent", answer: "503 `capacity_exceeded`, then the connection closes; other addresses and `/health` from them are still served" },
+  { name: "connectionIdleMs", flag: "connection-idle-ms", default: 60_000, min: 100, what: "time a connection may stay open before its first request, ms (between requests: node's keep-alive, 5 s, or this if shorter)", answer: "the connection closes" },
   { name: "streamIdleMs", flag: "stream-idle-ms", default: 300_000, min: 1000, what: "time an event stream or WebSocket session may stay open without sending an event (a resting analysis), ms", answer: "the stream ends (WebSocket: close 1001)" },
   { name: "lifecycleTimers", flag: "max-lifecycle-timers", default: 100_000, min: 1, what: "pending lifecycle steps (resources still moving by themselves), all workspaces together", answer: "503 `capacity_exceeded` on the create" },
   { name: "proxyExchanges", flag: "max-proxy-exchanges", default: 64, min: 1, what: "proxy mode: exchanges forwarded at the same time", answer: "503 `capacity_exceeded`, not forwarded" },

@@ -6,7 +6,10 @@
 // Access tokens are the mock's own JWTs (auth.ts, decision G1: same issuer, audience and secret as
 // `npm run mock:token`), so the mock accepts them as `Authorization: Bearer` at once, in the caller's workspace.
 // Revocation (RFC 7009) of an access token stops that token; of a refresh token, its whole grant: the refresh token
-// and every access token issued under it. The tokens issued, codes used and revocations are a MockState (state.ts).
+// and every access token issued under it. The tokens issued, codes used and revocations are a MockState (state.ts),
+// each kind a RowMap (row-map.ts): with --state a row per entry, so a token request writes a few rows whatever the
+// history (issue 29: the whole part was rewritten per request, 1.1 MiB after 2,800 grants). Every kind expires
+// (oldest first: entries are added in time order), and grants are capped per workspace (MAX_GRANTS, decision DB11).
 import { jwtVerify, type JWTPayload } from "jose";
 import type { components } from "../../generated/schema.js";
 import type { Principal } from "./auth.js";
@@ -14,7 +17,8 @@ import { JWT_AUDIENCE, JWT_ISSUER, mintToken } from "./auth.js";
 import { newId } from "./events.js";
 import { isoSeconds, randomBase62 } from "./ids.js";
 import type { Clock } from "./limiter.js";
-import { array, DATE_TIME, object, SnapshotError, string } from "./snapshot.js";
+import { RowMap } from "./row-map.js";
+import { array, DATE_TIME, object, SnapshotError, string, type Fields } from "./snapshot.js";
 import type { MockState } from "./state.js";
 
 type TokenRequest = components["schemas"]["OAuthTokenCreate"];
@@ -28,6 +32,8 @@ export const REFRESH_TOKEN_MS = 30 * 86_400_000;
 export const CODE_MS = 10 * 60_000;
 /** The signed-in user of the authorization-code grant: the default subject of `npm run mock:token`. */
 export const MOCK_USER = "usr_01MockUser000000000000000";
+/** Live grants (authorizations with a refresh token) per workspace at most: beyond, the oldest is revoked. */
+export const MAX_GRANTS = 1000;
 
 /** A 400 of the token endpoint: RFC 6749 §5.2's `error` beside the contract's `detail`. */
 export interface GrantError {
@@ -58,16 +64,49 @@ export interface OAuthOptions {
   onChange?: () => void;
 }
 
+const fields = (v: unknown): Fields => object(v, []);
+const grantOf = (v: unknown): Grant => {
+  const r = fields(v);
+  const s = (f: string) => string(r[f], [f]);
+  return { id: s("id"), workspace_id: s("workspace_id"), plan: s("plan"), client_id: s("client_id"), sub: s("sub"), scope: s("scope") };
+};
+/** `read()`, its SnapshotError's path put under `at`. */
+function within<T>(at: Array<string | number>, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof SnapshotError) throw new SnapshotError([...at, ...e.path], e.reason);
+    throw e;
+  }
+}
+const epochMs = (v: unknown): number => {
+  if (typeof v !== "number" || !Number.isFinite(v)) throw new SnapshotError([], "must be a time in ms since the epoch");
+  return v;
+};
+const refreshOf = (v: unknown) => {
+  const r = fields(v);
+  return { grant: string(r.grant, ["grant"]), expires: epochMs(r.expires) };
+};
+
 export class OAuthTokens implements MockState {
   readonly name = "oauth";
-  private grants = new Map<string, Grant>();
+  private readonly grants = new RowMap<Grant>(grantOf);
   /** Live refresh tokens → their grant and expiry (epoch ms). A used or revoked one is deleted. */
-  private refresh = new Map<string, { grant: string; expires: number }>();
+  private readonly refresh = new RowMap(refreshOf);
   /** Authorization codes already exchanged → when they may be forgotten (epoch ms). */
-  private usedCodes = new Map<string, number>();
+  private readonly usedCodes = new RowMap(epochMs);
   /** Revoked access tokens, by `jti` → their `exp` (epoch ms), after which they fail anyway. */
-  private revokedTokens = new Map<string, number>();
-  private revokedGrants = new Set<string>();
+  private readonly revokedTokens = new RowMap(epochMs);
+  /** Revoked grants → when every access token issued under them has expired (epoch ms). */
+  private readonly revokedGrants = new RowMap(epochMs);
+  /** Kept as rows of their own with --state (row-map.ts): the state database writes these, not the snapshot. */
+  readonly rows: Record<string, RowMap<unknown>> = {
+    grants: this.grants,
+    refresh: this.refresh,
+    used_codes: this.usedCodes,
+    revoked_tokens: this.revokedTokens,
+    revoked_grants: this.revokedGrants,
+  };
   private readonly key: Uint8Array;
   private readonly changed: () => void;
 
@@ -97,6 +136,7 @@ export class OAuthTokens implements MockState {
           scope,
         };
         this.grants.set(grant.id, grant);
+        this.cap(grant.workspace_id);
         return this.tokens(grant, grant.scope);
       }
       case "refresh_token":
@@ -162,9 +202,7 @@ export class OAuthTokens implements MockState {
     this.prune();
     const rec = this.refresh.get(token);
     if (rec) {
-      this.revokedGrants.add(rec.grant);
-      this.grants.delete(rec.grant);
-      for (const [t, r] of this.refresh) if (r.grant === rec.grant) this.refresh.delete(t);
+      this.revokeGrant(rec.grant, token);
       this.changed();
       return;
     }
@@ -179,6 +217,22 @@ export class OAuthTokens implements MockState {
     this.changed();
   }
 
+  /** Revokes a grant: its refresh token (`token`, a grant has one at a time) and every access token under it. */
+  private revokeGrant(id: string, token: string | undefined): void {
+    this.revokedGrants.set(id, this.opts.clock.now() + ACCESS_TOKEN_SECONDS * 1000);
+    this.grants.delete(id);
+    if (token !== undefined) this.refresh.delete(token);
+  }
+
+  /** Beyond MAX_GRANTS live grants in `workspace`, its oldest is revoked (one scan, only at the cap). */
+  private cap(workspace: string): void {
+    const mine = [...this.grants.values()].filter((g) => g.workspace_id === workspace);
+    if (mine.length <= MAX_GRANTS) return;
+    const oldest = mine[0]!.id;
+    const token = [...this.refresh].find(([, r]) => r.grant === oldest)?.[0];
+    this.revokeGrant(oldest, token);
+  }
+
   /** Is a verified JWT revoked (itself, or its grant)? For auth.ts, on every bearer request. */
   isRevoked(claims: JWTPayload): boolean {
     if (this.revokedTokens.size && typeof claims.jti === "string" && this.revokedTokens.has(claims.jti)) return true;
@@ -186,24 +240,23 @@ export class OAuthTokens implements MockState {
   }
 
   /**
-   * Forgets what can no longer matter: expired refresh tokens and grants left without one, codes past their
-   * validity, revocations of tokens that have expired anyway.
+   * Forgets what can no longer matter: expired refresh tokens and their grants (a grant has one refresh token at a
+   * time), codes past their validity, revocations of tokens that have expired anyway. Oldest first, stopping at the
+   * first still alive: entries are added in time order, so a request's cost does not grow with what is kept.
    */
   private prune(): void {
     const now = this.opts.clock.now();
-    for (const [t, r] of this.refresh) if (r.expires <= now) this.refresh.delete(t);
-    const live = new Set([...this.refresh.values()].map((r) => r.grant));
-    for (const id of this.grants.keys()) if (!live.has(id)) this.grants.delete(id);
-    for (const [c, until] of this.usedCodes) if (until <= now) this.usedCodes.delete(c);
-    for (const [j, exp] of this.revokedTokens) if (exp <= now) this.revokedTokens.delete(j);
+    for (let r = this.refresh.first(); r && r[1].expires <= now; r = this.refresh.first()) {
+      this.refresh.delete(r[0]);
+      this.grants.delete(r[1].grant);
+    }
+    for (const map of [this.usedCodes, this.revokedTokens, this.revokedGrants]) {
+      for (let e = map.first(); e && e[1] <= now; e = map.first()) map.delete(e[0]);
+    }
   }
 
   reset(): void {
-    this.grants.clear();
-    this.refresh.clear();
-    this.usedCodes.clear();
-    this.revokedTokens.clear();
-    this.revokedGrants.clear();
+    for (const map of Object.values(this.rows)) map.clear();
   }
 
   snapshot(): unknown {
@@ -212,7 +265,7 @@ export class OAuthTokens implements MockState {
       refresh_tokens: [...this.refresh].map(([token, r]) => ({ token, grant: r.grant, expires_at: isoSeconds(r.expires) })),
       used_codes: [...this.usedCodes].map(([code, until]) => ({ code, forget_at: isoSeconds(until) })),
       revoked_tokens: [...this.revokedTokens].map(([jti, exp]) => ({ jti, expires_at: isoSeconds(exp) })),
-      revoked_grants: [...this.revokedGrants],
+      revoked_grants: [...this.revokedGrants].map(([grant, until]) => ({ grant, forget_at: isoSeconds(until) })),
     };
   }
 
@@ -220,10 +273,7 @@ export class OAuthTokens implements MockState {
     const d = object(data, []);
     const items = (field: string) => array(d[field], [field]).map((v, i) => [object(v, [field, i]), [field, i] as Array<string | number>] as const);
     const time = (r: Record<string, unknown>, f: string, at: Array<string | number>) => Date.parse(string(r[f], [...at, f], DATE_TIME));
-    const grants = items("grants").map(([r, at]): Grant => {
-      const s = (f: string) => string(r[f], [...at, f]);
-      return { id: s("id"), workspace_id: s("workspace_id"), plan: s("plan"), client_id: s("client_id"), sub: s("sub"), scope: s("scope") };
-    });
+    const grants = items("grants").map(([r, at]) => within(at, () => grantOf(r)));
     const ids = new Set(grants.map((g) => g.id));
     const refresh = items("refresh_tokens").map(([r, at]) => {
       const grant = string(r.grant, [...at, "grant"]);
@@ -232,12 +282,17 @@ export class OAuthTokens implements MockState {
     });
     const codes = items("used_codes").map(([r, at]) => [string(r.code, [...at, "code"]), time(r, "forget_at", at)] as const);
     const revoked = items("revoked_tokens").map(([r, at]) => [string(r.jti, [...at, "jti"]), time(r, "expires_at", at)] as const);
-    const revokedGrants = array(d.revoked_grants, ["revoked_grants"]).map((g, i) => string(g, ["revoked_grants", i]));
-    this.grants = new Map(grants.map((g) => [g.id, g]));
-    this.refresh = new Map(refresh);
-    this.usedCodes = new Map(codes);
-    this.revokedTokens = new Map(revoked);
-    this.revokedGrants = new Set(revokedGrants);
+    // A grant id alone (the first format): forgotten once every access token under it has expired from now.
+    const later = this.opts.clock.now() + ACCESS_TOKEN_SECONDS * 1000;
+    const revokedGrants = array(d.revoked_grants, ["revoked_grants"]).map((g, i) =>
+      typeof g === "string" ? ([g, later] as const) : ([string(object(g, ["revoked_grants", i]).grant, ["revoked_grants", i, "grant"]), time(object(g, []), "forget_at", ["revoked_grants", i])] as const),
+    );
+    this.reset();
+    for (const g of grants) this.grants.set(g.id, g);
+    for (const [k, v] of refresh) this.refresh.set(k, v);
+    for (const [k, v] of codes) this.usedCodes.set(k, v);
+    for (const [k, v] of revoked) this.revokedTokens.set(k, v);
+    for (const [k, v] of revokedGrants) this.revokedGrants.set(k, v);
   }
 }
 

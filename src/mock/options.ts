@@ -52,6 +52,8 @@ export interface GatewayOptions {
    * validation, billing's view of the limits, and the event streams work as always (--stateless).
    */
   stateless?: boolean;
+  /** Loopback webhook URLs may be registered and are called (`--allow-loopback-webhooks`); otherwise 422 (SH15). */
+  allowLoopbackWebhooks?: boolean;
   /**
    * SQLite database that keeps the state across restarts and crashes (--state, MOCK_STATE_FILE; state-db.ts):
    * opened now (a bad record throws StateFileError naming it; a JSON state file of earlier versions is migrated),

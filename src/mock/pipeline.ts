@@ -12,6 +12,7 @@
 //              authenticate        checks the credentials      -
 //              rateLimit           counts the request          429 (sets the X-RateLimit-* headers)
 //              requireCredentials  no valid credentials        401
+//              holdWorkspace       (keeps the workspace in memory while the request or its stream lasts, DB12)
 //              frozen              frozen workspace            403
 //              route               no such operation           404, 405
 //              scopes              token lacks an `x-scopes`   403
@@ -67,6 +68,7 @@ import { cors } from "./stages/cors.js";
 import { faultRules } from "./stages/fault-rules.js";
 import { files } from "./stages/files.js";
 import { frozen } from "./stages/frozen.js";
+import { holdWorkspace } from "./stages/hold-workspace.js";
 import { idempotency } from "./stages/idempotency.js";
 import { latency } from "./stages/latency.js";
 import { malformed, malformedUncounted } from "./stages/malformed.js";
@@ -84,7 +86,7 @@ import { validateParams } from "./stages/validate-params.js";
 
 /** Who asks, whether they may, and whether they name an operation correctly (decision M3). */
 export function admission(s: Services): Stage[] {
-  return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), frozen(s), route(s), scopes(s), validateParams(s)];
+  return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), ...(s.settings.stateless ? [] : [holdWorkspace(s)]), frozen(s), route(s), scopes(s), validateParams(s)];
 }
 
 /** The answers to an admitted request: the first responder that answers wins. */

@@ -18,9 +18,23 @@ export function isLoopbackHost(host: string): boolean {
   return isLoopbackAddress(host);
 }
 
-/** Throws PublicSecretError when listening on `host` would expose a gateway that signs with the public secret. */
+/** Bytes a JWT secret needs beyond loopback: HS256's key should be as long as its hash (RFC 7518 §3.2). */
+export const MIN_SECRET_BYTES = 32;
+
+/**
+ * Throws PublicSecretError when listening on `host` would expose a gateway that signs with the public secret, or
+ * with one shorter than MIN_SECRET_BYTES (issue 29: a 1-character MOCK_JWT_SECRET was accepted on 0.0.0.0).
+ */
 export function refusePublicSecret(host: string, secret: string): void {
-  if (secret !== DEFAULT_JWT_SECRET || isLoopbackHost(host)) return;
+  if (isLoopbackHost(host)) return;
+  const bytes = Buffer.byteLength(secret);
+  if (secret !== DEFAULT_JWT_SECRET && bytes < MIN_SECRET_BYTES) {
+    throw new PublicSecretError(
+      `Refusing to listen on ${host}: MOCK_JWT_SECRET is ${bytes} byte${bytes === 1 ? "" : "s"}, and beyond loopback it must be at least ${MIN_SECRET_BYTES} (anyone could guess a shorter one and mint tokens). ` +
+        "Use a longer secret (openssl rand -base64 32), or listen on 127.0.0.1.",
+    );
+  }
+  if (secret !== DEFAULT_JWT_SECRET) return;
   throw new PublicSecretError(
     `Refusing to listen on ${host} with the public development JWT secret: anyone who can reach it could mint tokens for any workspace. ` +
       "Set MOCK_JWT_SECRET (or the jwtSecret option), or listen on 127.0.0.1.",

@@ -128,6 +128,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     deliveryDelayMs: opts.webhookDelayMs ?? 500,
     log: (d) => sink?.(`${new Date(clock.now()).toISOString()} webhook ${d.type} → ${redact(d.url)} ${d.status ?? d.error} ${d.ms.toFixed(1)}ms ${d.hook}`),
     onChange,
+    allowLoopback: opts.allowLoopbackWebhooks ?? false,
   });
   const stateless = opts.stateless ?? false;
   const redis = engines.redis ?? null;

@@ -90,6 +90,7 @@ export const SETTINGS = {
     help: "Redis shared by replicas: rate-limit counters (docs/sandbox.md)",
   } satisfies Setting<string | undefined>,
   stateless: flag({ flag: "stateless", env: "MOCK_STATELESS", help: "Answer from the contract's examples only" }),
+  allowLoopbackWebhooks: flag({ flag: "allow-loopback-webhooks", env: "MOCK_ALLOW_LOOPBACK_WEBHOOKS", help: "Accept and call webhook URLs on loopback" }),
   upstream: {
     flag: "upstream",
     env: "MOCK_UPSTREAM",

@@ -3,8 +3,11 @@
 //
 //   records  a row per stored record (store/persist.ts): written when it changes, read a workspace at a time
 //   fields   a row per other field of a workspace (`seq`, `singletons`, what a feature adds), as JSON
-//   parts    a row per other part of the state (keys, webhooks, OAuth grants, …): its snapshot(), as JSON,
-//            written when it differs from the last one written
+//   parts    a row per other part of the state (keys, webhooks, …): its snapshot(), as JSON, written when it
+//            differs from the last one written
+//   entries  a row per key of state that grows with history (row-map.ts, decision DB11): a workspace's remembered
+//            Idempotency-Key answers (owner: the workspace), a part's RowMaps such as OAuth grants (owner: '',
+//            name: part/map); written per key set or deleted, so a write's cost does not grow with what is kept
 //   meta     the format's version
 //
 // Every change a request makes is committed (one synchronous transaction, WAL) before its answer is sent
@@ -19,13 +22,15 @@ import type { Contract } from "./contract.js";
 import { StateFile, StateFileError } from "./state-file.js";
 import { checkWritable, lockState, type StateLock } from "./state-lock.js";
 import type { StateRegistry } from "./state-registry.js";
+import { hasRows, type HasRows } from "./row-map.js";
 import type { MockState } from "./state.js";
-import { parseStored, StoredRecordError, type FieldRow, type RecordRow, type StorePersistence, type StoreRows } from "./store/persist.js";
+import { parseStored, StoredRecordError, type EntryRow, type FieldRow, type RecordRow, type StorePersistence, type StoreRows } from "./store/persist.js";
 import type { Store } from "./store/store.js";
 
 type Database = BetterSqlite3.Database;
 
-export const STATE_DB_VERSION = 1;
+/** 2: `entries` (DB11). A database of version 1 is read and upgraded in place (its RowMap fields moved as written). */
+export const STATE_DB_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -36,6 +41,7 @@ CREATE TABLE IF NOT EXISTS records (
   PRIMARY KEY (ws, coll, parent, key)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS fields (ws TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (ws, name)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entries (owner TEXT NOT NULL, name TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, UNIQUE (owner, name, key));
 `;
 
 const SQLITE_HEADER = "SQLite format 3\u0000";
@@ -61,10 +67,22 @@ function sqlite(): typeof BetterSqlite3 {
 function openDatabase(file: string): Database {
   const Sqlite = sqlite(); // first: without it, no file is created
   if (!fs.existsSync(path.dirname(path.resolve(file)))) throw new StateFileError(`${file}: its folder does not exist`);
+  // Opened (created when missing, mode 0600) with O_NOFOLLOW: a link at the name, dangling or not, is refused rather
+  // than followed (SQLite opens by name and would create its target). An empty file is about to become the
+  // database, secrets and all: made 0600 whatever mode it had (issue 29: a pre-existing empty file stayed 0644).
+  let fd: number;
   try {
-    fs.closeSync(fs.openSync(file, "wx", 0o600)); // exclusive: never through a planted link
+    fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new StateFileError(`${file}: cannot create the state database (${(e as Error).message})`);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EISDIR") throw new StateFileError(`${file}: not a state database this mock can read (a folder)`);
+    if (code === "ELOOP" || code === "EMLINK") throw new StateFileError(`${file} is a symbolic link: give the database's own path (a planted link is never followed)`);
+    throw new StateFileError(`${file}: cannot create the state database (${(e as Error).message})`);
+  }
+  try {
+    if (fs.fstatSync(fd).size === 0) fs.fchmodSync(fd, 0o600);
+  } finally {
+    fs.closeSync(fd);
   }
   // SQLite opens its log and shared-memory files beside the database by name, following links: refuse a planted one.
   for (const side of [`${file}-wal`, `${file}-shm`, `${file}-journal`]) {
@@ -79,8 +97,8 @@ function openDatabase(file: string): Database {
     db.pragma("synchronous = NORMAL");
     db.exec(SCHEMA);
     const version = (db.prepare("SELECT value FROM meta WHERE key = 'version'").get() as { value: string } | undefined)?.value;
-    if (version === undefined) db.prepare("INSERT INTO meta (key, value) VALUES ('version', ?)").run(String(STATE_DB_VERSION));
-    else if (version !== String(STATE_DB_VERSION)) throw new Error(`format version ${version}; this mock reads version ${STATE_DB_VERSION}`);
+    if (version !== undefined && version !== "1" && version !== String(STATE_DB_VERSION)) throw new Error(`format version ${version}; this mock reads versions 1 and ${STATE_DB_VERSION}`);
+    if (version !== String(STATE_DB_VERSION)) db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('version', ?)").run(String(STATE_DB_VERSION));
     return db;
   } catch (e) {
     db?.close();
@@ -95,13 +113,33 @@ function storeRows(db: Database): StoreRows {
   const putRecord = db.prepare("INSERT OR REPLACE INTO records (ws, coll, parent, key, seq, value, extra) VALUES (@ws, @coll, @parent, @key, @seq, @value, @extra)");
   const deleteRecord = db.prepare("DELETE FROM records WHERE ws = ? AND coll = ? AND parent = ? AND key = ?");
   const putField = db.prepare("INSERT OR REPLACE INTO fields (ws, name, value) VALUES (@ws, @name, @value)");
+  const deleteField = db.prepare("DELETE FROM fields WHERE ws = ? AND name = ?");
+  const entries = entryRows(db);
   return {
     records: (ws) => records.iterate(ws) as Iterable<RecordRow>,
     fields: (ws) => fields.iterate(ws) as Iterable<FieldRow>,
     putRecord: (row) => void putRecord.run(row),
     deleteRecord: (ws, coll, parent, key) => void deleteRecord.run(ws, coll, parent, key),
     putField: (row) => void putField.run(row),
-    clear: () => void db.exec("DELETE FROM records; DELETE FROM fields;"),
+    deleteField: (ws, name) => void deleteField.run(ws, name),
+    entries: (ws) => entries.of(ws),
+    putEntry: entries.put,
+    deleteEntry: entries.delete,
+    clear: () => void db.exec("DELETE FROM records; DELETE FROM fields; DELETE FROM entries WHERE owner != '';"),
+  };
+}
+
+/** The `entries` table: RowMaps' rows by owner (a workspace, or '' for a part), oldest first (rowid order). */
+function entryRows(db: Database) {
+  const of = db.prepare("SELECT name, key, value FROM entries WHERE owner = ? ORDER BY rowid");
+  const named = db.prepare("SELECT key, value FROM entries WHERE owner = ? AND name = ? ORDER BY rowid");
+  const put = db.prepare("INSERT OR REPLACE INTO entries (owner, name, key, value) VALUES (?, ?, ?, ?)");
+  const del = db.prepare("DELETE FROM entries WHERE owner = ? AND name = ? AND key = ?");
+  return {
+    of: (owner: string) => of.iterate(owner) as Iterable<EntryRow>,
+    named: (owner: string, name: string) => named.all(owner, name) as Array<{ key: string; value: string }>,
+    put: (owner: string, name: string, key: string, value: string) => void put.run(owner, name, key, value),
+    delete: (owner: string, name: string, key: string) => void del.run(owner, name, key),
   };
 }
 
@@ -128,6 +166,9 @@ export class StateDb {
   /** The JSON last written of each part but the store's. */
   private readonly written = new Map<string, string>();
   private readonly flushTx: () => Array<() => void>;
+  private readonly entries: ReturnType<typeof entryRows>;
+  /** Parts with RowMaps still read from a `parts` row (a migrated JSON file, a database of version 1): deleted with the next write. */
+  private readonly legacy = new Set<string>();
   private closed = false;
 
   private constructor(
@@ -139,11 +180,18 @@ export class StateDb {
     private readonly lock: StateLock,
   ) {
     const putPart = db.prepare("INSERT OR REPLACE INTO parts (name, value) VALUES (?, ?)");
+    const deletePart = db.prepare("DELETE FROM parts WHERE name = ?");
+    this.entries = entryRows(db);
     // What the transaction wrote is marked written only once it has committed (the marks it returns, run by
     // flush): a transaction that fails leaves everything to be written again (decision DB9).
     this.flushTx = db.transaction(() => {
       const marks = [this.store?.persist() ?? (() => {})];
       for (const part of this.others()) {
+        if (hasRows(part)) {
+          marks.push(this.writeRows(part));
+          if (this.legacy.delete(part.name)) deletePart.run(part.name);
+          continue;
+        }
         const text = JSON.stringify(part.snapshot());
         if (this.written.get(part.name) === text) continue;
         putPart.run(part.name, text);
@@ -164,6 +212,7 @@ export class StateDb {
     const lock = lockState(file);
     let db: Database | null = null;
     try {
+      removeLeftovers(file);
       if (isJsonStateFile(file)) migrate(file, registry, store, opts);
       db = openDatabase(file);
       const state = new StateDb(file, db, registry, store, opts, lock);
@@ -176,6 +225,31 @@ export class StateDb {
       db?.close();
       lock.release();
       throw e;
+    }
+  }
+
+  /** Writes the rows a part's RowMaps changed; returns what marks them written, to run after the commit. */
+  private writeRows(part: MockState & HasRows): () => void {
+    const all = Object.entries(part.rows).map(([table, map]) => [`${part.name}/${table}`, map, map.changes()] as const);
+    for (const [name, , changes] of all) {
+      for (const [key, json] of changes) {
+        if (json === null) this.entries.delete("", name, key);
+        else this.entries.put("", name, key, json);
+      }
+    }
+    return () => {
+      for (const [, map, changes] of all) map.written(changes);
+    };
+  }
+
+  /** Reads a part's RowMaps back from their rows; a bad row throws naming the file, the part and the key. */
+  private readRows(part: MockState & HasRows): void {
+    for (const [table, map] of Object.entries(part.rows)) {
+      try {
+        map.fill(this.entries.named("", `${part.name}/${table}`), `part ${part.name}, ${table}`);
+      } catch (e) {
+        throw new StateFileError(`${this.file}: ${(e as Error).message}`);
+      }
     }
   }
 
@@ -198,8 +272,10 @@ export class StateDb {
       } catch (e) {
         fail((e as Error).message);
       }
-      this.written.set(name, value);
+      if (hasRows(part)) this.legacy.add(name);
+      else this.written.set(name, value);
     }
+    for (const part of this.others()) if (hasRows(part) && !this.legacy.has(part.name)) this.readRows(part);
     if (this.store) checkRecords(this.file, this.db, this.store.keepIn(storeRows(this.db), () => this.flush()));
   }
 
@@ -219,7 +295,9 @@ export class StateDb {
     for (const part of this.others()) {
       const last = this.written.get(part.name);
       try {
-        if (last === undefined) part.reset();
+        if (hasRows(part) && !this.legacy.has(part.name)) this.readRows(part);
+        else if (hasRows(part)) part.restore(JSON.parse(this.db.prepare("SELECT value FROM parts WHERE name = ?").pluck().get(part.name) as string));
+        else if (last === undefined) part.reset();
         else part.restore(JSON.parse(last));
       } catch (e) {
         this.opts.log?.(`state ${this.file}: part ${part.name} not put back after a failed commit: ${(e as Error).message}`);
@@ -255,6 +333,19 @@ function checkRecords(file: string, db: Database, persistence: StorePersistence)
       if (e instanceof StoredRecordError) throw new StateFileError(`${file}: ${e.message}`);
       throw e;
     }
+  }
+}
+
+/**
+ * Removes what a migration killed midway left (`FILE.migrating-<pid>` and its log files): with the lock held no
+ * other process can be migrating this file, so any such file is a leftover (issue 29: they were never cleaned).
+ * A link is removed as a link, never followed.
+ */
+function removeLeftovers(file: string): void {
+  const dir = path.dirname(path.resolve(file));
+  const prefix = `${path.basename(file)}.migrating-`;
+  for (const name of fs.readdirSync(dir)) {
+    if (name.startsWith(prefix) && /^\d+(-wal|-shm|-journal)?$/.test(name.slice(prefix.length))) fs.rmSync(path.join(dir, name), { force: true });
   }
 }
 

@@ -100,6 +100,8 @@ export interface WebhookOptions {
   timeoutMs?: number;
   /** Told of every change to the registered webhooks (the state file writes them). */
   onChange?: () => void;
+  /** `--allow-loopback-webhooks`: loopback URLs may be registered (and are called); without it they answer 422. */
+  allowLoopback?: boolean;
 }
 
 /** Where one delivery goes, fixed when it is queued: a later change of the URL does not move it (updateWebhook). */
@@ -141,6 +143,15 @@ export class Webhooks implements MockState {
 
   get eventTypes(): string[] {
     return [...this.samples.keys()];
+  }
+
+  /**
+   * Why `url` may not be registered, or null: a loopback URL without `--allow-loopback-webhooks` (decision SH15:
+   * a tenant could otherwise probe the ports of the mock's machine), for a 422 naming the field.
+   */
+  refusal(url: string): string | null {
+    if (this.opts.allowLoopback || !isLoopbackUrl(url)) return null;
+    return "A loopback URL (127.0.0.0/8, [::1], localhost) is accepted only when the mock runs with --allow-loopback-webhooks.";
   }
 
   /** Headers to add to an answer about `hook`: a notice when the mock will never call its URL. */
@@ -292,7 +303,9 @@ export class Webhooks implements MockState {
       error = (e as Error).name === "TimeoutError" ? "timed out" : redact(((e as Error).cause as Error)?.message ?? (e as Error).message);
     }
     t.hook.last_delivery_at = isoSeconds(this.opts.clock.now());
-    t.hook.last_delivery_status = status;
+    // Only an acknowledgement (2xx) is shown: a refused connection, a time-out and any other answer all read null,
+    // so a tenant cannot tell a closed port from a live service (SH15). The log keeps the real outcome.
+    t.hook.last_delivery_status = status !== null && status >= 200 && status < 300 ? status : null;
     if (this.hooks.get(t.hook.id) === t.hook) this.changed();
     this.opts.log({ hook: t.hook.id, type, url: t.url, status, ms: performance.now() - started, ...(error ? { error } : {}) });
   }

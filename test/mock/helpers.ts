@@ -39,7 +39,9 @@ export interface TestGateway {
 export async function startGateway(opts: GatewayOptions & { clock?: ManualClock } = {}): Promise<TestGateway> {
   const clock = opts.clock ?? new ManualClock();
   const logs: string[] = [];
-  const gateway = await createGateway({ contract, clock, log: (l) => logs.push(l), streamIntervalMs: 0, webhookDelayMs: 0, ...opts });
+  // The suite registers loopback receivers (startReceiver), so it passes --allow-loopback-webhooks; a test of the
+  // refusal passes `allowLoopbackWebhooks: false`.
+  const gateway = await createGateway({ contract, clock, log: (l) => logs.push(l), streamIntervalMs: 0, webhookDelayMs: 0, allowLoopbackWebhooks: true, ...opts });
   const url = await gateway.listen(0, "127.0.0.1");
   return { gateway, url, clock, logs, close: () => gateway.close() };
 }

@@ -2,7 +2,7 @@
 // its fix (decisions SH*): generation without bounds, quadratic forms, unknown fields by the hundred thousand.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { SELF_TARGET_NOTICE } from "../../src/mock/webhooks.js";
-import { createGateway, DEFAULT_JWT_SECRET, isLoopbackHost, PublicSecretError, startSecret } from "../../src/mock/index.js";
+import { createGateway, DEFAULT_JWT_SECRET, isLoopbackHost, PublicSecretError, refusePublicSecret, startSecret } from "../../src/mock/index.js";
 import { contract } from "./helpers.js";
 import { call, startGateway, startReceiver, type TestGateway } from "./helpers.js";
 
@@ -142,6 +142,18 @@ describe("the JWT secret is never the public one beyond loopback", () => {
     } finally {
       await g.close();
     }
+  });
+
+  it("a secret shorter than 32 bytes refuses to listen beyond loopback (anyone could guess it); on loopback it serves", async () => {
+    const short = await createGateway({ contract, log: null, jwtSecret: "x" });
+    try {
+      await expect(short.listen(0, "0.0.0.0")).rejects.toThrow(/MOCK_JWT_SECRET is 1 byte.*at least 32/);
+      expect(short.server.listening).toBe(false);
+    } finally {
+      await short.close();
+    }
+    expect(() => refusePublicSecret("127.0.0.1", "x")).not.toThrow();
+    expect(() => refusePublicSecret("0.0.0.0", "k".repeat(32))).not.toThrow();
   });
 
   it("npm start makes a secret per process beyond loopback, unless MOCK_JWT_SECRET is set; none on loopback", () => {

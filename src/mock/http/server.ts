@@ -2,6 +2,7 @@
 // pipeline (requests node:http cannot parse, requests not received in time, CONNECT), each still with the
 // contract's error body.
 import http from "node:http";
+import type net from "node:net";
 import type { Duplex } from "node:stream";
 import { writeRaw } from "./respond.js";
 import { json, type Reply } from "./reply.js";
@@ -22,24 +23,65 @@ export interface ServerHandlers {
    * the response of the request the pipeline was already serving on that connection, if any.
    */
   refused?(socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined): Reply;
+  /** The headers every answer carries (CORS: cors-head.ts), on the answers given here too. */
+  head?: readonly string[];
   /** Open connections at most (limits.ts `connections`): one more is answered 503 `capacity_exceeded` and closed. */
   maxConnections?: number;
+  /** Percent of `maxConnections` one client address may hold (limits.ts `addressShare`, default 100). */
+  addressShare?: number;
+  /** A connection with no request in progress yet is closed after this long (limits.ts `connectionIdleMs`). */
+  idleMs?: number;
+}
+
+/** node:http's keep-alive between requests (its default), unless the idle limit is shorter. */
+const KEEP_ALIVE_MS = 5000;
+
+/**
+ * Counts open connections, in all and per client address; one beyond `max`, or beyond an address's share of it,
+ * gets a 503 `capacity_exceeded` at once and is closed, before any of its requests is read (node:http's own
+ * `maxConnections` would close it without a word). The share keeps one address from taking every connection
+ * (issue 29: 150 idle sockets made /health answer 503 to everyone).
+ */
+function capConnections(server: http.Server, max: number, sharePercent: number, head: readonly string[] | undefined): void {
+  const perAddress = Math.max(1, Math.floor((max * Math.min(100, sharePercent)) / 100));
+  const byAddress = new Map<string, number>();
+  let open = 0;
+  server.on("connection", (socket: net.Socket) => {
+    const address = socket.remoteAddress ?? "";
+    const mine = (byAddress.get(address) ?? 0) + 1;
+    open++;
+    byAddress.set(address, mine);
+    socket.once("close", () => {
+      open--;
+      const left = (byAddress.get(address) ?? 1) - 1;
+      if (left) byAddress.set(address, left);
+      else byAddress.delete(address);
+    });
+    if (open <= max && mine <= perAddress) return;
+    socket.on("error", () => socket.destroy());
+    const detail =
+      open > max
+        ? `The mock has ${max} connections open, the most it keeps (--max-connections): retry shortly.`
+        : `Your address has ${perAddress} connections open, its share (--address-connection-share ${sharePercent}% of --max-connections ${max}): close some, or retry shortly.`;
+    writeRaw(socket, json(503, { detail, error: "capacity_exceeded" }, { "Retry-After": String(CAPACITY_RETRY_AFTER_SECONDS) }), head);
+  });
 }
 
 /**
- * Counts open connections; one beyond `max` gets a 503 `capacity_exceeded` at once and is closed, before any of
- * its requests is read (node:http's own `maxConnections` would close it without a word).
+ * A connection that sends no request is closed after `idleMs` (node:http would keep it until its headers time-out
+ * is next checked: up to 90 s where the docs say 60); once a request arrives the limit is lifted (an event stream
+ * may rest for minutes), and after its answer node's keep-alive time applies, at most `idleMs`.
  */
-function capConnections(server: http.Server, max: number): void {
-  let open = 0;
-  server.on("connection", (socket: Duplex) => {
-    open++;
-    socket.once("close", () => open--);
-    if (open <= max) return;
-    socket.on("error", () => socket.destroy());
-    const detail = `The mock has ${max} connections open, the most it keeps (--max-connections): retry shortly.`;
-    writeRaw(socket, json(503, { detail, error: "capacity_exceeded" }, { "Retry-After": String(CAPACITY_RETRY_AFTER_SECONDS) }));
-  });
+function closeIdle(server: http.Server, idleMs: number): void {
+  server.keepAliveTimeout = Math.min(KEEP_ALIVE_MS, idleMs);
+  // node:http's own 'timeout' listener destroys a socket whose time is up when nothing else handles it.
+  server.on("connection", (socket: net.Socket) => socket.setTimeout(idleMs));
+  const busy = (req: http.IncomingMessage) => req.socket.setTimeout(0);
+  server.prependListener("request", busy);
+  server.prependListener("checkContinue", busy);
+  server.prependListener("checkExpectation", busy);
+  server.prependListener("upgrade", busy);
+  server.prependListener("connect", busy);
 }
 
 export function createHttpServer(h: ServerHandlers): http.Server {
@@ -74,18 +116,19 @@ export function createHttpServer(h: ServerHandlers): http.Server {
           ? "The request headers are larger than the gateway accepts (16 KiB)."
           : "Malformed HTTP request.";
     const reply = json(err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400, { detail });
-    writeRaw(socket, h.refused ? h.refused(socket, reply, inFlight) : reply);
+    writeRaw(socket, h.refused ? h.refused(socket, reply, inFlight) : reply, h.head);
   });
   // CONNECT would otherwise get its connection closed without an answer: the gateway is no proxy.
   server.on("connect", (req: http.IncomingMessage, socket: Duplex) => {
     socket.on("error", () => socket.destroy());
-    writeRaw(socket, json(405, { detail: `${req.method} is not allowed: the gateway is not a proxy.` }));
+    writeRaw(socket, json(405, { detail: `${req.method} is not allowed: the gateway is not a proxy.` }), h.head);
   });
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     h.upgrade(req, socket, head).catch(() => writeRaw(socket, json(500, { detail: "Internal server error." })));
   });
-  if (h.maxConnections !== undefined) capConnections(server, h.maxConnections);
+  if (h.maxConnections !== undefined) capConnections(server, h.maxConnections, h.addressShare ?? 100, h.head);
+  if (h.idleMs !== undefined) closeIdle(server, h.idleMs);
   return server;
 }
 

@@ -19,12 +19,16 @@ export const webhooks = byOperation("webhooks", {
       return ctx.json(409, { detail: `A workspace has at most ${max} webhooks: delete one before creating another.` });
     }
     // The body has passed the contract's validation of WebhookCreate by now.
+    const refused = urlRefusal(s, ctx);
+    if (refused) return refused;
     const hook = s.webhooks.register(ws, ctx.body as components["schemas"]["WebhookCreate"]);
     return ctx.json(201, hook, s.webhooks.notice(hook));
   },
   getWebhook: (s, ctx) => withHook(s, ctx, (h) => ctx.json(200, publicView(h))),
   updateWebhook: (s, ctx) =>
     withHook(s, ctx, (h) => {
+      const refused = urlRefusal(s, ctx);
+      if (refused) return refused;
       s.webhooks.update(h, ctx.body as components["schemas"]["WebhookUpdate"]);
       return ctx.json(200, publicView(h), s.webhooks.notice(h));
     }),
@@ -35,6 +39,13 @@ export const webhooks = byOperation("webhooks", {
     }),
   testWebhook: (s, ctx) => withHook(s, ctx, (h) => ctx.json(202, s.webhooks.test(h, (ctx.body as { event_type: string }).event_type), s.webhooks.notice(h))),
 });
+
+/** A 422 naming `url` when the body's URL may not be registered (a loopback URL without the flag), else null. */
+function urlRefusal(s: Services, ctx: RequestContext): Reply | null {
+  const url = (ctx.body as { url?: unknown } | null)?.url;
+  const why = typeof url === "string" ? s.webhooks.refusal(url) : null;
+  return why ? ctx.json(422, { detail: [{ loc: ["body", "url"], msg: why, type: "value_error" }] }) : null;
+}
 
 /** Runs `then` on the webhook the path names, or answers 404 when the workspace has no such webhook. */
 function withHook(s: Services, ctx: RequestContext, then: (h: RegisteredWebhook) => Reply): Reply {

@@ -67,7 +67,7 @@ export function idempotency(s: Services, body: readonly Stage[], responders: rea
       const done = (out: Outcome): Outcome => {
         // A Reply of the responders (not TAKEN: an answer they sent by themselves) is remembered before the key is
         // released, so the next request with it finds one or the other.
-        if (out && out !== TAKEN && k.fingerprint !== null && storedStatus(p, out.status)) remember(k, out, s.clock.now());
+        if (out && out !== TAKEN && k.fingerprint !== null && storedStatus(p, out.status)) remember(k, out, s.clock.now(), windowMs);
         release();
         return out;
       };
@@ -108,8 +108,8 @@ function fingerprint(ctx: RequestContext): string {
   return toBase64Url(sha256Of(head, ...parts));
 }
 
-function remember(k: Keyed, out: Reply, now: number): void {
-  k.records.put(k.key, { fingerprint: k.fingerprint!, status: out.status, headers: { ...out.headers }, body: (out.body ?? Buffer.alloc(0)).toString("base64"), at: now });
+function remember(k: Keyed, out: Reply, now: number, windowMs: number): void {
+  k.records.put(k.key, { fingerprint: k.fingerprint!, status: out.status, headers: { ...out.headers }, body: (out.body ?? Buffer.alloc(0)).toString("base64"), at: now }, windowMs);
 }
 
 function replay(ctx: RequestContext, p: IdempotencyPolicy, r: { status: number; headers: Record<string, string>; body: string }): Reply {

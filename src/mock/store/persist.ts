@@ -9,8 +9,11 @@
 //   field row    workspace, field name, JSON: every field of WorkspaceData but its id, tables, children and
 //                journal (`seq`, `singletons`, whatever a feature adds); Maps and Sets are tagged so they come back
 //                as Maps and Sets. A field is written when its JSON differs from what was written last.
+//   entry row    workspace, field name, key, JSON: a field that grows with history (remembered Idempotency-Key
+//                answers) is a RowMap (row-map.ts), a row per key, written per key set or deleted (decision DB11).
 import type { Contract, Json } from "../contract.js";
 import type { JsonPath } from "../json-file.js";
+import { RowMap, type RowChange } from "../row-map.js";
 import { componentCheck, SnapshotError } from "../snapshot.js";
 import type { StoreModel } from "./model.js";
 import { Rec, WorkspaceData, type Journal } from "./records.js";
@@ -31,6 +34,12 @@ export interface FieldRow {
   value: string;
 }
 
+export interface EntryRow {
+  name: string;
+  key: string;
+  value: string;
+}
+
 /** Where the store's rows live (state-db.ts keeps them in SQLite). */
 export interface StoreRows {
   records(ws: string): Iterable<RecordRow>;
@@ -38,6 +47,11 @@ export interface StoreRows {
   putRecord(row: RecordRow): void;
   deleteRecord(ws: string, coll: string, parent: string, key: string): void;
   putField(row: FieldRow): void;
+  deleteField(ws: string, name: string): void;
+  /** The entries of `ws`'s RowMap fields, oldest first. */
+  entries(ws: string): Iterable<EntryRow>;
+  putEntry(ws: string, name: string, key: string, value: string): void;
+  deleteEntry(ws: string, name: string, key: string): void;
   /** Forgets every workspace (POST /__mock/reset). */
   clear(): void;
 }
@@ -90,27 +104,41 @@ function decodeField(text: string, fail: (why: string) => never): unknown {
   return JSON.parse(JSON.stringify(v), (_k, x) => (x && typeof x === "object" && Array.isArray(x.$map) ? new Map(x.$map) : x && typeof x === "object" && Array.isArray(x.$set) ? new Set(x.$set) : x));
 }
 
-/** The fields of `ws` kept as rows of their own, with their JSON. */
-export function fieldsOf(ws: WorkspaceData): Array<[string, string]> {
-  return Object.keys(ws)
-    .filter((k) => !NOT_FIELDS.has(k))
-    .map((k) => [k, encodeField((ws as unknown as Record<string, unknown>)[k])]);
+/** The RowMap a workspace field is or holds (`IdempotencyRecords.rows`), or null. */
+function rowMapOf(v: unknown): RowMap<unknown> | null {
+  if (v instanceof RowMap) return v;
+  const rows = (v as { rows?: unknown } | null)?.rows;
+  return rows instanceof RowMap ? rows : null;
 }
 
-/** A field that is an object of its own kind (IdempotencyRecords): written through its toJSON, read back by `fill`. */
-interface Refillable {
-  fill(value: unknown, where: string): void;
+/** The RowMap fields of `ws`, by name. */
+function rowFieldsOf(ws: WorkspaceData): Array<[string, RowMap<unknown>]> {
+  return Object.entries(ws).flatMap(([k, v]) => {
+    const rows = rowMapOf(v);
+    return rows ? [[k, rows] as [string, RowMap<unknown>]] : [];
+  });
+}
+
+/** The fields of `ws` kept as rows of their own, with their JSON (not its RowMaps: those are entries). */
+export function fieldsOf(ws: WorkspaceData): Array<[string, string]> {
+  return Object.entries(ws)
+    .filter(([k, v]) => !NOT_FIELDS.has(k) && !rowMapOf(v))
+    .map(([k, v]) => [k, encodeField(v)]);
 }
 
 /**
- * A field read back: a Map or Set is filled in place (it may be readonly), so is an object with a `fill` method;
- * anything else is assigned.
+ * A field read back: a Map or Set is filled in place (it may be readonly); a RowMap field found as a field row (a
+ * database of the first format, where it was one JSON value) is read by its class's `restore` and noted, so it is
+ * written as entries and its field row deleted with the next change; anything else is assigned.
  */
 function restoreField(ws: WorkspaceData, name: string, value: unknown): void {
   const own = ws as unknown as Record<string, unknown>;
   const current = own[name];
-  if (current && typeof (current as Refillable).fill === "function") {
-    (current as Refillable).fill(value, `workspace ${ws.id}, field ${name}`);
+  const rows = rowMapOf(current);
+  if (rows) {
+    const restore = (current as { constructor: { restore?: (d: unknown, where: string) => unknown } }).constructor.restore;
+    const read = rowMapOf(restore ? restore(value, `workspace ${ws.id}, field ${name}`) : null);
+    for (const [k, v] of read ?? []) rows.set(k, v);
   } else if (current instanceof Map && value instanceof Map) {
     current.clear();
     for (const [k, v] of value) current.set(k, v);
@@ -124,6 +152,8 @@ function restoreField(ws: WorkspaceData, name: string, value: unknown): void {
 export class StorePersistence {
   /** What was last written of each workspace's fields (compared, so an unchanged field is not written again). */
   private readonly written = new WeakMap<WorkspaceData, Map<string, string>>();
+  /** Workspaces read from a database of the first format: the field rows of their RowMaps, to delete. */
+  private readonly legacy = new WeakMap<WorkspaceData, string[]>();
   /** Workspaces with rows in the database (a seeded one is written whole on its first change). */
   private readonly stored = new WeakSet<WorkspaceData>();
   /** Child schemas by the collection of their parent (`Analysis` → [`Transcript`]). */
@@ -147,9 +177,22 @@ export class StorePersistence {
   load(id: string): WorkspaceData | null {
     const ws = new WorkspaceData(id);
     let any = false;
+    const rowFields = new Map(rowFieldsOf(ws));
     for (const row of this.rows.fields(id)) {
       any = true;
+      if (rowFields.has(row.name)) this.legacy.set(ws, [...(this.legacy.get(ws) ?? []), row.name]);
       restoreField(ws, row.name, decodeField(row.value, (why) => this.refuse(`workspace ${id}, field ${row.name}: ${why}`)));
+    }
+    const entries = new Map<string, EntryRow[]>();
+    for (const row of this.rows.entries(id)) entries.set(row.name, [...(entries.get(row.name) ?? []), row]);
+    for (const [name, rows] of entries) {
+      any = true;
+      const field = rowFields.get(name) ?? this.refuse(`workspace ${id}: entries of ${name}, which is no field of a workspace`);
+      try {
+        field.fill(rows, `workspace ${id}, field ${name}`);
+      } catch (e) {
+        this.refuse((e as Error).message);
+      }
     }
     for (const row of this.rows.records(id)) {
       any = true;
@@ -213,10 +256,22 @@ export class StorePersistence {
     for (const ws of touched) {
       const fields = fieldsOf(ws);
       const last = this.written.get(ws) ?? new Map<string, string>();
-      if (!this.stored.has(ws) && !whole.has(ws) && fields.every(([k, v]) => last.get(k) === v)) continue;
-      if (!this.stored.has(ws)) whole.add(ws);
-      else for (const [name, value] of fields) if (last.get(name) !== value) this.rows.putField({ ws: ws.id, name, value });
-      marks.push(() => this.written.set(ws, new Map(fields)));
+      const entries = rowFieldsOf(ws).map(([name, rows]) => [name, rows, rows.changes()] as const);
+      const unchanged = fields.every(([k, v]) => last.get(k) === v) && entries.every(([, , c]) => !c.length);
+      if (!this.stored.has(ws) && !whole.has(ws) && unchanged) continue;
+      if (!this.stored.has(ws)) {
+        whole.add(ws);
+        continue;
+      }
+      for (const [name, value] of fields) if (last.get(name) !== value) this.rows.putField({ ws: ws.id, name, value });
+      for (const [name, , changes] of entries) this.putEntries(ws.id, name, changes);
+      const legacy = this.legacy.get(ws) ?? [];
+      for (const name of legacy) this.rows.deleteField(ws.id, name);
+      marks.push(() => {
+        this.written.set(ws, new Map(fields));
+        for (const [, rows, changes] of entries) rows.written(changes);
+        if (legacy.length) this.legacy.delete(ws);
+      });
     }
     for (const ws of whole) marks.push(this.writeWhole(ws));
     return () => {
@@ -234,10 +289,20 @@ export class StorePersistence {
     for (const t of ws.tables.values()) for (const rec of t.all()) this.rows.putRecord(this.row(ws, rec));
     const fields = fieldsOf(ws);
     for (const [name, value] of fields) this.rows.putField({ ws: ws.id, name, value });
+    const entries = rowFieldsOf(ws);
+    for (const [name, rows] of entries) this.putEntries(ws.id, name, rows.changes(true));
     return () => {
       this.written.set(ws, new Map(fields));
       this.stored.add(ws);
+      for (const [, rows] of entries) rows.written(rows.changes());
     };
+  }
+
+  private putEntries(ws: string, name: string, changes: readonly RowChange[]): void {
+    for (const [key, json] of changes) {
+      if (json === null) this.rows.deleteEntry(ws, name, key);
+      else this.rows.putEntry(ws, name, key, json);
+    }
   }
 
   private row(ws: WorkspaceData, rec: Rec): RecordRow {

@@ -82,6 +82,8 @@ export class Store implements MockState {
   private seeds: SeedFactory | null = null;
   private readonly workspaces = new Map<string, WorkspaceData>();
   private lastUsed: string | null = null;
+  /** Workspaces held in memory by requests and streams in flight (`hold`): id → how many hold it. */
+  private readonly held = new Map<string, number>();
   /** Lifecycle steps scheduled and not yet run or cancelled (capped: `limits.lifecycleTimers`). */
   private pendingSteps = 0;
   private readonly limits: Pick<Limits, "workspaces" | "records" | "lifecycleTimers">;
@@ -241,14 +243,32 @@ export class Store implements MockState {
   }
 
   /**
+   * Keeps workspace `id` in memory (never unloaded) until the returned release is called: a request in flight holds
+   * its workspace, so what it writes (its Idempotency-Key answer, its records) lands in the object the store keeps,
+   * and an open stream's resource keeps moving (decision DB12). Loads nothing; a release is idempotent.
+   */
+  hold(id: string): () => void {
+    this.held.set(id, (this.held.get(id) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.held.get(id) ?? 1) - 1;
+      if (left > 0) this.held.set(id, left);
+      else this.held.delete(id);
+    };
+  }
+
+  /**
    * Kept in a database, a workspace leaves memory rather than being forgotten: the least recently used one whose
    * resources are not moving (no step or time-out pending), else the least recently used one, once what changed is
-   * written; it is read back when next used.
+   * written; it is read back when next used. None held by a request or stream in flight (`hold`).
    */
   private unloadOne(): void {
     this.kept!.flush();
     const moving = (ws: WorkspaceData) => [...ws.tables.values()].some((t) => [...t.all()].some((r) => r.cancels.length > 0));
-    const candidates = [...this.workspaces].filter(([id]) => id !== this.lastUsed);
+    // Never one held by a request or stream in flight: memory may pass the cap while all are (DB12).
+    const candidates = [...this.workspaces].filter(([id]) => id !== this.lastUsed && !this.held.has(id));
     // Idle ones first; when every one is moving (seeded resources move too, RM6), the least recently used one
     // leaves with its timers stopped: what it had reached is written, and reading it back arms them again.
     const [id, ws] = candidates.find(([, w]) => !moving(w)) ?? candidates[0] ?? [];

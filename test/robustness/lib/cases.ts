@@ -322,7 +322,7 @@ export class CaseFactory {
       return [400];
     }
     if (memberCount(value) > this.limits.maxJsonMembers) return [400];
-    return info.jsonSchema(value) ? info.answered : [422];
+    return info.jsonSchema(value) ? info.answered : [422, ...ruleStatuses(info.jsonSchema.errors ?? [])];
   }
 
   private request(info: OpInfo, path: string, query: Array<[string, string]>, headers: Array<[string, string]>, body?: BodyVariant): RawRequest {
@@ -725,3 +725,16 @@ const BREAKAGES: Breakage[] = [
   () => "1e999999",
   () => "",
 ];
+
+/**
+ * The statuses of the contract's `x-status` rules among a body's violations (spec/README.md: a conditional
+ * subschema carrying `x-status: 400` is answered with that status when it is all that is wrong; seed 1475861553
+ * expected 422 where `signals` without `use_case_id` is such a rule). Read from the schema ajv reports, not from
+ * the mock's code.
+ */
+function ruleStatuses(errors: ReadonlyArray<{ keyword: string; parentSchema?: unknown }>): number[] {
+  return errors.flatMap((e) => {
+    const status = (e.parentSchema as Record<string, unknown> | undefined)?.["x-status"];
+    return e.keyword === "if" && typeof status === "number" ? [status] : [];
+  });
+}
