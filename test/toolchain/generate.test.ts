@@ -67,7 +67,7 @@ describe("bad input fails with file and line, and leaves generated/ as it was", 
   const cases: Array<[string, string, (t: string) => string, RegExp]> = [
     ["dangling-ref", "paths/v1_speakers.yaml", (t) => t.replace("schemas/SpeakerList.yaml", "schemas/SpeakerLsit.yaml"), /paths\/v1_speakers\.yaml:\d+:\d+.*SpeakerLsit/],
     ["invalid-yaml", "paths/v1_speakers_{speaker_id}.yaml", (t) => t.replace("get:\n", "get:\n  - [unclosed\n"), /v1_speakers_\{speaker_id\}\.yaml.*\d+:\d+/],
-    ["duplicate-operation-id", "paths/v1_speakers_{speaker_id}.yaml", (t) => t.replace("operationId: getSpeaker", "operationId: listSpeakers"), /paths\/v1_speakers_\{speaker_id\}\.yaml:\d+:\d+.*operation-operationId-unique/],
+    ["duplicate-operation-id", "paths/v1_speakers_{speaker_id}.yaml", (t) => t.replace("operationId: getSpeaker", "operationId: listSpeakers"), /paths\/v1_speakers_\{speaker_id\}\.yaml:\d+:\d+.*policy\/unique-operation-id/],
     ["invalid-example", "components/examples/Speaker.yaml", (t) => t.replace("enrollment_status: enrolled", "enrollment_status: half-enrolled"), /components\/examples\/Speaker\.yaml:\d+:\d+.*no-invalid-media-type-examples/],
     ["broken-lifecycle", "components/schemas/Analysis.yaml", (t) => t.replace("getAnalysisTranscript: [completed]", "getAnalysisTranscript: [done]"), /components\/schemas\/Analysis\.yaml:\d+:\d+.*required state "done" is not a state of status.*policy\/lifecycle/],
     // 400 on every operation, one without input too: the gateway refuses a body sent to it (decision G21).
