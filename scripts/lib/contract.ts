@@ -38,7 +38,7 @@ export function createAjv(): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true, validateFormats: true });
   addFormats(ajv);
   // OpenAPI's schema keywords, and the `x-` extensions the contract uses inside schemas (docs/decisions/contract.md, B13, RM1).
-  for (const kw of ["discriminator", "xml", "externalDocs", "example", "x-extensible-enum", "x-lifecycle", "x-references", "x-derived", "x-completion", "x-referenced-by", "x-status"]) ajv.addKeyword(kw);
+  for (const kw of ["discriminator", "xml", "externalDocs", "example", "x-extensible-enum", "x-lifecycle", "x-references", "x-derived", "x-completion", "x-referenced-by", "x-status", "x-open", "x-sunset"]) ajv.addKeyword(kw);
   return ajv;
 }
 

@@ -122,7 +122,40 @@ function compareExtension(name: string, b: unknown, h: unknown, segs: Segs): Fou
     if (lost.length) out.push({ ...f, impact: "minor", kind: "modified", message: `\`x-scopes\` no longer requires ${list(lost)}.` });
     return out;
   }
+  if (name === "x-completion" && !Array.isArray(b) && !Array.isArray(h) && typeof b === "object" && typeof h === "object") return completionChange(f, b as Json, h as Json);
   return [{ ...f, impact: "major", kind: "modified", message: `\`${name}\` changed from ${short(b)} to ${short(h)}.` }];
+}
+
+/**
+ * `x-completion`, filler by filler (a property or an operation, and what fills it, per state): a filler lost, or one
+ * whose `when` narrowed, leaves clients without content they had (major); a filler gained, or a `when` that only
+ * gained alternatives (`contains: {const: a}` becoming `contains: {enum: [a, …]}`), fills more (minor).
+ */
+function completionChange(f: Omit<Found, "impact" | "kind" | "message">, b: Json, h: Json): Found[] {
+  type Filler = { property?: string; operation?: string; by: string; when?: Json };
+  const key = (x: Filler) => `${x.property ?? x.operation} by ${x.by}`;
+  const byKey = (v: Json) => new Map<string, Filler>(Object.entries<Filler[]>(v ?? {}).flatMap(([state, xs]) => (xs ?? []).map((x): [string, Filler] => [`${state}: ${key(x)}`, x])));
+  const [bm, hm] = [byKey(b), byKey(h)];
+  const out = setChange(f, "`x-completion`", [...bm.keys()].filter((k) => !hm.has(k)), [...hm.keys()].filter((k) => !bm.has(k)), "clients no longer get that content.");
+  for (const [k, bx] of bm) {
+    const hx = hm.get(k);
+    if (!hx || same(bx.when, hx.when)) continue;
+    const widened = widenedContains(bx.when, hx.when);
+    out.push({ ...f, impact: widened ? "minor" : "major", kind: "modified", message: `\`x-completion\` ${k}: its condition ${widened ? "gained alternatives" : "changed"} (${short(bx.when)} → ${short(hx.when)}).` });
+  }
+  return out;
+}
+
+/** A `when` whose only change is `contains: {const: a}` → `contains: {enum: [a, …]}` at one property: it holds in more cases. */
+function widenedContains(b: Json, h: Json): boolean {
+  const bp = b?.properties ?? {};
+  const hp = h?.properties ?? {};
+  const names = Object.keys(bp);
+  if (!same(names.sort(), Object.keys(hp).sort())) return false;
+  const changed = names.filter((n) => !same(bp[n], hp[n]));
+  if (changed.length !== 1 || !same({ ...b, properties: 0 }, { ...h, properties: 0 })) return false;
+  const [bc, hc] = [bp[changed[0]!]?.contains, hp[changed[0]!]?.contains];
+  return bc && hc && "const" in bc && Array.isArray(hc.enum) && hc.enum.some((v: unknown) => same(v, bc.const)) && Object.keys(bc).length === 1 && Object.keys(hc).length === 1;
 }
 
 const short = (v: unknown) => {

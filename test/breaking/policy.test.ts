@@ -49,6 +49,21 @@ describe("severity per check and accepted breaks", () => {
     expect(gateProblems({ ...comparison(changes), head: bundle(added) })).toEqual([]);
   });
 
+  it("x-completion filler by filler: a condition that gains alternatives is minor; one that narrows, or a lost filler, is major", () => {
+    const fillers = (doc: Json) => schema(doc, "Analysis")["x-completion"].completed as Array<{ operation?: string; when?: Json }>;
+    const speakers = (doc: Json) => fillers(doc).find((x) => x.operation === "listAnalysisSpeakers")!;
+    const narrowed = structuredClone(realBundle);
+    speakers(narrowed).when = { properties: { features: { contains: { const: "diarization" } } } };
+    const widened = structuredClone(narrowed);
+    speakers(widened).when = { properties: { features: { contains: { enum: ["diarization", "speaker_identification"] } } } };
+    const impacts = (a: Json, b: Json) => clientFeltChanges(bundle(a), bundle(b)).filter((c) => c.rule === "contract/completion").map((c) => c.impact);
+    expect(impacts(narrowed, widened)).toEqual(["minor"]);
+    expect(impacts(widened, narrowed)).toEqual(["major"]);
+    const lost = structuredClone(widened);
+    schema(lost, "Analysis")["x-completion"].completed = fillers(lost).filter((x) => x.operation !== "listAnalysisSpeakers");
+    expect(impacts(widened, lost)).toEqual(["major"]);
+  });
+
   it("a check rated warning is listed but passes", async () => {
     const checks = await write("warn.yaml", "checks:\n  contract/extensible-enum: warning\n");
     const judged = judge(found, await loadPolicy(checks, await write("none.yaml", "accepted: []\n")));
