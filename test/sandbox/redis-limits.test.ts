@@ -2,7 +2,6 @@
 // the Redis limiter decides exactly as the in-process one; a replica that loses Redis answers 503 with Retry-After
 // and /health says so, and it recovers by itself when Redis is back. Real redis-server, real gateway processes.
 import fc from "fast-check";
-import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimiter, type Decision, type Subject } from "../../src/mock/limiter.js";
 import { RedisRateLimiter } from "../../src/mock/limiter-redis.js";
@@ -151,6 +150,3 @@ describe.skipIf(skip !== null)(skip ?? "rate limits across replicas on Redis", (
     }
   }, 120_000);
 });
-
-// Keeps the import of ioredis's type-only shape honest: the adapter takes this package's client.
-export type { Redis };
