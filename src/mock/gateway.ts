@@ -12,6 +12,7 @@ import type { Contract } from "./contract.js";
 import { createHttpServer, listen } from "./http/server.js";
 import type { KeyStore } from "./keys.js";
 import { connectRedis, redisReady } from "./redis.js";
+import { RedisEventFeeds } from "./events-redis.js";
 import type { Limiter } from "./limiter.js";
 import type { Store } from "./store/store.js";
 import { httpPipeline } from "./pipeline.js";
@@ -61,9 +62,9 @@ export interface Gateway {
 
 export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   if (opts.upstream) refuseMockSettings(opts as Record<string, unknown>);
-  const s = buildServices({ ...opts, contract: opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR) }, nodePlatform, {
-    redis: opts.redisUrl ? connectRedis(opts.redisUrl) : null,
-  });
+  const redis = opts.redisUrl ? connectRedis(opts.redisUrl) : null;
+  const feeds = redis ? new RedisEventFeeds(redis) : null;
+  const s = buildServices({ ...opts, contract: opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR) }, nodePlatform, { redis, feeds: feeds ?? undefined });
   let ready: Promise<{ operations: number }> | null = null;
   const stateDb = openStateDb(s, opts);
   const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;
@@ -111,6 +112,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       await drain(s, server);
       proxy?.close();
       stateDb?.close();
+      feeds?.close();
       s.redis?.disconnect();
     },
   };

@@ -31,6 +31,7 @@ import { readModel } from "./store/model.js";
 import { RequestValidator } from "./validation.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { StreamSlots } from "./streams.js";
+import { localFeeds, type EventFeeds } from "./store/log.js";
 import { Webhooks } from "./webhooks.js";
 import type { RateLimitPolicy } from "../policy.js";
 
@@ -43,6 +44,8 @@ export interface Services {
   readonly limiter: Limiter;
   /** The Redis replicas share (`--redis`): rate-limit counters (decision SB1); null for a single process. */
   readonly redis: RedisClient | null;
+  /** How the event streams read an analysis's log: its own in one process, a Redis Stream in replicas (SB10). */
+  readonly feeds: EventFeeds;
   readonly validator: RequestValidator;
   /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
   readonly examples: ContractExamples;
@@ -98,6 +101,8 @@ export const DEFAULT_STEP_MS = 2000;
  */
 export interface Engines {
   redis?: RedisClient | null;
+  /** The event fan-out replicas share (events-redis.ts); the analysis's own log when absent. */
+  feeds?: EventFeeds;
 }
 
 /**
@@ -133,6 +138,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
   const stateless = opts.stateless ?? false;
   const redis = engines.redis ?? null;
   const time = new SimulatedTime(clock, opts.scheduler ?? timerScheduler);
+  const feeds = engines.feeds ?? localFeeds;
   let faults: Faults | undefined;
   const store = new Store({
     contract,
@@ -142,6 +148,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     webhooks,
     onChange,
     fixtures: fixtures?.workspaces,
+    tapFor: feeds.tapFor,
     scenarioOf: (ws, rec, scenarios) => faults!.resourceScenario(rec.key, ws.id, scenarios),
     limits,
     links: new FileLinks(secret),
@@ -156,6 +163,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     auth,
     limiter: redis ? new RedisRateLimiter(policy, redis, clock) : new RateLimiter(policy, clock),
     redis,
+    feeds,
     validator: new RequestValidator(contract, limits),
     examples: new ContractExamples(contract),
     prism: platform.prism(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),

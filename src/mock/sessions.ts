@@ -9,7 +9,9 @@
 import { idleTimer } from "./streams.js";
 import type { WebSocket } from "ws";
 import { play, resumeAfter, type LiveScript, type StreamEvent } from "./events.js";
-import { follow, type EventLog } from "./store/log.js";
+
+/** An analysis's log as a stream reads it (store/log.ts `EventFeeds.follow`, bound to the log). */
+export type Feed = (lastEventId: string | null, send: (e: StreamEvent) => void, end: () => void) => () => void;
 
 export interface LiveSessionOptions {
   script: LiveScript;
@@ -114,7 +116,7 @@ export function runAnalysisEvents(ws: WebSocket, events: StreamEvent[], lastEven
  * The store: the analysis's event log, replayed after `lastEventId` and followed live, then close 1000 at its end;
  * after `idleMs` without an event (a resting analysis), close 1001 (streams.ts).
  */
-export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: string | null, idleMs: number, breakAfter?: number): void {
+export function followAnalysisLog(ws: WebSocket, feed: Feed, lastEventId: string | null, idleMs: number, breakAfter?: number): void {
   const idle = idleTimer(idleMs, () => {
     if (ws.readyState === ws.OPEN) ws.close(1001, "idle: no event");
   });
@@ -127,8 +129,7 @@ export function followAnalysisLog(ws: WebSocket, log: EventLog, lastEventId: str
     if (++sent === breakAfter) ws.terminate();
   };
   if (breakAfter === 0) ws.terminate();
-  const stop = follow(
-    log,
+  const stop = feed(
     lastEventId,
     send,
     () => {

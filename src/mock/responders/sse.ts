@@ -11,10 +11,11 @@ import { newId, play, resumeAfter, sseMessage, type StreamEvent } from "../event
 import type { RequestContext } from "../context.js";
 import type { Reply } from "../http/reply.js";
 import type { Services } from "../services.js";
-import { follow } from "../store/log.js";
+import type { EventLog } from "../store/log.js";
+import { unavailable } from "../rate-answers.js";
 import { idleTimer } from "../streams.js";
 import { unref } from "../sleep.js";
-import { TAKEN, type StageFactory } from "../stage.js";
+import { TAKEN, type Outcome, type StageFactory } from "../stage.js";
 
 const SSE_HEAD = [
   "Content-Type",
@@ -73,12 +74,24 @@ function lastEventId(ctx: RequestContext): string | null {
   return typeof v === "string" ? v : null;
 }
 
-function fromLog(s: Services, ctx: RequestContext): Reply | typeof TAKEN {
+function fromLog(s: Services, ctx: RequestContext): Outcome | Promise<Outcome> {
   const id = Object.values(ctx.params)[0] ?? "";
   const log = s.store.eventLog(ctx.principal!.workspaceId, id);
   if (!log) return ctx.json(404, { detail: s.store.missingStream(id) });
   const last = lastEventId(ctx);
-  if (log.hasSeenAll(last)) return { status: 204, headers: {}, body: null, rate: ctx.rate };
+  const workspaceId = ctx.principal!.workspaceId;
+  const seen = s.feeds.hasSeenAll(workspaceId, log, last);
+  if (seen instanceof Promise) return seen.then((all) => (all ? noMore(ctx) : streamLog(s, ctx, log, last)), unavailable);
+  return seen ? noMore(ctx) : streamLog(s, ctx, log, last);
+}
+
+/** 204: a finished stream whose last event the client has seen (an EventSource stops reconnecting). */
+function noMore(ctx: RequestContext): Reply {
+  return { status: 204, headers: {}, body: null, rate: ctx.rate };
+}
+
+function streamLog(s: Services, ctx: RequestContext, log: EventLog, last: string | null): typeof TAKEN {
+  const id = log.resourceId;
   const res = ctx.res!;
   const write = breaking(res, s.faults.breakAfter(ctx.route.operationId, id, ctx.principal!.workspaceId));
   if (ctx.scenario === "stream_error") {
@@ -100,7 +113,7 @@ function fromLog(s: Services, ctx: RequestContext): Reply | typeof TAKEN {
   unref(keepAlive);
   // A stream that shows no event for `streamIdleMs` (a resting analysis) ends: keep-alive comments do not count.
   idle = idleTimer(s.settings.limits.streamIdleMs, end);
-  stop = follow(log, last, (e) => (idle!.touch(), write(e)), end);
+  stop = s.feeds.follow(ctx.principal!.workspaceId, log, last, (e) => (idle!.touch(), write(e)), end);
   return TAKEN;
 }
 

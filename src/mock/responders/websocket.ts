@@ -8,7 +8,7 @@ import { newId } from "../events.js";
 import { contentTypeOf, followAnalysisLog, runAnalysisEvents, runLiveSession } from "../sessions.js";
 import type { RequestContext } from "../context.js";
 import type { Services } from "../services.js";
-import type { EventLog } from "../store/log.js";
+import type { EventLog, StreamEvent } from "../store/log.js";
 import { liveSession } from "../store/live.js";
 import { TAKEN, type StageFactory } from "../stage.js";
 import { writeRaw } from "../http/respond.js";
@@ -74,7 +74,8 @@ function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: strin
   const workspaceId = ctx.principal!.workspaceId;
   const q = ctx.query;
   const lastEventId = q.get("last_event_id");
-  if (log) return followAnalysisLog(ws, log, lastEventId, s.settings.limits.streamIdleMs, s.faults.breakAfter(ctx.route.operationId, analysisId!, workspaceId));
+  const feed = (last: string | null, send: (e: StreamEvent) => void, end: () => void) => s.feeds.follow(workspaceId, log!, last, send, end);
+  if (log) return followAnalysisLog(ws, feed, lastEventId, s.settings.limits.streamIdleMs, s.faults.breakAfter(ctx.route.operationId, analysisId!, workspaceId));
   if (analysisId) return runAnalysisEvents(ws, s.scripts.analysisEvents(analysisId, workspaceId), lastEventId, s.settings.streamIntervalMs);
   const mediaType = q.get("media_type") ?? "audio";
   const opts = { mediaType, contentType: contentTypeOf(q.get("encoding") ?? "pcm_s16le", mediaType) };

@@ -28,6 +28,8 @@ export interface ContentSink {
   /** Adds a record of a sub-collection (starting its lifecycle, if it has one). */
   insert(ws: WorkspaceData, coll: CollectionModel, parent: string, value: Json): Rec;
   now(): number;
+  /** A new event log for the resource `key` of `ws` (tapped, in a sandbox's replicas, to publish its events). */
+  newLog(ws: WorkspaceData, key: string): EventLog;
 }
 
 type Target = { kind: "records"; coll: CollectionModel } | { kind: "child"; child: ChildModel; property: string };
@@ -100,7 +102,7 @@ export class AnalysisHooks implements ResourceHooks {
   }
 
   afterStep(ws: WorkspaceData, rec: Rec, step: Step): void {
-    rec.log ??= step.from === null ? new EventLog(rec.key) : this.history(ws, rec, step.from, false);
+    rec.log ??= step.from === null ? this.sink.newLog(ws, rec.key) : this.history(ws, rec, step.from, false);
     if (this.isContentWait(step.to)) rec.value.progress = Math.max(rec.value.progress ?? 0, PROCESSING_START_PROGRESS);
     if (isTerminal(this.m, step.to) && step.trigger === "async" && this.m.set[step.to]?.error === undefined) this.complete(ws, rec);
     rec.changed();
@@ -264,7 +266,7 @@ export class AnalysisHooks implements ResourceHooks {
 
   /** The log a resource's processing would have written to reach `state`. */
   private history(ws: WorkspaceData, rec: Rec, state: string, current: boolean): EventLog {
-    const log = new EventLog(rec.key);
+    const log = this.sink.newLog(ws, rec.key);
     const path = pathTo(this.m, state);
     for (const s of path) {
       const progress = s === state && current ? rec.value.progress : (this.m.set[s]?.progress ?? (s === this.m.initial ? 0 : PROCESSING_START_PROGRESS));

@@ -7,7 +7,6 @@ import { nextAsync, type Step } from "../../lifecycle.js";
 import type { Json, Route } from "../contract.js";
 import { partialOf, type Item, type LiveOptions, type LiveScript, type StreamEvent } from "../events.js";
 import { buildRecord, sentFields } from "./build.js";
-import { EventLog } from "./log.js";
 import type { Store } from "./store.js";
 
 export function liveSession(store: Store, workspaceId: string, route: Route, query: URLSearchParams, opts: LiveOptions): LiveScript {
@@ -20,7 +19,7 @@ export function liveSession(store: Store, workspaceId: string, route: Route, que
   sent.source = { type: "stream", url: null, filename: null, content_type: opts.contentType, size_bytes: null };
   if (opts.mediaType) sent.media_type = opts.mediaType;
   const value = buildRecord(contract, route, coll, sent, { workspaceId, parent: null, now: store.now(), template: store.template(null, coll) });
-  const log = new EventLog(value[coll.key]);
+  const log = store.newLog(ws, value[coll.key]);
   const started: StreamEvent = { event: "session.started", id: log.allocate(), data: { analysis_id: value[coll.key] } };
   const rec = store.insert(ws, coll, null, value, { held: true, log });
   store.driver.advance(ws, rec);

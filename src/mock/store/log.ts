@@ -10,6 +10,11 @@ export type { StreamEvent };
 
 type Listener = (e: StreamEvent | null) => void;
 
+/**
+ * Told of every event a log appends, then of its end (null), synchronously: how a sandbox's replicas publish an
+ * analysis's events to the others (events-redis.ts). Absent in one process.
+ */
+export type LogTap = (log: EventLog, e: StreamEvent | null) => void;
 
 export class EventLog {
   readonly events: StreamEvent[] = [];
@@ -20,8 +25,18 @@ export class EventLog {
   /** The last event has been appended: nothing more will come. */
   finished = false;
 
-  constructor(resourceId: string) {
+  constructor(
+    readonly resourceId: string,
+    private readonly tap?: LogTap,
+  ) {
     this.stem = eventStem(resourceId);
+  }
+
+  /** The sequence number of an id of this log (`evt_<stem>0007` → 7), or undefined when it is not one. */
+  seqOfId(id: string | null | undefined): number | undefined {
+    const prefix = `evt_${this.stem}`;
+    if (!id?.startsWith(prefix) || !/^\d+$/.test(id.slice(prefix.length))) return undefined;
+    return Number(id.slice(prefix.length));
   }
 
   /** A new id of this log's sequence (`evt_<stem><n>`). */
@@ -36,6 +51,7 @@ export class EventLog {
     const e = { event, id: this.allocate(), data };
     this.events.push(e);
     for (const l of this.listeners) l(e);
+    this.tap?.(this, e);
     return e;
   }
 
@@ -45,6 +61,7 @@ export class EventLog {
     this.finished = true;
     for (const l of [...this.listeners]) l(null);
     this.listeners.clear();
+    this.tap?.(this, null);
   }
 
   /** The events after `lastEventId`; all of them when it is absent or not an id of this log. */
@@ -75,8 +92,8 @@ export class EventLog {
     return { events: this.events, next: this.next, finished: this.finished, ids: [...this.seqOf] };
   }
 
-  static restore(resourceId: string, data: Json): EventLog {
-    const log = new EventLog(resourceId);
+  static restore(resourceId: string, data: Json, tap?: LogTap): EventLog {
+    const log = new EventLog(resourceId, tap);
     log.events.push(...data.events);
     log.next = data.next;
     log.finished = data.finished;
@@ -93,3 +110,23 @@ export function follow(log: EventLog, lastEventId: string | null | undefined, se
   for (const e of log.after(lastEventId)) send(e);
   return log.subscribe((e) => (e ? send(e) : end()));
 }
+
+/**
+ * How the event streams (SSE, WebSocket) read an analysis's log: in one process the log itself (`localFeeds`); in a
+ * sandbox's replicas a shared log every replica appends to and reads (events-redis.ts), so a client on one replica
+ * sees the events of a change made through another, and resumes on a third.
+ */
+export interface EventFeeds {
+  /** The tap of every log the store makes in a workspace (publishing its events); undefined when nothing is shared. */
+  readonly tapFor?: (workspaceId: string) => LogTap;
+  /** Whether `lastEventId` is the last event of the finished log: the reader has had everything (SSE 204). */
+  hasSeenAll(workspaceId: string, log: EventLog, lastEventId: string | null): boolean | Promise<boolean>;
+  /** `follow` over the feed: replay after `lastEventId`, then live, then `end`; returns the stop. */
+  follow(workspaceId: string, log: EventLog, lastEventId: string | null, send: (e: StreamEvent) => void, end: () => void): () => void;
+}
+
+/** One process: the streams read the analysis's own log. */
+export const localFeeds: EventFeeds = {
+  hasSeenAll: (_ws, log, last) => log.hasSeenAll(last),
+  follow: (_ws, log, last, send, end) => follow(log, last, send, end),
+};

@@ -13,7 +13,7 @@ import { buildRecord } from "./build.js";
 import { COMPLETION_KEY, CompletionHooks } from "./completion.js";
 import { Driver, type DriverOptions, type WebhookSink } from "./driver.js";
 import { readListSpec, type ListSpec } from "./lists.js";
-import { EventLog } from "./log.js";
+import { EventLog, type LogTap } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
 import { IdempotencyRecords } from "./idempotency-records.js";
 import { StorePersistence, type StoreRows } from "./persist.js";
@@ -37,6 +37,8 @@ export interface StoreOptions {
   onChange?: () => void;
   /** Workspaces whose records come from a fixtures file (fixtures.ts) instead of the seed. */
   fixtures?: ReadonlyMap<string, readonly FixtureRecord[]>;
+  /** The tap of every event log of a workspace (a sandbox's replicas publish each analysis's events: events-redis.ts). */
+  tapFor?: (workspaceId: string) => LogTap;
   /** The outcome a resource's next processing step takes besides its own (a fault rule), among `scenarios`. */
   scenarioOf?: DriverOptions["scenarioOf"];
   /** Signs the links to the mock's own files (file-links.ts); a random key when not given. */
@@ -120,7 +122,7 @@ export class Store implements MockState {
     const coll = [...this.model.collections.values()].find((c) => c.machine && c.keyPattern === pattern);
     if (sse && coll) {
       const eventSchema = o.contract.deref(sse.op.responses[String(sse.successCode)]).content["text/event-stream"].schema;
-      const hooks = new AnalysisHooks(this.model, coll, eventSchema, this.templates, { insert: (ws, c, parent, value) => this.insert(ws, c, parent, value), now: () => o.clock.now() });
+      const hooks = new AnalysisHooks(this.model, coll, eventSchema, this.templates, { insert: (ws, c, parent, value) => this.insert(ws, c, parent, value), now: () => o.clock.now(), newLog: (ws, key) => this.newLog(ws, key) });
       this.driver.hooks.set(coll.schema, hooks);
       this.streamed = { coll, hooks, route: sse };
     }
@@ -375,6 +377,11 @@ export class Store implements MockState {
     return rec;
   }
 
+  /** A new event log of the resource `key` of `ws`, tapped when the sandbox shares its events (option `tapFor`). */
+  newLog(ws: WorkspaceData, key: string): EventLog {
+    return new EventLog(key, this.o.tapFor?.(ws.id));
+  }
+
   /** The event log of a streamed resource (an analysis), or undefined when the workspace has no such resource. */
   eventLog(workspaceId: string, id: string): EventLog | undefined {
     if (!this.streamed) return undefined;
@@ -459,7 +466,7 @@ export class Store implements MockState {
       const rec = new Rec(coll, r.parent ?? null, Number(r.seq), r.value);
       rec.scenario = r.scenario ?? undefined;
       rec.driven = r.driven === true;
-      if (r.log) rec.log = EventLog.restore(rec.key, r.log);
+      if (r.log) rec.log = EventLog.restore(rec.key, r.log, this.o.tapFor?.(id));
       ws.table(coll).add(rec);
     });
     for (const [schema, m] of Object.entries<Json>(w.children ?? {})) for (const [parent, v] of Object.entries(m)) ws.child(schema).set(parent, v);
