@@ -88,12 +88,11 @@ export class RedisEventFeeds implements EventFeeds {
     void this.loop();
   }
 
-  tapFor(workspaceId: string): LogTap {
-    return (log) => {
-      this.workspaceOf.set(log, workspaceId);
-      this.schedule(log);
-    };
-  }
+  /** An arrow: the store holds it apart from this object. */
+  readonly tapFor = (workspaceId: string): LogTap => (log) => {
+    this.workspaceOf.set(log, workspaceId);
+    this.schedule(log);
+  };
 
   private key(workspaceId: string, log: EventLog): string {
     return `avt:ev:${workspaceId}:${log.resourceId}`;
