@@ -20,7 +20,7 @@ const seqOf = (id: string) => Number(id.slice(`evt_${PROCESSING.slice(4)}`.lengt
 /** An SSE stream read event by event: `next(n)` waits for n more events; `rest()` reads to the end. */
 function sseReader(res: Response) {
   const events: EventSourceMessage[] = [];
-  let wake: (() => void) | null = null;
+  let wake = null as (() => void) | null;
   let done = false;
   const parser = createParser({ onEvent: (e) => (events.push(e), wake?.()) });
   const decoder = new TextDecoder();
