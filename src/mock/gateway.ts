@@ -13,6 +13,7 @@ import { createHttpServer, listen } from "./http/server.js";
 import type { KeyStore } from "./keys.js";
 import { connectRedis, redisReady } from "./redis.js";
 import { RedisEventFeeds } from "./events-redis.js";
+import { DRAINING } from "./responders/sse.js";
 import type { Limiter } from "./limiter.js";
 import type { Store } from "./store/store.js";
 import { httpPipeline } from "./pipeline.js";
@@ -126,21 +127,30 @@ function openStateDb(s: Services, opts: GatewayOptions): StateDb | null {
   return StateDb.open(opts.stateFile, s.states, { contract: s.contract, log: (line) => s.sink?.(`${new Date(s.clock.now()).toISOString()} ${line}`) });
 }
 
-/** /health turns 503, streams and sockets close, webhook deliveries are aborted, then the server closes. */
+/** How long in-flight requests have to finish once the gateway drains, before their connections are cut. */
+export const DRAIN_GRACE_MS = 5_000;
+
+/**
+ * SIGTERM (decision SB11): /health turns 503 and the listening socket closes at once (a balancer's new connections
+ * go to another replica); event streams end with a reconnect hint and WebSockets close with 1012 (service restart),
+ * so clients resume elsewhere with Last-Event-ID; pending webhook deliveries are aborted; requests in flight are
+ * answered (with `Connection: close`) within DRAIN_GRACE_MS, then whatever is left is cut.
+ */
 async function drain(s: Services, server: http.Server): Promise<void> {
   s.live.draining = true;
-  for (const ac of s.live.streams) ac.abort();
-  for (const ws of s.live.sockets) ws.close(1001, "server shutting down");
+  const closed = new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  for (const ac of [...s.live.streams]) ac.abort(DRAINING);
+  for (const ws of [...s.live.sockets]) ws.close(1012, "service restart: reconnect with last_event_id");
+  // Connections turn idle as their streams and answers end: closed as soon as they do.
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  server.closeIdleConnections();
+  const cut = setTimeout(() => {
+    server.closeAllConnections();
+    for (const ws of s.live.sockets) ws.terminate();
+  }, DRAIN_GRACE_MS);
   await s.webhooks.close();
-  await new Promise<void>((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
-    server.closeIdleConnections();
-    // Whatever is still open after a moment (a slow client, a socket mid-handshake) is cut.
-    setTimeout(() => {
-      server.closeAllConnections();
-      for (const ws of s.live.sockets) ws.terminate();
-    }, 1000).unref();
-  });
+  await closed;
+  clearInterval(idle);
+  clearTimeout(cut);
   s.wss?.close();
 }

@@ -200,16 +200,18 @@ describe("WebSocket refusals happen before the upgrade, as JSON errors with rate
 });
 
 describe("shutdown", () => {
-  it("closes open WebSockets with 1001 and ends SSE streams when the gateway closes", async () => {
-    const g2 = await startGateway({ streamIntervalMs: 60_000 });
+  it("closes open WebSockets with 1012 (service restart) and ends SSE streams with a reconnect hint when the gateway closes", async () => {
+    const g2 = await startGateway({ streamIntervalMs: 60_000, stepMs: 60_000 });
     const socket = new WebSocket(`${g2.url.replace("http", "ws")}/v1/stream`, { headers: pro });
     const closed = new Promise<number>((resolve) => socket.on("close", (code) => resolve(code)));
     await new Promise((resolve) => socket.on("message", resolve));
-    const sse = await fetch(`${g2.url}/v1/analysis/${ANALYSIS_ID}/stream`, { headers: pro });
+    // The demo workspace's analysis still processing: its stream stays open.
+    const sse = await fetch(`${g2.url}/v1/analysis/anl_01HZXB3M5N7P9Q1R3S5T7V9W2X/stream`, { headers: pro });
     const ended = sse.arrayBuffer();
     await g2.close();
-    expect(await closed).toBe(1001);
-    await ended; // resolves: the stream ended
+    expect(await closed).toBe(1012);
+    // The stream ended, its last lines telling an EventSource to reconnect (elsewhere) with Last-Event-ID.
+    expect(new TextDecoder().decode(await ended)).toMatch(/\nretry: 1000\n: the server restarts: reconnect with Last-Event-ID\n\n$/);
     expect((await getJson(`${g2.url}/health`).catch((e) => e)) instanceof Error).toBe(true);
   });
 });

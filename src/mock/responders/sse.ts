@@ -28,6 +28,15 @@ const SSE_HEAD = [
   "no",
 ];
 
+/** The reason a stream is aborted with when the gateway drains (SIGTERM): it ends with `RECONNECT_HINT`. */
+export const DRAINING = "draining";
+
+/**
+ * The last bytes of a stream ended by a drain (decision SB11): `retry:` sets the EventSource's reconnection delay,
+ * and the comment says why; the EventSource reconnects with Last-Event-ID, through the balancer, to another replica.
+ */
+export const RECONNECT_HINT = "retry: 1000\n: the server restarts: reconnect with Last-Event-ID\n\n";
+
 /** A comment line every this many ms of silence keeps proxies from closing a quiet stream. */
 export const KEEP_ALIVE_MS = 15_000;
 
@@ -64,7 +73,10 @@ function open(s: Services, ctx: RequestContext, onClose: () => void): () => void
     onClose();
     res.end();
   };
-  ac.signal.addEventListener("abort", end);
+  ac.signal.addEventListener("abort", () => {
+    if (ac.signal.reason === DRAINING && !ended) res.write(RECONNECT_HINT);
+    end();
+  });
   res.on("close", end);
   return end;
 }
