@@ -114,6 +114,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       proxy?.close();
       stateDb?.close();
       feeds?.close();
+      s.clockShare?.close();
       s.redis?.disconnect();
     },
   };

@@ -33,7 +33,8 @@ if ex == 0 and ARGV[4] == '1' then
   d = redis.call('INCR', KEYS[3])
   redis.call('PEXPIRE', KEYS[3], ARGV[6])
 end
-return {m, k, d, ex}
+local v = tonumber(redis.call('HGET', KEYS[4], 'v') or '0')
+return {m, k, d, ex, v}
 `;
 
 /** Extra life of a window's key past its end, so a replica whose clock is a little behind still finds it. */
@@ -49,10 +50,13 @@ export class DependencyUnavailable extends Error {
   }
 }
 
-type Counts = [number, number, number, number];
+type Counts = [number, number, number, number, number];
 interface Scripted {
-  avtRateTake(k1: string, k2: string, k3: string, ...argv: (string | number)[]): Promise<Counts>;
+  avtRateTake(k1: string, k2: string, k3: string, k4: string, ...argv: (string | number)[]): Promise<Counts>;
 }
+
+/** The hash of the shared simulated clock (clock-redis.ts): its version comes back with every count. */
+export const CLOCK_KEY = "avt:clock";
 
 export class RedisRateLimiter implements Limiter {
   private readonly windowMs: number;
@@ -64,10 +68,15 @@ export class RedisRateLimiter implements Limiter {
     private readonly redis: RedisClient,
     private readonly clock: Clock,
     private readonly prefix = "avt:rl:",
+    /**
+     * Told the shared clock's version each count reads (decision SB12): a newer one is adopted before the request
+     * goes on, so a clock changed through another replica holds for the very next request here.
+     */
+    private readonly clockVersion?: (v: number) => Promise<void> | undefined,
   ) {
     this.here = new RateLimiter(policy, clock);
     this.windowMs = policy.minute_window_seconds * 1000;
-    redis.defineCommand("avtRateTake", { numberOfKeys: 3, lua: SCRIPT });
+    redis.defineCommand("avtRateTake", { numberOfKeys: 4, lua: SCRIPT });
   }
 
   take(subject: Subject, category: CategoryRule): Promise<Decision> {
@@ -98,6 +107,7 @@ export class RedisRateLimiter implements Limiter {
         `${p}m:${minuteStart}:${minuteBucket(subject, category)}`,
         subject.key ? `${p}m:${minuteStart}:${subject.key.bucket}` : `${p}none`,
         `${p}d:${dayStart}:${subject.bucket}`,
+        CLOCK_KEY,
         limits.minute,
         limits.key,
         limits.day,
@@ -105,8 +115,9 @@ export class RedisRateLimiter implements Limiter {
         minuteStart + this.windowMs - now + SLACK_MS,
         dayStart + DAY_MS - now + SLACK_MS,
       );
+      await this.clockVersion?.(counts[4]);
     } catch (e) {
-      throw new DependencyUnavailable("redis", e);
+      throw e instanceof DependencyUnavailable ? e : new DependencyUnavailable("redis", e);
     }
     const [minute, key, day, ex] = counts;
     // The script's verdict on the counts before this request: the Lua twin of `exceededBy` (test/sandbox compares them).

@@ -16,6 +16,7 @@ import { StateRegistry } from "./state-registry.js";
 import { checkLatency } from "./latency.js";
 import { RateLimiter, systemClock, type Clock, type Limiter } from "./limiter.js";
 import { RedisRateLimiter } from "./limiter-redis.js";
+import { RedisClockShare } from "./clock-redis.js";
 import type { Redis as RedisClient } from "ioredis";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "./examples.js";
@@ -62,6 +63,8 @@ export interface Services {
   readonly store: Store;
   /** The store's simulated clock and the scheduler that reads it: paused, resumed, stepped by `/__mock/clock`. */
   readonly time: SimulatedTime;
+  /** The clock shared by replicas (`--redis`, decision SB12); null in one process. */
+  readonly clockShare: RedisClockShare | null;
   /** The fault rules of `/__mock/faults`. */
   readonly faults: Faults;
   /** ws's server for upgrades (null in-process, where no socket is opened). */
@@ -139,6 +142,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
   const redis = engines.redis ?? null;
   const time = new SimulatedTime(clock, opts.scheduler ?? timerScheduler);
   const feeds = engines.feeds ?? localFeeds;
+  const clockShare = redis ? new RedisClockShare(redis, time) : null;
   let faults: Faults | undefined;
   const store = new Store({
     contract,
@@ -161,7 +165,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     clock,
     keys,
     auth,
-    limiter: redis ? new RedisRateLimiter(policy, redis, clock) : new RateLimiter(policy, clock),
+    limiter: redis ? new RedisRateLimiter(policy, redis, clock, undefined, (v) => clockShare!.seen(v)) : new RateLimiter(policy, clock),
     redis,
     feeds,
     validator: new RequestValidator(contract, limits),
@@ -173,6 +177,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     scripts: new EventScripts(contract),
     store,
     time,
+    clockShare,
     faults,
     wss: platform.webSocketServer(),
     platform,

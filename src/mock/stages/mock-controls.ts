@@ -17,6 +17,7 @@ import { json, type Reply } from "../http/reply.js";
 import type { RequestContext } from "../context.js";
 import { FaultError } from "../faults.js";
 import type { Services } from "../services.js";
+import { unavailable } from "../rate-answers.js";
 import type { StageFactory } from "../stage.js";
 import { isLoopbackAddress } from "../../loopback.js";
 import { isLoopbackUrl } from "../webhooks.js";
@@ -25,7 +26,7 @@ import { quote } from "../log.js";
 export const MOCK_CONTROLS_PREFIX = "/__mock/";
 
 /** A control's answer to one method; `body` is the parsed JSON body (undefined without one). */
-type Handler = (body: unknown) => Reply;
+type Handler = (body: unknown) => Reply | Promise<Reply>;
 
 /** Largest body a control reads. */
 const MAX_CONTROL_BODY = 64 * 1024;
@@ -37,8 +38,8 @@ const noStore = (status: number, value: unknown) => json(status, value, { "Cache
 
 function controls(s: Services): Map<string, Record<string, Handler>> {
   return new Map<string, Record<string, Handler>>([
-    ["/__mock/reset", { POST: () => (reset(s), NO_CONTENT) }],
-    ["/__mock/clock", { GET: () => noStore(200, s.time.state()), POST: (body) => clock(s, body) }],
+    ["/__mock/reset", { POST: () => shared(s, (reset(s), NO_CONTENT)) }],
+    ["/__mock/clock", { GET: () => clockRead(s), POST: (body) => shared(s, clock(s, body)) }],
     [
       "/__mock/faults",
       {
@@ -104,6 +105,22 @@ function reset(s: Services): void {
   s.faults.clear();
   s.time.reset();
   s.sink?.(`${new Date(s.clock.now()).toISOString()} mock state reset: ${s.states.all.map((p) => p.name).join(", ") || "nothing is kept (--stateless)"}`);
+}
+
+/**
+ * A control that may have changed the clock, in a sandbox's replicas: the clock's state is published to every
+ * replica before the answer goes out (decision SB12), and the answer shows the clock as it is then.
+ */
+function shared(s: Services, reply: Reply): Reply | Promise<Reply> {
+  if (!s.clockShare || reply.status >= 400) return reply;
+  const fresh = () => (reply.status === 200 ? noStore(200, s.time.state()) : reply);
+  return s.clockShare.publish(s.time.shared()).then(fresh, unavailable);
+}
+
+/** GET /__mock/clock: in replicas, the shared state read first (another replica may have just changed it). */
+function clockRead(s: Services): Reply | Promise<Reply> {
+  if (!s.clockShare) return noStore(200, s.time.state());
+  return s.clockShare.refresh().then(() => noStore(200, s.time.state()), unavailable);
 }
 
 /** POST /__mock/clock. */

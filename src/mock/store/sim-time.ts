@@ -28,6 +28,23 @@ export interface ClockState {
   next_at: string | null;
 }
 
+/** What replicas share of the clock (decision SB12): simulated time = base + `offset`, or `frozenAt` while paused. */
+export interface SharedClock {
+  offset: number;
+  frozenAt: number | null;
+}
+
+/**
+ * The clock shared by a sandbox's replicas (clock-redis.ts): a change made through one (`/__mock/clock`, a reset) is
+ * published, and every replica adopts it. Absent in one process.
+ */
+export interface ClockShare {
+  /** Makes `state` every replica's; resolves once it is stored (the control answers then). */
+  publish(state: SharedClock): Promise<void>;
+  /** Adopts the shared state now, if it changed (a control's read: the latest, whichever replica set it). */
+  refresh(): Promise<void>;
+}
+
 export class SimulatedTime {
   private offset = 0;
   private frozenAt: number | null = null;
@@ -78,6 +95,24 @@ export class SimulatedTime {
   reset(): void {
     this.offset = 0;
     this.frozenAt = null;
+    this.arm();
+  }
+
+  /** The state to share with other replicas after a change made here. */
+  shared(): SharedClock {
+    return { offset: this.offset, frozenAt: this.frozenAt };
+  }
+
+  /**
+   * Takes the state another replica published: time moves to what it says (running, in order, every task due by
+   * then, as `advance` does), paused or running as it is there. Time never runs backwards for tasks: going back
+   * (a reset) only changes what the clock reads.
+   */
+  adopt(st: SharedClock): void {
+    const target = st.frozenAt ?? this.base.now() + st.offset;
+    if (target > this.now()) this.advance(target - this.now());
+    this.frozenAt = st.frozenAt;
+    this.offset = st.offset;
     this.arm();
   }
 
