@@ -49,3 +49,9 @@ export async function startReplica(args: readonly string[], env: Record<string, 
     kill: () => (child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"), exited),
   };
 }
+
+/** `n` replicas with the same flags: one first (it makes the bundle the others reuse), then the others at once. */
+export async function startReplicas(n: number, args: readonly string[], env: Record<string, string> = {}): Promise<Replica[]> {
+  const first = await startReplica(args, env);
+  return [first, ...(await Promise.all(Array.from({ length: n - 1 }, () => startReplica(args, env))))];
+}

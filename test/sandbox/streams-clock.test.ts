@@ -5,7 +5,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
-import { startReplica, type Replica } from "../../scripts/lib/replicas.js";
+import { startReplicas, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missing("redis");
 const KEY = { "X-API-Key": "pk_test_demo_pro" };
@@ -31,13 +31,12 @@ function collect(res: Response) {
 
 describe.skipIf(skip !== null)(skip ?? "the simulated clock across replicas on Redis", () => {
   let redis: Engine;
-  const replicas: Replica[] = [];
+  let replicas: Replica[] = [];
 
   beforeAll(async () => {
     redis = await startRedis();
     const env = { MOCK_STEP_MS: String(STEP_MS) };
-    replicas.push(await startReplica(["--redis", redis.url], env));
-    replicas.push(...(await Promise.all([1, 2].map(() => startReplica(["--redis", redis.url], env)))));
+    replicas = await startReplicas(3, ["--redis", redis.url], env);
   }, 120_000);
 
   afterAll(async () => {

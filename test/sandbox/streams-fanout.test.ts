@@ -8,7 +8,7 @@
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
-import { startReplica, type Replica } from "../../scripts/lib/replicas.js";
+import { startReplicas, type Replica } from "../../scripts/lib/replicas.js";
 import { wsSession } from "../mock/helpers.js";
 
 const skip = missing("redis");
@@ -46,14 +46,13 @@ function sseReader(res: Response) {
 
 describe.skipIf(skip !== null)(skip ?? "event streams across replicas on Redis", () => {
   let redis: Engine;
-  const replicas: Replica[] = [];
+  let replicas: Replica[] = [];
 
   beforeAll(async () => {
     redis = await startRedis();
     // Each step of the analysis takes 4 s: its content is released over that time.
     const env = { MOCK_STEP_MS: "4000" };
-    replicas.push(await startReplica(["--redis", redis.url], env));
-    replicas.push(...(await Promise.all([1, 2].map(() => startReplica(["--redis", redis.url], env)))));
+    replicas = await startReplicas(3, ["--redis", redis.url], env);
   }, 120_000);
 
   afterAll(async () => {
