@@ -11,7 +11,7 @@ import type http from "node:http";
 import type { Contract } from "./contract.js";
 import { createHttpServer, listen } from "./http/server.js";
 import type { KeyStore } from "./keys.js";
-import { connectRedis, redisReady } from "./redis.js";
+import { connectRedis, onceAcrossReplicas, redisReady } from "./redis.js";
 import { RedisEventFeeds } from "./events-redis.js";
 import { DRAINING } from "./responders/sse.js";
 import type { Limiter } from "./limiter.js";
@@ -65,7 +65,11 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   if (opts.upstream) refuseMockSettings(opts as Record<string, unknown>);
   const redis = opts.redisUrl ? connectRedis(opts.redisUrl) : null;
   const feeds = redis ? new RedisEventFeeds(redis) : null;
-  const s = buildServices({ ...opts, contract: opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR) }, nodePlatform, { redis, feeds: feeds ?? undefined });
+  const s = buildServices({ ...opts, contract: opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR) }, nodePlatform, {
+    redis,
+    feeds: feeds ?? undefined,
+    claim: redis ? (key) => onceAcrossReplicas(redis, key) : undefined,
+  });
   let ready: Promise<{ operations: number }> | null = null;
   const stateDb = openStateDb(s, opts);
   const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;

@@ -54,3 +54,12 @@ export function redisReady(client: RedisClient, url: string, timeoutMs = 10_000)
     client.once("ready", ready);
   });
 }
+
+/**
+ * Takes `key` for this replica, once across every replica on this Redis (SET NX PX): true for the first caller, false
+ * for every other until `ttlMs` pass. The lock that makes a delivery (and anything else a step does once) happen on
+ * one replica only (decision SB13). Throws when Redis does not answer.
+ */
+export async function onceAcrossReplicas(client: RedisClient, key: string, ttlMs = 24 * 3_600_000): Promise<boolean> {
+  return (await client.set(`avt:once:${key}`, "1", "PX", ttlMs, "NX")) === "OK";
+}

@@ -106,6 +106,8 @@ export interface Engines {
   redis?: RedisClient | null;
   /** The event fan-out replicas share (events-redis.ts); the analysis's own log when absent. */
   feeds?: EventFeeds;
+  /** Claims a delivery for this replica, once across all (redis.ts `onceAcrossReplicas`, decision SB13). */
+  claim?: (key: string) => Promise<boolean>;
 }
 
 /**
@@ -137,6 +139,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     log: (d) => sink?.(`${new Date(clock.now()).toISOString()} webhook ${d.type} → ${redact(d.url)} ${d.status ?? d.error} ${d.ms.toFixed(1)}ms ${d.hook}`),
     onChange,
     allowLoopback: opts.allowLoopbackWebhooks ?? false,
+    claim: engines.claim,
   });
   const stateless = opts.stateless ?? false;
   const redis = engines.redis ?? null;

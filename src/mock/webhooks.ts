@@ -102,6 +102,12 @@ export interface WebhookOptions {
   onChange?: () => void;
   /** `--allow-loopback-webhooks`: loopback URLs may be registered (and are called); without it they answer 422. */
   allowLoopback?: boolean;
+  /**
+   * A sandbox's replicas (decision SB13): takes the delivery attempt `key` for this replica, true when no replica
+   * has it yet (redis.ts `onceAcrossReplicas`); the event a lifecycle step emits is then delivered once, whichever
+   * replicas run the step. Absent in one process.
+   */
+  claim?: (key: string) => Promise<boolean>;
 }
 
 /** Where one delivery goes, fixed when it is queued: a later change of the URL does not move it (updateWebhook). */
@@ -117,6 +123,8 @@ export class Webhooks implements MockState {
   private readonly hooks = new Map<string, RegisteredWebhook>();
   /** Order of creation of each webhook (lists are newest first; cursors name it). */
   private readonly seqs = new Map<string, number>();
+  /** How many times each resource emitted each type (`attemptKey`), with `claim` only. */
+  private readonly emitted = new Map<string, number>();
   private seq = 0;
   private readonly samples: Map<string, Json>;
   private readonly pending = new Set<Promise<unknown>>();
@@ -244,7 +252,40 @@ export class Webhooks implements MockState {
     for (const h of this.hooks.values()) {
       if (h.workspace_id === workspaceId && h.enabled && (h.event_types as string[]).includes(eventType)) targets.push(this.target(h));
     }
-    if (targets.length) this.track(this.deliver(targets, this.event(workspaceId, eventType, data)));
+    if (!targets.length) return;
+    const event = this.event(workspaceId, eventType, data);
+    if (!this.opts.claim) return this.track(this.deliver(targets, event));
+    this.track(this.deliverOnce(targets, event, this.attemptKey(workspaceId, eventType, data)));
+  }
+
+  /**
+   * The id of an emitted event's delivery attempt, the same on every replica that runs the step: the workspace, the
+   * type, the resource's id and how many times this resource emitted this type before (a resource can enter a state
+   * twice), with the attempt's number (the mock makes one).
+   */
+  private attemptKey(workspaceId: string, type: string, data: unknown): string {
+    const value = Object.values((data ?? {}) as Record<string, Json>)[0];
+    const subject = `${workspaceId}:${type}:${typeof value?.id === "string" ? value.id : JSON.stringify(value)}`;
+    const n = (this.emitted.get(subject) ?? 0) + 1;
+    this.emitted.set(subject, n);
+    return `${subject}:${n}:attempt-1`;
+  }
+
+  /** Each target's delivery is made by the one replica that claims it (per URL: each replica registers its own hook). */
+  private async deliverOnce(targets: Target[], event: Json, key: string): Promise<void> {
+    const raw = JSON.stringify(event);
+    await Promise.all(
+      targets.map(async (t) => {
+        let mine: boolean;
+        try {
+          mine = await this.opts.claim!(`${key}:${t.url}`);
+        } catch {
+          this.opts.log({ hook: t.hook.id, type: event.type, url: t.url, status: null, ms: 0, error: "not sent: Redis unreachable, so no replica could claim the delivery" });
+          return;
+        }
+        if (mine) await this.post(t, event.type, raw);
+      }),
+    );
   }
 
   /** The `data` of a sample event of `type`, from the contract's example of that webhook. */

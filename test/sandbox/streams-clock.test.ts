@@ -1,11 +1,13 @@
 // The simulated clock shared by replicas (decision SB12), with the event fan-out (SB10): pause, advance and resume
 // made through one replica hold on every other; an analysis paused everywhere moves only when the clock is advanced
-// through B, and a client streaming it from A sees every event of that advance, in order, to the end. Real
+// through B, and a client streaming it from A sees every event of that advance, in order, to the end; its completion,
+// which every replica's copy emits, reaches a webhook receiver once (decision SB13). Real
 // redis-server, real gateway processes.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
 import { startReplicas, type Replica } from "../../scripts/lib/replicas.js";
+import { startReceiver } from "../mock/helpers.js";
 
 const skip = missing("redis");
 const KEY = { "X-API-Key": "pk_test_demo_pro" };
@@ -36,7 +38,7 @@ describe.skipIf(skip !== null)(skip ?? "the simulated clock across replicas on R
   beforeAll(async () => {
     redis = await startRedis();
     const env = { MOCK_STEP_MS: String(STEP_MS) };
-    replicas = await startReplicas(3, ["--redis", redis.url], env);
+    replicas = await startReplicas(3, ["--redis", redis.url, "--allow-loopback-webhooks"], env);
   }, 120_000);
 
   afterAll(async () => {
@@ -56,8 +58,18 @@ describe.skipIf(skip !== null)(skip ?? "the simulated clock across replicas on R
     expect(before).toEqual(["status", "status"]);
     expect((await (await fetch(`${c.url}/v1/analyses/${PROCESSING}`, { headers: KEY })).json()).status).toBe("processing");
 
+    // Every replica has a webhook to one receiver: the completion each replica's copy emits is delivered once.
+    const receiver = await startReceiver();
+    for (const r of [a, b, c]) {
+      const res = await fetch(`${r.url}/v1/webhooks`, { method: "POST", headers: { ...KEY, "Content-Type": "application/json" }, body: JSON.stringify({ url: receiver.url, event_types: ["analysis.completed"] }) });
+      expect(res.status).toBe(201);
+    }
     const advanced = await clockOf(b, { action: "advance", ms: STEP_MS });
     await stream.ended;
+    await new Promise((r) => setTimeout(r, 2_000)); // time for any second delivery to arrive
+    const completions = receiver.deliveries.filter((d) => d.body.data?.analysis?.id === PROCESSING);
+    await receiver.close();
+    expect(completions.map((d) => d.body.type)).toEqual(["analysis.completed"]);
     const seqs = stream.events.map((e) => Number(e.id!.slice(-4)));
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
     expect(stream.events.length).toBeGreaterThan(4);
