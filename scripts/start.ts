@@ -358,7 +358,7 @@ export async function main(): Promise<void> {
     `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
     `  Clock        curl ${shown}/__mock/clock   (POST {"action": "pause" | "resume" | "advance", "ms": …})`,
     `  Faults       curl ${shown}/__mock/faults  (POST a rule; docs/frontend.md)`,
-    ...(redis ? [`  Redis        ${redactUrl(redis)}: rate-limit counters shared with every replica on it`] : []),
+    ...(redis ? [`  Redis        ${redactUrl(redis)}: rate limits, event streams, the simulated clock and webhook deliveries shared with every replica on it`] : []),
     ...(fixtures ? [`  Fixtures     ${fixtures}: ${gateway.store.fixtureWorkspaces.join(", ")}`] : []),
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];

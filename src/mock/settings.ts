@@ -87,7 +87,7 @@ export const SETTINGS = {
       throw new SettingsError(`${name} must be a redis:// URL such as redis://127.0.0.1:6379/0; got "${t}".`);
     },
     default: undefined,
-    help: "Redis shared by replicas: rate-limit counters (docs/sandbox.md)",
+    help: "Redis shared by replicas: rate-limit counters, event streams, the simulated clock, webhook deliveries once (docs/sandbox.md)",
   } satisfies Setting<string | undefined>,
   stateless: flag({ flag: "stateless", env: "MOCK_STATELESS", help: "Answer from the contract's examples only" }),
   allowLoopbackWebhooks: flag({ flag: "allow-loopback-webhooks", env: "MOCK_ALLOW_LOOPBACK_WEBHOOKS", help: "Accept and call webhook URLs on loopback" }),
