@@ -14,7 +14,8 @@
 //   lowest position any of them has seen, and hands each client the entries past its own position (in process).
 //   A new client wakes it (CLIENT UNBLOCK) so its replay starts at once.
 // - Streams are capped (MAXLEN ~ 10,000 entries, far above an analysis's events) and expire a day after their
-//   last event; a replica that never published an analysis publishes its history when a client asks for it there.
+//   last event; a replica asked for an analysis whose stream is missing (never published from there, expired, or lost with a
+//   restarted Redis) publishes its copy whole.
 import type { Redis as RedisClient } from "ioredis";
 import { DependencyUnavailable } from "./limiter-redis.js";
 import type { EventFeeds, EventLog, LogTap, StreamEvent } from "./store/log.js";
@@ -146,10 +147,18 @@ export class RedisEventFeeds implements EventFeeds {
     }
   }
 
-  /** Publishes the log now (a client asks for a stream Redis may have lost: expired, or never published). */
+  /**
+   * Publishes the log now when Redis may lack it (a client asks): never published from here, or the stream is gone
+   * (expired, or a Redis restarted without its data), then sent again whole.
+   */
   private async publishNow(workspaceId: string, log: EventLog): Promise<void> {
     this.workspaceOf.set(log, workspaceId);
     const p = this.stateOf(log);
+    if (p.busy) return;
+    if (p.sent > 0 && (await this.redis.exists(this.key(workspaceId, log)).catch(() => 1)) === 0) {
+      p.sent = 0;
+      p.ended = false;
+    }
     if (p.sent === 0 && !p.busy) await this.flush(log);
   }
 
