@@ -85,4 +85,83 @@ describe("docs/contract.md: a nested resource, as the guide says", () => {
     expect(listedResolved!.body.data.map((c: { id: string }) => c.id)).toEqual([created!.body.id]);
     expect(steps.map((s) => s.status).slice(5)).toEqual([409, 400, 404, 204]);
   }, 60_000);
+
+  it("verify --allow-writes --stateful --operations '*Comment*' against that mock: no violation, and every check of the new operations ran", async () => {
+    const clock = new ManualClock();
+    const vg = await startGateway({ contract, clock, webhookDelayMs: 1_000_000_000 });
+    try {
+      const report = await verify({
+        target: vg.url,
+        apiKey: BUSINESS_KEY,
+        apiKeyB: OTHER_WORKSPACE_KEY,
+        contract,
+        operations: "*Comment*",
+        allowWrites: true,
+        stateful: true,
+        rps: null,
+        maxWaitSeconds: 3600,
+        clock: { now: () => clock.now(), sleep: async (ms) => void clock.advance(ms) },
+      });
+      const listed = report.violations.map((v) => `${v.operationId} [${v.rule}] ${v.status}: ${v.message}`).join("\n");
+      expect(report.violations, listed).toEqual([]);
+      // The speaker the create references is made (and deleted) as a prerequisite: createSpeaker and deleteSpeaker.
+      expect(report.operations.map((o) => o.operationId)).toEqual(expect.arrayContaining(["createComment", "deleteComment", "getComment", "listComments", "updateComment"]));
+      const ran = Object.fromEntries(report.checks.map((c) => [c.rule, c.run]));
+      for (const rule of ["crud-roundtrip", "list-filters", "references-enforced", "lifecycle-enforced", "idempotency-honoured", "tenancy"]) expect(ran[rule], rule).toBeGreaterThan(0);
+      const skipped = report.operations.flatMap((o) => o.skipped.map((s) => `${o.operationId} ${s.case}: ${s.reason}`));
+      expect(skipped, "nothing skipped: the nested list's parent was found").toEqual([]);
+    } finally {
+      await vg.close();
+    }
+  }, 240_000);
+
+  it("the fuzz suite's requests for the new operations get only answers the contract allows", async () => {
+    const report = await fuzzGateway({ runs: 400, seed: 20261127, contract, only: (op) => op.template.startsWith(NESTED) });
+    expect(report.runs).toBe(400);
+    for (const status of [200, 201, 204, 404, 422]) expect(report.byStatus[status], `status ${status}`).toBeGreaterThan(0);
+  }, 240_000);
+
+  it("the TypeScript client type-checks over the new types (tsc), and a wrong filter value is a type error", async () => {
+    await fs.cp(path.join(ROOT, "src/client"), path.join(dir, "src/client"), { recursive: true });
+    await fs.copyFile(path.join(dir, "generated/client/contract.generated.ts"), path.join(dir, "src/client/contract.generated.ts"));
+    await fs.symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
+    await fs.writeFile(
+      path.join(dir, "use.ts"),
+      `import { createClient } from "./src/client/index.js";
+import type { components } from "./generated/schema.js";
+const api = createClient({ baseUrl: "http://127.0.0.1:4010", apiKey: "pk_test_demo_business" });
+export async function comments(): Promise<components["schemas"]["Comment"][]> {
+  const made = await api.POST("/v1/analyses/{analysis_id}/comments", { params: { path: { analysis_id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0" } }, body: { body: "Check the date.", speaker_id: "spk_01HZX3T6Q2M8V4R1K7P9N5C3B2" } });
+  const id: string | undefined = made.data?.id;
+  await api.PATCH("/v1/analyses/{analysis_id}/comments/{comment_id}", { params: { path: { analysis_id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0", comment_id: id ?? "" } }, body: { status: "resolved" } });
+  // @ts-expect-error: the status filter is an enum of the lifecycle's states
+  await api.GET("/v1/analyses/{analysis_id}/comments", { params: { path: { analysis_id: "anl_x" }, query: { status: "closed" } } });
+  const page = await api.GET("/v1/analyses/{analysis_id}/comments", { params: { path: { analysis_id: "anl_x" }, query: { status: "open", created_after: "2026-11-20T00:00:00Z" } } });
+  return page.data?.data ?? [];
+}
+`,
+    );
+    const tsconfig = JSON.parse(await fs.readFile(path.join(ROOT, "tsconfig.json"), "utf8"));
+    await fs.writeFile(path.join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: tsconfig.compilerOptions, include: ["use.ts", "src/client", "generated/schema.d.ts"] }));
+    const tsc = await exec(process.execPath, [path.join(ROOT, "node_modules/typescript/bin/tsc"), "-p", path.join(dir, "tsconfig.json")], dir);
+    expect(tsc.code, tsc.out).toBe(0);
+  }, 180_000);
+
+  it("the Python client type-checks (mypy --strict) with its new methods (a TypedDict body, as every create), and they work against the mock", async () => {
+    const script = `from analysis_api import Client
+import sys
+
+client = Client(sys.argv[1], api_key="pk_test_demo_business")
+made = client.comments.create("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", {"body": "From Python.", "speaker_id": "spk_01HZX3T6Q2M8V4R1K7P9N5C3B2"}, idempotency_key="py-1")
+resolved = client.comments.update("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", made["id"], {"status": "resolved"})
+ids = [c["id"] for c in client.comments.list("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", status="resolved")]
+print(made["status"], resolved["status"], made["id"] in ids)
+`;
+    await fs.writeFile(path.join(dir, "py/use_comments.py"), script);
+    const mypy = await exec("mypy", ["--strict", "--python-version", "3.9", "--no-incremental", "--cache-dir", path.join(dir, ".mypy"), "use_comments.py"], path.join(dir, "py"));
+    expect(mypy.code, mypy.out).toBe(0);
+    g ??= await startGateway({ contract });
+    const py = await exec("python3", ["use_comments.py", g.url], path.join(dir, "py"));
+    expect(py.out.trim()).toBe("open resolved True");
+  }, 240_000);
 });
