@@ -56,6 +56,7 @@ describe("docs/contract.md: a nested resource, as the guide says", () => {
   it("npm run lint passes on the copy with the section's files", async () => {
     const linted = await exec(process.execPath, ["scripts/lint.mjs", path.join(dir, "spec/openapi.yaml")]);
     expect(linted.code, linted.out).toBe(0);
+    expect(linted.out).toContain("Woohoo! Your API description is valid."); // 0 errors, 0 warnings
   }, 60_000);
 
   it("npm run generate writes the bundle, the TypeScript types and the Python client with the new operations", async () => {
@@ -64,6 +65,9 @@ describe("docs/contract.md: a nested resource, as the guide says", () => {
     await generate({ root: path.join(dir, "spec/openapi.yaml"), outDir: out, pythonDir: path.join(dir, "py/analysis_api"), quiet: true });
     expect(await fs.readFile(path.join(out, "schema.d.ts"), "utf8")).toContain(`"${NESTED}": {`);
     expect(await fs.readFile(path.join(dir, "py/analysis_api/_operations.py"), "utf8")).toMatch(/class CommentsResource\(SyncResource\):[\s\S]*?def list\(\n\s+self,\n\s+analysis_id: str,/);
+    // The state table rendered where the schema's description holds the marker.
+    const bundle = JSON.parse(await fs.readFile(path.join(out, "openapi.json"), "utf8"));
+    expect(bundle.components.schemas.Comment.description).toMatch(/\| `open` \| `resolved` \| `updateComment` sets `status` \|/);
     contract = loadContract(out);
     expect(contract.router.routes.filter((r) => r.template.startsWith(NESTED)).map((r) => r.operationId).sort()).toEqual(["createComment", "deleteComment", "getComment", "listComments", "updateComment"]);
   }, 120_000);
