@@ -1,7 +1,7 @@
 // How the versioning gate shows a comparison: a terminal report, GitHub Actions annotations, and Markdown release
 // notes grouped by impact.
 import { noteLines } from "./changelog-notes.js";
-import { nextVersion, rel, type Change, type Comparison, type Impact, type Location } from "./diff.js";
+import { isError, nextVersion, rel, releaseImpact, type Change, type Comparison, type Impact, type Location } from "./diff.js";
 
 const MARK: Record<Impact, string> = { major: "✖ major", minor: "+ minor", patch: "· patch" };
 
@@ -13,16 +13,20 @@ const at = (x: Change) => {
   return l ? `${x.pointer}${l.pointer !== x.pointer ? ` → ${l.pointer}` : ""} (${fileLine(l)})` : x.pointer;
 };
 
+/** How many changes of each impact; a major change rated `warning` or `info` is counted as such, not as major. */
 export function counts(changes: Change[]): string {
-  const n = (i: Impact) => changes.filter((c) => c.impact === i).length;
-  return `${n("major")} major, ${n("minor")} minor, ${n("patch")} patch`;
+  const n = (i: Impact) => changes.filter((c) => c.impact === i && (i !== "major" || isError(c))).length;
+  const rated = (s: "warning" | "info") => changes.filter((c) => c.impact === "major" && !isError(c) && (c.severity ?? "info") === s).length;
+  const extra = (["warning", "info"] as const).filter((s) => rated(s)).map((s) => `, ${rated(s)} ${s}`).join("");
+  return `${n("major")} major${extra}, ${n("minor")} minor, ${n("patch")} patch`;
 }
 
-/** What needs a release: the smallest next version, or why there is none. */
+/** What needs a release: the smallest next version, or why there is none (only an error breaks /v1). */
 export function releaseHint(c: Comparison): string {
-  if (c.impact === "major") return "no release of /v1 can carry these changes";
-  if (!c.impact) return `nothing to release since ${c.base.version}`;
-  return `the next release needs info.version ${nextVersion(c.base.version, c.impact)} or later (${c.impact})`;
+  const impact = releaseImpact(c);
+  if (impact === "major") return "no release of /v1 can carry these changes";
+  if (!impact) return `nothing to release since ${c.base.version}`;
+  return `the next release needs info.version ${nextVersion(c.base.version, impact)} or later (${impact})`;
 }
 
 /** The terminal report: every major and minor change with where it is; patch changes only with `all`. */

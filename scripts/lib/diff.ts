@@ -310,7 +310,16 @@ export function versionProblems(base: string, head: string, impact: Impact | und
   return [];
 }
 
-const isError = (x: Change) => (x.severity ?? (x.impact === "major" ? "error" : "info")) === "error";
+/** A change that fails the gate unless accepted: its severity (scripts/breaking/checks.yaml), else its impact's. */
+export const isError = (x: Change) => (x.severity ?? (x.impact === "major" ? "error" : "info")) === "error";
+
+/**
+ * The impact a release must carry: a major change the config rates `warning` or `info` does not stop a release,
+ * so it counts as an addition (minor); the words of the report and --check-version follow it (decision VG12).
+ */
+export function releaseImpact(c: Comparison): Impact | undefined {
+  return highest(c.changes.map((x) => (x.impact === "major" && !isError(x) ? { ...x, impact: "minor" as const } : x)));
+}
 
 /**
  * Why the gate fails: any breaking change not accepted; a break accepted in scripts/breaking/ignore.yaml without a
@@ -330,7 +339,7 @@ export function gateProblems(c: Comparison, opts: { checkVersion?: boolean } = {
   }
   const accepted = breaking.filter((x) => x.accepted);
   if (!majors && accepted.length) problems.push(...majorBumpProblems(c, accepted));
-  if (opts.checkVersion && !breaking.length) problems.push(...versionProblems(c.base.version, c.head.version, c.impact));
+  if (opts.checkVersion && !breaking.length) problems.push(...versionProblems(c.base.version, c.head.version, releaseImpact(c)));
   return problems;
 }
 

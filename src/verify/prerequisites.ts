@@ -9,7 +9,7 @@ import type { Json } from "../mock/contract.js";
 import type { Parts } from "./cases.js";
 import type { ContractView } from "./contract-view.js";
 import { crudGroups } from "./crud.js";
-import { answeredJson, caseOf, listOf, refName, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
+import { answeredJson, caseOf, listOf, listParts, refName, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
 import type { Operation } from "./types.js";
 
 export interface ReferenceSite {
@@ -86,6 +86,11 @@ export class Prerequisites {
     return { parts: { ...parts, body: { ...body, value } } };
   }
 
+  /** An id of a resource of `schema` for `forOp` (a nested list's parent, parents.ts): named, else made once and kept. */
+  ensure(schema: string, forOp: Operation): Promise<Made> {
+    return this.idOf({ path: [], schema, pointer: "" }, forOp, 0);
+  }
+
   /** An id of `site.schema` (in one of its states, when the rule names some): named, else made once and kept. */
   private idOf(site: ReferenceSite, forOp: Operation, depth: number): Promise<Made> {
     const named = this.named[site.schema];
@@ -128,7 +133,8 @@ export class Prerequisites {
     const list = listOf(this.ctx.view, schema);
     if (!list) return null;
     const limit = this.ctx.view.contract.deref(list.parameters.find((p) => p.name === "limit")?.schema)?.maximum ?? 100;
-    const base = this.ctx.builder.examples(list)[0]!;
+    const base = await listParts(this.ctx, list);
+    if (!base) return null;
     const body = answeredJson(await sendCase(this.ctx, await caseOf(this.ctx, list, { ...base, query: { limit } }, `prerequisite ${schema} (for ${forOp.operationId})`)));
     const data: Json[] = Array.isArray(body?.data) ? body.data : [];
     const hit = data.find((d) => typeof d?.id === "string" && Object.values<unknown>(d).some((v) => typeof v === "string" && states.includes(v)));

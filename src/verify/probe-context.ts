@@ -11,6 +11,15 @@ import type { Operation, ScenarioStep } from "./types.js";
 /** Fills a body's referenced ids with resources that exist (prerequisites.ts), or says why it cannot. */
 export interface PrerequisiteMaker {
   fill(op: Operation, parts: Parts): Promise<{ parts: Parts } | { reason: string }>;
+  /** An id of a resource of `schema`, made for `forOp` (deleted at the end of the run), or why it cannot be. */
+  ensure(schema: string, forOp: Operation): Promise<{ id: string } | { reason: string }>;
+}
+
+/** Resources that exist for a nested list's path parameters (parents.ts), or why none could be had. */
+export interface ParentFinder {
+  partsOf(list: Operation): Promise<Parts | { reason: string }>;
+  /** Each declared filter of every selected nested list, asked under a parent that exists. */
+  filterCases(operations: Operation[]): Promise<void>;
 }
 
 export interface RoundtripContext {
@@ -26,6 +35,8 @@ export interface RoundtripContext {
   tenantB?: string;
   /** Referenced resources made or named for a body (prerequisites.ts); absent: the example's ids are sent. */
   prereqs?: PrerequisiteMaker;
+  /** Parents of nested lists (parents.ts); absent: the example's path parameters are sent. */
+  parents?: ParentFinder;
   /** May the run send this operation (selected by --operations, or any with --follow-links)? */
   reach: (op: Operation) => boolean;
   /** Only these case labels are sent (--replay); all when absent. */
@@ -78,11 +89,22 @@ export function isList(view: ContractView, op: Operation): boolean {
   return names.has("cursor") && names.has("limit") && !!props?.data && !!props.next_cursor && !!props.has_more;
 }
 
-/** The top-level list of the resources of component `schema` (`Run` → `listRuns`), if the contract has one. */
+/**
+ * The list of the resources of component `schema` (`Run` → `listRuns`), if the contract has one: a top-level list
+ * first, else a nested one (`Comment` → `listComments` under an analysis), whose parents `listParts` finds.
+ */
 export function listOf(view: ContractView, schema: string): Operation | undefined {
-  return view.operations.find((op) => {
-    if (!isList(view, op) || op.template.includes("{")) return false;
+  const lists = view.operations.filter((op) => {
+    if (!isList(view, op)) return false;
     const props = view.contract.deref(view.contract.deref(view.declared(op, 200)!.content["application/json"].schema)).properties;
     return refName(view.contract.deref(props.data)?.items) === schema;
   });
+  return lists.find((op) => !op.template.includes("{")) ?? lists[0];
+}
+
+/** The parts to ask a list with: its example, with parents that exist for a nested one (null when none could be had). */
+export async function listParts(ctx: Pick<RoundtripContext, "builder" | "parents">, list: Operation): Promise<Parts | null> {
+  if (!ctx.parents) return ctx.builder.examples(list)[0] ?? null;
+  const parts = await ctx.parents.partsOf(list);
+  return "reason" in parts ? null : parts;
 }

@@ -14,7 +14,7 @@ import type { Json } from "../mock/contract.js";
 import { readLifecycles, type Machine } from "../lifecycle.js";
 import type { Parts } from "./cases.js";
 import { crudGroups } from "./crud.js";
-import { answeredJson, caseOf, createCandidates, listOf, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
+import { answeredJson, caseOf, createCandidates, listOf, listParts, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
 import { pointer } from "./reproduce.js";
 import { referenceSites, withId, type ReferenceSite } from "./prerequisites.js";
 import { unknownCredential } from "./session.js";
@@ -133,7 +133,8 @@ async function findIn(ctx: RoundtripContext, m: Machine, states: string[], op: O
 /** The first page (as large as the list allows) of a list: each item's id and state (null without a lifecycle). */
 async function listItems(ctx: RoundtripContext, list: Operation, property: string | null, schema: string): Promise<Array<{ id: string; state: string | null }>> {
   const limit = ctx.view.contract.deref(list.parameters.find((p) => p.name === "limit")?.schema)?.maximum ?? 100;
-  const base = ctx.builder.examples(list)[0]!;
+  const base = await listParts(ctx, list);
+  if (!base) return [];
   const body = answeredJson(await sendCase(ctx, await caseOf(ctx, list, { ...base, query: { limit } }, `find ${schema}`)));
   const data: Json[] = Array.isArray(body?.data) ? body.data : [];
   return data.filter((d) => typeof d?.id === "string").map((d) => ({ id: d.id, state: property && typeof d[property] === "string" ? d[property] : null }));

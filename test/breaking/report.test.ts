@@ -109,3 +109,26 @@ describe("reports", () => {
     expect(markdown(comparison([]))).toBe("## Unreleased (since 1.0.0)\n\nNo changes to the contract.\n");
   });
 });
+
+describe("the words match the verdict (decision VG12)", () => {
+  const warned = { ...change("major", "PATCH /v1/boards/{board_id}", "`default` changed from false to true.", "contract/default-changed"), severity: "warning" as const };
+
+  it("a change rated warning is reported as a warning, the gate passes, and no line says no release can carry it", () => {
+    const cmp = comparison([warned, change("minor", "GET /v1/y", "New field.")]);
+    const text = textReport(cmp, gateProblems(cmp));
+    expect(text).not.toMatch(/no release of \/v1 can carry/);
+    expect(text).toContain("0 major, 1 warning, 1 minor, 0 patch");
+    expect(text).toContain("the next release needs info.version 1.1.0 or later (minor)");
+    expect(text.trimEnd().endsWith("check:breaking passed")).toBe(true);
+    // --check-version judges the version a warning needs (a minor), not a break's "cannot be released".
+    expect(gateProblems(cmp, { checkVersion: true })).toEqual([expect.stringContaining("set it to 1.1.0 or later")]);
+    expect(gateProblems(comparison([warned], "1.1.0"), { checkVersion: true })).toEqual([]);
+  });
+
+  it("an error still says no release of /v1 can carry it, and fails", () => {
+    const cmp = comparison([warned, change("major", "GET /v1/x", "Operation gone.", "operation-removed")]);
+    const text = textReport(cmp, gateProblems(cmp));
+    expect(text).toContain("1 major, 1 warning, 0 minor, 0 patch; no release of /v1 can carry these changes.");
+    expect(text.trimEnd().endsWith("check:breaking FAILED")).toBe(true);
+  });
+});

@@ -15,6 +15,8 @@ export interface Step {
   method: string;
   url: string;
   status: number;
+  /** The answer's headers, names in lower case. */
+  headers: Record<string, string>;
   body: any;
   events?: Array<{ event: string; id: string; data: any }>;
 }
@@ -49,7 +51,7 @@ async function curl(args: string[], line: string): Promise<Step> {
   const res = await fetch(url, { method, headers, body: data });
   if ((res.headers.get("content-type") ?? "").startsWith("text/event-stream")) {
     const events = (await readSse(res)).map((e) => ({ event: e.event!, id: e.id!, data: JSON.parse(e.data) }));
-    return { line, method, url, status: res.status, body: null, events };
+    return { line, method, url, status: res.status, headers: Object.fromEntries(res.headers), body: null, events };
   }
   const text = await res.text();
   let body: any = text;
@@ -58,7 +60,7 @@ async function curl(args: string[], line: string): Promise<Step> {
   } catch {
     /* not JSON: kept as text */
   }
-  return { line, method, url, status: res.status, body };
+  return { line, method, url, status: res.status, headers: Object.fromEntries(res.headers), body };
 }
 
 /** `npm run …` in the repository, with the block's variables in its environment. */

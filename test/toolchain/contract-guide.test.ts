@@ -3,20 +3,19 @@
 // step 4 (a prefix filter included). Forgetting the 404 fails lint with the message the guide shows.
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { generate } from "../../scripts/generate.js";
-import { ROOT, SPEC_ROOT } from "../../scripts/lib/paths.js";
+import { ROOT } from "../../scripts/lib/paths.js";
 import { loadContract } from "../../src/mock/contract.js";
 import { getJson, startGateway } from "../mock/helpers.js";
+import { applyToScratchSpec, guide, guideSection, specBlocks } from "../helpers/guide-walkthrough.js";
 
 const run = promisify(execFile);
-const guide = await fs.readFile(path.join(ROOT, "docs/contract.md"), "utf8");
-/** The guide's YAML blocks that start with `# spec/<file>` or `# add to spec/openapi.yaml`. */
-const blocks = [...guide.matchAll(/```yaml\n# (add to )?spec\/(\S+)\n([\s\S]*?)```/g)].map((m) => ({ add: Boolean(m[1]), file: m[2]!, text: m[3]! }));
+/** The tags walkthrough's YAML blocks that start with `# spec/<file>` or `# add to spec/openapi.yaml`. */
+const blocks = specBlocks(guideSection("Walkthrough: adding tags"));
 const KEY = { "X-API-Key": "pk_test_demo_business" };
 
 let dir = "";
@@ -27,20 +26,7 @@ const lint = (root: string) =>
   );
 
 beforeAll(async () => {
-  dir = await fs.mkdtemp(path.join(os.tmpdir(), "contract-guide-"));
-  await fs.cp(path.dirname(SPEC_ROOT), path.join(dir, "spec"), { recursive: true });
-  for (const b of blocks) {
-    const file = path.join(dir, "spec", b.file);
-    if (!b.add) {
-      await fs.writeFile(file, b.text);
-      continue;
-    }
-    const root = parse(await fs.readFile(file, "utf8"));
-    const add = parse(b.text);
-    root.paths = { ...root.paths, ...add.paths };
-    root.tags = [...root.tags, ...add.tags];
-    await fs.writeFile(file, stringify(root, { lineWidth: 0 }));
-  }
+  dir = await applyToScratchSpec(blocks, "contract-guide-");
 });
 
 afterAll(async () => {

@@ -5,10 +5,11 @@
 import { DEFAULT_LIMITS } from "../../../src/mock/limits.js";
 import fc from "fast-check";
 import { MAX_UPLOAD_BYTES, mintToken } from "../../../src/mock/index.js";
-import { contract, ManualClock, startGateway } from "../../mock/helpers.js";
+import { contract as defaultContract, ManualClock, startGateway } from "../../mock/helpers.js";
 import { CaseFactory, type FuzzCase, type Limits } from "./cases.js";
 import { header, keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "./http.js";
-import { ContractOracle } from "./oracle.js";
+import { ContractOracle, type OpSpec } from "./oracle.js";
+import type { Contract } from "../../../src/mock/contract.js";
 
 export interface FuzzOptions {
   runs: number;
@@ -20,6 +21,10 @@ export interface FuzzOptions {
   /** Largest parsed body the gateway takes in this run: small, so bodies over it are cheap to send. */
   maxBodyBytes?: number;
   progress?: (done: number) => void;
+  /** The contract to fuzz (default: generated/); a scratch contract's gateway is started over it. */
+  contract?: Contract;
+  /** Only the operations this accepts get valid and body cases (default: all). */
+  only?: (op: OpSpec) => boolean;
 }
 
 export interface FuzzReport {
@@ -78,6 +83,7 @@ export function describeCase(c: FuzzCase): string {
 
 export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
   const started = performance.now();
+  const contract = o.contract ?? defaultContract;
   const clock = new ManualClock();
   const internalErrors: string[] = [];
   const keys = {
@@ -86,6 +92,7 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
   };
   const limits: Limits = { maxBodyBytes: o.maxBodyBytes ?? 256 * 1024, maxUploadBytes: MAX_UPLOAD_BYTES, maxJsonMembers: DEFAULT_LIMITS.jsonMembers };
   const g = await startGateway({
+    contract,
     clock,
     extraKeys: Object.values(keys),
     jwtSecret: FUZZ_JWT_SECRET,
@@ -113,7 +120,7 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
       forgedJwt: await mintToken({ secret: "not-the-gateway-secret", workspaceId: "ws_Fuzz0000003", plan: "business", expiresInSeconds: 86_400, now }),
     };
     const oracle = new ContractOracle(contract);
-    const factory = new CaseFactory(contract, oracle, creds, limits, await CaseFactory.multipartBodies(contract));
+    const factory = new CaseFactory(contract, oracle, creds, limits, await CaseFactory.multipartBodies(contract), o.only);
     let done = 0;
     const recent: string[] = []; // what went before a failure on the same keep-alive connections
     let first: string | null = null;
