@@ -38,6 +38,8 @@ export interface ContentRequest {
   analysisId: string;
   title: string | null;
   features: readonly string[];
+  /** The media's length when the analysis already states it (a fixture's `duration_seconds`): the segments fill it. */
+  duration?: number | null;
 }
 
 export interface MediaContent {
@@ -86,6 +88,7 @@ export function mediaContent(t: Templates, req: ContentRequest): MediaContent {
   const pool = [...t.segments.map((s) => String(s.text)), ...LINES];
   const nSpeakers = 2 + Math.floor(rnd() * 2);
   const segments = timedSegments(rnd, pool, pick, nSpeakers, diarized);
+  if (typeof req.duration === "number" && segments.length) stretch(segments, req.duration);
   const duration = segments.length ? segments.at(-1)!.end : 0;
   const ids = identified ? identities(t) : [];
   const c = around(t, req, rnd, segments, duration, (_label, i) => ids[i]);
@@ -156,6 +159,17 @@ function timedSegments(rnd: () => number, pool: string[], pick: <T>(xs: readonly
     out.push({ id: `seg_${i.toString().padStart(8, "0")}`, start, end, speaker_label: diarized ? order.get(who)! : null, speaker_id: null, text, confidence, words: words(text, start, end, confidence) });
   }
   return out;
+}
+
+/** Segments (and their words) scaled so the last ends at `duration`: rounding keeps the order. */
+function stretch(segments: Json[], duration: number): void {
+  const f = duration / segments.at(-1)!.end;
+  for (const s of segments) {
+    for (const x of [s, ...s.words]) [x.start, x.end] = [round2(x.start * f), round2(x.end * f)];
+  }
+  const last = segments.at(-1)!;
+  last.end = duration;
+  if (last.words.length) last.words.at(-1).end = duration;
 }
 
 /** The words of a segment, sharing its time evenly. */

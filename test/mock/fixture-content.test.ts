@@ -105,6 +105,30 @@ describe("--fixtures: a completed analysis with only its transcript", () => {
   });
 });
 
+describe("--fixtures: a completed analysis that states its duration, without content", () => {
+  let g: TestGateway;
+  const doc = story();
+  const ws = withoutContent(doc.workspaces[WS]!);
+  ws.Analysis[0].duration_seconds = 1204.8;
+  beforeAll(async () => {
+    g = await withFixtures(doc);
+  });
+  afterAll(() => g.close());
+
+  it("gets a transcript of that length: its segments fill the stated duration", async () => {
+    const t = (await get(g, "/transcript")).body;
+    expect(t.duration_seconds).toBe(1204.8);
+    expect(t.segments.at(-1).end).toBe(1204.8);
+    let at = 0;
+    for (const s of t.segments) {
+      expect(s.start).toBeGreaterThanOrEqual(at);
+      expect(s.end).toBeGreaterThanOrEqual(s.start);
+      at = s.start;
+    }
+    expect((await get(g, "")).body.duration_seconds).toBe(1204.8);
+  });
+});
+
 describe("--fixtures: content checked against the contract and against itself", () => {
   const model = readModel(contract);
   const parse = (doc: Doc) => {
@@ -205,6 +229,7 @@ describe("--fixtures: a completed text analysis without content", () => {
   const ws = withoutContent(doc.workspaces[WS]!);
   const TEXT = "The renewal price went up again. We will look at other vendors! Can you send the numbers?";
   ws.Analysis[0] = { ...ws.Analysis[0], media_type: "text", source: { type: "text", url: null, filename: null, content_type: "text/plain", size_bytes: TEXT.length }, duration_seconds: null, summary: null, features: ["transcription", "signals", "summary"], metadata: { text: TEXT } };
+  ws.Analysis[1] = { ...ws.Analysis[0], id: "anl_01ReviewCall0000000000003", features: ["transcription"], summary: null, metadata: {} };
   beforeAll(async () => {
     g = await withFixtures(doc);
   });
@@ -222,5 +247,14 @@ describe("--fixtures: a completed text analysis without content", () => {
     const signals = (await get(g, "/signals")).body.data;
     expect(signals.length).toBeGreaterThan(0);
     for (const s of signals) expect(s.start === null && s.speaker_label === null && t.segments.some((x: any) => x.text === s.evidence)).toBe(true);
+  });
+
+  it("without metadata.text, of a few sentences its seed chooses, the same at every start", async () => {
+    const other = async () => (await call(g.url, "GET", "/v1/analyses/anl_01ReviewCall0000000000003/transcript", { key: KEY })).body;
+    const t = await other();
+    expect(t.segments.length).toBeGreaterThanOrEqual(3);
+    expect(t.segments.every((s: any) => s.start === null && s.speaker_label === null && /[.!?]$/.test(s.text))).toBe(true);
+    await fetch(`${g.url}/__mock/reset`, { method: "POST" });
+    expect((await other()).segments.map((s: any) => s.text)).toEqual(t.segments.map((s: any) => s.text));
   });
 });

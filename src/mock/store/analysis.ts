@@ -194,7 +194,7 @@ export class AnalysisHooks implements ResourceHooks {
   /** What a media analysis's content is derived from. */
   private request(rec: Rec): ContentRequest {
     const seed = typeof rec.value.metadata?.seed === "string" ? rec.value.metadata.seed : rec.key;
-    return { seed, analysisId: rec.key, title: rec.value.title ?? null, features: rec.value.features ?? [] };
+    return { seed, analysisId: rec.key, title: rec.value.title ?? null, features: rec.value.features ?? [], duration: rec.value.duration_seconds ?? null };
   }
 
   /** The content a media analysis is made of, derived from its id (content.ts); the same on every call. */
