@@ -192,7 +192,9 @@ describe("--fixtures: a fixture analysis that opts into its lifecycle (metadata.
   const ws = withoutContent(doc.workspaces[WS]!);
   const moving = { ...ws.Analysis[0], status: "processing", progress: 40, summary: null, duration_seconds: null, completed_at: null, metadata: { lifecycle: "run" } };
   const resting = { ...moving, id: "anl_01ReviewCall0000000000002", metadata: {} };
-  ws.Analysis = [moving, resting];
+  const TEXT = "Pricing is the part I need to take back. Let's meet next week.";
+  const text = { ...moving, id: "anl_01ReviewCall0000000000004", media_type: "text", source: { type: "text", url: null, filename: null, content_type: "text/plain", size_bytes: TEXT.length }, features: ["transcription"], metadata: { lifecycle: "run", text: TEXT } };
+  ws.Analysis = [moving, resting, text];
   const control = (body: unknown) => getJson(`${g.url}/__mock/clock`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   beforeAll(async () => {
     g = await withFixtures(doc, { stepMs: STEP });
@@ -214,6 +216,12 @@ describe("--fixtures: a fixture analysis that opts into its lifecycle (metadata.
     expect(speakers.map((s: any) => s.label)).toEqual([...new Set(t.body.segments.map((s: any) => s.speaker_label))]);
     const still = (await call(g.url, "GET", "/v1/analyses/anl_01ReviewCall0000000000002", { key: KEY })).body;
     expect(still).toMatchObject({ status: "processing", progress: 40, completed_at: null });
+  });
+
+  it("a text fixture that runs is processed from its metadata.text", async () => {
+    const t = (await call(g.url, "GET", "/v1/analyses/anl_01ReviewCall0000000000004/transcript", { key: KEY })).body;
+    expect(t.segments.map((s: any) => s.text)).toEqual(["Pricing is the part I need to take back.", "Let's meet next week."]);
+    expect(t.duration_seconds).toBeNull();
   });
 
   it("refuses an unknown value of the option", () => {
