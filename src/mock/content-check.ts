@@ -3,7 +3,7 @@
 // content.ts), checked on content they did not make. Each problem names the field (a path inside the record) and
 // the filler whose rule it breaks:
 //   transcript   a text analysis: no timings, no speakers, no duration (Transcript.yaml); a media one: segments
-//                timed, ordered by start, each ending after it starts and within the analysis's `duration_seconds`
+//                timed, the transcript's duration set, ordered by start, each ending after it starts and within the analysis's `duration_seconds`
 //                (media-duration: the transcript's is the analysis's); `speaker_label` only with diarization (or
 //                speaker_identification, which implies it), identities (`speaker_id`, `name`) only with
 //                speaker_identification
@@ -75,10 +75,11 @@ function transcriptProblem(t: Json, a: Json): ContentProblem | null {
     }
     return null;
   }
+  if (typeof t.duration_seconds !== "number") return problem(["duration_seconds"], "must be set for a media analysis", "media-duration");
   if (a.duration_seconds !== null && t.duration_seconds !== a.duration_seconds) {
     return problem(["duration_seconds"], `must equal the analysis's duration_seconds ${a.duration_seconds}`, "media-duration");
   }
-  const duration: number | null = a.duration_seconds ?? t.duration_seconds;
+  const duration: number = t.duration_seconds;
   let previous: number | null = null;
   for (const [i, s] of segments.entries()) {
     const p = segmentTimes(s, ["segments", i], previous, duration) ?? identityProblem(s, ["segments", i], f, ["speaker_label"], ["speaker_id"], "transcript");
@@ -94,11 +95,11 @@ function transcriptProblem(t: Json, a: Json): ContentProblem | null {
 }
 
 /** A media segment's times: set, ordered by start, each ending after it starts and within the media. */
-function segmentTimes(s: Json, at: JsonPath, previous: number | null, duration: number | null): ContentProblem | null {
+function segmentTimes(s: Json, at: JsonPath, previous: number | null, duration: number): ContentProblem | null {
   for (const k of ["start", "end"]) if (typeof s[k] !== "number") return problem([...at, k], "must be set for a media analysis", "transcript");
   if (previous !== null && s.start < previous) return problem([...at, "start"], `must not be before the previous segment's start ${previous}`, "transcript");
   if (s.end < s.start) return problem([...at, "end"], `must not be before its start ${s.start}`, "transcript");
-  if (duration !== null && s.end > duration + EPSILON) return problem([...at, "end"], `must be within the analysis's duration_seconds ${duration}`, "transcript");
+  if (s.end > duration + EPSILON) return problem([...at, "end"], `must be within the analysis's duration_seconds ${duration}`, "transcript");
   return null;
 }
 
