@@ -10,7 +10,7 @@ import { parse as parseYaml } from "yaml";
 import { REPO_ROOT } from "../../src/mock/contract.js";
 import { parseFixtures } from "../../src/mock/fixtures.js";
 import { readModel } from "../../src/mock/store/model.js";
-import { call, contract, getJson, policy, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { call, contract, getJson, policy, schemaErrors, startGateway, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
 
 const STORY = path.join(REPO_ROOT, "docs/mock-fixtures.story.example.yaml");
 const KEY = "pk_test_call_review_demo";
@@ -265,5 +265,33 @@ describe("--fixtures: a completed text analysis without content", () => {
     expect(t.segments.every((s: any) => s.start === null && s.speaker_label === null && /[.!?]$/.test(s.text))).toBe(true);
     await fetch(`${g.url}/__mock/reset`, { method: "POST" });
     expect((await other()).segments.map((s: any) => s.text)).toEqual(t.segments.map((s: any) => s.text));
+  });
+});
+
+describe("content the mock derives, written back as fixtures, passes the fixture checks (one set of rules)", () => {
+  let g: Awaited<ReturnType<typeof startStateful>>;
+  beforeAll(async () => {
+    g = await startStateful();
+  });
+  afterAll(() => g.close());
+  const USE_CASE = "uc_01HZX1C4S8E2K6M0P3R7T9V5W1";
+
+  it.each([
+    [{ media_url: "https://media.example.com/calls/a.mp3", media_type: "audio", title: "Plain", features: ["transcription"] }],
+    [{ media_url: "https://media.example.com/calls/b.mp3", media_type: "audio", title: "Labelled", features: ["transcription", "diarization", "signals", "summary"], use_case_id: USE_CASE }],
+    [{ media_url: "https://media.example.com/calls/c.mp4", media_type: "video", title: "Identified", features: ["transcription", "speaker_identification", "signals"], use_case_id: USE_CASE }],
+    [{ text: "Pricing went up. We may leave! Send the numbers?", media_type: "text", features: ["transcription", "signals", "summary"], use_case_id: USE_CASE }],
+  ])("%j", async (body) => {
+    const r = await call(g.url, "POST", "/v1/analyses", { body });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    const created = r.body;
+    for (let i = 0; i < 3; i++) g.scheduler.advance(STEP_MS);
+    const read = async (p: string) => (await call(g.url, "GET", `/v1/analyses/${created.id}${p}`)).body;
+    const analysis = { ...(await read("")), workspace_id: WS, use_case_id: null };
+    const f: string[] = analysis.features;
+    const ws: Record<string, unknown> = { Analysis: [analysis], Transcript: [await read("/transcript")] };
+    if (f.includes("diarization") || f.includes("speaker_identification")) ws.AnalysisSpeaker = { [created.id]: (await read("/speakers")).data };
+    if (f.includes("signals")) [ws.Signal, ws.Alert] = [(await read("/signals")).data, (await read("/alerts")).data];
+    expect(parseFixtures(JSON.stringify({ workspaces: { [WS]: ws } }), "fx.json", contract, readModel(contract), policy).workspaces.get(WS)!.length).toBeGreaterThan(1);
   });
 });
