@@ -38,6 +38,8 @@ export interface ContentRequest {
   analysisId: string;
   title: string | null;
   features: readonly string[];
+  /** The media's length when the analysis already states it (a fixture's `duration_seconds`): the segments fill it. */
+  duration?: number | null;
 }
 
 export interface MediaContent {
@@ -71,24 +73,58 @@ const LINES = [
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
+/** A text of 3 to 6 of the lines, from a seed: what a `text` fixture without `metadata.text` was made from. */
+export function seededText(seed: string): string {
+  const rnd = seeded(seed);
+  const n = 3 + Math.floor(rnd() * 4);
+  return Array.from({ length: n }, () => LINES[Math.floor(rnd() * LINES.length)]!).join(" ");
+}
+
 /** The whole content of a media analysis, from its seed. */
 export function mediaContent(t: Templates, req: ContentRequest): MediaContent {
   const rnd = seeded(req.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
-  const f = new Set(req.features);
-  // AnalysisFeature.yaml: speaker_identification implies diarization.
-  const identified = f.has("speaker_identification");
-  const diarized = identified || f.has("diarization");
+  const { identified, diarized } = speakerFeatures(req.features);
   const pool = [...t.segments.map((s) => String(s.text)), ...LINES];
   const nSpeakers = 2 + Math.floor(rnd() * 2);
   const segments = timedSegments(rnd, pool, pick, nSpeakers, diarized);
+  if (typeof req.duration === "number" && segments.length) stretch(segments, req.duration);
   const duration = segments.length ? segments.at(-1)!.end : 0;
-  const speakers = diarized ? speakerStats(segments, duration, identified ? identities(t) : [], rnd) : [];
-  if (identified) for (const s of segments) s.speaker_id = speakers.find((x) => x.label === s.speaker_label)?.speaker_id ?? null;
+  const ids = identified ? identities(t) : [];
+  const c = around(t, req, rnd, segments, duration, (_label, i) => ids[i]);
+  if (identified) for (const s of segments) s.speaker_id = c.speakers.find((x) => x.label === s.speaker_label)?.speaker_id ?? null;
+  return c;
+}
+
+/**
+ * The content around a transcript written elsewhere (a fixture's, decision RM22): speakers counted from its
+ * segments (identities from its own speakers, with speaker_identification), signals over its segments, alerts,
+ * summary; seeded as mediaContent is, so the same transcript always gets the same rest.
+ */
+export function transcriptContent(t: Templates, req: ContentRequest, transcript: Json): MediaContent {
+  const segments: Json[] = transcript.segments ?? [];
+  const duration = typeof transcript.duration_seconds === "number" ? transcript.duration_seconds : (segments.at(-1)?.end ?? 0);
+  const own: Json[] = speakerFeatures(req.features).identified ? (transcript.speakers ?? []) : [];
+  return around(t, req, seeded(req.seed), segments, duration, (label) => own.find((s) => s.label === label && (s.speaker_id ?? s.name ?? null) !== null));
+}
+
+/** Who is labelled and who identified: speaker_identification implies diarization (AnalysisFeature.yaml). */
+function speakerFeatures(features: readonly string[]): { identified: boolean; diarized: boolean } {
+  const f = new Set(features);
+  const identified = f.has("speaker_identification");
+  return { identified, diarized: identified || f.has("diarization") };
+}
+
+/** Speakers, signals, alerts and summary of a transcript's segments; `identity` names a label's speaker, if known. */
+function around(t: Templates, req: ContentRequest, rnd: () => number, segments: Json[], duration: number, identity: (label: string, i: number) => Json | undefined): MediaContent {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+  const { diarized } = speakerFeatures(req.features);
+  const speakers = diarized ? speakerStats(segments, duration, identity, rnd) : [];
   const transcriptSpeakers = speakers.map(({ label, speaker_id, name, talk_time_seconds }) => ({ label, speaker_id, name, talk_time_seconds }));
   const who = (label: string | null) => (label === null ? null : (speakers.find((s) => s.label === label)?.name ?? label));
+  const timed = segments.filter((s) => typeof s.start === "number");
   const signals = t.signals.map((tpl, i) => {
-    const seg = tpl.start === null || tpl.start === undefined ? null : pick(segments);
+    const seg = tpl.start === null || tpl.start === undefined || !timed.length ? null : pick(timed);
     // Near the example's score, so a skill that raised an alert in the example still scores high enough to.
     const score = round2(Math.min(1, Math.max(0, Number(tpl.score) + (rnd() - 0.5) * 0.2)));
     return { ...tpl, id: `sig_${i.toString().padStart(8, "0")}`, analysis_id: req.analysisId, score, start: seg?.start ?? null, end: seg?.end ?? null, speaker_label: seg?.speaker_label ?? null, evidence: seg ? String(seg.text).slice(0, 2000) : null };
@@ -125,6 +161,17 @@ function timedSegments(rnd: () => number, pool: string[], pick: <T>(xs: readonly
   return out;
 }
 
+/** Segments (and their words) scaled so the last ends at `duration`: rounding keeps the order. */
+function stretch(segments: Json[], duration: number): void {
+  const f = duration / segments.at(-1)!.end;
+  for (const s of segments) {
+    for (const x of [s, ...s.words]) [x.start, x.end] = [round2(x.start * f), round2(x.end * f)];
+  }
+  const last = segments.at(-1)!;
+  last.end = duration;
+  if (last.words.length) last.words.at(-1).end = duration;
+}
+
 /** The words of a segment, sharing its time evenly. */
 function words(text: string, start: number, end: number, confidence: number): Json[] {
   const list = text.split(/\s+/).filter(Boolean);
@@ -137,13 +184,13 @@ function identities(t: Templates): Json[] {
   return t.speakers.filter((s) => typeof s.speaker_id === "string");
 }
 
-/** Each label's share of the transcript, counted from its segments; the first labels take the identities. */
-function speakerStats(segments: Json[], duration: number, ids: Json[], rnd: () => number): Json[] {
-  const labels = [...new Set(segments.map((s) => s.speaker_label as string))];
+/** Each label's share of the transcript, counted from its segments; `identity` names a label's speaker. */
+function speakerStats(segments: Json[], duration: number, identity: (label: string, i: number) => Json | undefined, rnd: () => number): Json[] {
+  const labels = [...new Set(segments.map((s) => s.speaker_label as string | null).filter((l): l is string => l !== null))];
   return labels.map((label, i) => {
     const own = segments.filter((s) => s.speaker_label === label);
     const talk = round2(own.reduce((n, s) => n + (s.end - s.start), 0));
-    const id = ids[i];
+    const id = identity(label, i);
     return {
       label,
       speaker_id: id?.speaker_id ?? null,

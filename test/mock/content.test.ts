@@ -138,6 +138,23 @@ describe("content derived per analysis", () => {
     expect(identified.speakers.some((s: any) => s.speaker_id !== null)).toBe(true);
   });
 
+  it("the seeded processing analysis, once completed, has a transcript as long as the duration it states", async () => {
+    const own = await startStateful(); // a workspace no other test has moved
+    try {
+      const id = "anl_01HZXB3M5N7P9Q1R3S5T7V9W2X";
+      const before = (await call(own.url, "GET", `/v1/analyses/${id}`)).body;
+      expect(before.status).toBe("processing");
+      for (let i = 0; i < 3; i++) own.scheduler.advance(STEP_MS);
+      const after = (await call(own.url, "GET", `/v1/analyses/${id}`)).body;
+      const t = (await call(own.url, "GET", `/v1/analyses/${id}/transcript`)).body;
+      expect(after.status).toBe("completed");
+      expect(t.duration_seconds).toBe(before.duration_seconds);
+      expect(t.segments.at(-1).end).toBe(before.duration_seconds);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("for 200 random creates, every completed analysis and its content are valid and consistent", async () => {
     const feature = fc.subarray(["diarization", "speaker_identification", "signals", "summary"]);
     const body = fc.oneof(

@@ -103,13 +103,15 @@ describe("--fixtures: an invalid file names the record and the rule", () => {
     expect(parse(twice)).toMatch(/Analysis\.1\.id: analysis anl_01DashCall00000000000001 appears twice/);
   });
 
-  it("docs/frontend.md shows the messages the loader gives (the example with its status, its agent_id, then its completed_at, broken)", () => {
+  it("docs/frontend.md shows the messages the loader gives (the example with its status, its agent_id, then its completed_at, broken; the story with a speaker's segment_count)", () => {
+    const story = fs.readFileSync(path.join(REPO_ROOT, "docs/mock-fixtures.story.example.yaml"), "utf8");
     const guide = fs.readFileSync(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
     const shown = [...guide.matchAll(/^Bad fixtures file \(MOCK_FIXTURES \/ --fixtures\): (.*)$/gm)].map((m) => m[1]);
     expect(shown).toEqual([
       parse(example.replace("status: processing", "status: exploded"), "fixtures.yaml"),
       parse(example.replace("agent_id: agt_01DashAgent0000000000001", "agent_id: agt_01Elsewhere000000000000001"), "fixtures.yaml"),
       parse(example.replace("status: processing", "status: completed").replace("progress: 40", "progress: 100"), "fixtures.yaml"),
+      parse(story.replace("segment_count: 2", "segment_count: 118"), "story.yaml"),
     ]);
   });
 

@@ -243,6 +243,17 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     expect(out).toContain(`Bad fixtures file (MOCK_FIXTURES / --fixtures): ${file}:${STATUS_AT}: workspaces.ws_Dashboard01.Analysis.0.status: analysis anl_01DashCall00000000000001: must be equal to one of the allowed values`);
   });
 
+  it("started with --fixtures on the story example, serves its completed analysis's transcript and speakers (200)", async () => {
+    const s = await launch(tsx, ["scripts/start.ts", "--no-generate", "--fixtures", "docs/mock-fixtures.story.example.yaml"]);
+    const get = async (p: string) => fetch(`${s.url}/v1/analyses/anl_01ReviewCall0000000000001${p}`, { headers: { "X-API-Key": "pk_test_call_review_demo" } });
+    const t = await get("/transcript");
+    expect(t.status).toBe(200);
+    expect(((await t.json()) as { segments: unknown[] }).segments).toHaveLength(3);
+    expect(((await (await get("/speakers")).json()) as { data: Array<{ segment_count: number }> }).data.map((x) => x.segment_count)).toEqual([2, 1]);
+    s.child.kill("SIGTERM");
+    await s.exited;
+  });
+
   it("refuses a malformed state file with its location and leaves it alone", async () => {
     const file = path.join(scratch, "broken-state.json");
     fs.writeFileSync(file, '{"version": 1, "states": {"keys": 5}}');

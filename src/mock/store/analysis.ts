@@ -16,7 +16,7 @@
 //     written it.
 import { isTerminal, type Machine, type Step } from "../../lifecycle.js";
 import type { Contract, Json } from "../contract.js";
-import { mediaContent, type MediaContent } from "../content.js";
+import { mediaContent, seededText, transcriptContent, type ContentRequest, type MediaContent } from "../content.js";
 import { freshIds, mediaOrder, newId, PROCESSING_START_PROGRESS, withProgress, type Item, type Templates } from "../events.js";
 import { applies, completionOf, detectLanguage, promises, sentences, summaryOf } from "./completion.js";
 import type { ResourceHooks } from "./driver.js";
@@ -158,28 +158,51 @@ export class AnalysisHooks implements ResourceHooks {
   }
 
   /**
-   * A resting record (a fixture's) in the state processing ends in, without its content: the content derived as
-   * processing would have made it (content.ts, seeded by its id or `metadata.seed`), so its transcript answers 200
-   * (decision RM16). The record's own values win over derived ones; its log is written from it when first read.
+   * A fixture's record, as loaded: a `text` analysis reads its text (`metadata.text`, else sentences from its seed;
+   * decision RM24); one resting in the state processing ends in gets the content it lacks, derived as processing
+   * would have made it (content.ts, seeded by its id or `metadata.seed`; RM16), around the fixture's own transcript
+   * when it has one (RM22): its transcript answers 200 and its speakers, signals and alerts agree with it. The
+   * record's own values win over derived ones, and content the fixture gives is kept as written; its log is
+   * written from it when first read.
    */
   deriveResting(ws: WorkspaceData, rec: Rec): void {
-    if (!this.transcript || rec.value[this.m.property] !== this.done || rec.value.media_type === "text" || ws.child(this.transcript.schema).get(rec.key)) return;
+    if (!this.transcript) return;
+    if (rec.value.media_type === "text") rec.input ??= { text: typeof rec.value.metadata?.text === "string" ? rec.value.metadata.text : seededText(this.request(rec).seed) };
+    const doc = ws.child(this.transcript.schema).get(rec.key);
+    if (rec.value[this.m.property] !== this.done) return;
+    if (doc && rec.input) rec.input = { text: doc.text };
+    else if (doc) this.media.set(rec, transcriptContent(this.templates, this.request(rec), doc));
+    const given = (event: string) => {
+      const t = this.targets.get(event);
+      return t?.kind === "records" && ws.table(t.coll).ordered(rec.key).length > 0;
+    };
+    const signalsGiven = given("signal") || given("alert");
     rec.log = new EventLog(rec.key); // scratch: release() logs each item; the real log is its history, made on first use
-    for (const item of this.freshContent(rec)) if (item.event !== "status") this.release(ws, rec, item);
+    for (const item of this.freshContent(rec)) {
+      if (item.event === "status" || (doc && item.event === "transcript.segment") || (signalsGiven && (item.event === "signal" || item.event === "alert"))) continue;
+      this.release(ws, rec, item);
+    }
+    if (doc && !rec.input && this.speakers && this.promised(rec, this.speakersOp) && !ws.table(this.speakers).ordered(rec.key).length) {
+      for (const s of this.mediaOf(rec).speakers) this.sink.insert(ws, this.speakers, rec.key, structuredClone(s));
+    }
     const own = Object.entries(rec.value).filter(([, v]) => v !== null && v !== undefined);
+    const text = doc?.text;
     this.complete(ws, rec);
+    if (doc) doc.text = text;
     for (const [k, v] of own) rec.value[k] = v;
     rec.log = null;
+  }
+
+  /** What a media analysis's content is derived from. */
+  private request(rec: Rec): ContentRequest {
+    const seed = typeof rec.value.metadata?.seed === "string" ? rec.value.metadata.seed : rec.key;
+    return { seed, analysisId: rec.key, title: rec.value.title ?? null, features: rec.value.features ?? [], duration: rec.value.duration_seconds ?? null };
   }
 
   /** The content a media analysis is made of, derived from its id (content.ts); the same on every call. */
   private mediaOf(rec: Rec): MediaContent {
     let c = this.media.get(rec);
-    if (!c) {
-      const seed = typeof rec.value.metadata?.seed === "string" ? rec.value.metadata.seed : rec.key;
-      c = mediaContent(this.templates, { seed, analysisId: rec.key, title: rec.value.title ?? null, features: rec.value.features ?? [] });
-      this.media.set(rec, c);
-    }
+    if (!c) this.media.set(rec, (c = mediaContent(this.templates, this.request(rec))));
     return c;
   }
 

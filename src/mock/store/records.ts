@@ -4,7 +4,7 @@
 import { IdempotencyRecords } from "./idempotency-records.js";
 import type { Json } from "../contract.js";
 import type { EventLog } from "./log.js";
-import type { CollectionModel } from "./model.js";
+import type { ChildModel, CollectionModel } from "./model.js";
 import type { Cancel } from "./scheduler.js";
 
 /** Where a record stands in its list: its time (ms, 0 without one) and the order it was added in. */
@@ -209,6 +209,17 @@ export class WorkspaceData {
 /** One record of a fixture workspace, checked (fixtures.ts reads the file; the store holds the records). */
 export interface FixtureRecord {
   coll: CollectionModel;
+  child?: undefined;
   parent: string | null;
   value: Json;
 }
+
+/** A child document of a fixture workspace (an analysis's Transcript), under its parent's id. */
+export interface FixtureChild {
+  child: ChildModel;
+  coll?: undefined;
+  parent: string;
+  value: Json;
+}
+
+export type FixtureItem = FixtureRecord | FixtureChild;

@@ -17,7 +17,7 @@ import { EventLog, type LogTap } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
 import { IdempotencyRecords } from "./idempotency-records.js";
 import { StorePersistence, type StoreRows } from "./persist.js";
-import { Journal, Rec, WorkspaceData, type FixtureRecord } from "./records.js";
+import { Journal, Rec, WorkspaceData, type FixtureItem } from "./records.js";
 import type { Scheduler } from "./scheduler.js";
 import { readSeed, SeedFactory } from "./seed.js";
 
@@ -36,7 +36,7 @@ export interface StoreOptions {
   /** Told after the store changed by itself (a processing step, a time-out): the state file is written then. */
   onChange?: () => void;
   /** Workspaces whose records come from a fixtures file (fixtures.ts) instead of the seed. */
-  fixtures?: ReadonlyMap<string, readonly FixtureRecord[]>;
+  fixtures?: ReadonlyMap<string, readonly FixtureItem[]>;
   /** The tap of every event log of a workspace (a sandbox's replicas publish each analysis's events: events-redis.ts). */
   tapFor?: (workspaceId: string) => LogTap;
   /** The outcome a resource's next processing step takes besides its own (a fault rule), among `scenarios`. */
@@ -305,11 +305,16 @@ export class Store implements MockState {
     return ws;
   }
 
-  /** A fixture workspace: the file's records, each as it was written, resting until acted on (like seeded ones). */
-  private fromFixture(id: string, records: readonly FixtureRecord[]): WorkspaceData {
+  /** A fixture workspace: the file's records, each as it was written, resting until acted on unless it opts into its lifecycle. */
+  private fromFixture(id: string, records: readonly FixtureItem[]): WorkspaceData {
     const ws = new WorkspaceData(id);
-    for (const r of records) ws.table(r.coll).add(new Rec(r.coll, r.parent, ws.seq++, structuredClone(r.value)));
+    for (const r of records) {
+      if (r.child) ws.child(r.child.schema).set(r.parent, structuredClone(r.value));
+      else ws.table(r.coll).add(new Rec(r.coll, r.parent, ws.seq++, structuredClone(r.value)));
+    }
     if (this.streamed) for (const r of ws.table(this.streamed.coll).all()) this.streamed.hooks.deriveResting(ws, r);
+    // `metadata.lifecycle: run` (a fixture option, decision RM23): it moves on from its state as a created one does.
+    this.moveSeeded(ws, (r) => r.value.metadata?.lifecycle === "run");
     return ws;
   }
 
@@ -317,11 +322,11 @@ export class Store implements MockState {
    * Seeded resources whose state the service's processing leaves (a `processing` analysis, a `queued` run) move
    * on as created ones do (decision RM6); the others (an alert a person acknowledges) rest until moved.
    */
-  private moveSeeded(ws: WorkspaceData): void {
+  private moveSeeded(ws: WorkspaceData, opted: (r: Rec) => boolean = () => true): void {
     for (const t of ws.tables.values()) {
       for (const r of t.all()) {
         const m = r.coll.machine;
-        if (!m || !m.transitions.some((x) => x.trigger === "async" && x.scenario === undefined && x.from.includes(r.value[m.property]))) continue;
+        if (!m || !opted(r) || !m.transitions.some((x) => x.trigger === "async" && x.scenario === undefined && x.from.includes(r.value[m.property]))) continue;
         r.driven = true;
         this.driver.arm(ws, r);
       }
