@@ -19,6 +19,7 @@ import { AnonymousBudget, byPriority, isAnonymous } from "./anonymous.js";
 import { MALFORMED_KINDS, malformedRequests, malformedTarget } from "./malformed.js";
 import { negativeValues } from "./negatives.js";
 import { Prerequisites } from "./prerequisites.js";
+import { foundTenancy } from "./tenancy.js";
 import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes.js";
 import { ValueGenerator } from "./generate.js";
 import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
@@ -88,6 +89,7 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   await firstPass(run);
   await rulesOfTheContract(run);
   if (o.stateful) await roundTrips(run);
+  await foundTenancy(run, run.operations);
   return finish(run);
 }
 
@@ -224,7 +226,6 @@ async function rulesOfTheContract(run: Run): Promise<void> {
 /** Why tenancy cannot be checked with these options, or null when it can. */
 function tenancyNote(o: VerifyOptions): string | null {
   if (!o.apiKeyB) return "no key of a second workspace (--api-key-b KEY): whether one workspace can see another's resources was not tried";
-  if (!o.stateful) return "the second key is tried on the resources the run creates: give --allow-writes --stateful";
   return null;
 }
 
