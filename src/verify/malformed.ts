@@ -50,7 +50,7 @@ export async function malformedRequests(ctx: RoundtripContext, operations: Opera
   for (const m of MALFORMED_KINDS) {
     if (ctx.only && !ctx.only(op, m.label)) continue;
     const step: MalformedStep = { kind: m.kind, mustRefuse: m.kind !== "control-byte" };
-    const sent: Sent = await ctx.scheduler.runOne({ bucket: `anonymous:${op.category.name}`, run: () => ctx.session.exchangeRaw(op, m.label, path, m.raw, step), skip: () => {} });
+    const sent: Sent = await ctx.scheduler.runOne({ bucket: `anonymous:${op.category.name}`, run: () => ctx.session.exchangeRaw(op, m.label, path, m.raw, { malformed: step }), skip: () => {} });
     if (sent.kind === "skipped") ctx.report.notices.push(`${op.operationId} (${m.label}): ${sent.reason}`);
   }
 }

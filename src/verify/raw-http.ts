@@ -50,7 +50,12 @@ export function parseResponse(buf: Buffer): { complete: boolean; response: Excha
   const chunked = /chunked/i.test(headers.get("transfer-encoding") ?? "");
   let body = rest;
   let complete = false;
-  if (end >= 0 && length !== null) {
+  const code = Number(status?.[1] ?? 0);
+  if (end >= 0 && (code < 200 || code === 204 || code === 304)) {
+    // An interim or bodiless answer (101 Switching Protocols: what follows is the new protocol's).
+    body = Buffer.alloc(0);
+    complete = true;
+  } else if (end >= 0 && length !== null) {
     body = rest.subarray(0, Number(length));
     complete = rest.length >= Number(length);
   } else if (end >= 0 && chunked) {
@@ -76,11 +81,15 @@ function dechunk(buf: Buffer): { body: Buffer; complete: boolean } {
   }
 }
 
-/** The request as a shell line that sends the same bytes (curl cannot): printf into nc (or openssl s_client for TLS). */
-export function rawReproduction(base: URL, raw: string): string {
+/**
+ * The request as a shell line that sends the same bytes (curl cannot): printf into nc (or openssl s_client for
+ * TLS). `secrets`: each credential in it and the shell variable that stands for it (`$API_KEY_B`).
+ */
+export function rawReproduction(base: URL, raw: string, secrets: Array<[string, string]> = []): string {
   const port = base.port || (base.protocol === "https:" ? "443" : "80");
   const escaped = [...raw].map((ch) => (ch === "\r" ? "\\r" : ch === "\n" ? "\\n" : ch === "'" ? "'\\''" : ch === "%" ? "%%" : ch === "\\" ? "\\\\" : ch.charCodeAt(0) < 0x20 ? `\\${ch.charCodeAt(0).toString(8).padStart(3, "0")}` : ch)).join("");
   const host = base.hostname.replace(/^\[|\]$/g, "");
   const connect = base.protocol === "https:" ? `openssl s_client -quiet -connect ${host}:${port}` : `nc ${host} ${port}`;
-  return `printf '${escaped}' | ${connect}`;
+  const shown = secrets.reduce((t, [secret, variable]) => t.split(secret).join(`'"${variable}"'`), escaped);
+  return `printf '${shown}' | ${connect}`;
 }

@@ -40,6 +40,7 @@ export async function crossTenant(ctx: RoundtripContext, g: ItemOperations, id: 
     if (op === g.remove && succeeded(sent)) gone = "gone";
   }
   if (gone) return gone;
+  for (const op of relatedStreams(ctx, g.read).filter((x) => ctx.reach(x))) await upgradeByB(ctx, op, id, keyB);
   const list = ctx.view.operations.find((op) => op.template === g.name && isList(ctx.view, op));
   if (!list || !ctx.reach(list)) return null;
   const parts = at(list);
@@ -65,6 +66,27 @@ export function relatedReads(ctx: RoundtripContext, read: Operation): Operation[
   const pattern = idPattern(ctx, read);
   if (!pattern) return [];
   return ctx.view.operations.filter((op) => op !== read && op.method === "get" && !op.template.startsWith("/ws") && idPattern(ctx, op) === pattern);
+}
+
+/** The WebSocket streams (`/ws/…`) of the resource `read` names: the same id pattern in their one path parameter. */
+export function relatedStreams(ctx: RoundtripContext, read: Operation): Operation[] {
+  const pattern = idPattern(ctx, read);
+  return pattern ? ctx.view.operations.filter((op) => op.method === "get" && op.template.startsWith("/ws") && idPattern(ctx, op) === pattern) : [];
+}
+
+/**
+ * A WebSocket upgrade of `op` on `id` by the second key, over a raw connection (a plain GET only gets the 426):
+ * the contract's 404, never 101 Switching Protocols. The connection is closed once the answer's head is read.
+ */
+async function upgradeByB(ctx: RoundtripContext, op: Operation, id: string, keyB: string): Promise<void> {
+  const label = `tenancy: ${op.operationId} by key B`;
+  if (ctx.only && !ctx.only(op, label)) return;
+  const path = (await ctx.builder.render(op, naming(ctx, op, id))).path;
+  const probe: Probe = { kind: "other-tenant", expect: 404, id, why: `${id} belongs to another workspace: its stream does not open for this key`, pointer: notFoundPointer(ctx, op) };
+  const wsKey = Buffer.from(id.padEnd(16, "0").slice(0, 16)).toString("base64");
+  const raw = (target: string, host: string) =>
+    `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: ${wsKey}\r\n${ctx.view.apiKeyHeader}: ${keyB}\r\n\r\n`;
+  await ctx.scheduler.runOne({ bucket: `caller-b:${op.category.name}`, run: () => ctx.session.exchangeRaw(op, label, path, raw, { probe, secret: [keyB, TENANT_B_VAR] }), skip: () => {} });
 }
 
 /** Parts of `op` (a related read) naming `id` in its one path parameter. */

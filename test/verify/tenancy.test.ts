@@ -38,6 +38,14 @@ describe("tenancy", () => {
     expect(report.notices.join("\n")).not.toContain(id);
   });
 
+  it("an analysis's event stream (SSE) and its WebSocket (a raw upgrade) by the second key answer 404", async () => {
+    const report = await mock.run(mock.g.url, writes("createAnalysis", { stateful: true, followLinks: true, apiKeyB: OTHER_WORKSPACE_KEY }));
+    expect(report.violations, listed(report)).toEqual([]);
+    for (const id of ["streamAnalysisEvents", "connectAnalysisEvents", "getAnalysisTranscript"]) {
+      expect(report.operations.find((o) => o.operationId === id)?.checks.tenancy?.run, id).toBeGreaterThan(0);
+    }
+  });
+
   it("a found id the second workspace also has (fixtures seeded alike) is not judged, and said so", async () => {
     const report = await mock.run(mock.g.url, { operations: "listAgents,getAgent", apiKeyB: OTHER_WORKSPACE_KEY });
     expect(report.violations, listed(report)).toEqual([]);
