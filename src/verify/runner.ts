@@ -1,10 +1,14 @@
-// `verify()`: checks a live implementation against the contract and returns the report.
+// `verify()`: checks a live implementation against the contract and returns the report, in stages:
 //
-//   options ─► target and credentials checked ─► operations selected ─► cases built (cases.ts)
-//           ─► sent bucket by bucket around rate limits (schedule.ts), each exchange checked (session.ts, checks/)
-//           ─► with --allow-writes, the Idempotency-Key requests (checks/idempotency-honoured.ts)
-//           ─► list walks (pages.ts) ─► negative cases from the contract's rules (probes.ts)
-//           ─► with --stateful, CRUD round trips (crud.ts) ─► report (report.ts)
+//   setUp              options, target and credentials checked, the contract read (limits scaled), operations
+//                      selected, the session, scheduler and report made
+//   firstPass          every operation's cases (cases.ts), the anonymous ones within their budget (anonymous.ts),
+//                      sent bucket by bucket around rate limits (schedule.ts), each exchange checked (checks/)
+//   rulesOfTheContract malformed requests (malformed.ts), Idempotency-Key requests, list walks (pages.ts), the
+//                      lifecycle, revoked-key and reference cases (probes.ts), negative values per field
+//   roundTrips         with --stateful, CRUD round trips (crud.ts) with tenancy (tenancy.ts)
+//   foundTenancy       with --api-key-b, the resources found in lists (tenancy.ts)
+//   finish             what was made for references deleted, the report built (report.ts)
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
 import { loadContract, withLimitScale, type Contract } from "../mock/contract.js";

@@ -53,10 +53,10 @@ describe("verify against the mock gateway", () => {
     // Every kind whose create answered and read back was tried with the other workspace's key.
     const readBack = new Set(crudGroups(new ContractView(contract), new ContractView(contract).operations).map((g) => g.name));
     expect(report.tenancy.checked).toBe(true);
-    for (const kind of report.tenancy.resources) expect(readBack.has(kind), kind).toBe(true);
     // Every resource kind of the contract (every create's round trip), tenancy included: prerequisites made, a
-    // create the example cannot make for this key (a live key) made from a generated body.
-    expect([...report.tenancy.resources].sort(), report.notices.join("\n")).toEqual([...readBack].sort());
+    // create the example cannot make for this key (a live key) made from a generated body. Kinds without a create
+    // are tried on a resource found in their list (decision Y42), when the second workspace has no such id itself.
+    for (const kind of readBack) expect(report.tenancy.resources, report.notices.join("\n")).toContain(kind);
     expect(report.coverage.filter((c) => c.category !== "checked")).toEqual([]);
   }, 300_000);
 
