@@ -51,6 +51,8 @@ async function measure(defect: Defect | null, options: Partial<VerifyOptions>, e
       ...options,
     });
     const ms = performance.now() - started;
+    // A false alarm is shown, not only counted: what to look at.
+    if (defect === null) for (const v of report.violations) process.stderr.write(`false alarm: ${v.operationId} [${v.rule}] ${v.status}: ${v.message} (${v.request})\n`);
     const notImplemented = report.coverage.filter((c) => c.category === "not-implemented").map((c) => c.operationId);
     return { label: defect ?? "", expected, reported: [...new Set(report.violations.map((v) => v.rule))].sort(), groups: report.groups.length, notImplemented, expectedMissing, requests: report.requests, ms };
   } finally {

@@ -30,6 +30,8 @@ schemas, headers and rate-limit policy.
   --ref SCHEMA=ID       A resource a request body may reference (x-references), e.g. --ref UseCase=uc_…; repeat
                         for more. Without it, one is made with the contract's create of that schema (--allow-writes)
   --limit-scale N       The target's rate limits are N times the contract's (a mock started with --limit-scale N)
+  --anonymous-budget N  Requests without a workspace (no credentials, ?token=, unknown keys) sent per rate-limit
+                        category (default: one window of the smallest plan's limit, so the run never waits for it)
   --negative-budget N   Negative values per field (one per constraint of each field) sent at most
                         (default ${DEFAULTS.negativeBudget}; 0: none); those on writes need --allow-writes
   --report FILE.json    Write the JSON report
@@ -70,6 +72,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         stateful: { type: "boolean" },
         "follow-links": { type: "boolean" },
         "negative-budget": { type: "string" },
+        "anonymous-budget": { type: "string" },
         "limit-scale": { type: "string" },
         ref: { type: "string", multiple: true },
         report: { type: "string" },
@@ -116,6 +119,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       followLinks: args["follow-links"] === true || earlier.follow_links === true,
       refs: refsOf(args.ref ?? []),
       limitScale: count(args["limit-scale"] ?? numeric(earlier.limit_scale), "--limit-scale", 1, 1),
+      ...(args["anonymous-budget"] !== undefined ? { anonymousBudget: count(args["anonymous-budget"], "--anonymous-budget", 0, 0) } : {}),
       negativeBudget: count(args["negative-budget"] ?? numeric(earlier.negative_budget), "--negative-budget", DEFAULTS.negativeBudget, 0),
       contract: loadContract(),
       generated: count(args.generated ?? numeric(earlier.generated), "--generated", DEFAULTS.generated, 0),

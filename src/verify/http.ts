@@ -12,6 +12,8 @@ export interface SendOptions {
   maxBodyBytes: number;
   /** The fetch to send with (tests inject one, as openapi-fetch's do). */
   fetch?: typeof fetch;
+  /** Sends raw bytes and reads the answer (raw-http.ts `sendRaw`); with an injected fetch and none, no raw request is sent. */
+  raw?: (base: URL, bytes: Buffer, timeoutMs: number) => Promise<ExchangeResponse | null>;
 }
 
 export const DEFAULT_SEND_OPTIONS: SendOptions = { timeoutMs: 30_000, streamWindowMs: 2_000, maxBodyBytes: 8 * 1024 * 1024 };

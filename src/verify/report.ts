@@ -81,7 +81,8 @@ export class ReportBuilder {
   private readonly ops = new Map<string, OperationReport>();
   private readonly violations = new Map<string, Violation>();
   readonly notices: string[] = [];
-  private readonly tenancyResources = new Set<string>();
+  /** The resource kinds (collection templates) asked for with the second key. */
+  readonly tenancyResources = new Set<string>();
   private readonly answers = new Map<string, Answers>();
   negatives: NegativeResult[] = [];
   /** Set for a replay run: what was judged (replay.ts runKey). */

@@ -1,10 +1,14 @@
-// `verify()`: checks a live implementation against the contract and returns the report.
+// `verify()`: checks a live implementation against the contract and returns the report, in stages:
 //
-//   options ─► target and credentials checked ─► operations selected ─► cases built (cases.ts)
-//           ─► sent bucket by bucket around rate limits (schedule.ts), each exchange checked (session.ts, checks/)
-//           ─► with --allow-writes, the Idempotency-Key requests (checks/idempotency-honoured.ts)
-//           ─► list walks (pages.ts) ─► negative cases from the contract's rules (probes.ts)
-//           ─► with --stateful, CRUD round trips (crud.ts) ─► report (report.ts)
+//   setUp              options, target and credentials checked, the contract read (limits scaled), operations
+//                      selected, the session, scheduler and report made
+//   firstPass          every operation's cases (cases.ts), the anonymous ones within their budget (anonymous.ts),
+//                      sent bucket by bucket around rate limits (schedule.ts), each exchange checked (checks/)
+//   rulesOfTheContract malformed requests (malformed.ts), Idempotency-Key requests, list walks (pages.ts), the
+//                      lifecycle, revoked-key and reference cases (probes.ts), negative values per field
+//   roundTrips         with --stateful, CRUD round trips (crud.ts) with tenancy (tenancy.ts)
+//   foundTenancy       with --api-key-b, the resources found in lists (tenancy.ts)
+//   finish             what was made for references deleted, the report built (report.ts)
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
 import { loadContract, withLimitScale, type Contract } from "../mock/contract.js";
@@ -15,8 +19,11 @@ import { idempotencyCases } from "./checks/idempotency-honoured.js";
 import { crudGroups, roundtrip } from "./crud.js";
 import { listOperations, walkPages } from "./pages.js";
 import type { RoundtripContext } from "./probe-context.js";
+import { AnonymousBudget, byPriority, isAnonymous } from "./anonymous.js";
+import { MALFORMED_KINDS, malformedRequests, malformedTarget } from "./malformed.js";
 import { negativeValues } from "./negatives.js";
 import { Prerequisites } from "./prerequisites.js";
+import { foundTenancy } from "./tenancy.js";
 import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes.js";
 import { ValueGenerator } from "./generate.js";
 import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
@@ -26,7 +33,7 @@ import { selectOperations } from "./select.js";
 import { Parents } from "./parents.js";
 import type { Operation } from "./types.js";
 import { realClock, Session, type Clock, type Credential } from "./session.js";
-import { parseTarget, queryTokensAllowed, VerifyUsageError } from "./target.js";
+import { parseTarget, queryTokensAllowed, VerifyUsageError, type Target } from "./target.js";
 
 export interface VerifyOptions {
   target: string;
@@ -47,6 +54,8 @@ export interface VerifyOptions {
   refs?: Record<string, string>;
   /** The target's limits are this many times the policy's (a mock started with --limit-scale N); default 1. */
   limitScale?: number;
+  /** Requests without a workspace a run may send per rate-limit category (anonymous.ts); default: one window of the smallest plan's limit. */
+  anonymousBudget?: number;
   /** Negative values per field (negatives.ts): cases sent at most (default 200); 0 sends none. */
   negativeBudget?: number;
   /** Generated requests per operation (default 2). */
@@ -67,7 +76,33 @@ export interface VerifyOptions {
 
 export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300, negativeBudget: 200 } as const;
 
+/** What every stage of a run shares: the options, the contract's view, the session, the report, the selection. */
+interface Run extends RoundtripContext {
+  o: VerifyOptions;
+  contract: Contract;
+  target: Target;
+  operations: Operation[];
+  selected: Set<Operation>;
+  budget: AnonymousBudget;
+  /** The referenced resources made for bodies (deleted at the end). */
+  made: Prerequisites;
+  /** The DELETE cases of the first pass, sent after every probe and round trip (decision VG11). */
+  deletes: Job[];
+  started: number;
+}
+
 export async function verify(o: VerifyOptions): Promise<Report> {
+  const run = setUp(o);
+  await firstPass(run);
+  await rulesOfTheContract(run);
+  if (o.stateful) await roundTrips(run);
+  await foundTenancy(run, run.operations);
+  await run.scheduler.runAll(run.deletes);
+  return finish(run);
+}
+
+/** Options checked, the contract read (its limits scaled), operations selected, the session and the report made. */
+function setUp(o: VerifyOptions): Run {
   const started = Date.now();
   const target = parseTarget(o.target);
   if (o.stateful && !o.allowWrites) throw new VerifyUsageError("--stateful creates, updates and deletes resources: it needs --allow-writes");
@@ -75,14 +110,13 @@ export async function verify(o: VerifyOptions): Promise<Report> {
   const view = ContractView.of(contract);
   const credential = credentialOf(o, view.apiKeyHeader);
   const only = o.only ? new Set(o.only.map((c) => `${c.operationId}\0${c.case}`)) : null;
-  const wanted = only ? (op: Operation, label: string) => only.has(`${op.operationId}\0${label}`) : undefined;
   const operations = selectOperations(view.operations, o.operations);
   const checks = createChecks(view);
   const report = new ReportBuilder(checks, operations, view.operations);
   if (only) report.ran = new Set();
+  report.tenancyNote = tenancyNote(o);
   const clock = o.clock ?? realClock;
-  const seed = o.seed ?? 1;
-  const builder = new CaseBuilder(view, new ValueGenerator(view, seed));
+  const builder = new CaseBuilder(view, new ValueGenerator(view, o.seed ?? 1));
   const session = new Session({
     view,
     target,
@@ -96,53 +130,71 @@ export async function verify(o: VerifyOptions): Promise<Report> {
     ...(o.onExchange ? { onExchange: o.onExchange } : {}),
   });
   const scheduler = new Scheduler(clock, (o.maxWaitSeconds ?? DEFAULTS.maxWaitSeconds) * 1000);
-  const bucket = (c: RequestCase) => (c.operation.public ? "public" : `${c.credentials === "header" ? "caller" : "anonymous"}:${c.operation.category.name}`);
-
-  // A key is checked once, before any operation's own work: the unknown key is tried on the first operation of
-  // each tag, not on all (each costs a request of the anonymous limit, 30 a minute on the mock).
-  const keyProbed = new Set(operations.filter((op, i) => operations.findIndex((x) => x.op.tags?.[0] === op.op.tags?.[0]) === i));
-  const jobs: Job[] = [];
-  // A DELETE goes after the probes and round trips that may need what it deletes (the example analysis a nested
-  // list's filters are asked under): decision VG11.
-  const deletes: Job[] = [];
-  for (const op of operations) {
-    for (const c of await builder.build(op, o.generated ?? DEFAULTS.generated, o.allowWrites === true)) {
-      if (wanted ? !wanted(op, c.label) : c.kind === "unknown-key" && !keyProbed.has(op)) continue;
-      const why = refusal(c, o.allowWrites === true, queryTokensAllowed(target));
-      if (why) report.skip(op, c.label, why);
-      else (c.method === "DELETE" && c.safety === "write" ? deletes : jobs).push({ bucket: bucket(c), run: () => session.exchange(c), skip: (reason) => report.skip(op, c.label, reason) });
-    }
-  }
-  if (!target.tls && !target.loopback) report.notices.push(`${target.base} is not TLS: credentials were sent in clear text, and the token-query checks were left out (spec §5 rule 7)`);
-  await scheduler.runAll(jobs);
-
+  const bucket = (c: RequestCase) => (c.operation.public ? "public" : `${isAnonymous(c) ? "anonymous" : "caller"}:${c.operation.category.name}`);
   const selected = new Set(operations);
   const reach = (op: Operation) => o.followLinks === true || selected.has(op);
-  const ctx: RoundtripContext = { view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, reach, ...(wanted ? { only: wanted } : {}), ...(o.apiKeyB ? { tenantB: o.apiKeyB } : {}) };
-  const prereqs = new Prerequisites(ctx, o.refs ?? {});
-  ctx.prereqs = prereqs;
-  ctx.parents = new Parents(ctx);
-  report.tenancyNote = tenancyNote(o);
-  if (o.allowWrites) await probeIdempotency(operations, ctx);
-  await rulesOfTheContract(ctx, operations);
-  report.negatives = await negativeValues(ctx, operations, o.negativeBudget ?? DEFAULTS.negativeBudget);
-  if (o.stateful) {
-    const replayed = (name: string) => !o.only || o.only.some((c) => c.case.endsWith(` ${name}`));
-    for (const g of crudGroups(view, view.operations).filter((g) => selected.has(g.create) && replayed(g.name))) {
-      const stopped = await roundtrip(g, ctx);
-      if (stopped) report.notices.push(`round trip of ${g.name} stopped early: ${stopped}`);
+  const run: Run = { o, contract, target, operations, selected, started, view, builder, session, scheduler, bucket, allowWrites: o.allowWrites === true, report, reach, budget: new AnonymousBudget(contract.policy, o.anonymousBudget), deletes: [] as Job[] } as Run;
+  if (only) run.only = (op: Operation, label: string) => only.has(`${op.operationId}\0${label}`);
+  if (o.apiKeyB) run.tenantB = o.apiKeyB;
+  run.prereqs = run.made = new Prerequisites(run, o.refs ?? {});
+  run.parents = new Parents(run);
+  if (!target.tls && !target.loopback) report.notices.push(`${target.base} is not TLS: credentials were sent in clear text, and the token-query checks were left out (spec §5 rule 7)`);
+  return run;
+}
+
+/**
+ * Every selected operation's cases (cases.ts), sent bucket by bucket around rate limits (schedule.ts). The cases
+ * the service counts without a workspace draw on the anonymous budget (anonymous.ts) in its order; the malformed
+ * requests and the revoked key, sent later, have their share set aside first.
+ */
+async function firstPass(run: Run): Promise<void> {
+  const { o, operations, report, session, budget } = run;
+  // A request the service cannot parse, and a revoked key, are counted in the default category (decision G26).
+  const general = run.contract.policy.categories.find((c) => c.default) ?? operations[0]!.category;
+  if (malformedTarget(operations)) budget.reserve(general, MALFORMED_KINDS.length);
+  if (o.allowWrites) budget.reserve(general, 1);
+  // A key is checked once, before any operation's own work: the unknown key is tried on the first operation of
+  // each tag, not on all (each costs a request of the anonymous limit).
+  const keyProbed = new Set(operations.filter((op, i) => operations.findIndex((x) => x.op.tags?.[0] === op.op.tags?.[0]) === i));
+  const cases: RequestCase[] = [];
+  for (const op of operations) {
+    for (const c of await run.builder.build(op, o.generated ?? DEFAULTS.generated, o.allowWrites === true)) {
+      if (run.only ? !run.only(op, c.label) : c.kind === "unknown-key" && !keyProbed.has(op)) continue;
+      const why = refusal(c, o.allowWrites === true, queryTokensAllowed(run.target));
+      if (why) report.skip(op, c.label, why);
+      else cases.push(c);
     }
   }
-  await scheduler.runAll(deletes);
-  // What was made to be referenced goes last, after every case that needed it.
-  await prereqs.cleanUp();
-  report.waitedMs = scheduler.waitedMs;
+  const jobs: Job[] = [];
+  for (const c of [...cases.filter((c) => !isAnonymous(c)), ...byPriority(cases.filter(isAnonymous))]) {
+    if (isAnonymous(c) && !budget.take(c.operation)) report.skip(c.operation, c.label, budget.reason(c.operation));
+    // A DELETE goes after the probes and round trips that may need what it deletes (the example analysis a nested
+    // list's filters are asked under): decision VG11.
+    else (c.method === "DELETE" && c.safety === "write" ? run.deletes : jobs).push({ bucket: run.bucket(c), run: () => session.exchange(c), skip: (reason) => report.skip(c.operation, c.label, reason) });
+  }
+  await run.scheduler.runAll(jobs);
+}
+
+/** With --stateful, the CRUD round trip of every selected create (crud.ts); --replay sends only the named ones. */
+async function roundTrips(run: Run): Promise<void> {
+  const replayed = (name: string) => !run.o.only || run.o.only.some((c) => c.case.endsWith(` ${name}`));
+  for (const g of crudGroups(run.view, run.view.operations).filter((g) => run.selected.has(g.create) && replayed(g.name))) {
+    const stopped = await roundtrip(g, run);
+    if (stopped) run.report.notices.push(`round trip of ${g.name} stopped early: ${stopped}`);
+  }
+}
+
+/** What was made to be referenced goes last, after every case that needed it; then the report. */
+async function finish(run: Run): Promise<Report> {
+  const { o, report, contract } = run;
+  await run.made.cleanUp();
+  report.waitedMs = run.scheduler.waitedMs;
   return report.build({
-    target: target.base,
+    target: run.target.base,
     contract: { title: String(contract.doc.info?.title ?? ""), version: String(contract.doc.info?.version ?? "") },
-    started_at: new Date(started).toISOString(),
-    duration_ms: Date.now() - started,
-    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, limit_scale: o.limitScale ?? 1, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, generated: o.generated ?? DEFAULTS.generated, seed },
+    started_at: new Date(run.started).toISOString(),
+    duration_ms: Date.now() - run.started,
+    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, limit_scale: o.limitScale ?? 1, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, generated: o.generated ?? DEFAULTS.generated, seed: o.seed ?? 1 },
   });
 }
 
@@ -159,25 +211,33 @@ async function probeIdempotency(operations: Operation[], ctx: RoundtripContext):
   }
 }
 
-/** Page walks of every list, then the negative cases made from the contract's rules (credentials, references, lifecycles). */
-async function rulesOfTheContract(ctx: RoundtripContext, operations: Operation[]): Promise<void> {
-  for (const op of listOperations(ctx, operations)) {
-    const stopped = await walkPages(ctx, op);
-    if (stopped) ctx.report.notices.push(`the page walk of ${op.operationId} stopped early: ${stopped}`);
+/**
+ * The cases made from the contract's rules: the malformed requests (malformed.ts), the Idempotency-Key requests
+ * (--allow-writes), every list's page walk, the lifecycle, revoked-key and reference cases (probes.ts) and the
+ * negative values per field (negatives.ts).
+ */
+async function rulesOfTheContract(run: Run): Promise<void> {
+  const { operations, report } = run;
+  await malformedRequests(run, operations);
+  if (run.allowWrites) await probeIdempotency(operations, run);
+  for (const op of listOperations(run, operations)) {
+    const stopped = await walkPages(run, op);
+    if (stopped) report.notices.push(`the page walk of ${op.operationId} stopped early: ${stopped}`);
   }
-  await ctx.parents?.filterCases(operations);
-  const machines = lifecyclesOf(ctx);
-  await lifecycleProbes(ctx, operations, machines);
-  if (!ctx.allowWrites) return;
-  const stopped = await revokedKeyProbe(ctx, new Set(operations));
-  if (stopped) ctx.report.notices.push(`the revoked-key case was not sent: ${stopped}`);
-  await referenceProbes(ctx, operations, machines);
+  await run.parents?.filterCases(operations);
+  const machines = lifecyclesOf(run);
+  await lifecycleProbes(run, operations, machines);
+  if (run.allowWrites) {
+    const stopped = await revokedKeyProbe(run, run.selected);
+    if (stopped) report.notices.push(`the revoked-key case was not sent: ${stopped}`);
+    await referenceProbes(run, operations, machines);
+  }
+  report.negatives = await negativeValues(run, operations, run.o.negativeBudget ?? DEFAULTS.negativeBudget);
 }
 
 /** Why tenancy cannot be checked with these options, or null when it can. */
 function tenancyNote(o: VerifyOptions): string | null {
   if (!o.apiKeyB) return "no key of a second workspace (--api-key-b KEY): whether one workspace can see another's resources was not tried";
-  if (!o.stateful) return "the second key is tried on the resources the run creates: give --allow-writes --stateful";
   return null;
 }
 

@@ -4,7 +4,8 @@
 // (runner.ts).
 import type { RequestCase } from "./cases.js";
 import { randomBytes } from "node:crypto";
-import { checkExchange } from "./checks/index.js";
+import { checkExchange, MALFORMED_RULES } from "./checks/index.js";
+import { rawReproduction, sendRaw } from "./raw-http.js";
 import { reproduction } from "./reproduce.js";
 import type { ContractView } from "./contract-view.js";
 import { redact } from "../mock/log.js";
@@ -13,7 +14,7 @@ import type { ReportBuilder } from "./report.js";
 import { runKey } from "./replay.js";
 import { tokenQueryParam } from "./request-facts.js";
 import { VerifyUsageError, type Target } from "./target.js";
-import type { Check, Exchange, ExchangeRequest, ScenarioStep } from "./types.js";
+import type { Check, Exchange, ExchangeRequest, MalformedStep, Operation, Probe, ScenarioStep } from "./types.js";
 
 export interface Clock {
   now(): number;
@@ -27,6 +28,13 @@ export interface Credential {
   header: [string, string];
   /** The bare secret, for `?token=` and for redaction. */
   secret: string;
+}
+
+/** What a raw exchange is (Session.exchangeRaw): a malformed request, or a probe such as a WebSocket upgrade by the second key (with its secret and the shell variable that stands for it). */
+export interface RawTag {
+  malformed?: MalformedStep;
+  probe?: Probe;
+  secret?: [string, string];
 }
 
 export type Sent = { kind: "answered"; exchange: Exchange; retryAfterMs: number | null } | { kind: "skipped"; reason: string };
@@ -83,6 +91,40 @@ export class Session {
     const reproduce = (rule: string) => reproduction(this.o.view, this.o.checks, exchange, rule, this.secrets(c));
     report.record(c.operation, shown, response.status, redacted, { ...at, reproduce });
     for (const r of results) report.ran?.add(runKey(c.operation.operationId, c.label, r.rule, request.method, request.url));
+    this.o.onExchange?.(`${response.status} ${shown}`);
+    return { kind: "answered", exchange, retryAfterMs: response.status === 429 ? retryAfterMs(exchange, this.o.view.retryAfterHeader) : null };
+  }
+
+  /**
+   * Sends bytes no HTTP client would (malformed.ts) on a fresh connection to the target, without credentials, and
+   * judges the answer by the rules of an error answer (MALFORMED_RULES). A connection closed without an answer is
+   * "skipped" with that reason: nothing to judge.
+   */
+  async exchangeRaw(op: Operation, label: string, path: string, raw: (target: string, host: string) => string, tag: RawTag): Promise<Sent> {
+    const { report } = this.o;
+    if (report.requests >= this.o.maxRequests) return { kind: "skipped", reason: `the request budget (--max-requests ${this.o.maxRequests}) is used up` };
+    await this.pace();
+    const base = new URL(this.o.target.base);
+    const target = base.pathname.replace(/\/$/, "") + path;
+    const text = raw(target, base.host);
+    report.requests++;
+    let response;
+    try {
+      response = await (this.o.send.raw ?? sendRaw)(base, Buffer.from(text, "latin1"), this.o.send.timeoutMs);
+    } catch (e) {
+      report.record(op, `GET ${path} (${label})`, 0, [{ rule: "transport", violations: [`no answer: ${(e as Error).message}`] }], { case: label });
+      return { kind: "skipped", reason: `no answer: ${(e as Error).message}` };
+    }
+    if (!response) return { kind: "skipped", reason: "the connection was closed without an answer (RFC 9112 allows it: nothing to judge)" };
+    const headers = Object.fromEntries(text.split("\r\n").slice(1).filter((l) => l.includes(":")).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
+    const request: ExchangeRequest = { method: "GET", url: base.origin + target, headers, body: null };
+    const checks = this.o.checks.filter((c) => (tag.malformed ? MALFORMED_RULES.has(c.name) : c.name === "tenancy"));
+    const { exchange, results } = await checkExchange(this.o.view, checks, { operation: op, request, response, ...(tag.malformed ? { malformed: tag.malformed } : {}), ...(tag.probe ? { probe: tag.probe } : {}) });
+    const shown = `GET ${path} (${label})`;
+    const secrets = tag.secret ? [tag.secret] : [];
+    const reproduce = (rule: string) => ({ ...reproduction(this.o.view, checks, exchange, rule, secrets), curl: rawReproduction(base, text, secrets) });
+    report.record(op, shown, response.status, results, { case: label, reproduce });
+    for (const r of results) report.ran?.add(runKey(op.operationId, label, r.rule, request.method, request.url));
     this.o.onExchange?.(`${response.status} ${shown}`);
     return { kind: "answered", exchange, retryAfterMs: response.status === 429 ? retryAfterMs(exchange, this.o.view.retryAfterHeader) : null };
   }

@@ -84,6 +84,13 @@ export interface PageStep {
   kind: "page" | "foreign-cursor";
 }
 
+/** A request no HTTP parser takes, sent over a raw socket (malformed.ts). */
+export interface MalformedStep {
+  kind: "control-byte" | "request-line" | "no-colon";
+  /** It is no HTTP/1.1 message: only a 400 (or a closed connection) answers it. A control byte may also be kept. */
+  mustRefuse: boolean;
+}
+
 export interface Exchange {
   operation: Operation;
   request: ExchangeRequest;
@@ -92,6 +99,7 @@ export interface Exchange {
   scenario?: ScenarioStep;
   probe?: Probe;
   page?: PageStep;
+  malformed?: MalformedStep;
 }
 
 /**

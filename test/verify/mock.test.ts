@@ -14,7 +14,8 @@ const operationIds = contract.router.routes.map((r) => r.operationId).sort();
 
 describe("verify against the mock gateway", () => {
   it("read-only: every operation, no violation; writes are skipped, not sent", async () => {
-    const report = await mock.run(mock.g.url);
+    // Every anonymous case too (the test's clock waits the anonymous windows out at no cost): anonymous-budget.test.ts.
+    const report = await mock.run(mock.g.url, { anonymousBudget: 10_000 });
     expect(report.violations, listed(report)).toEqual([]);
     expect(report.operations.map((o) => o.operationId).sort()).toEqual(operationIds);
     for (const o of report.operations) {
@@ -31,7 +32,7 @@ describe("verify against the mock gateway", () => {
   }, 300_000);
 
   it("--allow-writes: every case of every operation sent, no violation, every check but the round trip ran", async () => {
-    const report = await mock.run(mock.g.url, { allowWrites: true });
+    const report = await mock.run(mock.g.url, { allowWrites: true, anonymousBudget: 10_000 });
     expect(report.violations, listed(report)).toEqual([]);
     for (const o of report.operations) expect(o.skipped, o.operationId).toEqual([]);
     for (const c of report.checks) {
@@ -52,10 +53,10 @@ describe("verify against the mock gateway", () => {
     // Every kind whose create answered and read back was tried with the other workspace's key.
     const readBack = new Set(crudGroups(new ContractView(contract), new ContractView(contract).operations).map((g) => g.name));
     expect(report.tenancy.checked).toBe(true);
-    for (const kind of report.tenancy.resources) expect(readBack.has(kind), kind).toBe(true);
     // Every resource kind of the contract (every create's round trip), tenancy included: prerequisites made, a
-    // create the example cannot make for this key (a live key) made from a generated body.
-    expect([...report.tenancy.resources].sort(), report.notices.join("\n")).toEqual([...readBack].sort());
+    // create the example cannot make for this key (a live key) made from a generated body. Kinds without a create
+    // are tried on a resource found in their list (decision Y42), when the second workspace has no such id itself.
+    for (const kind of readBack) expect(report.tenancy.resources, report.notices.join("\n")).toContain(kind);
     expect(report.coverage.filter((c) => c.category !== "checked")).toEqual([]);
   }, 300_000);
 

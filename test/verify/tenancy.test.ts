@@ -27,6 +27,32 @@ describe("tenancy", () => {
     expect(summaryTable(report).split("\n")[0]).toMatch(/^! tenancy NOT checked: .*--api-key-b/);
   });
 
+  it("resources the run finds (not made by it) are read by the second key, with their related reads; read-only", async () => {
+    const made = await fetch(`${mock.g.url}/v1/speakers`, { method: "POST", headers: { "x-api-key": BUSINESS_KEY, "content-type": "application/json" }, body: JSON.stringify({ name: "Found Speaker" }) });
+    expect(made.status).toBe(201);
+    const id = ((await made.json()) as { id: string }).id;
+    const report = await mock.run(mock.g.url, { operations: "listSpeakers,getSpeaker", apiKeyB: OTHER_WORKSPACE_KEY });
+    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.tenancy.resources).toEqual(["/v1/speakers"]);
+    expect(report.checks.find((c) => c.rule === "tenancy")!.run).toBe(2); // the read and the list
+    expect(report.notices.join("\n")).not.toContain(id);
+  });
+
+  it("an analysis's event stream (SSE) and its WebSocket (a raw upgrade) by the second key answer 404", async () => {
+    const report = await mock.run(mock.g.url, writes("createAnalysis", { stateful: true, followLinks: true, apiKeyB: OTHER_WORKSPACE_KEY }));
+    expect(report.violations, listed(report)).toEqual([]);
+    for (const id of ["streamAnalysisEvents", "connectAnalysisEvents", "getAnalysisTranscript"]) {
+      expect(report.operations.find((o) => o.operationId === id)?.checks.tenancy?.run, id).toBeGreaterThan(0);
+    }
+  });
+
+  it("a found id the second workspace also has (fixtures seeded alike) is not judged, and said so", async () => {
+    const report = await mock.run(mock.g.url, { operations: "listAgents,getAgent", apiKeyB: OTHER_WORKSPACE_KEY });
+    expect(report.violations, listed(report)).toEqual([]);
+    expect(report.tenancy.checked).toBe(false);
+    expect(report.notices.some((n) => /tenancy of \/v1\/agents: .* is also in the second key's own list/.test(n)), report.notices.join("\n")).toBe(true);
+  });
+
   it("the second key must be another key", async () => {
     await expect(mock.run(mock.g.url, { apiKeyB: BUSINESS_KEY })).rejects.toThrow(/another workspace/);
   });

@@ -17,6 +17,7 @@ import { referencesEnforced } from "./references-enforced.js";
 import { wrongCredentials } from "./wrong-credentials.js";
 import { negativeValues } from "./negative-values.js";
 import { malformedJsonRejected } from "./malformed-json-rejected.js";
+import { malformedRequestRefused } from "./malformed-request-refused.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { rateLimitSemantics } from "./rate-limit-semantics.js";
 import { responseHeaders } from "./response-headers.js";
@@ -26,6 +27,9 @@ import { statusDeclared } from "./status-declared.js";
 import { tenancy } from "./tenancy.js";
 import { tokenQueryRejected } from "./token-query-rejected.js";
 import { validInputAccepted } from "./valid-input-accepted.js";
+
+/** The rules that judge the answer to a malformed request (malformed.ts): its status, error body, headers and CORS. */
+export const MALFORMED_RULES = new Set(["status-declared", "content-type-declared", "response-schema", "response-headers", "rate-limit-headers", "retry-after", "error-body", "malformed-request-refused"]);
 
 /** Every check, fresh (stateful ones start empty). */
 export function createChecks(view: ContractView): Check[] {
@@ -44,6 +48,7 @@ export function createChecks(view: ContractView): Check[] {
     negativeValues(),
     validInputAccepted(),
     malformedJsonRejected(),
+    malformedRequestRefused(),
     rateLimitSemantics(view),
     pagination(),
     referencesEnforced(),
