@@ -4,7 +4,10 @@
 //   tsx scripts/bench/scale-server.ts lists <small> <large>   two workspaces of analyses, <small> (demo Pro) and
 //        <large> (demo Business), filled directly in the store (100,000 POSTs would take minutes), half of them
 //        completed, a third video; prints cursors spread over each list, and the heap each stored analysis costs
-//   tsx scripts/bench/scale-server.ts streams                 analyses that never move (step of a day), for streams
+//   tsx scripts/bench/scale-server.ts streams <n>             analyses that never move (step of a day), for <n> streams
+//        from one client address in one workspace: the caps they would meet (open streams per workspace and per
+//        address, 100 and 200; connections, and one address's share of them) raised to hold <n> and /health beside
+//        them, with the documented flags (docs/limits.md), so the figure is /health's price under that many streams
 //   tsx scripts/bench/scale-server.ts lifecycles <stepMs>     analyses that move every <stepMs>
 //   tsx scripts/bench/scale-server.ts create [stateFile]      in memory, or kept in a state database
 //   tsx scripts/bench/scale-server.ts keyed <stateFile> <n>   with --state, n pairs of workspaces: one remembering 1
@@ -30,6 +33,12 @@ async function start(opts: GatewayOptions) {
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
   return { g, url };
+}
+
+/** The caps of a gateway holding `n` event streams from one address in one workspace (and room for /health). */
+function streamCaps(n: number): GatewayOptions["limits"] {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`streams: give the number of streams (got ${n})`);
+  return { streamsPerWorkspace: n, streamsPerAddress: n, connections: n + 1000, addressShare: 100 };
 }
 
 /** Heap and off-heap bytes in use after a full collection (run with --expose-gc; without it, a rougher figure). */
@@ -90,13 +99,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scr
   const [kind, a, b] = process.argv.slice(2);
   let out: Record<string, unknown>;
   if (kind === "lists") out = await lists(Number(a), Number(b));
-  else if (kind === "streams") out = { url: (await start({ stepMs: 86_400_000 })).url };
+  else if (kind === "streams") out = { url: (await start({ stepMs: 86_400_000, limits: streamCaps(Number(a)) })).url };
   else if (kind === "lifecycles") out = { url: (await start({ stepMs: Number(a) })).url };
   else if (kind === "create") out = { url: (await start({ stateFile: a ?? null })).url };
   else if (kind === "keyed") out = await keyed(a!, Number(b));
   else if (kind === "idle") out = { url: (await start({ limits: { connections: 150 } })).url };
   else {
-    console.error("usage: tsx scripts/bench/scale-server.ts lists <small> <large> | streams | lifecycles <stepMs> | create [stateFile] | keyed <stateFile> <n> | idle");
+    console.error("usage: tsx scripts/bench/scale-server.ts lists <small> <large> | streams <n> | lifecycles <stepMs> | create [stateFile] | keyed <stateFile> <n> | idle");
     process.exit(2);
   }
   console.log(JSON.stringify({ ...out, pid: process.pid }));

@@ -4,7 +4,8 @@
 //   listPageP99At100kOver1k      p99 of GET /v1/analyses?status=completed&media_type=audio&cursor=… (200 cursors
 //                                spread over the list, so the page cache does not answer) in a workspace of
 //                                100,000 analyses ÷ the same in one of 1,000, in the same gateway
-//   healthP99UnderStreamsMs      /health p99 while 10,000 SSE streams follow a resting analysis
+//   healthP99UnderStreamsMs      /health p99 while 10,000 SSE streams follow a resting analysis (one workspace, one
+//                                address: that gateway's stream and connection caps raised to hold them)
 //   healthP99UnderLifecyclesMs   /health p99 while 20,000 analyses are in flight (created, then moving every 20 s)
 //   createWithStateOverMemory    POST /v1/boards req/s with --state (a SQLite database) ÷ in memory
 //   keyedCreateP99At1kOver1      p99 of POST /v1/boards with a new Idempotency-Key each, with --state, in a
@@ -142,7 +143,7 @@ function openStream(url: string): Promise<http.ClientRequest> {
 }
 
 async function streams(o: Options, out: Scale): Promise<void> {
-  const s = await serve(["streams"], "streams gateway");
+  const s = await serve(["streams", String(o.sizes.streams)], "streams gateway");
   const open: http.ClientRequest[] = [];
   try {
     const analysis = (await (await post(`${s.url}/v1/analyses`, "pk_test_demo_pro", ANALYSIS)).json()) as { id: string };

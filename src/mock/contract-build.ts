@@ -117,6 +117,8 @@ interface RouteNode {
   literal: Map<string, RouteNode>;
   param: { name: string; node: RouteNode } | null;
   methods: Map<string, Route>;
+  /** The match of each request method seen on this node's path when it has no parameters: made once, shared. */
+  fixed: Map<string, RouteMatch>;
 }
 
 export type RouteMatch =
@@ -132,12 +134,19 @@ export type RouteMatch =
 export class Router {
   private root: RouteNode = newNode();
   readonly routes: Route[] = [];
+  /**
+   * The nodes of templates without parameters, by path: such a path is found by one lookup (the trie would reach the
+   * same node, literal segments winning) and its matches are shared, frozen, rather than made per request.
+   */
+  private readonly literal = new Map<string, RouteNode>();
 
   add(route: Route): void {
     let node = this.root;
+    let literal = true;
     for (const seg of route.template.split("/").slice(1)) {
       const param = /^\{(.+)\}$/.exec(seg);
       if (param) {
+        literal = false;
         node.param ??= { name: param[1]!, node: newNode() };
         node = node.param.node;
       } else {
@@ -147,22 +156,38 @@ export class Router {
       }
     }
     node.methods.set(route.method, route);
+    node.fixed.clear();
+    if (literal) this.literal.set(route.template, node);
     this.routes.push(route);
   }
 
   match(method: string, pathname: string): RouteMatch {
-    const segs = pathname.split("/").slice(1);
+    const fixed = this.literal.get(pathname);
+    if (fixed) {
+      let m = fixed.fixed.get(method);
+      // One entry per method node:http parses (a fixed set), so the map stays small whatever clients send.
+      if (!m) fixed.fixed.set(method, (m = Object.freeze(matchAt(fixed, method, NO_PARAMS))));
+      return m;
+    }
     const params: Record<string, string> = {};
-    const node = walk(this.root, segs, 0, params);
-    if (!node || node.methods.size === 0) return { kind: "none" };
-    const route = node.methods.get(method.toLowerCase());
-    if (!route) return { kind: "method", allow: [...node.methods.keys()].map((m) => m.toUpperCase()) };
-    return { kind: "ok", route, params };
+    const node = walk(this.root, pathname.split("/"), 1, params);
+    return node ? matchAt(node, method, params) : NO_ROUTE;
   }
 }
 
+const NO_ROUTE: RouteMatch = Object.freeze({ kind: "none" });
+const NO_PARAMS: Record<string, string> = Object.freeze({});
+
+/** The match of `method` at a node the path reached. */
+function matchAt(node: RouteNode, method: string, params: Record<string, string>): RouteMatch {
+  if (node.methods.size === 0) return NO_ROUTE;
+  const route = node.methods.get(method.toLowerCase());
+  if (!route) return { kind: "method", allow: Object.freeze([...node.methods.keys()].map((m) => m.toUpperCase())) as string[] };
+  return { kind: "ok", route, params };
+}
+
 function newNode(): RouteNode {
-  return { literal: new Map(), param: null, methods: new Map() };
+  return { literal: new Map(), param: null, methods: new Map(), fixed: new Map() };
 }
 
 function walk(node: RouteNode, segs: string[], i: number, params: Record<string, string>): RouteNode | null {

@@ -5,6 +5,7 @@
 //   - the stateless mock (`--stateless`), whose SSE stream and WebSockets play a fixed script (EventScripts).
 import { sleep } from "./sleep.js";
 import type { Contract, Json } from "./contract.js";
+import type { Random } from "./ids.js";
 
 export interface StreamEvent {
   event: string;
@@ -41,12 +42,16 @@ export function replaceKey(node: Json, key: string, value: string): Json {
 
 const RANDOM_CHARS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
-/** A prefixed id with a ULID-like 26-character suffix (`anl_01…`). */
-export function newId(prefix: string, now = Date.now()): string {
+/**
+ * A prefixed id with a ULID-like 26-character suffix (`anl_01…`): `now`'s time, then 16 random characters. With
+ * `random` (a seeded simulation's) all 26 are drawn from it, so the same seed mints the same ids whatever the time.
+ */
+export function newId(prefix: string, now = Date.now(), random?: Random): string {
   let time = "";
-  for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = RANDOM_CHARS[t % 32] + time;
+  if (random) for (let i = 0; i < 10; i++) time += RANDOM_CHARS[Math.floor(random() * 32)];
+  else for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = RANDOM_CHARS[t % 32] + time;
   let rand = "";
-  for (let i = 0; i < 16; i++) rand += RANDOM_CHARS[Math.floor(Math.random() * 32)];
+  for (let i = 0; i < 16; i++) rand += RANDOM_CHARS[Math.floor((random ?? Math.random)() * 32)];
   return `${prefix}_${time}${rand}`;
 }
 
@@ -54,9 +59,9 @@ export function newId(prefix: string, now = Date.now()): string {
  * Copies of `values` whose `id`s are new (same prefix), with every reference to an old id among them (an alert's
  * `signal_id`) following: the content of a new analysis is the examples' content under ids of its own.
  */
-export function freshIds(values: Json[], now: number): Json[] {
+export function freshIds(values: Json[], now: number, random?: Random): Json[] {
   const renamed = new Map<string, string>();
-  for (const v of values) if (typeof v?.id === "string" && /^[a-z]+_/.test(v.id)) renamed.set(v.id, newId(v.id.slice(0, v.id.indexOf("_")), now));
+  for (const v of values) if (typeof v?.id === "string" && /^[a-z]+_/.test(v.id)) renamed.set(v.id, newId(v.id.slice(0, v.id.indexOf("_")), now, random));
   const swap = (n: Json): Json => {
     if (typeof n === "string") return renamed.get(n) ?? n;
     if (Array.isArray(n)) return n.map(swap);

@@ -7,7 +7,7 @@ import type { components } from "../../generated/schema.js";
 import type { PlanName, RateLimitPolicy } from "../policy.js";
 import type { Contract } from "./contract.js";
 import { newId } from "./events.js";
-import { isoSeconds, randomBase62 } from "./ids.js";
+import { isoSeconds, randomBase62, type Random } from "./ids.js";
 import { KeysFileError } from "./keys-file.js";
 import { KEY_PREFIXES, type KeyRecord } from "./key-record.js";
 import { systemClock, type Clock } from "./limiter.js";
@@ -81,6 +81,8 @@ export class KeyStore implements MockState {
   private startedAt: string;
 
   private readonly clock: Clock;
+  /** The random part of new keys' ids and secrets (a seeded simulation's), else Math.random and WebCrypto. */
+  private readonly random: Random | undefined;
   private readonly onChange: () => void;
   /** The policy's plans: a restored key must be on one of them. */
   private readonly planNames: readonly string[];
@@ -89,9 +91,10 @@ export class KeyStore implements MockState {
 
   constructor(
     private readonly seeds: readonly KeyRecord[],
-    opts: { clock?: Clock; onChange?: () => void; contract?: Contract } = {},
+    opts: { clock?: Clock; onChange?: () => void; contract?: Contract; random?: Random } = {},
   ) {
     this.contract = opts.contract;
+    this.random = opts.random;
     this.clock = opts.clock ?? systemClock;
     this.onChange = opts.onChange ?? (() => {});
     this.planNames = opts.contract ? Object.keys(opts.contract.policy.plans) : [...new Set(seeds.map((r) => r.plan))];
@@ -176,10 +179,10 @@ export class KeyStore implements MockState {
   /** Creates a key in `workspaceId` (checked by the caller: the limit, the expiry, who may create it). */
   create(workspaceId: string, plan: PlanName, body: components["schemas"]["ApiKeyCreate"]): { key: StoredKey; secret: string } {
     const now = this.clock.now();
-    const secret = `pk_${body.environment}_${randomBase62(32)}`;
+    const secret = `pk_${body.environment}_${randomBase62(32, this.random)}`;
     const key = this.add({
       secret,
-      id: newId("key", now),
+      id: newId("key", now, this.random),
       workspace_id: workspaceId,
       plan,
       seeded: false,

@@ -1,5 +1,6 @@
 // The gateway's options (createGateway's argument): the settings of a run, as types only. Below the gateway, the
 // services and the stages, so each of them can read the options without importing the gateway (decision LY1).
+import type { Random } from "./ids.js";
 import type { Contract } from "./contract.js";
 import type { KeyRecord } from "./key-record.js";
 import type { Latency } from "./latency.js";
@@ -86,4 +87,6 @@ export interface GatewayOptions {
   maxViolations?: number;
   /** The caps (limits.ts, docs/limits.md): any not given keeps its default; a bad value throws LimitError. */
   limits?: Partial<Limits>;
+  /** The random part of the ids minted and the secrets made (ids.ts): a seeded simulation's; unset, Math.random and WebCrypto. */
+  random?: Random;
 }

@@ -128,9 +128,9 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
       : null;
   const states = new StateRegistry();
   const onChange = () => states.changed();
-  const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract });
+  const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract, random: opts.random });
   const secret = opts.jwtSecret ?? jwtSecretFromEnv();
-  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}), boundByCaller: scopeCeiling(contract.doc.paths ?? {}) });
+  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}), boundByCaller: scopeCeiling(contract.doc.paths ?? {}), random: opts.random });
   const apiKeyScheme = Object.values<Json>(contract.doc.components?.securitySchemes ?? {}).find((s) => s.type === "apiKey" && s.in === "header");
   const auth = new Authenticator({ keys, policy, clock, secret, apiKeyHeader: apiKeyScheme?.name ?? "X-API-Key", isRevoked: (c) => oauth.isRevoked(c) });
   const webhooks = new Webhooks(contract, {
@@ -140,6 +140,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     onChange,
     allowLoopback: opts.allowLoopbackWebhooks ?? false,
     claim: engines.claim,
+    random: opts.random,
   });
   const stateless = opts.stateless ?? false;
   const redis = engines.redis ?? null;
@@ -159,6 +160,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     scenarioOf: (ws, rec, scenarios) => faults!.resourceScenario(rec.key, ws.id, scenarios),
     limits,
     links: new FileLinks(secret),
+    random: opts.random,
   });
   faults = new Faults(contract, store.model);
   if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);

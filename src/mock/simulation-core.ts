@@ -15,6 +15,8 @@ import { httpPipeline } from "./pipeline.js";
 import type { Platform } from "./platform.js";
 import { serveRequests } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
+import { seeded } from "./content.js";
+import type { Random } from "./ids.js";
 
 /** Fixtures as `--fixtures` takes them (docs/mock-fixtures.example.yaml): a file's path, or the document itself. */
 export type SimulationFixtures = string | { workspaces: Record<string, unknown>; keys?: unknown[] };
@@ -32,6 +34,13 @@ export interface SimulationOptions {
   keys?: KeyRecord[];
   /** Example answers only, nothing kept (as --stateless). */
   stateless?: boolean;
+  /**
+   * Draws every id the simulation mints (whole: no time part) and every secret it makes from a generator of this
+   * seed: two simulations with one seed mint the same ids in the same order; `reset()` and `load()` start over.
+   */
+  seed?: string | number;
+  /** Webhook URLs on loopback may be registered and are called (as --allow-loopback-webhooks). */
+  allowLoopbackWebhooks?: boolean;
 }
 
 export interface Simulation {
@@ -63,8 +72,8 @@ export interface SimulationRuntime {
   handlers(sim: Pick<Simulation, "baseUrl" | "fetch">): HttpHandler[];
 }
 
-/** The services and request handler of one simulation, built from its options. */
-function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string): { s: Services; handle: RequestHandler } {
+/** The services and request handler of one simulation, built from its options (`random`: its seeded ids). */
+function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string, random: Random | undefined): { s: Services; handle: RequestHandler } {
   const fixtures = opts.fixtures;
   const s = buildServices(
     {
@@ -73,6 +82,8 @@ function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string):
       stepMs: opts.stepMs,
       extraKeys: opts.keys,
       stateless: opts.stateless,
+      allowLoopbackWebhooks: opts.allowLoopbackWebhooks,
+      random,
       ...(typeof fixtures === "string" ? { fixtures } : fixtures ? { fixturesText: { text: stringify(fixtures), source: "fixtures" } } : {}),
     },
     rt.platform,
@@ -80,6 +91,16 @@ function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string):
   s.store.baseUrl = baseUrl;
   if ((opts.clock ?? "paused") === "paused") s.time.pause();
   return { s, handle: serveRequests(s, httpPipeline(s)) };
+}
+
+/**
+ * The simulation's source of randomness for ids: none without a seed (the services' own); with one, a generator
+ * of it (content.ts's seeded PRNG, keyed apart from the content's seeds) that `restart()` takes back to its start.
+ */
+function idSource(seed: string | number | undefined): { random: Random | undefined; restart(): void } {
+  if (seed === undefined) return { random: undefined, restart: () => {} };
+  let next = seeded(`ids:${seed}`);
+  return { random: () => next(), restart: () => void (next = seeded(`ids:${seed}`)) };
 }
 
 /** Ends what a simulation has open: streams, WebSocket sessions, webhook deliveries. */
@@ -94,7 +115,8 @@ async function shut(s: Services): Promise<void> {
 export function simulate(rt: SimulationRuntime, options: SimulationOptions = {}): Simulation {
   const baseUrl = (options.baseUrl ?? "http://localhost:4010").replace(/\/+$/, "");
   let opts = options;
-  let current = build(rt, opts, baseUrl);
+  const ids = idSource(options.seed);
+  let current = build(rt, opts, baseUrl, ids.random);
   const fetch = inProcessFetch((req, res) => current.handle(req, res));
   const controls = mockControls(baseUrl, fetch);
   let handlers: HttpHandler[] | undefined;
@@ -109,13 +131,15 @@ export function simulate(rt: SimulationRuntime, options: SimulationOptions = {})
     faults: controls.faults,
     async reset() {
       await controls.reset();
+      ids.restart();
       // The server's reset leaves the clock running; a simulation created paused is paused again.
       if ((opts.clock ?? "paused") === "paused") current.s.time.pause();
     },
     async load(fixtures) {
       const old = current;
       opts = { ...opts, fixtures };
-      current = build(rt, opts, baseUrl);
+      ids.restart();
+      current = build(rt, opts, baseUrl, ids.random);
       await shut(old.s);
     },
     close: () => shut(current.s),

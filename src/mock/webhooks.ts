@@ -14,7 +14,7 @@ import { isLoopbackAddress } from "../loopback.js";
 import type { components } from "../../generated/schema.js";
 import type { Contract, Json } from "./contract.js";
 import { newId } from "./events.js";
-import { isoSeconds, randomBase62 } from "./ids.js";
+import { isoSeconds, randomBase62, type Random } from "./ids.js";
 import type { Clock } from "./limiter.js";
 import { redact } from "./log.js";
 import { array, componentCheck, object, SnapshotError } from "./snapshot.js";
@@ -74,8 +74,8 @@ export function reachesGateway(url: string, ports: ReadonlySet<number>): boolean
   return ports.has(port) || path.toLowerCase().replace(/\/+/g, "/").startsWith("/__mock");
 }
 
-export function newWebhookSecret(): string {
-  return "whsec_" + randomBase62(32);
+export function newWebhookSecret(random?: Random): string {
+  return "whsec_" + randomBase62(32, random);
 }
 
 /** `v1=` + lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the whole secret as UTF-8. */
@@ -108,6 +108,8 @@ export interface WebhookOptions {
    * replicas run the step. Absent in one process.
    */
   claim?: (key: string) => Promise<boolean>;
+  /** The random part of webhook, delivery and event ids and of signing secrets (a seeded simulation's). */
+  random?: Random;
 }
 
 /** Where one delivery goes, fixed when it is queued: a later change of the URL does not move it (updateWebhook). */
@@ -172,7 +174,7 @@ export class Webhooks implements MockState {
   register(workspaceId: string, body: components["schemas"]["WebhookCreate"]): RegisteredWebhook {
     const now = isoSeconds(this.opts.clock.now());
     const hook: RegisteredWebhook = {
-      id: newId("whk", this.opts.clock.now()),
+      id: newId("whk", this.opts.clock.now(), this.opts.random),
       workspace_id: workspaceId,
       url: body.url,
       event_types: [...body.event_types],
@@ -182,7 +184,7 @@ export class Webhooks implements MockState {
       updated_at: now,
       last_delivery_at: null,
       last_delivery_status: null,
-      secret: newWebhookSecret(),
+      secret: newWebhookSecret(this.opts.random),
     };
     this.add(hook);
     this.changed();
@@ -240,7 +242,7 @@ export class Webhooks implements MockState {
   /** Queues one test delivery of `type` (sent whatever the webhook subscribes to, enabled or not). */
   test(hook: RegisteredWebhook, type: string): { delivery_id: string; event_type: WebhookEventType; status: "queued" } {
     this.track(this.deliver([this.target(hook)], this.event(hook.workspace_id, type, this.sample(type))));
-    return { delivery_id: newId("dlv", this.opts.clock.now()), event_type: type as WebhookEventType, status: "queued" };
+    return { delivery_id: newId("dlv", this.opts.clock.now(), this.opts.random), event_type: type as WebhookEventType, status: "queued" };
   }
 
   /**
@@ -298,7 +300,7 @@ export class Webhooks implements MockState {
   /** The JSON body of one event: a fresh id, the time, the real workspace. */
   private event(workspaceId: string, type: string, data: unknown): Json {
     const now = this.opts.clock.now();
-    return { id: newId("evt", now), type, created_at: isoSeconds(now), workspace_id: workspaceId, data };
+    return { id: newId("evt", now, this.opts.random), type, created_at: isoSeconds(now), workspace_id: workspaceId, data };
   }
 
   private target(hook: RegisteredWebhook): Target {

@@ -80,6 +80,35 @@ describe("createSimulation", () => {
     expect((await get(b)).headers.get("X-RateLimit-Remaining")).not.toBe((await get(a)).headers.get("X-RateLimit-Remaining"));
   });
 
+  it("mints the same ids from one seed: records, their content, keys and webhooks; reset starts over", async () => {
+    const story = async (s: Simulation) => {
+      const api = createClient({ baseUrl: s.baseUrl, apiKey: s.keys.pro, fetch: s.fetch, retry: false });
+      const analysis = await unwrap(api.POST("/v1/analyses", { body: MEDIA }));
+      await s.clock.advance(120_000);
+      const transcript = await unwrap(api.GET("/v1/analyses/{analysis_id}/transcript", { params: { path: { analysis_id: analysis.id } } }));
+      const key = await unwrap(api.POST("/v1/keys", { body: { name: "ci", environment: "test" } }));
+      const hook = await unwrap(api.POST("/v1/webhooks", { body: { url: "https://hooks.example.com/avt", event_types: ["analysis.completed"] } }));
+      return { analysis: analysis.id, segments: transcript.segments.map((g) => g.id), key: [key.id, key.secret], hook: [hook.id, hook.secret] };
+    };
+    const a = sim({ seed: 42 });
+    const first = await story(a);
+    expect(first.analysis).toMatch(/^anl_/);
+    expect(await story(sim({ seed: 42 }))).toEqual(first);
+    const other = await story(sim({ seed: 43 }));
+    expect(other.analysis).not.toBe(first.analysis);
+    expect(other.key[1]).not.toBe(first.key[1]);
+    expect((await story(sim())).analysis).not.toBe((await story(sim())).analysis); // without a seed, random
+    await a.reset();
+    expect(await story(a)).toEqual(first); // the sequence starts over
+  });
+
+  it("registers loopback webhooks only when allowLoopbackWebhooks says so", async () => {
+    const body = JSON.stringify({ url: "http://127.0.0.1:9/hook", event_types: ["analysis.completed"] });
+    const register = (s: Simulation) => s.fetch(`${s.baseUrl}/v1/webhooks`, { method: "POST", headers: { "X-API-Key": s.keys.pro!, "Content-Type": "application/json" }, body });
+    expect((await register(sim())).status).toBe(422);
+    expect((await register(sim({ allowLoopbackWebhooks: true }))).status).toBe(201);
+  });
+
   it("loads fixtures, as a file or a document; a bad one names where", async () => {
     const file = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml");
     const s = sim({ fixtures: file });

@@ -33,6 +33,14 @@ export interface ServerHandlers {
   idleMs?: number;
 }
 
+/**
+ * A request has arrived: the connection's idle limit no longer applies. Only a connection's first request finds one
+ * set: node:http clears its keep-alive time-out itself before it hands on the next request of a connection.
+ */
+function busy(req: http.IncomingMessage): void {
+  if ((req.socket as net.Socket).timeout) req.socket.setTimeout(0);
+}
+
 /** node:http's keep-alive between requests (its default), unless the idle limit is shorter. */
 const KEEP_ALIVE_MS = 5000;
 
@@ -76,8 +84,7 @@ function closeIdle(server: http.Server, idleMs: number): void {
   server.keepAliveTimeout = Math.min(KEEP_ALIVE_MS, idleMs);
   // node:http's own 'timeout' listener destroys a socket whose time is up when nothing else handles it.
   server.on("connection", (socket: net.Socket) => socket.setTimeout(idleMs));
-  const busy = (req: http.IncomingMessage) => req.socket.setTimeout(0);
-  server.prependListener("request", busy);
+  // 'request' lifts it in `createHttpServer`'s handler (one listener, not two, on the busiest event).
   server.prependListener("checkContinue", busy);
   server.prependListener("checkExpectation", busy);
   server.prependListener("upgrade", busy);
@@ -96,7 +103,12 @@ export function createHttpServer(h: ServerHandlers): http.Server {
       // How often node:http looks for requests over their time (its default, 30 s, is coarser than a short limit).
       connectionsCheckingInterval: Math.max(10, Math.min(30_000, Math.floor(requestTimeout / 4))),
     },
-    h.request,
+    h.idleMs === undefined
+      ? h.request
+      : (req, res) => {
+          busy(req);
+          h.request(req, res);
+        },
   );
   // An Expect other than 100-continue is ignored (RFC 9110 §10.1.1 allows it) rather than answered with
   // node:http's bare 417, which the contract does not declare.

@@ -31,15 +31,33 @@ function linkNotices(contract: Contract): { needles: Buffer[]; headers: Readonly
   return { needles: [...props].map((p) => Buffer.from(`"${p}":"http://`)), headers: Object.freeze({ ...JSON_HEADERS, [MOCK_NOTICE_HEADER]: notice }) };
 }
 
+/**
+ * The headers of an answer with body `body`: with the notice when it holds a download link. The verdict is kept per
+ * buffer (a WeakMap, so it goes with its bytes): a stored record's and a list page's bytes are made once per version
+ * (store/records.ts) and answered again and again, so they are scanned once rather than on every read.
+ */
+function noticeHeaders(links: ReturnType<typeof linkNotices>): (body: Buffer) => Readonly<Record<string, string>> {
+  const seen = new WeakMap<Buffer, Readonly<Record<string, string>>>();
+  return (body) => {
+    let headers = seen.get(body);
+    if (headers === undefined) {
+      headers = JSON_HEADERS;
+      for (const n of links.needles) if (body.includes(n)) headers = links.headers;
+      seen.set(body, headers);
+    }
+    return headers;
+  };
+}
+
 export const store: StageFactory = (s) => {
-  const links = linkNotices(s.contract);
+  const headersOf = noticeHeaders(linkNotices(s.contract));
   return function store(ctx): Reply | undefined {
     if (!ctx.principal || !ctx.wantsRealAnswer()) return undefined;
     try {
       const a = handle(s.store, { route: ctx.route, params: ctx.params, query: ctx.query, body: ctx.body, workspaceId: ctx.principal.workspaceId, scenario: ctx.scenario });
       if (!a) return undefined;
       const body = a.body;
-      const headers = !body ? NO_HEADERS : links.needles.some((n) => body.includes(n)) ? links.headers : JSON_HEADERS;
+      const headers = body ? headersOf(body) : NO_HEADERS;
       return { status: a.status, headers, body, rate: ctx.rate };
     } catch (e) {
       if (e instanceof StoreError) return ctx.json(e.status, { detail: e.message });

@@ -14,6 +14,7 @@
 //     ends in by default, `error` (the resource's `error.message`) after a state that sets an `error`, and the log
 //     is finished. A seeded analysis's log is written the first time it is needed, as its processing would have
 //     written it.
+import type { Random } from "../ids.js";
 import { isTerminal, type Machine, type Step } from "../../lifecycle.js";
 import type { Contract, Json } from "../contract.js";
 import { mediaContent, seededText, transcriptContent, type ContentRequest, type MediaContent } from "../content.js";
@@ -30,6 +31,8 @@ export interface ContentSink {
   now(): number;
   /** A new event log for the resource `key` of `ws` (tapped, in a sandbox's replicas, to publish its events). */
   newLog(ws: WorkspaceData, key: string): EventLog;
+  /** The random part of the ids it mints (StoreOptions.random). */
+  random?: Random;
 }
 
 type Target = { kind: "records"; coll: CollectionModel } | { kind: "child"; child: ChildModel; property: string };
@@ -150,7 +153,7 @@ export class AnalysisHooks implements ResourceHooks {
     const keep = (event: string, items: Json[]) => (this.promised(rec, this.opOf.get(event)) ? items : []);
     const own = (v: Json) => ({ ...v, ...(v.analysis_id !== undefined ? { analysis_id: rec.key } : {}) });
     const all = [...keep("transcript.segment", segments), ...keep("signal", signals), ...keep("alert", media ? media.alerts : t.alerts)];
-    const fresh = freshIds(all, this.sink.now()).map(own);
+    const fresh = freshIds(all, this.sink.now(), this.sink.random).map(own);
     const ofKind = (n: number, skip: number) => fresh.slice(skip, skip + n);
     const nSeg = keep("transcript.segment", segments).length;
     const nSig = keep("signal", signals).length;
@@ -208,7 +211,7 @@ export class AnalysisHooks implements ResourceHooks {
 
   /** One sentence of a text analysis as a transcript segment: no timeline, no speaker, confidence 1. */
   private textSegment(line: string, i: number): Json {
-    return { id: newId("seg", this.sink.now() + i), start: null, end: null, speaker_label: null, speaker_id: null, text: line, confidence: 1, words: [] };
+    return { id: newId("seg", this.sink.now() + i, this.sink.random), start: null, end: null, speaker_label: null, speaker_id: null, text: line, confidence: 1, words: [] };
   }
 
   /** Stores one content item and logs its event (a progress report updates `progress`). */

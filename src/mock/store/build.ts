@@ -4,6 +4,7 @@
 // else an empty array or object where that is valid, else the value of the create operation's own example. Then
 // the server's fields: a new key with the collection's prefix, the workspace, the parent, `created_at`,
 // `updated_at` and every other required time nobody sent (`requested_at`, `joined_at`) set to now.
+import type { Random } from "../ids.js";
 import type { Contract, Json, Route } from "../contract.js";
 import { newId } from "../events.js";
 import { requestSchemaOf } from "./derive.js";
@@ -99,6 +100,8 @@ export interface NewRecord {
   now: number;
   /** The create operation's example: the value of last resort for required properties nobody set. */
   template: Json;
+  /** The random part of its id (the store's: a seeded simulation's generator, else Math.random). */
+  random?: Random;
 }
 
 /** A new record of `coll` from the fields a client sent (see the top of this file). */
@@ -111,7 +114,7 @@ export function buildRecord(contract: Contract, route: Route | null, coll: Colle
     else if (req?.default !== undefined) value[name] = complete(contract, schema, structuredClone(req.default), o.template?.[name]);
     else value[name] = initial(name, schema, o.template?.[name]);
   }
-  if (coll.prefix) value[coll.key] = newId(coll.prefix.slice(0, -1), o.now);
+  if (coll.prefix) value[coll.key] = newId(coll.prefix.slice(0, -1), o.now, o.random);
   if (Object.hasOwn(coll.properties, "workspace_id") && coll.parent?.property !== "workspace_id") value.workspace_id = o.workspaceId;
   if (coll.parent?.property && o.parent !== null) value[coll.parent.property] = o.parent;
   for (const name of coll.required) {

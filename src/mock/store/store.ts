@@ -2,6 +2,7 @@
 // time the workspace is used (seed.ts), holding every collection the contract describes (model.ts). Operations
 // (ops.ts) read and write it; lifecycles move it (driver.ts); an analysis keeps an event log its streams show
 // (analysis.ts). Implements MockState: reset, snapshot and restore.
+import type { Random } from "../ids.js";
 import { FileLinks } from "../file-links.js";
 import type { Contract, Json, Route } from "../contract.js";
 import { readTemplates, type Templates } from "../events.js";
@@ -43,6 +44,8 @@ export interface StoreOptions {
   scenarioOf?: DriverOptions["scenarioOf"];
   /** Signs the links to the mock's own files (file-links.ts); a random key when not given. */
   links?: FileLinks;
+  /** The random part of the ids it mints (a seeded simulation's generator); Math.random when not given. */
+  random?: Random;
 }
 
 export interface InsertOptions {
@@ -98,6 +101,7 @@ export class Store implements MockState {
   readonly links: FileLinks;
 
   constructor(readonly o: StoreOptions) {
+    this.random = o.random;
     this.links = o.links ?? new FileLinks(globalThis.crypto.randomUUID());
     this.model = readModel(o.contract);
     this.templates = readTemplates(o.contract);
@@ -122,7 +126,7 @@ export class Store implements MockState {
     const coll = [...this.model.collections.values()].find((c) => c.machine && c.keyPattern === pattern);
     if (sse && coll) {
       const eventSchema = o.contract.deref(sse.op.responses[String(sse.successCode)]).content["text/event-stream"].schema;
-      const hooks = new AnalysisHooks(this.model, coll, eventSchema, this.templates, { insert: (ws, c, parent, value) => this.insert(ws, c, parent, value), now: () => o.clock.now(), newLog: (ws, key) => this.newLog(ws, key) });
+      const hooks = new AnalysisHooks(this.model, coll, eventSchema, this.templates, { insert: (ws, c, parent, value) => this.insert(ws, c, parent, value), now: () => o.clock.now(), newLog: (ws, key) => this.newLog(ws, key), random: o.random });
       this.driver.hooks.set(coll.schema, hooks);
       this.streamed = { coll, hooks, route: sse };
     }
@@ -144,6 +148,9 @@ export class Store implements MockState {
 
   /** The mock's base URL, for links to its own files (set once it listens). */
   baseUrl = "http://127.0.0.1:4010";
+
+  /** The random part of the ids it mints (StoreOptions.random). */
+  readonly random: Random | undefined;
 
   now(): number {
     return this.o.clock.now();
@@ -369,7 +376,7 @@ export class Store implements MockState {
   /** A record created by a lifecycle (`creates`): built from the collection's example, with the linking fields. */
   private createLinked(ws: WorkspaceData, schema: string, fields: Json): Rec {
     const coll = this.model.collections.get(schema)!;
-    const value = buildRecord(this.o.contract, null, coll, fields, { workspaceId: ws.id, parent: null, now: this.now(), template: this.template(null, coll) });
+    const value = buildRecord(this.o.contract, null, coll, fields, { workspaceId: ws.id, parent: null, now: this.now(), template: this.template(null, coll), random: this.random });
     return this.insert(ws, coll, null, value);
   }
 
