@@ -89,3 +89,73 @@ export async function startRedis(): Promise<Engine> {
     },
   };
 }
+
+/** Debian's PostgreSQL binaries (/usr/lib/postgresql/<version>/bin, not on PATH), the newest version installed. */
+export function postgresBin(): string | null {
+  const root = "/usr/lib/postgresql";
+  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, "bin", "initdb"))) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  return newest ? path.join(root, newest, "bin") : null;
+}
+
+/** Why PostgreSQL's suites cannot run here, or null; under CI this throws (CI installs Debian's postgresql). */
+export function missingPostgres(): string | null {
+  if (postgresBin()) return null;
+  const why = "skipped: no postgres (/usr/lib/postgresql/*/bin/initdb not found; .ci/run installs Debian's postgresql)";
+  if (process.env.CI) throw new Error(why.replace("skipped", "CI must run this suite"));
+  return why;
+}
+
+/**
+ * Runs `args` as the user `postgres` when this process is root (initdb and postgres refuse root), else as itself.
+ * `runuser` is util-linux's, on every Debian.
+ */
+function asPostgres(args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", ...args]] : [args[0]!, args.slice(1)];
+}
+
+/**
+ * PostgreSQL on 127.0.0.1 and a free port, its cluster in a temporary folder (trust on loopback, fsync on: a commit
+ * is durable as in production), its socket in that folder. The database is `postgres`, the user `postgres`.
+ */
+export async function startPostgres(): Promise<Engine> {
+  const bin = postgresBin();
+  if (!bin) throw new Error(missingPostgres() ?? "no postgres");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "avt-pg-"));
+  fs.chmodSync(dir, 0o700);
+  if (process.getuid?.() === 0) spawnSync("chown", ["postgres:postgres", dir]);
+  const data = path.join(dir, "data");
+  const [initCmd, initArgs] = asPostgres([path.join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"]);
+  const init = spawnSync(initCmd, initArgs, { encoding: "utf8" });
+  if (init.status !== 0) throw new Error(`initdb failed:\n${init.stdout}${init.stderr}`);
+  const port = await freePort();
+  let child: ChildProcess;
+  let out = "";
+  const launch = async () => {
+    out = "";
+    const [cmd, args] = asPostgres([path.join(bin, "postgres"), "-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", dir, "-c", "max_connections=200", "-c", "shared_buffers=64MB"]);
+    child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout!.on("data", (c: Buffer) => (out += c));
+    child.stderr!.on("data", (c: Buffer) => (out += c));
+    await waitForPort(port, child, () => out);
+    // Listening comes before recovery ends: connections are refused ("starting up") until this line.
+    for (const until = Date.now() + 30_000; !out.includes("ready to accept connections"); ) {
+      if (child.exitCode !== null || Date.now() > until) throw new Error(`postgres did not get ready:\n${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  await launch();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    get pid() {
+      return child.pid ?? null;
+    },
+    pause: () => stopChild(child),
+    restart: launch,
+    async stop() {
+      await stopChild(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
