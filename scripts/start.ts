@@ -6,6 +6,7 @@
 // a few seconds (lint + bundle). So the answer is remembered in node_modules/.cache/avt-mock/generated.json, as
 // hashes of the inputs (spec/ and the generator's own files) and of generated/: while both hashes are unchanged,
 // later starts skip the check. generated/ is rewritten only when its bytes differ.
+import { redactUrl } from "../src/mock/state-pg.js";
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -355,7 +356,7 @@ export async function main(): Promise<void> {
     return;
   }
   const controls = [
-    `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
+    `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${redactUrl(stateFile)}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
     `  Clock        curl ${shown}/__mock/clock   (POST {"action": "pause" | "resume" | "advance", "ms": …})`,
     `  Faults       curl ${shown}/__mock/faults  (POST a rule; docs/frontend.md)`,
     ...(redis ? [`  Redis        ${redactUrl(redis)}: rate-limit counters shared with every replica on it`] : []),

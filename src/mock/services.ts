@@ -16,6 +16,7 @@ import { StateRegistry } from "./state-registry.js";
 import { checkLatency } from "./latency.js";
 import { RateLimiter, systemClock, type Clock, type Limiter } from "./limiter.js";
 import { RedisRateLimiter } from "./limiter-redis.js";
+import type { SharedState } from "./shared-state.js";
 import type { Redis as RedisClient } from "ioredis";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "./examples.js";
@@ -43,6 +44,8 @@ export interface Services {
   readonly limiter: Limiter;
   /** The Redis replicas share (`--redis`): rate-limit counters (decision SB1); null for a single process. */
   readonly redis: RedisClient | null;
+  /** The state shared with other replicas (`--state postgres://…`, state-pg.ts), set before the pipeline is built; null otherwise. */
+  shared: SharedState | null;
   readonly validator: RequestValidator;
   /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
   readonly examples: ContractExamples;
@@ -156,6 +159,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     auth,
     limiter: redis ? new RedisRateLimiter(policy, redis, clock) : new RateLimiter(policy, clock),
     redis,
+    shared: null,
     validator: new RequestValidator(contract, limits),
     examples: new ContractExamples(contract),
     prism: platform.prism(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
