@@ -6,7 +6,6 @@
 // a few seconds (lint + bundle). So the answer is remembered in node_modules/.cache/avt-mock/generated.json, as
 // hashes of the inputs (spec/ and the generator's own files) and of generated/: while both hashes are unchanged,
 // later starts skip the check. generated/ is rewritten only when its bytes differ.
-import { redactUrl } from "../src/mock/state-pg.js";
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";

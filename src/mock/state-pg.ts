@@ -16,10 +16,12 @@ import { createRequire } from "node:module";
 import type pg from "pg";
 import type { Contract } from "./contract.js";
 import { DependencyUnavailable } from "./limiter-redis.js";
+import { redact } from "./log.js";
+import { merge3 } from "./merge-json.js";
 import { hasRows, type HasRows } from "./row-map.js";
 import type { SharedState } from "./shared-state.js";
 import { StateFileError } from "./state-file.js";
-import { bump, deleteEntry, fetchWorkspace, lockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Statement } from "./state-pg-rows.js";
+import { bump, deleteEntry, lockAndVersion, fetchWorkspace, lockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Queryable, type Statement } from "./state-pg-rows.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { MockState } from "./state.js";
 import { parseStored, StoredRecordError, type RecordRow, type StorePersistence } from "./store/persist.js";
@@ -70,13 +72,15 @@ class Lease {
   async finish(commit: boolean): Promise<void> {
     if (this.finished) return;
     this.finished = true;
-    this.onEnd();
     try {
       await this.client.query(commit ? "COMMIT" : "ROLLBACK");
       this.client.release();
     } catch (e) {
       this.client.release(e as Error);
       if (commit) throw e;
+    } finally {
+      // Only now: until the commit is visible, a read of this replica must not read the workspace again.
+      this.onEnd();
     }
   }
 
@@ -101,6 +105,8 @@ export class PgState implements SharedState {
   /** The version memory holds, per workspace and for the parts (PARTS). */
   private readonly known = new Map<string, number>();
   private readonly leases = new Map<string, Lease>();
+  /** Workspaces being written without a lease (writeWorkspace): not read again meanwhile. */
+  private readonly unlocked = new Set<string>();
   /** The tail of each workspace's in-process queue. */
   private readonly queues = new Map<string, Promise<void>>();
   /** Reads of a workspace's version in flight, shared by the requests that wait for it. */
@@ -137,7 +143,7 @@ export class PgState implements SharedState {
     } catch (e) {
       await state.close();
       if (e instanceof StateFileError) throw e;
-      throw new StateFileError(`${redactUrl(url)}: ${(e as Error).message}`);
+      throw new StateFileError(`${redact(url)}: ${(e as Error).message}`);
     }
     registry.onCommitAsync(() => state.commit());
     registry.onRollback(() => state.rollback());
@@ -213,7 +219,7 @@ export class PgState implements SharedState {
     if (writing) {
       return this.lock(id).then((lease) => ended(() => void lease.end().catch(() => {})));
     }
-    if (this.leases.has(id)) return undefined; // this replica holds its lock: memory is the newest
+    if (this.busy(id)) return undefined; // this replica holds its lock or is writing it: memory is the newest
     let pending = this.reading.get(id);
     if (!pending) {
       pending = this.reach(() => this.refresh(id)).finally(() => this.reading.delete(id));
@@ -228,8 +234,12 @@ export class PgState implements SharedState {
     if (this.fresh(id, v)) return;
     const rows = await fetchWorkspace(this.pool, id);
     // A lock taken here meanwhile read it already (and may have changed it since).
-    if (this.leases.has(id) || this.fresh(id, v)) return;
+    if (this.busy(id) || this.fresh(id, v)) return;
     this.load(id, v, rows);
+  }
+
+  private busy(id: string): boolean {
+    return this.leases.has(id) || this.unlocked.has(id);
   }
 
   private fresh(id: string, v: number): boolean {
@@ -331,8 +341,7 @@ export class PgState implements SharedState {
       return await this.reach(async () => {
         client = await this.pool.connect();
         await client.query("BEGIN");
-        await lockScope(client, id);
-        const v = await versionOf(client, id);
+        const v = await lockAndVersion(client, id);
         if (!this.fresh(id, v)) this.load(id, v, await fetchWorkspace(client, id));
         const lease = new Lease(client, unlock, () => this.leases.get(id) === lease && this.leases.delete(id));
         this.leases.set(id, lease);
@@ -381,7 +390,7 @@ export class PgState implements SharedState {
       await this.reach(async () => {
         if (cleared) await this.clearAll();
         await Promise.all([...writes].map(([id, statements]) => this.writeWorkspace(id, statements, ended)));
-        if (parts.statements.length) await this.writeParts(parts.statements, parts.snapshots);
+        if (parts.entries.length || parts.snapshots.length) await this.writeParts(parts.entries, parts.snapshots);
       });
       mark();
       parts.mark();
@@ -401,29 +410,49 @@ export class PgState implements SharedState {
       return;
     }
     // A change made without the lock (a workspace seeded by a read, say): written if nobody wrote it meanwhile.
+    this.log(`workspace ${id} written without its lock`);
+    this.unlocked.add(id);
     await this.transaction(id, async (c) => {
       const v = await versionOf(c, id);
       if (v !== (this.known.get(id) ?? 0)) throw new Error(`workspace ${id} was changed by another replica meanwhile; retry`);
       await run(c, statements);
       this.known.set(id, await bump(c, id));
-    });
+    }).finally(() => this.unlocked.delete(id));
   }
 
   /**
    * The parts' rows: RowMap entries merge with other replicas' (a row per key); a snapshot part (keys, webhooks)
-   * is written whole, so it is written only over the version memory was read from (SB7): else the commit fails and
-   * memory is read again.
+   * changed here is merged, under the parts' lock, with what another replica wrote since memory read it (merge3:
+   * per property, per item by id), so neither replica's change is lost (SB7).
    */
-  private async writeParts(statements: readonly Statement[], snapshots: boolean): Promise<void> {
+  private async writeParts(entries: readonly Statement[], snapshots: Array<[string, string]>): Promise<void> {
     await this.transaction(PARTS, async (c) => {
       const v = await versionOf(c, PARTS);
       const stale = v !== this.known.get(PARTS);
-      if (stale && snapshots) throw new Error("keys or webhooks were changed by another replica meanwhile; retry");
-      await run(c, statements);
+      const theirs = stale && snapshots.length ? await this.partRows(c) : new Map<string, string>();
+      for (const [name, ours] of snapshots) {
+        const text = theirs.has(name) ? this.merged(name, ours, theirs.get(name)!) : ours;
+        snapshots[snapshots.findIndex(([n]) => n === name)] = [name, text]; // what is marked written
+        await c.query("INSERT INTO parts (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [name, text]);
+      }
+      await run(c, entries);
       const now = await bump(c, PARTS);
-      // Others' entries are not in memory yet: the next request reads the parts again.
+      // Others' other changes are not in memory yet: the next request reads the parts again.
       this.known.set(PARTS, stale ? -1 : now);
     });
+  }
+
+  private async partRows(c: Queryable): Promise<Map<string, string>> {
+    const r = await c.query<{ name: string; value: string }>("SELECT name, value FROM parts");
+    return new Map(r.rows.map((x) => [x.name, x.value]));
+  }
+
+  /** Our change of part `name` over theirs; memory takes the merge. */
+  private merged(name: string, ours: string, theirs: string): string {
+    const base = this.written.get(name);
+    const merged = merge3(base === undefined ? undefined : JSON.parse(base), JSON.parse(ours), JSON.parse(theirs));
+    this.registry.get(name)?.restore(merged);
+    return JSON.stringify(merged);
   }
 
   /** POST /__mock/reset: every workspace's rows deleted and its version bumped (every replica reads it again). */
@@ -449,25 +478,28 @@ export class PgState implements SharedState {
     }
   }
 
-  /** What changed in the parts since last written: statements, whether a snapshot is among them, and the marks. */
-  private partChanges(): { statements: Statement[]; snapshots: boolean; mark: () => void } {
-    const statements: Statement[] = [];
+  /** What changed in the parts since last written: entries' statements, snapshots (name, JSON), and the marks. */
+  private partChanges(): { entries: Statement[]; snapshots: Array<[string, string]>; mark: () => void } {
+    const entries: Statement[] = [];
+    const snapshots: Array<[string, string]> = [];
     const marks: Array<() => void> = [];
-    let snapshots = false;
     for (const part of this.others()) {
       if (hasRows(part)) {
         const all = Object.entries(part.rows).map(([table, map]) => [`${part.name}/${table}`, map, map.changes()] as const);
-        for (const [name, , changes] of all) for (const [key, json] of changes) statements.push(...(json === null ? [deleteEntry(PARTS, name, key)] : putEntry(PARTS, name, key, json)));
+        for (const [name, , changes] of all) for (const [key, json] of changes) entries.push(...(json === null ? [deleteEntry(PARTS, name, key)] : putEntry(PARTS, name, key, json)));
         marks.push(() => all.forEach(([, map, changes]) => map.written(changes)));
         continue;
       }
       const text = JSON.stringify(part.snapshot());
       if (this.written.get(part.name) === text) continue;
-      snapshots = true;
-      statements.push(["INSERT INTO parts (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [part.name, text]]);
-      marks.push(() => this.written.set(part.name, text));
+      snapshots.push([part.name, text]);
     }
-    return { statements, snapshots, mark: () => marks.forEach((m) => m()) };
+    // A snapshot is marked as written (merged, it may differ from what was read here: writeParts puts it back).
+    const mark = () => {
+      marks.forEach((m) => m());
+      for (const [name, text] of snapshots) this.written.set(name, text);
+    };
+    return { entries, snapshots, mark };
   }
 
   /**
@@ -494,9 +526,4 @@ function lostConnection(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
   if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57|53)/.test(code);
   return true;
-}
-
-/** A URL without its password, for messages. */
-export function redactUrl(url: string): string {
-  return url.replace(/(\/\/[^:/@]*):[^@]*@/, "$1:***@");
 }

@@ -84,7 +84,7 @@ describe.skipIf(skip !== null)(skip ?? "state shared by replicas on PostgreSQL",
   }, 30_000);
 
   it("an API key created through one replica authenticates through the others at once", async () => {
-    const made = await call(urls()[0]!, "POST", "/v1/keys", A.key, { name: "made on A" });
+    const made = await call(urls()[0]!, "POST", "/v1/keys", A.key, { name: "made on A", environment: "test" });
     expect(made.status).toBe(201);
     const secret = made.body.key ?? made.body.secret;
     expect(typeof secret).toBe("string");
