@@ -48,12 +48,6 @@ export function lockScope(c: Queryable, scope: string): Promise<unknown> {
   return c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`avt:${scope}`]);
 }
 
-/** Takes a scope's lock (to the end of the transaction) and reads its version then, in one round trip. */
-export async function lockAndVersion(c: Queryable, scope: string): Promise<number> {
-  const r = await c.query<{ v: string | null }>("SELECT (SELECT v FROM versions WHERE scope = $1) AS v FROM (SELECT pg_advisory_xact_lock(hashtext($2))) AS locked", [scope, `avt:${scope}`]);
-  return r.rows[0]?.v ? Number(r.rows[0].v) : 0;
-}
-
 /** The version of a scope: 0 for one never written. */
 export async function versionOf(c: Queryable, scope: string): Promise<number> {
   const r = await c.query<{ v: string }>("SELECT v FROM versions WHERE scope = $1", [scope]);

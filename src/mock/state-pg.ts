@@ -21,7 +21,7 @@ import { merge3 } from "./merge-json.js";
 import { hasRows, type HasRows } from "./row-map.js";
 import type { SharedState } from "./shared-state.js";
 import { StateFileError } from "./state-file.js";
-import { bump, deleteEntry, lockAndVersion, fetchWorkspace, lockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Queryable, type Statement } from "./state-pg-rows.js";
+import { bump, deleteEntry, fetchWorkspace, lockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Queryable, type Statement } from "./state-pg-rows.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { MockState } from "./state.js";
 import { parseStored, StoredRecordError, type RecordRow, type StorePersistence } from "./store/persist.js";
@@ -341,7 +341,10 @@ export class PgState implements SharedState {
       return await this.reach(async () => {
         client = await this.pool.connect();
         await client.query("BEGIN");
-        const v = await lockAndVersion(client, id);
+        // Two statements: under READ COMMITTED a statement reads the snapshot taken when it started, so a version
+        // read by the statement that waited for the lock would predate the commit that held it.
+        await lockScope(client, id);
+        const v = await versionOf(client, id);
         if (!this.fresh(id, v)) this.load(id, v, await fetchWorkspace(client, id));
         const lease = new Lease(client, unlock, () => this.leases.get(id) === lease && this.leases.delete(id));
         this.leases.set(id, lease);

@@ -61,8 +61,12 @@ describe.skipIf(skip !== null)(skip ?? "kill -9 of a replica on PostgreSQL", () 
     console.log(`${acked.length} creates acknowledged in ${Date.now() - started} ms by 8 writers`);
     expect(survivorFailures).toEqual([]);
     expect(acked.length).toBeGreaterThan(16);
-    // Every acknowledged create is in the database (committed before its 201 was sent).
-    const client = new pg.Client(db.url);
+    // Every acknowledged create is read back through each survivor, and is in the database.
+    for (const survivor of replicas.slice(1)) {
+      const statuses = await Promise.all(acked.map(({ key, id }) => fetch(`${survivor.url}/v1/boards/${id}`, { headers: { "X-API-Key": key } }).then(async (r) => (await r.arrayBuffer(), r.status))));
+      expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    }
+        const client = new pg.Client(db.url);
     await client.connect();
     try {
       const rows = await client.query<{ key: string }>("SELECT key FROM records WHERE coll = 'Board' AND key = ANY($1)", [acked.map((a) => a.id)]);
