@@ -81,10 +81,10 @@ export async function startRedis(): Promise<Engine> {
     get pid() {
       return child.pid ?? null;
     },
-    pause: () => stopChild(child),
+    pause: () => stopPostgres(child),
     restart: launch,
     async stop() {
-      await stopChild(child);
+      await stopPostgres(child);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -107,11 +107,23 @@ export function missingPostgres(): string | null {
 }
 
 /**
- * Runs `args` as the user `postgres` when this process is root (initdb and postgres refuse root), else as itself.
- * `runuser` is util-linux's, on every Debian.
+ * The user and group to run PostgreSQL as: `postgres` when this process is root (initdb and postgres refuse root),
+ * given to spawn itself so the engine is our own child (a wrapper such as runuser would exit before it).
  */
-function asPostgres(args: string[]): [string, string[]] {
-  return process.getuid?.() === 0 ? ["runuser", ["-u", "postgres", "--", ...args]] : [args[0]!, args.slice(1)];
+function postgresUser(): { uid: number; gid: number } | Record<string, never> {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+/** Stops PostgreSQL with a fast shutdown (SIGINT: sessions are cut; SIGTERM would wait for every client to leave). */
+function stopPostgres(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => (clearTimeout(kill), resolve()));
+    child.kill("SIGINT");
+  });
 }
 
 /**
@@ -123,18 +135,18 @@ export async function startPostgres(): Promise<Engine> {
   if (!bin) throw new Error(missingPostgres() ?? "no postgres");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "avt-pg-"));
   fs.chmodSync(dir, 0o700);
-  if (process.getuid?.() === 0) spawnSync("chown", ["postgres:postgres", dir]);
+  const user = postgresUser();
+  if (user.uid !== undefined) fs.chownSync(dir, user.uid, user.gid);
   const data = path.join(dir, "data");
-  const [initCmd, initArgs] = asPostgres([path.join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"]);
-  const init = spawnSync(initCmd, initArgs, { encoding: "utf8" });
+  const init = spawnSync(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"], { encoding: "utf8", cwd: dir, ...user });
   if (init.status !== 0) throw new Error(`initdb failed:\n${init.stdout}${init.stderr}`);
   const port = await freePort();
   let child: ChildProcess;
   let out = "";
   const launch = async () => {
     out = "";
-    const [cmd, args] = asPostgres([path.join(bin, "postgres"), "-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", dir, "-c", "max_connections=200", "-c", "shared_buffers=64MB"]);
-    child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const args = ["-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", dir, "-c", "max_connections=200", "-c", "shared_buffers=64MB"];
+    child = spawn(path.join(bin, "postgres"), args, { stdio: ["ignore", "pipe", "pipe"], cwd: dir, ...user });
     child.stdout!.on("data", (c: Buffer) => (out += c));
     child.stderr!.on("data", (c: Buffer) => (out += c));
     await waitForPort(port, child, () => out);
@@ -151,10 +163,10 @@ export async function startPostgres(): Promise<Engine> {
     get pid() {
       return child.pid ?? null;
     },
-    pause: () => stopChild(child),
+    pause: () => stopPostgres(child),
     restart: launch,
     async stop() {
-      await stopChild(child);
+      await stopPostgres(child);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
