@@ -3565,6 +3565,11 @@ export interface components {
                  * @enum {string}
                  */
                 redis?: "ok" | "down";
+                /**
+                 * @description The shared state (records, keys, webhooks, idempotency records), with `--state postgres://…`.
+                 * @enum {string}
+                 */
+                postgres?: "ok" | "down";
             };
         };
         /**

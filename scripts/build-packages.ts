@@ -16,7 +16,7 @@
 //     dependencies     what is read from disk at run time, so cannot be bundled: swagger-ui-dist (the /swagger.html assets) as a
 //                      bundled dependency holding only the files the page loads: the published one depends on
 //                      @scarf/scarf, whose install script reports the install to a third party
-//     optional peers   better-sqlite3 (--state only: a native module, loaded when the flag is given), ioredis
+//     optional peers   better-sqlite3 (--state only: a native module, loaded when the flag is given), pg (--state postgres://), ioredis
 //                      (--redis only, loaded when the flag is given), msw,
 //                      @stoplight/prism-http (Prefer: dynamic=true only)
 // The bundles keep the sources' layout depth (lib/mock/*.js), so the paths the code computes from import.meta.url
@@ -59,7 +59,7 @@ const ENTRIES: Record<string, string> = {
   "scripts/bin-mock.ts": "lib/mock/bin-mock.js",
   "scripts/bin-verify.ts": "lib/mock/bin-verify.js",
 };
-const PEERS = ["better-sqlite3", "ioredis", "msw", "@stoplight/prism-http"];
+const PEERS = ["better-sqlite3", "ioredis", "pg", "msw", "@stoplight/prism-http"];
 const RUNTIME = ["swagger-ui-dist"];
 const SWAGGER_UI = "swagger-ui-dist";
 /** ws's optional native speed-ups, required inside a try: left out. */

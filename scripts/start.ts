@@ -151,7 +151,8 @@ const HELP = `npm start [-- options]   Start the mock gateway.
   --latency <ms>    Delay every answer under /v1, /aria and /ws: 300, or 100-800 for a random delay in that
                     range (env MOCK_LATENCY_MS; at most 60000)
   --state <file>    Keep created keys, webhooks, tokens and resources in this SQLite database across restarts
-                    and crashes (env MOCK_STATE_FILE; a JSON state file is migrated); POST /__mock/reset empties it
+                    and crashes (env MOCK_STATE_FILE; a JSON state file is migrated); POST /__mock/reset empties it.
+                    A postgres://… URL keeps it in PostgreSQL, shared by every replica on it (docs/sandbox.md)
   --redis <url>     Count rate limits in this Redis, shared with every replica on it (env MOCK_REDIS_URL);
                     a shared sandbox as replicas: docs/sandbox.md
   --allow-loopback-webhooks
@@ -355,7 +356,7 @@ export async function main(): Promise<void> {
     return;
   }
   const controls = [
-    `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${stateFile}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
+    `  State        ${stateless ? "none kept (--stateless): the contract's examples answer" : `${stateFile ? `kept in ${redactUrl(stateFile)}` : "in memory"}; forget it: curl -X POST ${shown}/__mock/reset`}`,
     `  Clock        curl ${shown}/__mock/clock   (POST {"action": "pause" | "resume" | "advance", "ms": …})`,
     `  Faults       curl ${shown}/__mock/faults  (POST a rule; docs/frontend.md)`,
     ...(redis ? [`  Redis        ${redactUrl(redis)}: rate limits, event streams, the simulated clock and webhook deliveries shared with every replica on it`] : []),

@@ -81,10 +81,92 @@ export async function startRedis(): Promise<Engine> {
     get pid() {
       return child.pid ?? null;
     },
-    pause: () => stopChild(child),
+    pause: () => stopPostgres(child),
     restart: launch,
     async stop() {
-      await stopChild(child);
+      await stopPostgres(child);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Debian's PostgreSQL binaries (/usr/lib/postgresql/<version>/bin, not on PATH), the newest version installed. */
+export function postgresBin(): string | null {
+  const root = "/usr/lib/postgresql";
+  const versions = fs.existsSync(root) ? fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, "bin", "initdb"))) : [];
+  const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
+  return newest ? path.join(root, newest, "bin") : null;
+}
+
+/** Why PostgreSQL's suites cannot run here, or null; under CI this throws (CI installs Debian's postgresql). */
+export function missingPostgres(): string | null {
+  if (postgresBin()) return null;
+  const why = "skipped: no postgres (/usr/lib/postgresql/*/bin/initdb not found; .ci/run installs Debian's postgresql)";
+  if (process.env.CI) throw new Error(why.replace("skipped", "CI must run this suite"));
+  return why;
+}
+
+/**
+ * The user and group to run PostgreSQL as: `postgres` when this process is root (initdb and postgres refuse root),
+ * given to spawn itself so the engine is our own child (a wrapper such as runuser would exit before it).
+ */
+function postgresUser(): { uid: number; gid: number } | Record<string, never> {
+  if (process.getuid?.() !== 0) return {};
+  const id = (flag: string) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+/** Stops PostgreSQL with a fast shutdown (SIGINT: sessions are cut; SIGTERM would wait for every client to leave). */
+function stopPostgres(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => (clearTimeout(kill), resolve()));
+    child.kill("SIGINT");
+  });
+}
+
+/**
+ * PostgreSQL on 127.0.0.1 and a free port, its cluster in a temporary folder (trust on loopback, fsync on: a commit
+ * is durable as in production), its socket in that folder. The database is `postgres`, the user `postgres`.
+ */
+export async function startPostgres(): Promise<Engine> {
+  const bin = postgresBin();
+  if (!bin) throw new Error(missingPostgres() ?? "no postgres");
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "avt-pg-"));
+  fs.chmodSync(dir, 0o700);
+  const user = postgresUser();
+  if (user.uid !== undefined) fs.chownSync(dir, user.uid, user.gid);
+  const data = path.join(dir, "data");
+  const init = spawnSync(path.join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync"], { encoding: "utf8", cwd: dir, ...user });
+  if (init.status !== 0) throw new Error(`initdb failed:\n${init.stdout}${init.stderr}`);
+  const port = await freePort();
+  let child: ChildProcess;
+  let out = "";
+  const launch = async () => {
+    out = "";
+    const args = ["-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", dir, "-c", "max_connections=200", "-c", "shared_buffers=64MB"];
+    child = spawn(path.join(bin, "postgres"), args, { stdio: ["ignore", "pipe", "pipe"], cwd: dir, ...user });
+    child.stdout!.on("data", (c: Buffer) => (out += c));
+    child.stderr!.on("data", (c: Buffer) => (out += c));
+    await waitForPort(port, child, () => out);
+    // Listening comes before recovery ends: connections are refused ("starting up") until this line.
+    for (const until = Date.now() + 30_000; !out.includes("ready to accept connections"); ) {
+      if (child.exitCode !== null || Date.now() > until) throw new Error(`postgres did not get ready:\n${out}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  await launch();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    get pid() {
+      return child.pid ?? null;
+    },
+    pause: () => stopPostgres(child),
+    restart: launch,
+    async stop() {
+      await stopPostgres(child);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

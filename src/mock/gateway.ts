@@ -21,6 +21,7 @@ import { proxyPipeline, proxyUpgradePipeline, upgradePipeline } from "./node-pip
 import { serveRefusals, serveRequests, serveUpgrades } from "./serve.js";
 import { buildServices, type Services } from "./services.js";
 import { StateDb } from "./state-db.js";
+import { isPostgresUrl, PgState } from "./state-pg.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { GatewayOptions } from "./options.js";
 import { refusePublicSecret } from "./secret.js";
@@ -71,7 +72,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     claim: redis ? (key) => onceAcrossReplicas(redis, key) : undefined,
   });
   let ready: Promise<{ operations: number }> | null = null;
-  const stateDb = openStateDb(s, opts);
+  const stateDb = await openStateDb(s, opts);
   const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;
   const server = createHttpServer({
     request: serveRequests(s, proxy ? proxyPipeline(s, proxy) : httpPipeline(s)),
@@ -116,7 +117,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       proxy?.cutStreams();
       await drain(s, server);
       proxy?.close();
-      stateDb?.close();
+      await stateDb?.close();
       feeds?.close();
       s.clockShare?.close();
       s.redis?.disconnect();
@@ -125,11 +126,19 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   return gateway;
 }
 
-/** Opens the state database, if there is one: every change is written to it from then on. */
-function openStateDb(s: Services, opts: GatewayOptions): StateDb | null {
+/**
+ * Opens the state database, if there is one: every change is written to it from then on. A postgres:// URL is the
+ * state replicas share (state-pg.ts): the pipeline then syncs each request's workspace (s.shared, set before the
+ * pipeline is built).
+ */
+async function openStateDb(s: Services, opts: GatewayOptions): Promise<{ close(): unknown } | null> {
   if (!opts.stateFile) return null;
   if (s.settings.stateless) throw new Error("A state file keeps what requests create, and a stateless mock keeps nothing: use one or the other.");
-  return StateDb.open(opts.stateFile, s.states, { contract: s.contract, log: (line) => s.sink?.(`${new Date(s.clock.now()).toISOString()} ${line}`) });
+  const log = (line: string) => s.sink?.(`${new Date(s.clock.now()).toISOString()} ${line}`);
+  if (!isPostgresUrl(opts.stateFile)) return StateDb.open(opts.stateFile, s.states, { contract: s.contract, log });
+  const shared = await PgState.open(opts.stateFile, s.states, { contract: s.contract, log });
+  s.shared = shared;
+  return shared;
 }
 
 /** How long in-flight requests have to finish once the gateway drains, before their connections are cut. */

@@ -9,10 +9,13 @@
 //              apiPrefix           outside /v1, /aria, /ws     404
 //              latency             MOCK_LATENCY_MS, if set     - (waits)
 //   admission  matchRoute          looks the operation up      -
+//              syncParts           (--state postgres://: keys, webhooks, OAuth as the database holds them)  503
 //              authenticate        checks the credentials      -
 //              rateLimit           counts the request          429 (sets the X-RateLimit-* headers)
 //              requireCredentials  no valid credentials        401
 //              holdWorkspace       (keeps the workspace in memory while the request or its stream lasts, DB12)
+//              syncWorkspace       (--state postgres://: the workspace as the database holds it; a write takes
+//                                  its lock until committed, SB6-SB7)  503
 //              frozen              frozen workspace            403
 //              route               no such operation           404, 405
 //              scopes              token lacks an `x-scopes`   403
@@ -81,12 +84,26 @@ import { readBody } from "./stages/read-body.js";
 import { requireCredentials } from "./stages/require-credentials.js";
 import { route } from "./stages/route.js";
 import { scopes } from "./stages/scopes.js";
+import { syncParts, syncWorkspace } from "./stages/sync-state.js";
 import { validateBody } from "./stages/validate-body.js";
 import { validateParams } from "./stages/validate-params.js";
 
 /** Who asks, whether they may, and whether they name an operation correctly (decision M3). */
 export function admission(s: Services): Stage[] {
-  return [matchRoute(s), authenticate(s), rateLimit(s), requireCredentials(s), ...(s.settings.stateless ? [] : [holdWorkspace(s)]), frozen(s), route(s), scopes(s), validateParams(s)];
+  const shared = s.shared !== null;
+  return [
+    matchRoute(s),
+    ...(shared ? [syncParts(s)] : []),
+    authenticate(s),
+    rateLimit(s),
+    requireCredentials(s),
+    ...(s.settings.stateless ? [] : [holdWorkspace(s)]),
+    ...(shared ? [syncWorkspace(s)] : []),
+    frozen(s),
+    route(s),
+    scopes(s),
+    validateParams(s),
+  ];
 }
 
 /** The answers to an admitted request: the first responder that answers wins. */

@@ -17,6 +17,7 @@ import { checkLatency } from "./latency.js";
 import { RateLimiter, systemClock, type Clock, type Limiter } from "./limiter.js";
 import { RedisRateLimiter } from "./limiter-redis.js";
 import { RedisClockShare } from "./clock-redis.js";
+import type { SharedState } from "./shared-state.js";
 import type { Redis as RedisClient } from "ioredis";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "./examples.js";
@@ -47,6 +48,8 @@ export interface Services {
   readonly redis: RedisClient | null;
   /** How the event streams read an analysis's log: its own in one process, a Redis Stream in replicas (SB10). */
   readonly feeds: EventFeeds;
+  /** The state shared with other replicas (`--state postgres://…`, state-pg.ts), set before the pipeline is built; null otherwise. */
+  shared: SharedState | null;
   readonly validator: RequestValidator;
   /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
   readonly examples: ContractExamples;
@@ -173,6 +176,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     limiter: redis ? new RedisRateLimiter(policy, redis, clock, undefined, (v) => clockShare!.seen(v)) : new RateLimiter(policy, clock),
     redis,
     feeds,
+    shared: null,
     validator: new RequestValidator(contract, limits),
     examples: new ContractExamples(contract),
     prism: platform.prism(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),

@@ -78,7 +78,7 @@ export const SETTINGS = {
     default: null,
     help: "Delay every answer under /v1, /aria and /ws",
   } satisfies Setting<Latency | null>,
-  stateFile: text({ flag: "state", env: "MOCK_STATE_FILE", help: "JSON file keeping the state across restarts" }),
+  stateFile: text({ flag: "state", env: "MOCK_STATE_FILE", help: "SQLite file keeping the state across restarts, or postgres://… shared by replicas" }),
   redis: {
     flag: "redis",
     env: "MOCK_REDIS_URL",

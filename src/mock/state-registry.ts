@@ -9,6 +9,10 @@ export class StateRegistry {
   private readonly listeners = new Set<() => void>();
   private readonly committers = new Set<() => void>();
   private readonly rollbacks = new Set<() => void>();
+  /** The commit of a shared database (state-pg.ts): asynchronous, one batch at a time (decision SB6). */
+  private asyncCommitter: (() => Promise<void>) | null = null;
+  /** The batch being committed by `asyncCommitter`, if any. */
+  private inflight: Promise<void> | null = null;
   /** Answers waiting for the next commit (group commit: one transaction for the requests of one turn of the loop). */
   private waiting: Array<{ send: () => void; fail: (e: Error) => void }> = [];
 
@@ -53,9 +57,9 @@ export class StateRegistry {
    * was not written is never seen again (decision DB9).
    */
   commitThen(send: () => void, fail: (e: Error) => void): void {
-    if (!this.committers.size) return send();
+    if (!this.committers.size && !this.asyncCommitter) return send();
     this.waiting.push({ send, fail });
-    if (this.waiting.length === 1) setImmediate(() => this.commitWaiting());
+    if (this.waiting.length === 1 && !this.inflight) setImmediate(() => this.commitWaiting());
   }
 
   /**
@@ -63,12 +67,13 @@ export class StateRegistry {
    * waits for that commit too (serve.ts), and fails with it (decision DB9: a change is shown once it is durable).
    */
   get pending(): boolean {
-    return this.waiting.length > 0;
+    return this.waiting.length > 0 || this.inflight !== null;
   }
 
   private commitWaiting(): void {
     const batch = this.waiting;
     this.waiting = [];
+    if (this.asyncCommitter) return void (this.inflight = this.commitAsync(this.asyncCommitter, batch));
     let error: Error | null = null;
     try {
       this.commit();
@@ -76,6 +81,24 @@ export class StateRegistry {
       error = e as Error;
       this.rollback();
     }
+    this.settle(batch, error);
+  }
+
+  /** One batch through the shared database's commit; the answers that waited meanwhile form the next batch. */
+  private async commitAsync(commit: () => Promise<void>, batch: typeof this.waiting): Promise<void> {
+    let error: Error | null = null;
+    try {
+      await commit();
+    } catch (e) {
+      error = e as Error;
+      this.rollback();
+    }
+    this.inflight = null;
+    this.settle(batch, error);
+    if (this.waiting.length) this.commitWaiting();
+  }
+
+  private settle(batch: typeof this.waiting, error: Error | null): void {
     for (const w of batch) {
       try {
         if (error) w.fail(error);
@@ -94,6 +117,14 @@ export class StateRegistry {
   /** `fn` is called on every request's change before its answer; it throws when the change cannot be kept. */
   onCommit(fn: () => void): void {
     this.committers.add(fn);
+  }
+
+  /**
+   * `fn` writes every change, asynchronously (a shared database): answers wait for it as for `onCommit`'s, one
+   * batch at a time. Only one such committer.
+   */
+  onCommitAsync(fn: () => Promise<void>): void {
+    this.asyncCommitter = fn;
   }
 
   /** `fn` puts memory back as the database holds it, after a commit failed; it must not throw. */

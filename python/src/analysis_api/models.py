@@ -1102,6 +1102,8 @@ class GatewayHealthDependencies(TypedDict, total=False):
     """
     # The shared counters (rate limits).
     redis: Literal["ok", "down"]
+    # The shared state (records, keys, webhooks, idempotency records), with `--state postgres://…`.
+    postgres: Literal["ok", "down"]
 
 
 class _GatewayHealthRequired(TypedDict):

@@ -42,13 +42,15 @@ function health(s: Services): Reply {
   // A replica that cannot reach an engine it needs is down for its load balancer, which routes around it until
   // the connection is back (decision SB2).
   const redis = s.redis ? redisHealth(s.redis) : null;
-  const down = s.live.draining || redis === "down";
+  const postgres = s.shared?.health() ?? null;
+  const down = s.live.draining || redis === "down" || postgres === "down";
+  const dependencies = { ...(redis ? { redis } : {}), ...(postgres ? { postgres } : {}) };
   const body = {
     status: down ? "down" : "ok",
     service: "gateway",
     uptime_seconds: Math.max(0, Math.floor((now - s.live.startedAt) / 1000)),
     checked_at: new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"),
-    ...(redis ? { dependencies: { redis } } : {}),
+    ...(redis || postgres ? { dependencies } : {}),
   };
   return json(down ? 503 : 200, body, { "Cache-Control": "no-store", ...(down && !s.live.draining ? { "Retry-After": String(DEPENDENCY_RETRY_AFTER_SECONDS) } : {}) });
 }

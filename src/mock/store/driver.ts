@@ -32,6 +32,11 @@ export interface DriverOptions {
   create(ws: WorkspaceData, schema: string, fields: Json): Rec;
   /** A scenario set on `rec` from outside (a fault rule), among those its state's processing can take. */
   scenarioOf?: (ws: WorkspaceData, rec: Rec, scenarios: readonly string[]) => string | undefined;
+  /**
+   * Runs a scheduled step: at once by default; replicas on a shared database run it under the workspace's lock,
+   * and not at all when another replica has moved the workspace meanwhile (state-pg.ts, decision SB8).
+   */
+  gate?: (ws: WorkspaceData, run: () => void) => void;
 }
 
 export class Driver {
@@ -133,7 +138,7 @@ export class Driver {
     const state = rec.value[m.property];
     for (const t of timeouts(m, state)) {
       rec.cancels.push(
-        this.o.scheduler.after(t.afterMs!, () => {
+        this.later(ws, t.afterMs!, () => {
           const step = take(m, rec.value[m.property], t, this.now());
           if (step) this.apply(ws, rec, step);
         }),
@@ -143,9 +148,15 @@ export class Driver {
     const next = nextAsync(m, state, this.now(), rec.scenario);
     if (!next) return;
     for (const task of this.hooks.get(rec.coll.schema)?.meanwhile?.(ws, rec, next) ?? []) {
-      rec.cancels.push(this.o.scheduler.after(Math.round(task.at * this.o.stepMs), task.run));
+      rec.cancels.push(this.later(ws, Math.round(task.at * this.o.stepMs), task.run));
     }
-    rec.cancels.push(this.o.scheduler.after(this.o.stepMs, () => this.advance(ws, rec)));
+    rec.cancels.push(this.later(ws, this.o.stepMs, () => this.advance(ws, rec)));
+  }
+
+  /** Schedules `run` on `ws`, through the gate when there is one. */
+  private later(ws: WorkspaceData, ms: number, run: () => void) {
+    const gate = this.o.gate;
+    return this.o.scheduler.after(ms, gate ? () => gate(ws, run) : run);
   }
 
   /** Resources linked to `rec` (a run's approval, an approval's run) follow its move into `state`. */

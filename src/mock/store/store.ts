@@ -116,7 +116,7 @@ export class Store implements MockState {
         return () => (settle(), cancel());
       },
     };
-    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields) });
+    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields), gate: (ws, run) => (this.stepGate ? this.stepGate(ws, run) : run()) });
     for (const [route, plan] of this.model.plans) {
       if (plan.kind === "list") this.listSpecs.set(route, readListSpec(o.contract, route, plan.coll));
     }
@@ -338,6 +338,34 @@ export class Store implements MockState {
         this.driver.arm(ws, r);
       }
     }
+  }
+
+  /**
+   * How a scheduled lifecycle step runs (Driver's `gate`): null runs it at once; a shared database (state-pg.ts)
+   * runs it under the workspace's lock, once across replicas (decision SB8).
+   */
+  stepGate: ((ws: WorkspaceData, run: () => void) => void) | null = null;
+
+  /** The workspace `id` as memory holds it now, or undefined (not loaded, or gone). Loads nothing. */
+  loaded(id: string): WorkspaceData | undefined {
+    return this.workspaces.get(id);
+  }
+
+  /**
+   * Drops workspace `id` from memory, its timers stopped (another replica changed it: state-pg.ts reads it again).
+   * What the journal noted of it is dropped with it: the database holds the newer version.
+   */
+  drop(id: string): void {
+    const ws = this.workspaces.get(id);
+    if (!ws) return;
+    this.forget(id);
+    const k = this.kept;
+    if (!k) return;
+    k.touched.delete(ws);
+    for (const rec of [...k.journal.changed]) if (rec.table?.ws === ws) k.journal.changed.delete(rec);
+    const kept = k.journal.removed.filter((r) => r.ws !== ws);
+    k.journal.removed.splice(0, k.journal.removed.length, ...kept);
+    if (this.lastUsed === id) this.lastUsed = null;
   }
 
   private forget(id: string): void {

@@ -1,0 +1,17 @@
+// The state a gateway shares with other replicas (`--state postgres://…`, state-pg.ts, decisions SB5-SB9): what a
+// request waits for before the synchronous stages run. Core (no node:* module): the Node adapter implements it.
+
+export interface SharedState {
+  /**
+   * Before authentication: reads the version of the parts every workspace shares (keys, webhooks, OAuth grants)
+   * and reads them again when another replica changed them. Undefined when nothing is to be waited for.
+   */
+  syncParts(): Promise<void> | undefined;
+  /**
+   * Once the workspace is known: a read reads the workspace's version and reads it again when stale; a write
+   * (`writing`) takes the workspace's lock first, held until its change is committed or `ended` calls back.
+   */
+  syncWorkspace(id: string, writing: boolean, ended: (release: () => void) => void): Promise<void> | undefined;
+  /** `ok` while the database answers, `down` when the last attempt to reach it failed. */
+  health(): "ok" | "down";
+}

@@ -1,0 +1,532 @@
+// The state shared by replicas (`--state postgres://…`, MOCK_STATE_FILE with that scheme; decisions SB5-SB9): what
+// state-db.ts keeps in SQLite, kept in PostgreSQL (tables: state-pg-rows.ts), read and written by every replica.
+//
+//   versions   each workspace and the parts (keys, webhooks, OAuth grants) have a version, bumped by every commit
+//              that writes them. A request reads the version (one query) and reads the rows again when its memory
+//              holds an older one (syncParts before authentication, syncWorkspace once the workspace is known):
+//              a write acknowledged by one replica is read by any other at once (SB6).
+//   locks      a request that may write (any method but GET, HEAD, OPTIONS), and a scheduled lifecycle step, holds
+//              its workspace's lock: an in-process queue, then a transaction holding pg_advisory_xact_lock; it
+//              reads the workspace again if stale, runs, and its rows are written and the version bumped in that
+//              transaction, committed before its answer is sent (group commit: StateRegistry.commitThen). Writes to
+//              one workspace are thus serialised across replicas (SB7); a step another replica took is skipped (SB8).
+//   lost       a request that needs the database answers 503 dependency_unavailable; /health says
+//              `dependencies.postgres: down`; pg's Pool connects again by itself (SB9).
+import { createRequire } from "node:module";
+import type pg from "pg";
+import type { Contract } from "./contract.js";
+import { DependencyUnavailable } from "./limiter-redis.js";
+import { redact } from "./log.js";
+import { merge3 } from "./merge-json.js";
+import { hasRows, type HasRows } from "./row-map.js";
+import type { SharedState } from "./shared-state.js";
+import { StateFileError } from "./state-file.js";
+import { bump, deleteEntry, fetchWorkspace, lockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Queryable, type Statement } from "./state-pg-rows.js";
+import type { StateRegistry } from "./state-registry.js";
+import type { MockState } from "./state.js";
+import { parseStored, StoredRecordError, type RecordRow, type StorePersistence } from "./store/persist.js";
+import type { WorkspaceData } from "./store/records.js";
+import type { Store } from "./store/store.js";
+
+export interface PgStateOptions {
+  contract: Contract;
+  log?: (line: string) => void;
+  /** Connections per replica (each write in flight holds one until its commit). */
+  poolSize?: number;
+}
+
+/** Is `target` a PostgreSQL URL (rather than a SQLite file)? */
+export function isPostgresUrl(target: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(target);
+}
+
+/** pg is an optional peer of the mock package: loaded when a postgres:// state is asked for. */
+function pgModule(): typeof pg {
+  try {
+    return createRequire(import.meta.url)("pg") as typeof pg;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
+    throw new StateFileError("--state postgres://… keeps the state in PostgreSQL through pg, which is not installed: npm install pg");
+  }
+}
+
+/**
+ * A workspace's lock held by this replica: the transaction, and the in-process queue's turn. The transaction ends
+ * first (COMMIT: other replicas may go on), the turn after this replica has marked what it wrote (`release`): a
+ * request of this replica never changes what is being marked written.
+ */
+class Lease {
+  private finished = false;
+  private released = false;
+  constructor(
+    readonly client: pg.PoolClient,
+    private readonly unlock: () => void,
+    private readonly onEnd: () => void,
+  ) {}
+
+  get open(): boolean {
+    return !this.finished;
+  }
+
+  /** Commits (or rolls back) the transaction and gives the connection back. Once. */
+  async finish(commit: boolean): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      await this.client.query(commit ? "COMMIT" : "ROLLBACK");
+      this.client.release();
+    } catch (e) {
+      this.client.release(e as Error);
+      if (commit) throw e;
+    } finally {
+      // Only now: until the commit is visible, a read of this replica must not read the workspace again.
+      this.onEnd();
+    }
+  }
+
+  /** The next holder of this replica may go. Once. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.unlock();
+  }
+
+  /** The request is over: whatever is still open is rolled back (it changed nothing that was committed). */
+  async end(): Promise<void> {
+    try {
+      await this.finish(false);
+    } finally {
+      this.release();
+    }
+  }
+}
+
+export class PgState implements SharedState {
+  /** The version memory holds, per workspace and for the parts (PARTS). */
+  private readonly known = new Map<string, number>();
+  private readonly leases = new Map<string, Lease>();
+  /** Workspaces being written without a lease (writeWorkspace): not read again meanwhile. */
+  private readonly unlocked = new Set<string>();
+  /** The tail of each workspace's in-process queue. */
+  private readonly queues = new Map<string, Promise<void>>();
+  /** Reads of a workspace's version in flight, shared by the requests that wait for it. */
+  private readonly reading = new Map<string, Promise<void>>();
+  /** The JSON last written of each snapshot part. */
+  private readonly written = new Map<string, string>();
+  private readonly rows = new PgRows();
+  private persistence!: StorePersistence;
+  private up = true;
+  private readonly pinger: ReturnType<typeof setInterval>;
+
+  private constructor(
+    readonly pool: pg.Pool,
+    private readonly registry: StateRegistry,
+    private readonly store: Store | null,
+    private readonly opts: PgStateOptions,
+  ) {
+    pool.on("error", () => this.down()); // an idle connection lost: the next query connects again
+    this.pinger = setInterval(() => void this.ping(), 1000);
+    this.pinger.unref();
+  }
+
+  /** Connects, creates the tables, reads the parts and checks every stored record (a bad one refuses the start, named). */
+  static async open(url: string, registry: StateRegistry, opts: PgStateOptions): Promise<PgState> {
+    const { Pool } = pgModule();
+    const pool = new Pool({ connectionString: url, max: opts.poolSize ?? 20, connectionTimeoutMillis: 2000 });
+    const store = (registry.get("store") as Store | undefined) ?? null;
+    const state = new PgState(pool, registry, store, opts);
+    try {
+      await state.prepare();
+      await state.loadParts();
+      if (store) state.persistence = store.keepIn(state.rows, () => {});
+      await state.checkRecords();
+    } catch (e) {
+      await state.close();
+      if (e instanceof StateFileError) throw e;
+      throw new StateFileError(`${redact(url)}: ${(e as Error).message}`);
+    }
+    registry.onCommitAsync(() => state.commit());
+    registry.onRollback(() => state.rollback());
+    registry.onChange(() => registry.commitThen(() => {}, (e) => state.log(`state not written: ${e.message}`)));
+    if (store) store.stepGate = (ws, step) => state.gate(ws, step);
+    return state;
+  }
+
+  /** The schema, created once by whichever replica comes first (under a lock: CREATE IF NOT EXISTS races). */
+  private async prepare(): Promise<void> {
+    const c = await this.pool.connect();
+    try {
+      await c.query("BEGIN");
+      await lockScope(c, "schema");
+      await c.query(PG_SCHEMA);
+      const v = (await c.query<{ value: string }>("SELECT value FROM meta WHERE key = 'version'")).rows[0]?.value;
+      if (v !== undefined && v !== PG_STATE_VERSION) throw new Error(`format version ${v}; this mock reads version ${PG_STATE_VERSION}`);
+      if (v === undefined) await c.query("INSERT INTO meta (key, value) VALUES ('version', $1)", [PG_STATE_VERSION]);
+      await c.query("COMMIT");
+    } catch (e) {
+      await c.query("ROLLBACK").catch(() => {});
+      throw e;
+    } finally {
+      c.release();
+    }
+  }
+
+  private log(line: string): void {
+    this.opts.log?.(`state postgres: ${line}`);
+  }
+
+  health(): "ok" | "down" {
+    return this.up ? "ok" : "down";
+  }
+
+  private down(): void {
+    this.up = false;
+  }
+
+  private async ping(): Promise<void> {
+    try {
+      await this.pool.query("SELECT 1");
+      this.up = true;
+    } catch {
+      this.up = false;
+    }
+  }
+
+  /** Runs `fn`, telling a lost database from any other failure (DependencyUnavailable: 503). */
+  private async reach<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      const out = await fn();
+      this.up = true;
+      return out;
+    } catch (e) {
+      if (e instanceof StoredRecordError || e instanceof StateFileError || !lostConnection(e)) throw e;
+      this.down();
+      throw new DependencyUnavailable("postgres", e);
+    }
+  }
+
+  // ---- reading -------------------------------------------------------------------------------------------------
+
+  syncParts(): Promise<void> | undefined {
+    return this.reach(async () => {
+      const v = await versionOf(this.pool, PARTS);
+      // Parts changed here and not yet committed stay as they are: the commit checks the version (SB7).
+      if (v !== this.known.get(PARTS) && !this.registry.pending) await this.loadParts();
+    });
+  }
+
+  syncWorkspace(id: string, writing: boolean, ended: (release: () => void) => void): Promise<void> | undefined {
+    if (writing) {
+      return this.lock(id).then((lease) => ended(() => void lease.end().catch(() => {})));
+    }
+    if (this.busy(id)) return undefined; // this replica holds its lock or is writing it: memory is the newest
+    let pending = this.reading.get(id);
+    if (!pending) {
+      pending = this.reach(() => this.refresh(id)).finally(() => this.reading.delete(id));
+      this.reading.set(id, pending);
+    }
+    return pending;
+  }
+
+  /** Reads workspace `id` again when the database holds a newer version than memory. */
+  private async refresh(id: string): Promise<void> {
+    const v = await versionOf(this.pool, id);
+    if (this.fresh(id, v)) return;
+    const rows = await fetchWorkspace(this.pool, id);
+    // A lock taken here meanwhile read it already (and may have changed it since).
+    if (this.busy(id) || this.fresh(id, v)) return;
+    this.load(id, v, rows);
+  }
+
+  private busy(id: string): boolean {
+    return this.leases.has(id) || this.unlocked.has(id);
+  }
+
+  private fresh(id: string, v: number): boolean {
+    return this.store?.loaded(id) !== undefined && this.known.get(id) === v;
+  }
+
+  /** The store reads workspace `id` from `rows` (checked as at start: a bad record answers 500 naming it). */
+  private load(id: string, v: number, rows: Awaited<ReturnType<typeof fetchWorkspace>>): void {
+    if (!this.store) return;
+    this.rows.fetched.set(id, rows);
+    try {
+      this.store.drop(id);
+      this.store.workspace(id);
+      this.known.set(id, v);
+    } finally {
+      this.rows.fetched.delete(id);
+    }
+  }
+
+  /** Every part but the store, as the database holds it (parts, and the entries of their RowMaps). */
+  private async loadParts(): Promise<void> {
+    const v = await versionOf(this.pool, PARTS);
+    const [parts, entries] = await Promise.all([
+      this.pool.query<{ name: string; value: string }>("SELECT name, value FROM parts"),
+      this.pool.query<{ name: string; key: string; value: string }>("SELECT name, key, value FROM entries WHERE owner = '' ORDER BY id"),
+    ]);
+    for (const { name, value } of parts.rows) this.restorePart(name, value);
+    for (const part of this.others()) if (hasRows(part)) this.fillRows(part, entries.rows);
+    this.known.set(PARTS, v);
+  }
+
+  private restorePart(name: string, value: string): void {
+    const part = this.registry.get(name);
+    if (!part || part === (this.store as MockState | null) || hasRows(part)) return;
+    const fail = (why: string): never => {
+      throw new StateFileError(`part ${name}: ${why}`);
+    };
+    try {
+      part.restore(parseStored(value, fail));
+    } catch (e) {
+      fail((e as Error).message);
+    }
+    this.written.set(name, value);
+  }
+
+  private fillRows(part: MockState & HasRows, entries: ReadonlyArray<{ name: string; key: string; value: string }>): void {
+    for (const [table, map] of Object.entries(part.rows)) {
+      const name = `${part.name}/${table}`;
+      try {
+        map.fill(
+          entries.filter((e) => e.name === name),
+          `part ${part.name}, ${table}`,
+        );
+      } catch (e) {
+        throw new StateFileError((e as Error).message);
+      }
+    }
+  }
+
+  private others(): MockState[] {
+    return this.registry.all.filter((p) => p !== (this.store as MockState | null));
+  }
+
+  /** Every stored record checked against the contract, as at the start of a SQLite state (DB1). */
+  private async checkRecords(): Promise<void> {
+    if (!this.store) return;
+    const all = await this.pool.query<RecordRow & { seq: string }>("SELECT ws, coll, parent, key, seq, value, extra FROM records");
+    for (const row of all.rows) {
+      try {
+        this.persistence.check({ ...row, seq: Number(row.seq) });
+      } catch (e) {
+        if (e instanceof StoredRecordError) throw new StateFileError(e.message);
+        throw e;
+      }
+    }
+  }
+
+  // ---- locking -------------------------------------------------------------------------------------------------
+
+  /** Waits for this replica's earlier holders of `id`'s lock; returns what lets the next one in. */
+  private async queue(id: string): Promise<() => void> {
+    const before = this.queues.get(id) ?? Promise.resolve();
+    let unlock!: () => void;
+    const mine = new Promise<void>((resolve) => (unlock = resolve));
+    const tail = before.then(() => mine);
+    this.queues.set(id, tail);
+    await before;
+    return () => {
+      unlock();
+      if (this.queues.get(id) === tail) this.queues.delete(id);
+    };
+  }
+
+  /** Takes workspace `id`'s lock (in process, then in PostgreSQL) and reads it again when stale. */
+  private async lock(id: string): Promise<Lease> {
+    const unlock = await this.queue(id);
+    let client: pg.PoolClient | null = null;
+    try {
+      return await this.reach(async () => {
+        client = await this.pool.connect();
+        await client.query("BEGIN");
+        // Two statements: under READ COMMITTED a statement reads the snapshot taken when it started, so a version
+        // read by the statement that waited for the lock would predate the commit that held it.
+        await lockScope(client, id);
+        const v = await versionOf(client, id);
+        if (!this.fresh(id, v)) this.load(id, v, await fetchWorkspace(client, id));
+        const lease = new Lease(client, unlock, () => this.leases.get(id) === lease && this.leases.delete(id));
+        this.leases.set(id, lease);
+        return lease;
+      });
+    } catch (e) {
+      const c = client as pg.PoolClient | null;
+      if (c) await c.query("ROLLBACK").then(() => c.release(), (err: Error) => c.release(err));
+      unlock();
+      throw e;
+    }
+  }
+
+  /**
+   * A scheduled lifecycle step: run under the workspace's lock, then committed. When another replica moved the
+   * workspace meanwhile, taking the lock reads it again (its resources' steps scheduled anew, from what that
+   * replica wrote) and this step, made for the old copy, is not run: each step runs once (SB8).
+   */
+  gate(ws: WorkspaceData, step: () => void): void {
+    void this.lock(ws.id).then(
+      async (lease) => {
+        try {
+          if (this.store?.loaded(ws.id) !== ws) return;
+          step();
+          await new Promise<void>((resolve) => this.registry.commitThen(resolve, (e) => (this.log(`a lifecycle step of ${ws.id} not written: ${e.message}`), resolve())));
+        } finally {
+          await lease.end().catch(() => {});
+        }
+      },
+      (e: Error) => this.log(`a lifecycle step of ${ws.id} waits: ${e.message}`),
+    );
+  }
+
+  // ---- writing -------------------------------------------------------------------------------------------------
+
+  /**
+   * One batch of the group commit: what the store wrote, per workspace, in that workspace's transaction (the lock's,
+   * or a new one that checks the version memory holds), and the parts in theirs. Marked written after every commit.
+   */
+  private async commit(): Promise<void> {
+    const mark = this.store?.persist() ?? (() => {});
+    const { cleared, writes } = this.rows.take();
+    const parts = this.partChanges();
+    const ended: Lease[] = [];
+    try {
+      await this.reach(async () => {
+        if (cleared) await this.clearAll();
+        await Promise.all([...writes].map(([id, statements]) => this.writeWorkspace(id, statements, ended)));
+        if (parts.entries.length || parts.snapshots.length) await this.writeParts(parts.entries, parts.snapshots);
+      });
+      mark();
+      parts.mark();
+    } finally {
+      for (const lease of ended) lease.release();
+    }
+  }
+
+  /** Writes a workspace's rows in its lock's transaction (committed; the lease joins `ended`) or in a new one. */
+  private async writeWorkspace(id: string, statements: readonly Statement[], ended: Lease[]): Promise<void> {
+    const lease = this.leases.get(id);
+    if (lease?.open) {
+      ended.push(lease);
+      await run(lease.client, statements);
+      this.known.set(id, await bump(lease.client, id));
+      await lease.finish(true);
+      return;
+    }
+    // A change made without the lock (a workspace seeded by a read, say): written if nobody wrote it meanwhile.
+    this.log(`workspace ${id} written without its lock`);
+    this.unlocked.add(id);
+    await this.transaction(id, async (c) => {
+      const v = await versionOf(c, id);
+      if (v !== (this.known.get(id) ?? 0)) throw new Error(`workspace ${id} was changed by another replica meanwhile; retry`);
+      await run(c, statements);
+      this.known.set(id, await bump(c, id));
+    }).finally(() => this.unlocked.delete(id));
+  }
+
+  /**
+   * The parts' rows: RowMap entries merge with other replicas' (a row per key); a snapshot part (keys, webhooks)
+   * changed here is merged, under the parts' lock, with what another replica wrote since memory read it (merge3:
+   * per property, per item by id), so neither replica's change is lost (SB7).
+   */
+  private async writeParts(entries: readonly Statement[], snapshots: Array<[string, string]>): Promise<void> {
+    await this.transaction(PARTS, async (c) => {
+      const v = await versionOf(c, PARTS);
+      const stale = v !== this.known.get(PARTS);
+      const theirs = stale && snapshots.length ? await this.partRows(c) : new Map<string, string>();
+      for (const [name, ours] of snapshots) {
+        const text = theirs.has(name) ? this.merged(name, ours, theirs.get(name)!) : ours;
+        snapshots[snapshots.findIndex(([n]) => n === name)] = [name, text]; // what is marked written
+        await c.query("INSERT INTO parts (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [name, text]);
+      }
+      await run(c, entries);
+      const now = await bump(c, PARTS);
+      // Others' other changes are not in memory yet: the next request reads the parts again.
+      this.known.set(PARTS, stale ? -1 : now);
+    });
+  }
+
+  private async partRows(c: Queryable): Promise<Map<string, string>> {
+    const r = await c.query<{ name: string; value: string }>("SELECT name, value FROM parts");
+    return new Map(r.rows.map((x) => [x.name, x.value]));
+  }
+
+  /** Our change of part `name` over theirs; memory takes the merge. */
+  private merged(name: string, ours: string, theirs: string): string {
+    const base = this.written.get(name);
+    const merged = merge3(base === undefined ? undefined : JSON.parse(base), JSON.parse(ours), JSON.parse(theirs));
+    this.registry.get(name)?.restore(merged);
+    return JSON.stringify(merged);
+  }
+
+  /** POST /__mock/reset: every workspace's rows deleted and its version bumped (every replica reads it again). */
+  private async clearAll(): Promise<void> {
+    await this.transaction("reset", async (c) => {
+      await c.query("DELETE FROM records; DELETE FROM fields; DELETE FROM entries WHERE owner <> ''");
+      await c.query("UPDATE versions SET v = v + 1 WHERE scope <> ''");
+    });
+    for (const id of [...this.known.keys()]) if (id !== PARTS) this.known.delete(id);
+  }
+
+  private async transaction(scope: string, fn: (c: pg.PoolClient) => Promise<void>): Promise<void> {
+    const c = await this.pool.connect();
+    try {
+      await c.query("BEGIN");
+      await lockScope(c, scope);
+      await fn(c);
+      await c.query("COMMIT");
+      c.release();
+    } catch (e) {
+      await c.query("ROLLBACK").then(() => c.release(), (err: Error) => c.release(err));
+      throw e;
+    }
+  }
+
+  /** What changed in the parts since last written: entries' statements, snapshots (name, JSON), and the marks. */
+  private partChanges(): { entries: Statement[]; snapshots: Array<[string, string]>; mark: () => void } {
+    const entries: Statement[] = [];
+    const snapshots: Array<[string, string]> = [];
+    const marks: Array<() => void> = [];
+    for (const part of this.others()) {
+      if (hasRows(part)) {
+        const all = Object.entries(part.rows).map(([table, map]) => [`${part.name}/${table}`, map, map.changes()] as const);
+        for (const [name, , changes] of all) for (const [key, json] of changes) entries.push(...(json === null ? [deleteEntry(PARTS, name, key)] : putEntry(PARTS, name, key, json)));
+        marks.push(() => all.forEach(([, map, changes]) => map.written(changes)));
+        continue;
+      }
+      const text = JSON.stringify(part.snapshot());
+      if (this.written.get(part.name) === text) continue;
+      snapshots.push([part.name, text]);
+    }
+    // A snapshot is marked as written (merged, it may differ from what was read here: writeParts puts it back).
+    const mark = () => {
+      marks.forEach((m) => m());
+      for (const [name, text] of snapshots) this.written.set(name, text);
+    };
+    return { entries, snapshots, mark };
+  }
+
+  /**
+   * A commit failed: the workspaces it changed leave memory (read again when next used) and the parts are read
+   * again by the next request. A lock whose transaction failed is given back when its request ends.
+   */
+  private rollback(): void {
+    this.store?.rollback();
+    this.known.set(PARTS, -1);
+    this.written.clear();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.pinger);
+    await this.pool.end().catch(() => {});
+  }
+}
+
+/**
+ * Is `e` a database that cannot be reached (no connection, a connection lost, a server starting or shutting down:
+ * SQLSTATE classes 08, 57, 53) rather than a statement it refused?
+ */
+function lostConnection(e: unknown): boolean {
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57|53)/.test(code);
+  return true;
+}
