@@ -18,9 +18,9 @@ import createFetchClient, {
   type QuerySerializerOptions,
 } from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
+import { FORM_BODIES } from "./contract.generated.js";
 import { CredentialsError } from "./errors.js";
-import { withForm } from "./forms.js";
-import { withKey } from "./idempotency.js";
+import { IDEMPOTENCY_HEADER, takesKey } from "./idempotency.js";
 import { INTERNALS } from "./internals.js";
 import type { RateLimit } from "./headers.js";
 import { checked, DEFAULT_TIMEOUT_MS, RETRY_DEFAULTS, resolveRetry, type CallOptions, type RetryOptions } from "./options.js";
@@ -135,12 +135,19 @@ const isRawBody = (body: unknown): boolean =>
 type CallInit = { signal?: AbortSignal | null; parseAs?: string; [key: string]: unknown } | undefined;
 type Result = Promise<{ response: Response }>;
 
+/** The write path (write.ts), loaded the first time a call needs it and kept (decision C16). */
+let encode: typeof import("./write.js").write | undefined;
+
 /**
- * A write's init: its Idempotency-Key, made here once per call so every attempt sends the same (idempotency.ts), and
- * an object body encoded as the operation's form (forms.ts).
+ * A write's init: its Idempotency-Key and its form body (write.ts), when the operation takes either; else `init`
+ * as it is. A promise only while write.ts is first loaded (if it cannot be, the call fails with that error, unsent).
  */
-function write(method: string, url: unknown, init: CallInit): CallInit {
-  return withForm(method, url, withKey(method, url, init)) as CallInit;
+function write(method: string, url: unknown, init: CallInit): CallInit | Promise<CallInit> {
+  const key = takesKey(method, String(url)) ? IDEMPOTENCY_HEADER : undefined;
+  const form = FORM_BODIES[`${method} ${String(url)}`];
+  if (!key && !form) return init;
+  if (encode) return encode(init, key, form) as CallInit;
+  return import("./write.js").then((m) => (encode = m.write)(init, key, form) as CallInit);
 }
 
 /**
@@ -157,12 +164,17 @@ function wrapCalls(c: Client<paths>, middleware: Set<Middleware>, endOf: (r: { r
     const call = methods[name]!;
     methods[name] = (url, init) => finish(call(url, pass(init as CallInit)), init as CallInit);
   }
+  /** Sends a write, once its init is ready (at once, unless write.ts is still to be loaded). */
+  const send = (call: (init: CallInit) => Result, method: string, url: unknown, init: CallInit): Result => {
+    const ready = write(method, url, init);
+    return ready instanceof Promise ? ready.then((w) => finish(call(pass(w)), init)) : finish(call(pass(ready)), init);
+  };
   for (const name of ["POST", "PUT", "PATCH"]) {
     const call = methods[name]!;
-    methods[name] = (url, init) => finish(call(url, pass(write(name, url, init as CallInit))), init as CallInit);
+    methods[name] = (url, init) => send((i) => call(url, i), name, url, init as CallInit);
   }
   const request = methods.request!;
-  methods.request = (method, url, init) => finish(request(method, url, pass(write(String(method).toUpperCase(), url, init as CallInit))), init as CallInit);
+  methods.request = (method, url, init) => send((i) => request(method, url, i), String(method).toUpperCase(), url, init as CallInit);
   const { use, eject } = c;
   c.use = (...m) => {
     for (const x of m) middleware.add(x);

@@ -1,9 +1,9 @@
-// Form bodies by media type (decision ID8): the operations whose request body is a form (contract.generated.ts)
+// Form bodies by media type (decision ID8): the operations whose request body is a form (FORM_BODIES in
+// contract.generated.ts, looked up by the client)
 // take an object, sent as the form the contract declares, with no header set by hand:
 //   multipart/form-data                  a FormData: a Blob or File field is a file part, an array one part per
 //                                        item, an object (`metadata`) a part holding its JSON; a FormData given is sent as it is
 //   application/x-www-form-urlencoded    URLSearchParams and its Content-Type (openapi-fetch would say JSON)
-import { FORM_BODIES } from "./contract.generated.js";
 import { setsHeader, withHeader, type Init } from "./init.js";
 
 const CONTENT_TYPE = "Content-Type";
@@ -35,10 +35,9 @@ function urlencoded(fields: Record<string, unknown>): URLSearchParams {
   return params;
 }
 
-/** The call's init with an object body encoded as the operation's form; else `init` as it is. */
-export function withForm(method: string, path: unknown, init: Init): Init {
-  const media = FORM_BODIES[`${method} ${String(path)}`];
-  if (!media || !isFields(init?.body)) return init;
+/** The call's init with an object body encoded as `media`, the operation's form (FORM_BODIES); else `init` as it is. */
+export function withForm(media: string, init: Init): Init {
+  if (!isFields(init?.body)) return init;
   if (media === "multipart/form-data") return { ...init, body: multipart(init.body) };
   const body = urlencoded(init.body);
   return setsHeader(init, CONTENT_TYPE) ? { ...init, body } : withHeader(init, CONTENT_TYPE, media, { body });

@@ -1,33 +1,14 @@
 // Retries that never duplicate (decisions ID5–ID7): every call of an operation that takes the `Idempotency-Key`
-// (contract.generated.ts, from the contract's x-idempotency) carries one, made once per call and sent again on
-// every attempt, unless the caller set their own (theirs wins). A POST or PATCH without a key is not retried once
+// (contract.generated.ts, from the contract's x-idempotency) carries one, made once per call (write.ts) and sent
+// again on every attempt, unless the caller set their own (theirs wins). A POST or PATCH without a key is not retried once
 // its request may have reached the server (transport.ts): only a failure to connect, or a 429, is retried.
 import { IDEMPOTENCY_HEADER, KEYED_METHODS, KEYED_PREFIXES, NOT_KEYED } from "./contract.generated.js";
-import { setsHeader, withHeader, type Init } from "./init.js";
 
 export { IDEMPOTENCY_HEADER };
-
-/** A random UUID: `crypto.randomUUID` where the platform has it (not in a page served over plain http). */
-export function newKey(): string {
-  const c = globalThis.crypto;
-  if (typeof c?.randomUUID === "function") return c.randomUUID();
-  // RFC 9562 version 4 by hand, from getRandomValues, which every platform this client runs on has.
-  const b = c.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
 
 /** Whether the operation `method` `path` (a template of the contract) takes an Idempotency-Key. */
 export function takesKey(method: string, path: string): boolean {
   return KEYED_METHODS.includes(method) && KEYED_PREFIXES.some((p) => path.startsWith(p)) && !NOT_KEYED.has(`${method} ${path}`);
-}
-
-/** The call's init with a new key, when the operation takes one and the caller sent none; else `init` as it is. */
-export function withKey(method: string, path: unknown, init: Init): Init {
-  if (!takesKey(method, String(path))) return init;
-  return setsHeader(init, IDEMPOTENCY_HEADER) ? init : withHeader(init, IDEMPOTENCY_HEADER, newKey());
 }
 
 /** A write the server may act on twice if it is sent twice: a POST or PATCH without a key. */

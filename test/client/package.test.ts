@@ -24,7 +24,7 @@ const seen: string[] = [];
 async function fakeFetch(input: Request, init?: RequestInit): Promise<Response> {
   const request = new Request(input, init);
   const url = new URL(request.url);
-  seen.push(\`\${request.method} \${url.pathname}\${url.search} \${request.headers.get("X-API-Key") === "pk_test_consumer" ? "key" : "no-key"}\`);
+  seen.push(\`\${request.method} \${url.pathname}\${url.search} \${request.headers.get("X-API-Key") === "pk_test_consumer" ? "key" : "no-key"}\${request.headers.has("Idempotency-Key") ? " +idempotency-key" : ""}\`);
   const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...RATE } });
   if (url.pathname === "/v1/analyses/anl_missing") return json(404, { detail: "Resource not found." });
   if (url.pathname === "/v1/analyses/anl_slow") return slowBody(request.signal);
@@ -64,6 +64,8 @@ try {
 } catch (e) {
   if (e instanceof ApiError) notFound = \`\${e.status} \${e.kind} \${e.detail}\`;
 }
+// A keyed write gets its Idempotency-Key from a module the client loads on first use (dist/client/write.js).
+await client.POST("/v1/analyses", { body: { media_url: "https://example.com/a.mp3", media_type: "audio" } });
 const signed = await signWebhookPayload({ payload: "{}", secret: "whsec_consumer", timestamp: 1795093200 });
 await verifyWebhookSignature({ payload: "{}", headers: signed.headers, secret: "whsec_consumer", now: 1795093200_000 });
 const urls = [await eventSourceUrl(client, "anl_1"), await webSocketUrl(client, "/v1/stream", { query: { encoding: "opus" } })];
@@ -147,6 +149,7 @@ describe("package", () => {
           "GET /v1/analyses key",
           "GET /v1/analyses/anl_slow key",
           "GET /v1/analyses/anl_missing key",
+          "POST /v1/analyses key +idempotency-key",
         ],
       });
     } finally {
