@@ -79,6 +79,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     upgrade: serveUpgrades(s, proxy ? proxyUpgradePipeline(s, proxy) : upgradePipeline(s)),
     // What node:http refuses itself carries the rate-limit headers of the mock's limiter; the proxy keeps none (G26).
     refused: proxy ? undefined : serveRefusals(s),
+    // …and what it cannot parse goes to the backend as bytes, whose own answer comes back (proxy/unparsed.ts).
+    ...(proxy ? { unparsed: proxy.relayUnparsed.bind(proxy) } : {}),
     requestTimeoutMs: opts.requestTimeoutMs,
     // Every answer carries the CORS headers, these too (Schemathesis's finding: a browser could not read them).
     head: s.head,

@@ -25,6 +25,11 @@ export interface ServerHandlers {
   refused?(socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined): Reply;
   /** The headers every answer carries (CORS: cors-head.ts), on the answers given here too. */
   head?: readonly string[];
+  /**
+   * A request node:http could not parse, as its bytes (`rawPacket`): true when it was taken care of (proxy mode relays
+   * it to the upstream, proxy/unparsed.ts); otherwise it is answered 400 here.
+   */
+  unparsed?(socket: Duplex, raw: Buffer | undefined): boolean;
   /** Open connections at most (limits.ts `connections`): one more is answered 503 `capacity_exceeded` and closed. */
   maxConnections?: number;
   /** Percent of `maxConnections` one client address may hold (limits.ts `addressShare`, default 100). */
@@ -121,6 +126,8 @@ export function createHttpServer(h: ServerHandlers): http.Server {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage ?? undefined;
     if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy();
+    const raw = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
+    if (!inFlight && err.code?.startsWith("HPE_") && err.code !== "HPE_HEADER_OVERFLOW" && h.unparsed?.(socket, raw)) return;
     const detail =
       err.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? "The request was not received in time."

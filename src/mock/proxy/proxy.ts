@@ -6,6 +6,7 @@ import { json, type Reply } from "../http/reply.js";
 import type { LogSink } from "../log.js";
 import type { Services } from "../services.js";
 import { Judge } from "./judge.js";
+import { relayUnparsed } from "./unparsed.js";
 import { parseUpstream, upstreamAgent, upstreamRequest, type Upstream } from "./upstream.js";
 import { DEFAULT_MAX_VIOLATIONS, ViolationList } from "./violations.js";
 
@@ -63,6 +64,13 @@ export class Proxy {
   invalidAnswer(why: string): { status: number; message: string; reply: Reply } {
     const message = `the upstream answered an invalid status line: ${why}`;
     return { status: 502, message, reply: json(502, { detail: `${message[0]!.toUpperCase()}${message.slice(1)} (${this.upstream.url}).` }) };
+  }
+
+  /** A request node:http could not parse, relayed to the upstream as bytes (unparsed.ts); false when it cannot be. */
+  relayUnparsed(socket: Duplex, raw: Buffer | undefined): boolean {
+    const relayed = relayUnparsed(this.upstream, socket, raw, this.timeoutMs);
+    if (relayed) this.track(socket);
+    return relayed;
   }
 
   /** Keeps `x` to be cut when the gateway closes, until it closes by itself. */
