@@ -21,6 +21,7 @@ const ITEM_PATH = "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
 export const WORKSPACES = 8;
 const KEYS = Array.from({ length: WORKSPACES }, (_, i) => ({ key: `pk_test_bench_sandbox_${i}`, workspace_id: `ws_BenchSandbox${i}`, plan: "pro" }));
 const LIMIT_SCALE = "10000";
+const WARM_TIMEOUT_MS = 60_000;
 export const STATE_TARGETS = ["sqlite", "pg1", "pg2"] as const;
 type StateTarget = (typeof STATE_TARGETS)[number];
 const OPS = ["create", "read"] as const;
@@ -115,8 +116,13 @@ async function measure(s: Setup, op: Op, seconds: number, connections: number): 
 async function warm(url: string): Promise<void> {
   for (const k of KEYS) {
     const headers = { "X-API-Key": k.key, "Content-Type": "application/json" };
-    const made = await fetch(`${url}/v1/boards`, { method: "POST", headers, body: JSON.stringify({ name: "Warm", widgets: [] }) });
-    const read = await fetch(url + ITEM_PATH, { headers });
+    // A bounded wait: a replica stuck on a lock fails the run, naming itself, rather than hanging it.
+    const signal = () => AbortSignal.timeout(WARM_TIMEOUT_MS);
+    const hung = (e: Error): never => {
+      throw new Error(`warming ${url} for ${k.key}: no answer within ${WARM_TIMEOUT_MS} ms (${e.message})`);
+    };
+    const made = await fetch(`${url}/v1/boards`, { method: "POST", headers, body: JSON.stringify({ name: "Warm", widgets: [] }), signal: signal() }).catch(hung);
+    const read = await fetch(url + ITEM_PATH, { headers, signal: signal() }).catch(hung);
     await Promise.all([made.arrayBuffer(), read.arrayBuffer()]);
     if (made.status !== 201 || read.status !== 200) throw new Error(`warming ${url} for ${k.key}: POST answered ${made.status}, GET ${read.status}`);
   }
