@@ -27,6 +27,7 @@ import { pythonBench, type PythonBench } from "./bench/python.js";
 import { simBench, type SimBench } from "./bench/sim.js";
 import { DEFAULT_SIZES, scale, type Scale } from "./bench/scale.js";
 import { sandboxBench, type SandboxBench } from "./bench/sandbox.js";
+import type { SandboxStateBench } from "./bench/sandbox-state.js";
 import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain.js";
 
 const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "sim", "scale", "sandbox"] as const;
@@ -349,7 +350,25 @@ function sandboxRows(s: SandboxBench): string[][] {
     ["Sandbox: one replica counting in Redis (--redis) ÷ one process", line("redis"), `${x2(s.ratios.redisOverSingle)}${s.ratios.redisCpuOverSingle === null ? "" : ` · CPU ${x2(s.ratios.redisCpuOverSingle)}`}`, "reported"],
     ["Sandbox: HAProxy → 1 replica on Redis ÷ one process", line("lb1"), x2(s.ratios.lb1OverSingle), "reported"],
     ["Sandbox: HAProxy → 2 replicas on Redis ÷ one process (2 cores shared with the load generator)", line("lb2"), `${x2(s.ratios.lb2OverSingle)} · ÷ 1 replica ${x2(s.ratios.lb2OverLb1)}`, `non-2xx: ${s.non2xx} ${check(s.non2xx === 0)}`],
+    ...(s.state ? sandboxStateRows(s.state) : []),
   ];
+}
+
+function sandboxStateRows(s: SandboxStateBench): string[][] {
+  const m = s.median;
+  const line = (r: keyof SandboxStateBench["median"]) =>
+    `${int(m[r].rps)} req/s · p99 ${m[r].p99.toFixed(2)} ms${m[r].totalCpuUsPerRequest === null ? "" : ` · ${m[r].totalCpuUsPerRequest!.toFixed(0)} µs CPU/req`}`;
+  const ratio = (op: "create" | "read", n: 1 | 2) => {
+    const q = s.ratios[op];
+    const cpu = n === 1 ? q.pg1CpuOverSqlite : q.pg2CpuOverSqlite;
+    return `${x2(n === 1 ? q.pg1OverSqlite : q.pg2OverSqlite)}${cpu === null ? "" : ` · CPU ${x2(cpu)}`}${n === 2 ? ` · ÷ 1 replica ${x2(q.pg2OverPg1)}` : ""}`;
+  };
+  const what = { create: `POST /v1/boards over ${s.workspaces} workspaces`, read: "stored GET" };
+  return (["create", "read"] as const).flatMap((op) => [
+    [`Sandbox state: ${what[op]}, one process with --state FILE (SQLite)`, line(`sqlite:${op}`), "", ""],
+    [`Sandbox state: ${what[op]}, HAProxy → 1 replica on PostgreSQL + Redis ÷ SQLite`, line(`pg1:${op}`), ratio(op, 1), "reported"],
+    [`Sandbox state: ${what[op]}, HAProxy → 2 replicas on PostgreSQL + Redis ÷ SQLite (2 cores shared)`, line(`pg2:${op}`), ratio(op, 2), op === "read" ? `non-2xx: ${s.non2xx} ${check(s.non2xx === 0)}` : "reported"],
+  ]);
 }
 
 async function main(): Promise<void> {
@@ -423,7 +442,7 @@ async function main(): Promise<void> {
   }
   if (has("sandbox")) {
     say("\n[sandbox] a stored GET on one process, one replica on Redis, and HAProxy in front of 1 and 2 replicas…");
-    results.sandbox = await sandboxBench({ rounds: rounds(3), seconds: 3, connections: 10, say });
+    results.sandbox = await sandboxBench({ rounds: rounds(3), seconds: 3, connections: 10, stateRounds: rounds(2), stateSeconds: 2, say });
   }
   results.machine.loadAverageEnd = os.loadavg().map((l) => Math.round(l * 100) / 100);
   results.totalSeconds = Math.round((performance.now() - t0) / 100) / 10;

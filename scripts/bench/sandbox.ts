@@ -10,6 +10,7 @@
 import type { ChildProcess } from "node:child_process";
 import { startRedis, type Engine } from "../lib/engines.js";
 import { startHaproxy, type Balancer } from "../lib/haproxy.js";
+import { sandboxStateBench, type SandboxStateBench } from "./sandbox-state.js";
 import { alternate, firstJsonLine, freePort, median, medianRatio, spawnGroup, stopGroup, TSX } from "./lib.js";
 import { cpuMs, load, type LoadRun, type Server } from "./mock-throughput.js";
 
@@ -30,6 +31,8 @@ export interface SandboxBench {
   median: Record<Target, { rps: number; p50: number; p99: number; totalCpuUsPerRequest: number | null }>;
   ratios: { redisOverSingle: number; lb1OverSingle: number; lb2OverSingle: number; lb2OverLb1: number; redisCpuOverSingle: number | null; lb2CpuOverSingle: number | null };
   non2xx: number;
+  /** Creates and stored GETs with the state in PostgreSQL + Redis (1 and 2 replicas) ÷ one SQLite process (sandbox-state.ts). */
+  state: SandboxStateBench;
 }
 
 async function replica(redisUrl: string | null): Promise<{ server: Server; child: ChildProcess }> {
@@ -37,7 +40,15 @@ async function replica(redisUrl: string | null): Promise<{ server: Server; child
   return { server: await firstJsonLine<Server>(child, "gateway replica"), child };
 }
 
-export async function sandboxBench(o: { rounds: number; seconds: number; connections: number; say: (s: string) => void }): Promise<SandboxBench> {
+export async function sandboxBench(o: {
+  rounds: number;
+  seconds: number;
+  connections: number;
+  /** Rounds and seconds of each run of the state part (6 runs a round: 3 setups × create and read). */
+  stateRounds: number;
+  stateSeconds: number;
+  say: (s: string) => void;
+}): Promise<SandboxBench> {
   const children: ChildProcess[] = [];
   let redis: Engine | null = null;
   const balancers: Balancer[] = [];
@@ -74,6 +85,9 @@ export async function sandboxBench(o: { rounds: number; seconds: number; connect
       o.say(`  round ${i + 1} ${t.padEnd(7)} ${Math.round(r.rps)} req/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms${cpu}  non-2xx ${r.non2xx}`);
       return r;
     });
+    await Promise.all(children.map((c) => stopGroup(c)));
+    o.say("  state: creates and stored GETs on one SQLite process, and HAProxy → 1 and 2 replicas on PostgreSQL + Redis…");
+    const state = await sandboxStateBench(redis, { rounds: o.stateRounds, seconds: o.stateSeconds, connections: o.connections, say: o.say });
     const rps = (t: Target) => runs[t].map((r) => r.rps);
     const cpu = (t: Target) => (runs[t].every((r) => r.totalCpuUsPerRequest !== null) ? runs[t].map((r) => r.totalCpuUsPerRequest!) : null);
     const ratioCpu = (a: Target, b: Target) => (cpu(a) && cpu(b) ? medianRatio(cpu(a)!, cpu(b)!) : null);
@@ -94,6 +108,7 @@ export async function sandboxBench(o: { rounds: number; seconds: number; connect
         lb2CpuOverSingle: ratioCpu("lb2", "single"),
       },
       non2xx: TARGETS.reduce((n, t) => n + runs[t].reduce((m, r) => m + r.non2xx + r.errors, 0), 0),
+      state,
     };
   } finally {
     for (const b of balancers) await b.stop();

@@ -25,6 +25,11 @@ export interface BalancerOptions {
   sticky?: boolean;
   /** HAProxy's runtime socket (`show servers state`), through which `startHaproxy` waits for every replica to be up. */
   socket?: string;
+  /**
+   * Health checks: every `interMs` (500), a replica out after `fall` failures (2). A check waits `interMs` for its
+   * answer, so a loaded machine (the bench) needs a longer one, or busy replicas are taken out and HAProxy answers 503.
+   */
+  checks?: { interMs: number; fall: number };
 }
 
 /** The configuration for `replicas` (host:port each), listening on `bind` (127.0.0.1) and `port`. */
@@ -54,7 +59,7 @@ export function haproxyConfig(replicas: readonly string[], port: number, o: Bala
     "  retries 2",
     // A retried request may go to another replica only where any replica will do: a sticky key stays on its own.
     ...(o.sticky ? [] : ["  option redispatch"]),
-    "  default-server inter 500ms fall 2 rise 1",
+    `  default-server inter ${o.checks?.interMs ?? 500}ms fall ${o.checks?.fall ?? 2} rise 1`,
     ...replicas.map((r, i) => `  server r${i + 1} ${r} check`),
     "",
   ].join("\n");
