@@ -149,6 +149,9 @@ export class PgState implements SharedState {
     registry.onRollback(() => state.rollback());
     registry.onChange(() => registry.commitThen(() => {}, (e) => state.log(`state not written: ${e.message}`)));
     if (store) store.stepGate = (ws, step) => state.gate(ws, step);
+    // A step's event goes out once its write is committed (a step rolled back is run again: SB8).
+    const hooks = registry.get("webhooks") as { afterCommit?: unknown } | undefined;
+    if (hooks && "afterCommit" in hooks) hooks.afterCommit = (send: () => void, drop: (e: Error) => void) => registry.commitThen(send, drop);
     return state;
   }
 

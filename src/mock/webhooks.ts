@@ -121,6 +121,13 @@ interface Target {
 
 export class Webhooks implements MockState {
   readonly name = "webhooks";
+
+  /**
+   * State shared by replicas (state-pg.ts) runs `send` once the change that emitted an event is committed, `drop`
+   * when that commit fails: a lifecycle step whose write failed is rolled back and run again (by this replica or
+   * another), so its event must not have gone out already (decision SB8). Null: at once.
+   */
+  afterCommit: ((send: () => void, drop: (e: Error) => void) => void) | null = null;
   /** Registered webhooks, oldest first. */
   private readonly hooks = new Map<string, RegisteredWebhook>();
   /** Order of creation of each webhook (lists are newest first; cursors name it). */
@@ -256,8 +263,10 @@ export class Webhooks implements MockState {
     }
     if (!targets.length) return;
     const event = this.event(workspaceId, eventType, data);
-    if (!this.opts.claim) return this.track(this.deliver(targets, event));
-    this.track(this.deliverOnce(targets, event, this.attemptKey(workspaceId, eventType, data)));
+    const key = this.opts.claim ? this.attemptKey(workspaceId, eventType, data) : null;
+    const send = () => this.track(key === null ? this.deliver(targets, event) : this.deliverOnce(targets, event, key));
+    if (!this.afterCommit) return send();
+    this.afterCommit(send, (e) => this.opts.log({ hook: targets[0]!.hook.id, type: eventType, url: targets[0]!.url, status: null, ms: 0, error: `not sent: the change that emitted it was not written (${e.message})` }));
   }
 
   /**

@@ -1,7 +1,8 @@
-// Lifecycle steps exactly once across replicas (decision SB8): 3 replicas on one PostgreSQL move 100 analyses
-// from queued through processing to completed; every replica that holds a workspace schedules its steps, and a step
-// runs under the workspace's lock, skipped where another replica took it first. Counted where it shows: each
-// analysis is completed once, so its `analysis.completed` webhook is delivered once, never twice.
+// Lifecycle steps exactly once across replicas (decision SB8): 3 replicas on one PostgreSQL move 100 created
+// analyses (and each workspace's seeded ones that are still processing) from queued through processing to completed;
+// every replica that holds a workspace schedules its steps, and a step runs under the workspace's lock, skipped where
+// another replica took it first. Counted where it shows: each analysis, seeded ones included, is completed once, so
+// its `analysis.completed` webhook is delivered once, never twice.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
@@ -10,15 +11,18 @@ import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/e
 import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
-// 100 analyses (the issue asks 1,000: on the 2-core host shared by the team that takes over 400 s; raise these two
-// to run it).
+// 100 analyses. The issue asks 1,000: 50 workspaces × 20, 50 creates in flight, steps of 100 ms, took over 400 s on
+// the 2-core host shared by the team (each step makes the two other replicas read the whole workspace again); raise
+// WORKSPACES to 50 to run it.
 const WORKSPACES = 5;
 const PER_WORKSPACE = 20;
+const CONCURRENT = 5;
 const keys = Array.from({ length: WORKSPACES }, (_, i) => ({ key: `pk_test_pg_life_${i}`, workspace_id: `ws_PgLife${String(i).padStart(4, "0")}`, plan: "pro" }));
 
 describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on PostgreSQL", () => {
   let db: Engine;
   const replicas: Replica[] = [];
+  /** `workspace/analysis` → how many `analysis.completed` deliveries it had. */
   const deliveries = new Map<string, number>();
   let receiver: http.Server;
 
@@ -27,17 +31,18 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
       let body = "";
       req.on("data", (c: Buffer) => (body += c));
       req.on("end", () => {
-        const event = JSON.parse(body) as { type: string; data?: { analysis?: { id: string } } };
-        const id = event.data?.analysis?.id;
-        if (event.type === "analysis.completed" && id) deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
+        const event = JSON.parse(body) as { type: string; workspace_id: string; data?: { analysis?: { id: string } } };
+        const id = `${event.workspace_id}/${event.data?.analysis?.id}`;
+        if (event.type === "analysis.completed") deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
         res.writeHead(204).end();
       });
     });
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     db = await startPostgres();
     const file = keysFile(keys);
-    const args = ["--state", db.url, "--keys", file, "--allow-loopback-webhooks"];
-    const env = { MOCK_STEP_MS: "400", MOCK_WEBHOOK_DELAY_MS: "0" };
+    // Limits scaled so that a thousand creates at once are not throttled (a 429 would only be retried).
+    const args = ["--state", db.url, "--keys", file, "--allow-loopback-webhooks", "--limit-scale", "100"];
+    const env = { MOCK_STEP_MS: "100", MOCK_WEBHOOK_DELAY_MS: "0" };
     replicas.push(await startReplica(args, env));
     replicas.push(...(await Promise.all([1, 2].map(() => startReplica(args, env)))));
   }, 120_000);
@@ -54,30 +59,46 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
       const res = await fetch(`${replicas[n % 3]!.url}${path}`, { method: "POST", headers: { "X-API-Key": key, "Content-Type": "application/json" }, body: JSON.stringify(body) });
       const out = (await res.json()) as { id: string };
       if (res.status === 201 || res.status === 202) return out;
-      if (res.status !== 429 && res.status !== 503) throw new Error(`${path}: ${res.status} ${JSON.stringify(out)}`);
+      if (res.status !== 429 && res.status !== 503) throw new Error(`${path}: ${res.status} ${JSON.stringify(out)}\n${replicas[n % 3]!.output().slice(-3000)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }
 
-  it("100 analyses over 5 workspaces each complete once: one analysis.completed delivery each, none twice", async () => {
+  it(`${WORKSPACES * PER_WORKSPACE} analyses over ${WORKSPACES} workspaces, and the seeded ones, each complete once: one analysis.completed delivery each, none twice`, async () => {
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     for (const [i, k] of keys.entries()) await post(i, k.key, "/v1/webhooks", { url, event_types: ["analysis.completed"] });
+    // Creates sent CONCURRENT at a time (1,000 at once were refused by the replicas' time and connection limits; with 50
+    // in flight a replica's commits were always pending, so syncParts never read the webhooks again and a workspace's
+    // webhook registered on another replica was never called: an open bug of SB6), spread
+    // round-robin over the replicas: a workspace's first rows may come from any of them.
+    const todo = keys.flatMap((k, w) => Array.from({ length: PER_WORKSPACE }, (_, i) => ({ k, w, i })));
     const made: string[] = [];
     await Promise.all(
-      keys.map(async (k, w) => {
-        for (let i = 0; i < PER_WORKSPACE; i++) made.push((await post(w + i, k.key, "/v1/analyses", { media_type: "text", text: `call ${w}-${i}`, features: ["transcription"] })).id);
+      Array.from({ length: CONCURRENT }, async () => {
+        for (let job = todo.shift(); job; job = todo.shift()) {
+          const { k, w, i } = job;
+          made.push(`${k.workspace_id}/${(await post(w + i, k.key, "/v1/analyses", { media_type: "text", text: `call ${w}-${i}`, features: ["transcription"] })).id}`);
+        }
       }),
     );
-    expect(made).toHaveLength(WORKSPACES * PER_WORKSPACE);
-    const until = Date.now() + 180_000;
-    while (made.some((id) => !deliveries.has(id)) && Date.now() < until) await new Promise((r) => setTimeout(r, 500));
-    await new Promise((r) => setTimeout(r, 3000)); // a second delivery, if any, would come now
-    expect(made.filter((id) => deliveries.get(id) !== 1)).toEqual([]);
+    expect(new Set(made).size).toBe(WORKSPACES * PER_WORKSPACE);
+    const until = Date.now() + 240_000;
     const client = new pg.Client(db.url);
     await client.connect();
     try {
-      const rows = await client.query<{ status: string; n: number }>("SELECT value::json->>'status' AS status, count(*)::int AS n FROM records WHERE coll = 'Analysis' AND key = ANY($1) GROUP BY 1", [made]);
-      expect(rows.rows).toEqual([{ status: "completed", n: made.length }]);
+      const moving = async () => (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM records WHERE coll = 'Analysis' AND ws = ANY($1) AND value::json->>'status' IN ('queued', 'processing')", [keys.map((k) => k.workspace_id)])).rows[0]!.n;
+      while ((made.some((id) => !deliveries.has(id)) || (await moving()) > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 3000)); // a second delivery, if any, would come now
+      // Every analysis of these workspaces, seeded ones included, as the database holds it.
+      const rows = await client.query<{ id: string; status: string }>("SELECT ws || '/' || key AS id, value::json->>'status' AS status FROM records WHERE coll = 'Analysis' AND ws = ANY($1)", [keys.map((k) => k.workspace_id)]);
+      const seeded = rows.rows.filter((r) => !made.includes(r.id));
+      expect(seeded.length).toBeGreaterThan(0);
+      // Nothing is left moving; every created one completed (a seeded one may rest in another state, failed say).
+      expect(rows.rows.filter((r) => r.status === "queued" || r.status === "processing")).toEqual([]);
+      expect(rows.rows.filter((r) => made.includes(r.id) && r.status === "completed")).toHaveLength(made.length);
+      expect([...deliveries].filter(([, n]) => n !== 1)).toEqual([]);
+      expect(made.filter((id) => deliveries.get(id) !== 1)).toEqual([]);
+      expect(seeded.filter((r) => deliveries.has(r.id)).length).toBeGreaterThan(0);
     } finally {
       await client.end();
     }
