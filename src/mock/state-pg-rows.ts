@@ -48,6 +48,12 @@ export function lockScope(c: Queryable, scope: string): Promise<unknown> {
   return c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`avt:${scope}`]);
 }
 
+/** Takes a scope's advisory lock if it is free (to the end of the transaction); false when another session holds it. */
+export async function tryLockScope(c: Queryable, scope: string): Promise<boolean> {
+  const r = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok", [`avt:${scope}`]);
+  return r.rows[0]!.ok === true;
+}
+
 /** The version of a scope: 0 for one never written. */
 export async function versionOf(c: Queryable, scope: string): Promise<number> {
   const r = await c.query<{ v: string }>("SELECT v FROM versions WHERE scope = $1", [scope]);

@@ -21,7 +21,7 @@ import { merge3 } from "./merge-json.js";
 import { hasRows, type HasRows } from "./row-map.js";
 import type { SharedState } from "./shared-state.js";
 import { StateFileError } from "./state-file.js";
-import { bump, deleteEntry, fetchWorkspace, lockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Queryable, type Statement } from "./state-pg-rows.js";
+import { bump, deleteEntry, fetchWorkspace, lockScope, tryLockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Queryable, type Statement } from "./state-pg-rows.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { MockState } from "./state.js";
 import { parseStored, StoredRecordError, type RecordRow, type StorePersistence } from "./store/persist.js";
@@ -213,8 +213,10 @@ export class PgState implements SharedState {
   syncParts(): Promise<void> | undefined {
     return this.reach(async () => {
       const v = await versionOf(this.pool, PARTS);
-      // Parts changed here and not yet committed stay as they are: the commit checks the version (SB7).
-      if (v !== this.known.get(PARTS) && !this.registry.pending) await this.loadParts();
+      // Parts changed here and not yet written stay as they are: the commit merges them (SB7). Only the parts'
+      // own changes hold the reload back, not any pending commit: under constant writes one is always pending, and
+      // a webhook or key made through another replica was then never seen here (its deliveries all lost).
+      if (v !== this.known.get(PARTS) && !this.partsDirty()) await this.loadParts();
     });
   }
 
@@ -415,15 +417,27 @@ export class PgState implements SharedState {
       await lease.finish(true);
       return;
     }
-    // A change made without the lock (a workspace seeded by a read, say): written if nobody wrote it meanwhile.
-    this.log(`workspace ${id} written without its lock`);
+    // A change made without the lock (a workspace seeded by a read, say): written if its lock is free and nobody
+    // wrote it meanwhile. Never waited for: another replica's holder of the lock may itself be waiting for a commit
+    // of its own that waits here, a cycle PostgreSQL cannot see (one side waits in the gateway, not in the database),
+    // which stalled two replicas writing the same workspaces. Not written, the workspace leaves memory and is read
+    // again on its next use; the change was one a read made (a write always takes the lock), so it is made again.
     this.unlocked.add(id);
-    await this.transaction(id, async (c) => {
-      const v = await versionOf(c, id);
-      if (v !== (this.known.get(id) ?? 0)) throw new Error(`workspace ${id} was changed by another replica meanwhile; retry`);
-      await run(c, statements);
-      this.known.set(id, await bump(c, id));
-    }).finally(() => this.unlocked.delete(id));
+    let written = false;
+    try {
+      written = await this.transaction(id, async (c) => {
+        if ((await versionOf(c, id)) !== (this.known.get(id) ?? 0)) return false;
+        await run(c, statements);
+        this.known.set(id, await bump(c, id));
+        return true;
+      }, false);
+    } finally {
+      this.unlocked.delete(id);
+    }
+    if (written) return;
+    this.log(`workspace ${id}: a change made without its lock was not written (another replica holds or changed it); read again on next use`);
+    this.known.delete(id);
+    this.store?.drop(id);
   }
 
   /**
@@ -470,21 +484,38 @@ export class PgState implements SharedState {
     for (const id of [...this.known.keys()]) if (id !== PARTS) this.known.delete(id);
   }
 
-  private async transaction(scope: string, fn: (c: pg.PoolClient) => Promise<void>): Promise<void> {
+  /**
+   * Runs `fn` in a transaction holding `scope`'s lock. With `wait` false the lock is only tried: when another
+   * session holds it, nothing runs and the answer is false.
+   */
+  private async transaction<T>(scope: string, fn: (c: pg.PoolClient) => Promise<T>, wait = true): Promise<T | false> {
     const c = await this.pool.connect();
     try {
       await c.query("BEGIN");
-      await lockScope(c, scope);
-      await fn(c);
-      await c.query("COMMIT");
+      if (wait) await lockScope(c, scope);
+      else if (!(await tryLockScope(c, scope))) {
+        await c.query("ROLLBACK");
+        c.release();
+        return false;
+      }
+      const out = await fn(c);
+      await c.query(out === false ? "ROLLBACK" : "COMMIT");
       c.release();
+      return out;
     } catch (e) {
       await c.query("ROLLBACK").then(() => c.release(), (err: Error) => c.release(err));
       throw e;
     }
   }
 
+
   /** What changed in the parts since last written: entries' statements, snapshots (name, JSON), and the marks. */
+  /** Do the parts hold changes not yet written (or being written: marked only once committed)? */
+  private partsDirty(): boolean {
+    const { entries, snapshots } = this.partChanges();
+    return entries.length > 0 || snapshots.length > 0;
+  }
+
   private partChanges(): { entries: Statement[]; snapshots: Array<[string, string]>; mark: () => void } {
     const entries: Statement[] = [];
     const snapshots: Array<[string, string]> = [];
