@@ -193,8 +193,9 @@ describe("HTTP at the edge", () => {
 });
 
 describe("proxy mode", () => {
-  it("refuses the same malformed requests, counted nowhere and without rate-limit headers: it keeps no limits", async () => {
-    // The upstream is never reached: the refusals come first (port 9 on loopback: discard, nothing listens).
+  it("refuses the same malformed requests, counted nowhere and without rate-limit headers, when the upstream cannot take them (X13)", async () => {
+    // Port 9 on loopback (discard): nothing listens. A doubled Host is refused before anything is forwarded; a request
+    // node:http cannot parse would be relayed as bytes (X13), and with no upstream to take them the proxy answers.
     const proxy = await startGateway({ upstream: "http://127.0.0.1:9" });
     try {
       const base = new URL(proxy.url);

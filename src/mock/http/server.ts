@@ -27,9 +27,10 @@ export interface ServerHandlers {
   head?: readonly string[];
   /**
    * A request node:http could not parse, as its bytes (`rawPacket`): true when it was taken care of (proxy mode relays
-   * it to the upstream, proxy/unparsed.ts); otherwise it is answered 400 here.
+   * it to the upstream, proxy/unparsed.ts); otherwise it is answered 400 here. `refuse` answers that 400 (when the
+   * upstream cannot be reached).
    */
-  unparsed?(socket: Duplex, raw: Buffer | undefined): boolean;
+  unparsed?(socket: Duplex, raw: Buffer | undefined, refuse: () => void): boolean;
   /** Open connections at most (limits.ts `connections`): one more is answered 503 `capacity_exceeded` and closed. */
   maxConnections?: number;
   /** Percent of `maxConnections` one client address may hold (limits.ts `addressShare`, default 100). */
@@ -126,8 +127,6 @@ export function createHttpServer(h: ServerHandlers): http.Server {
   server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
     const inFlight = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage ?? undefined;
     if (err.code === "ECONNRESET" || !socket.writable || inFlight?.headersSent) return void socket.destroy();
-    const raw = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
-    if (!inFlight && err.code?.startsWith("HPE_") && err.code !== "HPE_HEADER_OVERFLOW" && h.unparsed?.(socket, raw)) return;
     const detail =
       err.code === "ERR_HTTP_REQUEST_TIMEOUT"
         ? "The request was not received in time."
@@ -135,6 +134,8 @@ export function createHttpServer(h: ServerHandlers): http.Server {
           ? "The request headers are larger than the gateway accepts (16 KiB)."
           : "Malformed HTTP request.";
     const reply = json(err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400, { detail });
+    const raw = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
+    if (!inFlight && err.code?.startsWith("HPE_") && err.code !== "HPE_HEADER_OVERFLOW" && h.unparsed?.(socket, raw, () => writeRaw(socket, reply, h.head))) return;
     writeRaw(socket, h.refused ? h.refused(socket, reply, inFlight) : reply, h.head);
   });
   // CONNECT would otherwise get its connection closed without an answer: the gateway is no proxy.

@@ -67,8 +67,8 @@ export class Proxy {
   }
 
   /** A request node:http could not parse, relayed to the upstream as bytes (unparsed.ts); false when it cannot be. */
-  relayUnparsed(socket: Duplex, raw: Buffer | undefined): boolean {
-    const relayed = relayUnparsed(this.upstream, socket, raw, this.timeoutMs);
+  relayUnparsed(socket: Duplex, raw: Buffer | undefined, refuse: () => void): boolean {
+    const relayed = relayUnparsed(this.upstream, socket, raw, this.timeoutMs, refuse);
     if (relayed) this.track(socket);
     return relayed;
   }
