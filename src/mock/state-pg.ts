@@ -125,6 +125,10 @@ export class PgState implements SharedState {
     private readonly opts: PgStateOptions,
   ) {
     pool.on("error", () => this.down()); // an idle connection lost: the next query connects again
+    // A connection lost while checked out (a lease's transaction held across a request, a commit) emits `error` on
+    // its client, which the pool listens to only while the client is idle: unheard, it stopped the replica when the
+    // database went away. Heard here, the query in flight fails (503 dependency_unavailable) and the pool replaces it.
+    pool.on("connect", (client) => client.on("error", () => this.down()));
     this.pinger = setInterval(() => void this.ping(), 1000);
     this.pinger.unref();
   }
