@@ -50,12 +50,13 @@ export async function waitForPort(port: number, child: ChildProcess, log: () => 
   }
 }
 
-export function stopChild(child: ChildProcess): Promise<void> {
+/** Stops a child with `signal`, then SIGKILL after `graceMs`; resolves once it has exited. */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 5_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    const kill = setTimeout(() => child.kill("SIGKILL"), graceMs);
     child.once("exit", () => (clearTimeout(kill), resolve()));
-    child.kill("SIGTERM");
+    child.kill(signal);
   });
 }
 
@@ -81,10 +82,10 @@ export async function startRedis(): Promise<Engine> {
     get pid() {
       return child.pid ?? null;
     },
-    pause: () => stopPostgres(child),
+    pause: () => stopChild(child),
     restart: launch,
     async stop() {
-      await stopPostgres(child);
+      await stopChild(child);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -117,14 +118,7 @@ function postgresUser(): { uid: number; gid: number } | Record<string, never> {
 }
 
 /** Stops PostgreSQL with a fast shutdown (SIGINT: sessions are cut; SIGTERM would wait for every client to leave). */
-function stopPostgres(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => (clearTimeout(kill), resolve()));
-    child.kill("SIGINT");
-  });
-}
+const stopPostgres = (child: ChildProcess) => stopChild(child, "SIGINT", 10_000);
 
 /**
  * PostgreSQL on 127.0.0.1 and a free port, its cluster in a temporary folder (trust on loopback, fsync on: a commit
