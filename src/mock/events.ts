@@ -96,16 +96,21 @@ export function mediaOrder(segments: Json[], signals: Json[], alerts: Json[]): I
 /** The progress an analysis reports when processing starts, and how it grows with its content (5 → 95). */
 export const PROCESSING_START_PROGRESS = 5;
 
+/** Where the progress reports of content stop: the last step (to 100) is the resource's completion. */
+const PROCESSING_END_PROGRESS = PROCESSING_START_PROGRESS + 90;
+
 /**
  * `body` with a progress report (`status(progress)`) each time the share of content sent has grown by at least 20
- * points, never after the last item.
+ * points, never after the last item. The reports spread from `from` (where the resource stands: a seeded analysis
+ * shown at 42 goes on from 42, never back to 28; issue 31) to 95, so progress only goes forward.
  */
-export function withProgress(body: Item[], status: (progress: number) => Item): Item[] {
+export function withProgress(body: Item[], status: (progress: number) => Item, from = PROCESSING_START_PROGRESS): Item[] {
   const out: Item[] = [];
-  let reported = PROCESSING_START_PROGRESS;
+  const span = Math.max(0, PROCESSING_END_PROGRESS - from);
+  let reported = from;
   body.forEach((e, i) => {
     out.push(e);
-    const progress = Math.round(PROCESSING_START_PROGRESS + ((i + 1) / body.length) * 90);
+    const progress = Math.round(from + ((i + 1) / body.length) * span);
     if (i < body.length - 1 && progress - reported >= 20) out.push(status((reported = progress)));
   });
   return out;

@@ -369,3 +369,28 @@ describe("a live /v1/stream session", () => {
     expect((await call(g.url, "GET", `/v1/analyses/${failedId}`)).body).toMatchObject({ status: "failed", error: { message: bad.messages.at(-1).data.detail } });
   });
 });
+
+describe("a seeded processing analysis (one consistent story)", () => {
+  it("never reports less progress than it has shown: GET and its stream only go forward, to 100 (issue 31)", async () => {
+    const own = await startStateful();
+    try {
+      const seeded = example("AnalysisList").data.find((a: { status: string }) => a.status === "processing");
+      const seen: number[] = [];
+      for (let i = 0; i < 30; i++) {
+        const got = (await call(own.url, "GET", `/v1/analyses/${seeded.id}`)).body;
+        seen.push(got.progress);
+        if (got.status === "completed") break;
+        own.scheduler.advance(STEP_MS / 10);
+      }
+      expect(seen[0]).toBe(seeded.progress);
+      expect(seen.at(-1)).toBe(100);
+      expect(new Set(seen).size).toBeGreaterThan(2); // it moved through reports, not straight to the end
+      expect(seen).toEqual([...seen].sort((a, b) => a - b));
+      const res = await fetch(`${own.url}/v1/analysis/${seeded.id}/stream`, { headers: { "X-API-Key": "pk_test_demo_pro" } });
+      const progress = (await readSse(res)).filter((e) => e.event === "status").map((e) => JSON.parse(e.data).progress as number);
+      expect(progress).toEqual([...progress].sort((a, b) => a - b));
+    } finally {
+      await own.close();
+    }
+  });
+});

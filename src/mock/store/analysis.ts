@@ -157,7 +157,8 @@ export class AnalysisHooks implements ResourceHooks {
     const ofKind = (n: number, skip: number) => fresh.slice(skip, skip + n);
     const nSeg = keep("transcript.segment", segments).length;
     const nSig = keep("signal", signals).length;
-    return withProgress(mediaOrder(ofKind(nSeg, 0), ofKind(nSig, nSeg), fresh.slice(nSeg + nSig)), (p) => ({ event: "status", data: { progress: p } }));
+    const from = Math.max(rec.value.progress ?? 0, PROCESSING_START_PROGRESS); // on from where it stands (issue 31)
+    return withProgress(mediaOrder(ofKind(nSeg, 0), ofKind(nSig, nSeg), fresh.slice(nSeg + nSig)), (p) => ({ event: "status", data: { progress: p } }), from);
   }
 
   /**
