@@ -2,9 +2,12 @@
 // against (a) our gateway, (b) bare `prism mock -v error` on generated/openapi.json and (c) a minimal node:http
 // server answering the same example body (the ceiling). Then the stateful path against the static one: the
 // gateway's GET of a stored analysis and a page of a 1,000-board list, each beside the same request to the
-// gateway with `stateless: true` (the contract's example answer). The targets alternate round by round (a, b, c,
-// …) so that load from elsewhere on the machine hits all of them alike. Every response must be a 2xx: the run
-// fails otherwise (a 429 or an error counted as throughput would flatter the figure).
+// gateway with `stateless: true` (the contract's example answer). The first three alternate round by round (a, b,
+// c, …) so that load from elsewhere on the machine hits all of them alike. The stateful figures are pairs of short
+// runs, stored and static back to back (ABBA: the order flips pair by pair), and each ratio is the median of the
+// pairs' own ratios: load that comes and goes over seconds (three other engineers' tests on two cores) moved a
+// ratio taken from 3 s runs half a minute apart between 0.79× and 1.34× from run to run (decision RM27). Every
+// response must be a 2xx: the run fails otherwise (a 429 or an error counted as throughput would flatter the figure).
 // Besides req/s and latency, each run records the server process's CPU time per request (Linux, from
 // /proc/<pid>/stat): on a shared machine it moves far less than req/s, which also depends on what else runs.
 import type { ChildProcess } from "node:child_process";
@@ -38,8 +41,18 @@ export const KEY = "pk_test_demo_pro";
 const ITEM_PATH = "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
 /** A page (the default 20) of the list the stateful gateway fills with BOARDS boards. */
 const PAGE_PATH = "/v1/boards";
-const TARGETS = ["gateway", "prism", "ceiling", "storedItem", "staticItem", "storedPage", "staticPage"] as const;
+/** The targets that alternate round by round. */
+const EDGE = ["gateway", "prism", "ceiling"] as const;
+/** Stored ÷ static: each pair measured back to back. */
+const PAIRS = [
+  ["storedItem", "staticItem"],
+  ["storedPage", "staticPage"],
+] as const;
+const TARGETS = [...EDGE, ...PAIRS.flat()] as const;
 export type Target = (typeof TARGETS)[number];
+/** Pairs of stored and static runs per round of the other targets, and how long each of their runs lasts. */
+const PAIRS_PER_ROUND = 4;
+const PAIR_SECONDS = 1;
 /** Which server each target loads, and with which request. */
 const PLAN: Record<Target, { server: "gateway" | "prism" | "ceiling" | "stateless"; path: string }> = {
   gateway: { server: "gateway", path: PATH },
@@ -67,6 +80,9 @@ export interface MockThroughput {
   connections: number;
   durationSeconds: number;
   rounds: number;
+  /** Pairs of stored and static runs (PAIR_SECONDS each) behind each stateful ratio. */
+  pairs: number;
+  pairSeconds: number;
   runs: Record<Target, LoadRun[]>;
   median: Record<Target, { rps: number; p50: number; p99: number; cpuUsPerRequest: number | null }>;
   ratios: {
@@ -74,9 +90,12 @@ export interface MockThroughput {
     gatewayOverCeiling: number;
     prismOverCeiling: number;
     gatewayCpuOverCeiling: number | null;
-    /** The stateful answers over the static ones (the contract's examples, `stateless: true`). */
+    /** The stateful answers over the static ones (the contract's examples, `stateless: true`): median of the pairs' ratios. */
     storedItemOverStatic: number;
     storedPageOverStatic: number;
+    /** The same pairs' CPU time per request, static over stored (≥ 1 when the stored answer costs no more); null without /proc. */
+    storedItemCpuOverStatic: number | null;
+    storedPageCpuOverStatic: number | null;
   };
   /** Completing an analysis's content (derived, content.ts), measured under a load run of the stored GET. */
   content: ContentCost;
@@ -158,6 +177,19 @@ async function startServers(scratch: string): Promise<{ servers: Record<ServerNa
   }
 }
 
+/**
+ * `pairs` pairs of each comparison's runs, stored and static back to back, the order flipped pair by pair (stored
+ * first, then static first) so that load rising or falling across a pair favours neither; the n-th runs of the two
+ * are one pair (medianRatio divides them index by index).
+ */
+async function pairRuns(pairs: number, run: (t: Target, pair: number) => Promise<LoadRun>): Promise<Record<(typeof PAIRS)[number][number], LoadRun[]>> {
+  const out = Object.fromEntries(PAIRS.flat().map((t) => [t, [] as LoadRun[]])) as Record<(typeof PAIRS)[number][number], LoadRun[]>;
+  for (let i = 0; i < pairs; i++) {
+    for (const pair of PAIRS) for (const t of i % 2 ? [...pair].reverse() : pair) out[t].push(await run(t, i));
+  }
+  return out;
+}
+
 export async function mockThroughput(o: { rounds: number; seconds: number; connections: number; say: (s: string) => void }): Promise<MockThroughput> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "avt-bench-mock-"));
   const { servers, children } = await startServers(scratch);
@@ -166,12 +198,14 @@ export async function mockThroughput(o: { rounds: number; seconds: number; conne
     const run = (t: Target, seconds: number) => load(servers[PLAN[t].server], PLAN[t].path, seconds, o.connections);
     // Warm-up (JIT, caches, compiled validators), not recorded.
     await alternate([...TARGETS], 1, (t) => run(t, 1));
-    const runs = await alternate([...TARGETS], o.rounds, async (t, r) => {
-      const result = await run(t, o.seconds);
+    const report = (label: string, t: Target, result: LoadRun) => {
       const cpu = result.cpuUsPerRequest === null ? "" : `  CPU ${result.cpuUsPerRequest.toFixed(0)} µs/req`;
-      o.say(`  round ${r + 1} ${t.padEnd(10)} ${Math.round(result.rps)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}  non-2xx ${result.non2xx}`);
+      o.say(`  ${label} ${t.padEnd(10)} ${Math.round(result.rps)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}  non-2xx ${result.non2xx}`);
       return result;
-    });
+    };
+    const edge = await alternate([...EDGE], o.rounds, async (t, r) => report(`round ${r + 1}`, t, await run(t, o.seconds)));
+    const pairs = o.rounds * PAIRS_PER_ROUND;
+    const runs = { ...edge, ...(await pairRuns(pairs, (t, i) => run(t, PAIR_SECONDS).then((x) => report(`pair ${i + 1}`, t, x)))) };
     // Not one of the rounds: the measuring loop shares this process with autocannon, so its run is not recorded.
     const content = await contentCost(run("storedItem", o.seconds));
     o.say(`  content: ${content.samples} analyses completed under load, CPU p95 ${content.cpuP95Ms.toFixed(2)} ms, wall p50 ${content.p50Ms.toFixed(2)} ms, p95 ${content.p95Ms.toFixed(2)} ms`);
@@ -188,6 +222,8 @@ export async function mockThroughput(o: { rounds: number; seconds: number; conne
       connections: o.connections,
       durationSeconds: o.seconds,
       rounds: o.rounds,
+      pairs,
+      pairSeconds: PAIR_SECONDS,
       runs,
       median: Object.fromEntries(TARGETS.map((t) => [t, med(t)])) as MockThroughput["median"],
       ratios: {
@@ -197,6 +233,8 @@ export async function mockThroughput(o: { rounds: number; seconds: number; conne
         gatewayCpuOverCeiling: cpu("gateway") && cpu("ceiling") && medianRatio(cpu("gateway")!, cpu("ceiling")!),
         storedItemOverStatic: medianRatio(rps("storedItem"), rps("staticItem")),
         storedPageOverStatic: medianRatio(rps("storedPage"), rps("staticPage")),
+        storedItemCpuOverStatic: cpu("storedItem") && cpu("staticItem") && medianRatio(cpu("staticItem")!, cpu("storedItem")!),
+        storedPageCpuOverStatic: cpu("storedPage") && cpu("staticPage") && medianRatio(cpu("staticPage")!, cpu("storedPage")!),
       },
       content,
       non2xx,

@@ -60,3 +60,16 @@ describe("a workspace with a request or a stream in flight stays in memory (--st
     expect(got?.at(-1)?.event).toBe("completed");
   });
 });
+
+describe("holding a workspace (decision RM26)", () => {
+  it("is kept for --state, where a workspace can leave memory; in memory alone nothing leaves, and a request holds nothing", async () => {
+    const { g } = await gateway();
+    const release = g.gateway.store.hold("ws_DemoPro00000");
+    expect(typeof release).toBe("function");
+    release!();
+    const inMemory = await startStateful();
+    closers.push(() => inMemory.close());
+    expect(inMemory.gateway.store.hold("ws_DemoPro00000")).toBeNull();
+    expect((await call(inMemory.url, "GET", "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0")).status).toBe(200);
+  });
+});

@@ -8,6 +8,7 @@ export const holdWorkspace: StageFactory = (s) =>
   function holdWorkspace(ctx) {
     if (!ctx.principal) return undefined;
     const release = s.store.hold(ctx.principal.workspaceId);
+    if (!release) return undefined; // in memory alone: nothing leaves, nothing to hold
     const end = ctx.res ?? ctx.upgrade?.socket;
     if (!end || end.closed) release();
     else end.once("close", release);

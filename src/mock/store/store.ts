@@ -254,9 +254,12 @@ export class Store implements MockState {
   /**
    * Keeps workspace `id` in memory (never unloaded) until the returned release is called: a request in flight holds
    * its workspace, so what it writes (its Idempotency-Key answer, its records) lands in the object the store keeps,
-   * and an open stream's resource keeps moving (decision DB12). Loads nothing; a release is idempotent.
+   * and an open stream's resource keeps moving (decision DB12). Loads nothing; a release is idempotent. Null when
+   * the store is not kept in a database (`keepIn`, set up before the first request): in memory alone a workspace
+   * never leaves, so there is nothing to hold, and a read spends no listener on it (RM26).
    */
-  hold(id: string): () => void {
+  hold(id: string): (() => void) | null {
+    if (!this.kept) return null;
     this.held.set(id, (this.held.get(id) ?? 0) + 1);
     let released = false;
     return () => {
