@@ -51,8 +51,8 @@ const PAIRS = [
 const TARGETS = [...EDGE, ...PAIRS.flat()] as const;
 export type Target = (typeof TARGETS)[number];
 /** Pairs of stored and static runs per round of the other targets, and how long each of their runs lasts. */
-const PAIRS_PER_ROUND = 4;
-const PAIR_SECONDS = 1;
+const PAIRS_PER_ROUND = 8;
+const PAIR_SECONDS = 0.5;
 /** Which server each target loads, and with which request. */
 const PLAN: Record<Target, { server: "gateway" | "prism" | "ceiling" | "stateless"; path: string }> = {
   gateway: { server: "gateway", path: PATH },
