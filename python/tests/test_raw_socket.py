@@ -239,6 +239,19 @@ class ResponseHeadTest(unittest.TestCase):
                 self.assertEqual(got.items(), expected.items())
                 self.assertEqual([got.get(k) for k in expected.keys()], [expected.get(k) for k in expected.keys()])
 
+    def test_the_sync_client_frames_bodies_as_http_client_does(self) -> None:
+        """The sync client's `begin` (the standard library's with the fields read by `response_fields`): a 100
+        Continue skipped, a chunked body, an HTTP/1.0 body read to the end of the connection."""
+        body = b'{"id": "anl_01HZX4A9B7C5D3E1F2G4H6J8K0"}'
+        scripts = {
+            "100 Continue first": b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+            "chunked": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%X\r\n%s\r\n0\r\n\r\n" % (len(body), body),
+            "HTTP/1.0 to the end": b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n" + body,
+        }
+        for name, answer in scripts.items():
+            with self.subTest(name), RawServer([(0.0, answer)]) as server:
+                self.assertEqual(sync_get(server.url, timeout=5)["id"], "anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+
     def test_both_clients_hand_out_the_same_headers(self) -> None:
         body = b'{"id": "anl_01HZX4A9B7C5D3E1F2G4H6J8K0"}'
         head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Folded: a\r\n b\r\nX-Rep: 1\r\nX-Rep: 2\r\nContent-Length: %d\r\n\r\n" % len(body)
