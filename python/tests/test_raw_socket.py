@@ -207,5 +207,72 @@ class ParityTest(unittest.TestCase):
         self.same_error([])
 
 
+HEADS = [
+    b"Content-Type: application/json\r\nContent-Length: 2\r\n",
+    b"X-A: 1\r\nx-a: 2\r\nX-Empty:\r\nX-Spaces:   padded \t\r\n",  # repeated, empty, padded
+    b"X-Folded: first\r\n  second\r\nX-After: 3\r\n",  # obs-fold: a continuation line
+    b"  leading continuation\r\nX-B: 1\r\n",
+    b"X(Odd): 1\r\nX-C: 2\r\n",  # a name that is not a token, which the email parser still takes
+    b"not a header line\r\nX-D: 1\r\n",  # ends the fields for the email parser
+    b"From someone\r\nX-E: 1\r\n",
+    b": no name\r\nX-F: 1\r\n",
+    b"X-Latin: caf\xe9\nX-LF-Only: 1\n",
+    b"",
+]
+
+
+class ResponseHeadTest(unittest.TestCase):
+    """The response head's fields (decision PY33): read without the email parser, as `http.client.parse_headers`
+    reads them, odd heads included."""
+
+    def test_fields_are_what_http_client_makes_of_them(self) -> None:
+        import http.client
+        import io
+
+        from analysis_api._wire import response_fields
+
+        for head in HEADS:
+            with self.subTest(head=head):
+                expected = http.client.parse_headers(io.BytesIO(head + b"\r\n"))
+                got = response_fields(io.BytesIO(head + b"\r\nbody"))
+                self.assertIsInstance(got, http.client.HTTPMessage)
+                self.assertEqual(got.items(), expected.items())
+                self.assertEqual([got.get(k) for k in expected.keys()], [expected.get(k) for k in expected.keys()])
+
+    def test_the_sync_client_frames_bodies_as_http_client_does(self) -> None:
+        """The sync client's `begin` (the standard library's with the fields read by `response_fields`): a 100
+        Continue skipped, a chunked body, an HTTP/1.0 body read to the end of the connection."""
+        body = b'{"id": "anl_01HZX4A9B7C5D3E1F2G4H6J8K0"}'
+        scripts = {
+            "100 Continue first": b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body),
+            "chunked": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n%X\r\n%s\r\n0\r\n\r\n" % (len(body), body),
+            "HTTP/1.0 to the end": b"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n" + body,
+        }
+        for name, answer in scripts.items():
+            with self.subTest(name), RawServer([(0.0, answer)]) as server:
+                self.assertEqual(sync_get(server.url, timeout=5)["id"], "anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
+
+    def test_both_clients_hand_out_the_same_headers(self) -> None:
+        body = b'{"id": "anl_01HZX4A9B7C5D3E1F2G4H6J8K0"}'
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Folded: a\r\n b\r\nX-Rep: 1\r\nX-Rep: 2\r\nContent-Length: %d\r\n\r\n" % len(body)
+
+        def sync_raw(url: str) -> Any:
+            with analysis_api.Client(url, api_key="pk_test_raw", retry=NO_RETRY) as c:
+                return c.with_raw_response.analyses.get(ANALYSIS_ID).headers
+
+        def async_raw(url: str) -> Any:
+            async def run() -> Any:
+                async with analysis_api.AsyncClient(url, api_key="pk_test_raw", retry=NO_RETRY) as c:
+                    return (await c.with_raw_response.analyses.get(ANALYSIS_ID)).headers
+            return asyncio.run(run())
+
+        for name, get in (("sync", sync_raw), ("async", async_raw)):
+            with self.subTest(client=name), RawServer([(0.0, head + body)]) as server:
+                headers = get(server.url)
+                self.assertEqual(headers.get_all("X-Rep"), ["1", "2"])
+                self.assertEqual(headers["x-folded"], "a\r\n b")
+                self.assertEqual(headers.get_content_type(), "application/json")
+
+
 if __name__ == "__main__":
     unittest.main()

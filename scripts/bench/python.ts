@@ -17,8 +17,16 @@ export interface PythonBench {
   perCallRatio: number;
   upload: { mib: number; baselineKiB: number; bytesKiB: number; pathKiB: number; bytesOverFile: number; pathOverFile: number };
   /** Items/s walking a 1,000-item list (10 pages of 100): iterating the client's page ÷ a cursor loop by hand
-   * (issue 34), median of the rounds' ratios. */
-  pages: { rounds: number; samples: { client: number[]; byHand: number[] }; ratio: number };
+   * (issue 34), median of the rounds' ratios (each round `walks` walks); `perWalkRatio`: by hand's median µs per
+   * walk ÷ the client's, the two taking turns walk by walk. */
+  pages: {
+    rounds: number;
+    walks: number;
+    samples: { client: number[]; byHand: number[] };
+    ratio: number;
+    perWalkMicros: { client: number; byHand: number };
+    perWalkRatio: number;
+  };
 }
 
 const ANALYSIS = JSON.stringify({ id: "anl_01HZX4A9B7C5D3E1F2G4H6J8K0", status: "completed", media_type: "audio", duration_seconds: 612.4 });
@@ -64,8 +72,12 @@ export async function pythonBench(opts: { rounds: number; calls: number; mib: nu
   try {
     const calls = await py<PythonBench["calls"]>(["calls", url, String(opts.rounds), String(opts.calls)]);
     const ratios = calls.samples.client.map((c, i) => c / calls.samples.byHand[i]!);
-    const walked = await py<Omit<PythonBench["pages"], "ratio">>(["pages", url, String(opts.rounds)]);
-    const pages = { ...walked, ratio: median(walked.samples.client.map((c, i) => c / walked.samples.byHand[i]!)) };
+    const walked = await py<Omit<PythonBench["pages"], "ratio" | "perWalkRatio">>(["pages", url, String(opts.rounds)]);
+    const pages = {
+      ...walked,
+      ratio: median(walked.samples.client.map((c, i) => c / walked.samples.byHand[i]!)),
+      perWalkRatio: walked.perWalkMicros.byHand / walked.perWalkMicros.client,
+    };
     type Up = { peakKiB: number; rssBeforeKiB: number };
     const none = await py<Up>(["upload", url, "none", String(opts.mib)]);
     const bytes = await py<Up>(["upload", url, "bytes", String(opts.mib)]);

@@ -1,7 +1,7 @@
 """The async front end's I/O: HTTP/1.1 on asyncio streams, with a keep-alive pool like the sync transport's.
 
 Written by hand because the standard library has no async HTTP client (decision PY15): the request head is
-written as `http.client` writes it, the response head is parsed by `http.client.parse_headers`, and the body is
+written as `http.client` writes it, the response head's fields are read by `_wire.response_fields` (what `http.client.parse_headers` makes of them), and the body is
 read by Content-Length, chunked transfer coding, or to the end of the connection. The retry decisions are the
 core's (`_core.RetryState`), the same as the sync client's.
 """
@@ -19,7 +19,7 @@ from ._core import Clock, RetryState, logger, may_resend, timeout_error
 from ._errors import NetworkError
 from ._response import Response
 from ._transport_types import Proxy, Request, Timing
-from ._wire import request_head
+from ._wire import request_head, response_fields
 
 _Origin = Tuple[str, str, int]
 _CHUNK = 65536
@@ -247,7 +247,7 @@ class AsyncTransport:
             if not version.startswith("HTTP/") or not status.isdigit():
                 await conn.close()
                 raise http.client.BadStatusLine(status_line.decode("latin-1"))
-            message = http.client.parse_headers(io.BytesIO(rest))
+            message = response_fields(io.BytesIO(rest))
             response = Response(request.method, request.path, int(status), reason, message)
             return conn, response, _Body(conn, request.method, int(status), message)
 

@@ -11,6 +11,7 @@ as it came, unknown fields included.
 from __future__ import annotations
 
 import warnings
+from itertools import chain
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Generic, Iterator, List, Optional, TypeVar
 
 from ._core import check_page
@@ -93,8 +94,9 @@ class SyncPage(BasePage[T]):
             page = page.get_next_page()
 
     def __iter__(self) -> Iterator[T]:
-        for page in self.iter_pages():
-            yield from page.data
+        # `chain` hands out the items in C: a generator here (`yield from page.data`) was resumed once per item,
+        # which cost the loop over 1,000 items more than the ten requests' own Python (npm run bench, Python row).
+        return chain.from_iterable(page.data for page in self.iter_pages())
 
 
 class AsyncPage(BasePage[T]):
