@@ -18,9 +18,9 @@ import createFetchClient, {
   type QuerySerializerOptions,
 } from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
-import { FORM_BODIES } from "./contract.generated.js";
+import { WRITE_METHODS } from "./contract.generated.js";
 import { CredentialsError } from "./errors.js";
-import { IDEMPOTENCY_HEADER, takesKey } from "./idempotency.js";
+import { IDEMPOTENCY_HEADER } from "./idempotency.js";
 import { INTERNALS } from "./internals.js";
 import type { RateLimit } from "./headers.js";
 import { checked, DEFAULT_TIMEOUT_MS, RETRY_DEFAULTS, resolveRetry, type CallOptions, type RetryOptions } from "./options.js";
@@ -135,19 +135,17 @@ const isRawBody = (body: unknown): boolean =>
 type CallInit = { signal?: AbortSignal | null; parseAs?: string; [key: string]: unknown } | undefined;
 type Result = Promise<{ response: Response }>;
 
-/** The write path (write.ts), loaded the first time a call needs it and kept (decision C16). */
+/** The write path (write.ts), loaded the first time a call needs it and kept (decision C9). */
 let encode: typeof import("./write.js").write | undefined;
 
 /**
- * A write's init: its Idempotency-Key and its form body (write.ts), when the operation takes either; else `init`
+ * A write's init (write.ts: its Idempotency-Key and its form body, when the operation takes either); a read's `init`
  * as it is. A promise only while write.ts is first loaded (if it cannot be, the call fails with that error, unsent).
  */
 function write(method: string, url: unknown, init: CallInit): CallInit | Promise<CallInit> {
-  const key = takesKey(method, String(url)) ? IDEMPOTENCY_HEADER : undefined;
-  const form = FORM_BODIES[`${method} ${String(url)}`];
-  if (!key && !form) return init;
-  if (encode) return encode(init, key, form) as CallInit;
-  return import("./write.js").then((m) => (encode = m.write)(init, key, form) as CallInit);
+  if (!WRITE_METHODS.includes(method)) return init;
+  if (encode) return encode(method, String(url), init, IDEMPOTENCY_HEADER) as CallInit;
+  return import("./write.js").then((m) => (encode = m.write)(method, String(url), init, IDEMPOTENCY_HEADER) as CallInit);
 }
 
 /**
