@@ -57,9 +57,7 @@ export function resolveRetry(options: RetryOptions | false | undefined, base: Re
   if (options === false) return null;
   if (options === undefined) return base;
   const r: ResolvedRetry = { ...(base ?? RETRY_DEFAULTS), ...options };
-  checked("retry.maxElapsedMs", r.maxElapsedMs);
-  checked("retry.baseDelayMs", r.baseDelayMs);
-  checked("retry.maxDelayMs", r.maxDelayMs);
+  for (const k of ["maxElapsedMs", "baseDelayMs", "maxDelayMs"] as const) checked(`retry.${k}`, r[k]);
   return checked("retry.maxAttempts", r.maxAttempts, true) === 1 ? null : r;
 }
 

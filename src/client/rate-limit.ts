@@ -1,6 +1,6 @@
 // Reading the rate-limit headers (names in headers.ts): `readRateLimit` for one response, or for the latest
-// response a client received. `rateLimitOf` (what `onRateLimit` is told) and `RateLimit` live in headers.ts, below
-// the transport; re-exported here.
+// response a client received. `rateLimitOf` (what `onRateLimit` is told) and `RateLimit` live in headers.ts, which
+// the transport loads on demand (decision C9); exported here.
 import { RATE_LIMIT_HEADERS as NAMES, RATE_LIMIT_FIVE as FIVE, nonNegativeInteger, rateLimitOf as parse, type RateLimit } from "./headers.js";
 import type { ApiClient } from "./client.js";
 import { INTERNALS, type ClientInternals } from "./internals.js";

@@ -34,3 +34,24 @@ export function write(method: string, path: string, init: Init, keyHeader: strin
   const form = FORM_BODIES[`${method} ${path}`];
   return form ? withForm(form, init) : init;
 }
+
+/** A body sent as it is; the JSON serializer is for the others. */
+const isRawBody = (body: unknown): boolean =>
+  [Blob, ArrayBuffer, FormData, URLSearchParams, ReadableStream].some((type) => body instanceof type) || ArrayBuffer.isView(body);
+
+/**
+ * A body as openapi-fetch sends it: a Blob, bytes, FormData, URLSearchParams or a stream as they are (a stream, the
+ * caller's, also noted in `streamed`: sent once, never buffered or retried, transport.ts), a string as it is under a
+ * content type other than JSON, and any other through `json`, the client's serializer of JSON bodies.
+ */
+export function serializeBody(body: unknown, headers: unknown, streamed: WeakSet<object>, json: (body: unknown, headers?: unknown) => unknown): unknown {
+  if (body instanceof ReadableStream) streamed.add(body);
+  if (isRawBody(body)) return body;
+  const type = headers instanceof Headers && headers.get("Content-Type");
+  return typeof body === "string" && type && !/json/i.test(type) ? body : json(body, headers);
+}
+
+/** `client.streamUpload`: POST /v1/analysis/stream-upload with the media as an `application/octet-stream` body. */
+export function streamUpload<R>(post: (path: string, init: object) => R, { query, body, ...call }: { query: unknown; body: unknown }): R {
+  return post("/v1/analysis/stream-upload", { params: { query }, body, headers: { "Content-Type": "application/octet-stream" }, ...call });
+}
