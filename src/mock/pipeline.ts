@@ -13,8 +13,7 @@
 //              authenticate        checks the credentials      -
 //              rateLimit           counts the request          429 (sets the X-RateLimit-* headers)
 //              requireCredentials  no valid credentials        401
-//              holdWorkspace       (with a database: keeps the workspace in memory while the request or its stream
-//                                  lasts, DB12)
+//              holdWorkspace       (keeps the workspace in memory while the request or its stream lasts, DB12)
 //              syncWorkspace       (--state postgres://: the workspace as the database holds it; a write takes
 //                                  its lock until committed, SB6-SB7)  503
 //              frozen              frozen workspace            403

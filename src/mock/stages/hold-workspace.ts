@@ -6,8 +6,7 @@ import type { StageFactory } from "../stage.js";
 
 export const holdWorkspace: StageFactory = (s) =>
   function holdWorkspace(ctx) {
-    // In memory only no workspace ever leaves (DB6): nothing to hold, and no `close` listener per request (npm run bench).
-    if (!ctx.principal || !s.store.unloads) return undefined;
+    if (!ctx.principal) return undefined;
     const release = s.store.hold(ctx.principal.workspaceId);
     const end = ctx.res ?? ctx.upgrade?.socket;
     if (!end || end.closed) release();

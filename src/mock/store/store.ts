@@ -256,11 +256,6 @@ export class Store implements MockState {
    * its workspace, so what it writes (its Idempotency-Key answer, its records) lands in the object the store keeps,
    * and an open stream's resource keeps moving (decision DB12). Loads nothing; a release is idempotent.
    */
-  /** Whether a workspace ever leaves memory (kept in a database, DB6): only then does `hold` matter. */
-  get unloads(): boolean {
-    return this.kept !== null;
-  }
-
   hold(id: string): () => void {
     this.held.set(id, (this.held.get(id) ?? 0) + 1);
     let released = false;
