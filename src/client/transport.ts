@@ -62,7 +62,7 @@ function retryWait(retry: ResolvedRetry, n: number, request: Request, response: 
 export function createTransport(o: TransportOptions) {
   const { timers, onRateLimit } = o;
   const timeouts = createTimeouts(timers);
-  if (onRateLimit) void rateLimitOf.load();
+  if (onRateLimit) void rateLimits.load();
 
   async function transport(request: Request, ext?: Record<string, unknown>): Promise<Response> {
     const call = request as CallRequest;
@@ -96,7 +96,7 @@ export function createTransport(o: TransportOptions) {
       try {
         response = await o.fetch(request, ext || body ? { ...ext, ...a?.init, body } : a?.init);
         // If body-timeout.js cannot be loaded (a browser gone offline), the body keeps the deadline of its headers.
-        if (a && timeouts.headersIn(response, a, asStream)) (watchBody.value ?? (await watchBody.load()))?.(response, a, timeouts.body);
+        if (a && timeouts.headersIn(response, a, asStream)) (bodyTimeout.value ?? (await bodyTimeout.load()))?.watchBody(response, a, timeouts.body);
       } catch (e) {
         if (a) timeouts.end(a, false);
         failure = a?.error ?? e;
@@ -106,7 +106,7 @@ export function createTransport(o: TransportOptions) {
         o.latest = response;
         if (onRateLimit) {
           // Not told when headers.js cannot be loaded, as when the headers are malformed: the answer itself is fine.
-          const rateLimit = (rateLimitOf.value ?? (await rateLimitOf.load()))?.(response.headers);
+          const rateLimit = (rateLimits.value ?? (await rateLimits.load()))?.rateLimitOf(response.headers);
           if (rateLimit) onRateLimit(rateLimit, response);
         }
         if (response.ok) return response;
@@ -131,6 +131,6 @@ export function createTransport(o: TransportOptions) {
 }
 
 /** The body timeout for bodies read as a stream, loaded the first time one is (body-timeout.ts). */
-const watchBody = onDemand(async () => (await import("./body-timeout.js")).watchBody);
+const bodyTimeout = onDemand(() => import("./body-timeout.js"));
 /** The rate-limit parser, loaded when a client with `onRateLimit` is made (headers.ts). */
-const rateLimitOf = onDemand(async () => (await import("./headers.js")).rateLimitOf);
+const rateLimits = onDemand(() => import("./headers.js"));
