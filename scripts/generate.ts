@@ -142,7 +142,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
     [outDir, "openapi.json", jsonText],
     [outDir, "schema.d.ts", dtsText],
     ...Object.entries(python).map(([name, text]): [string, string, string] => [pythonDir, name, text]),
-    [clientDir, "contract.generated.ts", renderClientFacts(doc)],
+    ...Object.entries(renderClientFacts(doc)).map(([name, text]): [string, string, string] => [clientDir, name, text]),
   ];
   const temps: Array<[string, string]> = [];
   try {

@@ -18,9 +18,9 @@ import createFetchClient, {
   type QuerySerializerOptions,
 } from "openapi-fetch";
 import type { paths } from "../../generated/schema.js";
-import { FORM_BODIES } from "./contract.generated.js";
+import { WRITE_METHODS } from "./contract.generated.js";
 import { CredentialsError } from "./errors.js";
-import { IDEMPOTENCY_HEADER, takesKey } from "./idempotency.js";
+import { IDEMPOTENCY_HEADER } from "./idempotency.js";
 import { INTERNALS } from "./internals.js";
 import type { RateLimit } from "./headers.js";
 import { checked, DEFAULT_TIMEOUT_MS, RETRY_DEFAULTS, resolveRetry, type CallOptions, type RetryOptions } from "./options.js";
@@ -57,7 +57,10 @@ export interface ClientOptions {
   /** Headers sent with every request. */
   headers?: HeadersOptions;
   querySerializer?: QuerySerializer<unknown> | QuerySerializerOptions;
-  /** Serializer of JSON bodies. Streams, Blobs, byte arrays and FormData are always sent as they are. */
+  /**
+   * Serializer of JSON bodies. Streams, Blobs, byte arrays and FormData are always sent as they are, and a string
+   * under a content type other than JSON (on the contract's methods with a body: POST, PUT, PATCH; write.ts).
+   */
   bodySerializer?: BodySerializer<unknown>;
   /**
    * Told the `X-RateLimit-*` headers (and `Retry-After`) of every response that carries them, parsed by
@@ -112,13 +115,7 @@ interface Credentials {
 }
 
 function credentials({ apiKey, token }: ClientOptions): Credentials {
-  if ((apiKey === undefined) === (token === undefined)) {
-    throw new CredentialsError(
-      apiKey === undefined
-        ? "no credentials: pass apiKey (sent as X-API-Key) or token (a JWT, or a function giving one, sent as Authorization: Bearer)"
-        : "pass either apiKey or token, not both",
-    );
-  }
+  if ((apiKey === undefined) === (token === undefined)) throw new CredentialsError(apiKey === undefined ? "no credentials: pass apiKey or token" : "pass apiKey or token, not both");
   if (typeof token === "function") {
     const fresh = async () => credential("the token function's result", await token());
     return { authenticate: async (h) => h.set(AUTHORIZATION_HEADER, `Bearer ${await fresh()}`), queryToken: fresh };
@@ -128,26 +125,21 @@ function credentials({ apiKey, token }: ClientOptions): Credentials {
   return { authenticate: (h) => h.set(name, sent), queryToken: async () => value };
 }
 
-/** A body sent as it is; the JSON serializer is for the others. */
-const isRawBody = (body: unknown): boolean =>
-  [Blob, ArrayBuffer, FormData, URLSearchParams, ReadableStream].some((type) => body instanceof type) || ArrayBuffer.isView(body);
-
+type JsonSerializer = (body: unknown, headers?: unknown) => unknown;
 type CallInit = { signal?: AbortSignal | null; parseAs?: string; [key: string]: unknown } | undefined;
 type Result = Promise<{ response: Response }>;
 
-/** The write path (write.ts), loaded the first time a call needs it and kept (decision C16). */
-let encode: typeof import("./write.js").write | undefined;
+/** The write path (write.ts), loaded the first time a call needs it and kept (decision C9). */
+let writePath: typeof import("./write.js") | undefined;
 
 /**
- * A write's init: its Idempotency-Key and its form body (write.ts), when the operation takes either; else `init`
+ * A write's init (write.ts: its Idempotency-Key and its form body, when the operation takes either); a read's `init`
  * as it is. A promise only while write.ts is first loaded (if it cannot be, the call fails with that error, unsent).
  */
 function write(method: string, url: unknown, init: CallInit): CallInit | Promise<CallInit> {
-  const key = takesKey(method, String(url)) ? IDEMPOTENCY_HEADER : undefined;
-  const form = FORM_BODIES[`${method} ${String(url)}`];
-  if (!key && !form) return init;
-  if (encode) return encode(init, key, form) as CallInit;
-  return import("./write.js").then((m) => (encode = m.write)(init, key, form) as CallInit);
+  if (!WRITE_METHODS.includes(method)) return init;
+  if (writePath) return writePath.write(method, String(url), init, IDEMPOTENCY_HEADER) as CallInit;
+  return import("./write.js").then((m) => (writePath = m).write(method, String(url), init, IDEMPOTENCY_HEADER) as CallInit);
 }
 
 /**
@@ -188,9 +180,9 @@ function wrapCalls(c: Client<paths>, middleware: Set<Middleware>, endOf: (r: { r
 
 export function createClient(options: ClientOptions): ApiClient {
   const { baseUrl, timers = systemTimers, onRateLimit, bodySerializer = defaultBodySerializer, querySerializer } = options;
-  if (typeof baseUrl !== "string") throw new TypeError("baseUrl must be a string, e.g. https://api.example.com");
+  if (typeof baseUrl !== "string") throw new TypeError("baseUrl must be a string");
   const creds = credentials(options);
-  if (onRateLimit !== undefined && typeof onRateLimit !== "function") throw new TypeError("onRateLimit must be a function (rateLimit, response) => void");
+  if (onRateLimit !== undefined && typeof onRateLimit !== "function") throw new TypeError("onRateLimit must be a function");
 
   const o: TransportOptions = {
     baseUrl: baseUrl.replace(/\/+$/, ""),
@@ -212,12 +204,10 @@ export function createClient(options: ClientOptions): ApiClient {
     // A function is used as it is; options would make openapi-fetch build a serializer on every call.
     querySerializer: typeof querySerializer === "function" ? querySerializer : createQuerySerializer(querySerializer),
     fetch: transport,
-    bodySerializer(body: unknown, headers?: Headers | Record<string, string>) {
-      if (body instanceof ReadableStream) o.streamedBodies.add(body);
-      if (isRawBody(body)) return body;
-      const type = headers instanceof Headers && headers.get("Content-Type");
-      return typeof body === "string" && type && !/json/i.test(type) ? body : (bodySerializer as (body: unknown, headers?: unknown) => unknown)(body, headers);
-    },
+    // A body's serializer is the write path's, loaded before any call of a method with a body in the contract is made
+    // (WRITE_METHODS); a body on another method, outside the contract, goes to the JSON serializer.
+    bodySerializer: (body: unknown, headers?: Headers | Record<string, string>) =>
+      writePath ? writePath.serializeBody(body, headers, o.streamedBodies, bodySerializer as JsonSerializer) : (bodySerializer as JsonSerializer)(body, headers),
     // Lets a ReadableStream be a request body (fetch requires it then; harmless otherwise).
     ...({ duplex: "half" } as object),
   });
@@ -226,7 +216,7 @@ export function createClient(options: ClientOptions): ApiClient {
 
   return Object.assign(client, {
     [INTERNALS]: o,
-    streamUpload: ({ query, body, ...call }: StreamUploadOptions) =>
-      client.POST("/v1/analysis/stream-upload", { params: { query }, body: body as never, headers: { "Content-Type": "application/octet-stream" }, ...call }),
+    // In the write path (write.ts), which its POST loads anyway.
+    streamUpload: async (options: StreamUploadOptions) => (writePath ??= await import("./write.js")).streamUpload(client.POST as (path: string, init: object) => Promise<StreamUploadResult>, options),
   }) as unknown as ApiClient;
 }

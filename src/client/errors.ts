@@ -2,7 +2,7 @@
 // `RateLimitError` for 429); the client's own failures have their own classes. No message ever carries a
 // credential: messages are built from the method, the URL path (never the query) and the server's `detail`.
 import type { components } from "../../generated/schema.js";
-import { retryAfterSeconds } from "./headers.js";
+import { retryAfterSeconds } from "./options.js";
 
 export type ErrorBody = components["schemas"]["Error"];
 export type ValidationErrorItem = components["schemas"]["ValidationErrorItem"];

@@ -1,5 +1,5 @@
 // Form bodies by media type (decision ID8): the operations whose request body is a form (FORM_BODIES in
-// contract.generated.ts, looked up by the client)
+// write.generated.ts, looked up by the write path)
 // take an object, sent as the form the contract declares, with no header set by hand:
 //   multipart/form-data                  a FormData: a Blob or File field is a file part, an array one part per
 //                                        item, an object (`metadata`) a part holding its JSON; a FormData given is sent as it is

@@ -2,8 +2,9 @@
 // (`x-rate-limit-policy.headers`, keyed the same way); the type check below fails to compile if one of them
 // is not a header component of the generated types, and test/client/contract-names.test.ts compares the
 // whole map with the contract. Also `rateLimitOf`, the headers as a RateLimit, which the transport tells
-// `onRateLimit`: here, below the transport and the client, rather than in rate-limit.ts (`readRateLimit`, which
-// takes a client) (decision LY3).
+// `onRateLimit`: here, rather than in rate-limit.ts (`readRateLimit`, which takes a client) (decision LY3).
+// The transport loads this module with import() when a client has `onRateLimit` (decision C9), so it imports
+// nothing the client core imports: an app that never reads rate limits does not load it up front.
 import type { components } from "../../generated/schema.js";
 
 export const RATE_LIMIT_HEADERS = {
@@ -30,11 +31,6 @@ export function nonNegativeInteger(v: string | null | undefined): number | undef
   if (i === first) return undefined;
   while (v.charCodeAt(i) === 32) i++;
   return i === v.length ? n : undefined;
-}
-
-/** `Retry-After` as the contract defines it, integer seconds; undefined when absent or in another form. */
-export function retryAfterSeconds(headers: Headers): number | undefined {
-  return nonNegativeInteger(headers.get(RATE_LIMIT_HEADERS.retry_after));
 }
 
 export interface RateLimit {

@@ -1,15 +1,10 @@
 // Retries that never duplicate (decisions ID5–ID7): every call of an operation that takes the `Idempotency-Key`
-// (contract.generated.ts, from the contract's x-idempotency) carries one, made once per call (write.ts) and sent
-// again on every attempt, unless the caller set their own (theirs wins). A POST or PATCH without a key is not retried once
-// its request may have reached the server (transport.ts): only a failure to connect, or a 429, is retried.
-import { IDEMPOTENCY_HEADER, KEYED_METHODS, KEYED_PREFIXES, NOT_KEYED } from "./contract.generated.js";
+// (write.generated.ts, from the contract's x-idempotency) carries one, made once per call (write.ts, `takesKey`) and
+// sent again on every attempt, unless the caller set their own (theirs wins). A POST or PATCH without a key is not
+// retried once its request may have reached the server (transport.ts): only a failure to connect, or a 429, is retried.
+import { IDEMPOTENCY_HEADER } from "./contract.generated.js";
 
 export { IDEMPOTENCY_HEADER };
-
-/** Whether the operation `method` `path` (a template of the contract) takes an Idempotency-Key. */
-export function takesKey(method: string, path: string): boolean {
-  return KEYED_METHODS.includes(method) && KEYED_PREFIXES.some((p) => path.startsWith(p)) && !NOT_KEYED.has(`${method} ${path}`);
-}
 
 /** A write the server may act on twice if it is sent twice: a POST or PATCH without a key. */
 export function unsafeToResend(request: Request): boolean {

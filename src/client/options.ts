@@ -1,6 +1,7 @@
 // The options of a client and of one call: the retry policy (its defaults, merging and backoff) and the timeout.
 // Plain data and pure functions, below the transport, the client's internals and the helpers (streaming.ts), so
 // each reads them without importing the transport (decision LY3).
+import type { components } from "../../generated/schema.js";
 export interface RetryOptions {
   /** Attempts in all, the first included; 1 sends once. Default 3. */
   maxAttempts?: number;
@@ -56,9 +57,7 @@ export function resolveRetry(options: RetryOptions | false | undefined, base: Re
   if (options === false) return null;
   if (options === undefined) return base;
   const r: ResolvedRetry = { ...(base ?? RETRY_DEFAULTS), ...options };
-  checked("retry.maxElapsedMs", r.maxElapsedMs);
-  checked("retry.baseDelayMs", r.baseDelayMs);
-  checked("retry.maxDelayMs", r.maxDelayMs);
+  for (const k of ["maxElapsedMs", "baseDelayMs", "maxDelayMs"] as const) checked(`retry.${k}`, r[k]);
   return checked("retry.maxAttempts", r.maxAttempts, true) === 1 ? null : r;
 }
 
@@ -66,4 +65,17 @@ export function resolveRetry(options: RetryOptions | false | undefined, base: Re
 export function backoffMs(retry: ResolvedRetry, n: number): number {
   const d = Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (n - 1));
   return d / 2 + retry.random() * (d / 2);
+}
+
+/** The header a 429 names its wait in (RATE_LIMIT_HEADERS.retry_after of headers.ts; the type check holds it to the contract). */
+export const RETRY_AFTER = "Retry-After" satisfies keyof components["headers"];
+
+/**
+ * `Retry-After` as the contract defines it, integer seconds; undefined when absent or in another form. Read here,
+ * with the retries, and not with headers.ts's `nonNegativeInteger`: that module is loaded only by clients that read
+ * rate limits (decision C9), and this runs only for a 429 or a failed call, where a regular expression costs nothing.
+ */
+export function retryAfterSeconds(headers: Headers): number | undefined {
+  const v = headers.get(RETRY_AFTER);
+  return v !== null && /^ *\d+ *$/.test(v) ? Number(v) : undefined;
 }

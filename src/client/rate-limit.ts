@@ -1,11 +1,16 @@
 // Reading the rate-limit headers (names in headers.ts): `readRateLimit` for one response, or for the latest
-// response a client received. `rateLimitOf` (what `onRateLimit` is told) and `RateLimit` live in headers.ts, below
-// the transport; re-exported here.
-import { RATE_LIMIT_HEADERS, RATE_LIMIT_FIVE as FIVE, nonNegativeInteger, rateLimitOf, type RateLimit } from "./headers.js";
+// response a client received. `rateLimitOf` (what `onRateLimit` is told) and `RateLimit` live in headers.ts, which
+// the transport loads on demand (decision C9); exported here.
+import { RATE_LIMIT_HEADERS as NAMES, RATE_LIMIT_FIVE as FIVE, nonNegativeInteger, rateLimitOf as parse, type RateLimit } from "./headers.js";
 import type { ApiClient } from "./client.js";
 import { INTERNALS, type ClientInternals } from "./internals.js";
 
-export { RATE_LIMIT_HEADERS, rateLimitOf, type RateLimit };
+export type { RateLimit };
+// Bound here rather than re-exported (`export { ... } from`): esbuild follows a re-export from the package root to
+// headers.ts even in an app that uses neither, and then loads headers.ts up front, where the client core only loads it
+// with import() (decision C9). A binding of this module is dropped with the module when the app does not use it.
+export const RATE_LIMIT_HEADERS: typeof NAMES = NAMES;
+export const rateLimitOf: typeof parse = parse;
 
 /**
  * Reads the five `X-RateLimit-*` headers (and `Retry-After` when present) of a response, or of the latest response
@@ -17,9 +22,9 @@ export function readRateLimit(source: Response | Headers | { headers: Headers } 
   const latest = (source as { [INTERNALS]?: ClientInternals })[INTERNALS]?.latest;
   const headers = source instanceof Headers ? source : (latest ?? (source as { headers?: Headers })).headers;
   if (!headers) return undefined;
-  const info = rateLimitOf(headers);
+  const info = parse(headers);
   if (info) return info;
-  const names = FIVE.map((k) => RATE_LIMIT_HEADERS[k]);
+  const names = FIVE.map((k) => NAMES[k]);
   const missing = names.filter((name) => !headers.has(name));
   if (missing.length === names.length) return undefined;
   if (missing.length) throw new TypeError(`rate-limit headers missing: ${missing.join(", ")}`);

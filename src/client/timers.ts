@@ -10,8 +10,8 @@ export interface Timers {
 
 export const systemTimers: Timers = {
   now: Date.now,
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
 /** The reason a signal was aborted with, as something throwable. */

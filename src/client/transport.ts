@@ -8,11 +8,11 @@
 import { createTimeouts } from "./attempt.js";
 import { rememberRequest } from "./errors.js";
 import { failedBeforeSending, unsafeToResend } from "./idempotency.js";
-import { retryAfterSeconds } from "./headers.js";
 import type { Middleware } from "openapi-fetch";
 import type { ClientInternals } from "./internals.js";
-import { rateLimitOf, type RateLimit } from "./headers.js";
-import { backoffMs, checked, resolveRetry, type CallOptions, type ResolvedRetry } from "./options.js";
+import type { RateLimit } from "./headers.js";
+import { onDemand } from "./on-demand.js";
+import { backoffMs, checked, resolveRetry, retryAfterSeconds, type CallOptions, type ResolvedRetry } from "./options.js";
 import { sleep, type Timers } from "./timers.js";
 
 export type FetchFn = (input: Request, init?: RequestInit) => Promise<Response>;
@@ -62,6 +62,7 @@ function retryWait(retry: ResolvedRetry, n: number, request: Request, response: 
 export function createTransport(o: TransportOptions) {
   const { timers, onRateLimit } = o;
   const timeouts = createTimeouts(timers);
+  if (onRateLimit) void rateLimits.load();
 
   async function transport(request: Request, ext?: Record<string, unknown>): Promise<Response> {
     const call = request as CallRequest;
@@ -94,10 +95,8 @@ export function createTransport(o: TransportOptions) {
       const a = timed ? timeouts.start(request, timeoutMs, n === 1 ? started : timers.now(), callerSignal) : undefined;
       try {
         response = await o.fetch(request, ext || body ? { ...ext, ...a?.init, body } : a?.init);
-        if (a && timeouts.headersIn(response, a, asStream)) {
-          if (!watchBody) await loadWatch();
-          watchBody?.(response, a, timeouts.body);
-        }
+        // If body-timeout.js cannot be loaded (a browser gone offline), the body keeps the deadline of its headers.
+        if (a && timeouts.headersIn(response, a, asStream)) (bodyTimeout.value ?? (await bodyTimeout.load()))?.watchBody(response, a, timeouts.body);
       } catch (e) {
         if (a) timeouts.end(a, false);
         failure = a?.error ?? e;
@@ -106,7 +105,8 @@ export function createTransport(o: TransportOptions) {
       if (response) {
         o.latest = response;
         if (onRateLimit) {
-          const rateLimit = rateLimitOf(response.headers);
+          // Not told when headers.js cannot be loaded, as when the headers are malformed: the answer itself is fine.
+          const rateLimit = (rateLimits.value ?? (await rateLimits.load()))?.rateLimitOf(response.headers);
           if (rateLimit) onRateLimit(rateLimit, response);
         }
         if (response.ok) return response;
@@ -131,13 +131,6 @@ export function createTransport(o: TransportOptions) {
 }
 
 /** The body timeout for bodies read as a stream, loaded the first time one is (body-timeout.ts). */
-let watchBody: typeof import("./body-timeout.js").watchBody | undefined;
-
-/** Watches a body read as a stream; if body-timeout.js cannot be loaded (a browser gone offline), the body keeps the deadline of its headers. */
-async function loadWatch(): Promise<void> {
-  try {
-    watchBody ??= (await import("./body-timeout.js")).watchBody;
-  } catch {
-    // tried again next time
-  }
-}
+const bodyTimeout = onDemand(() => import("./body-timeout.js"));
+/** The rate-limit parser, loaded when a client with `onRateLimit` is made (headers.ts). */
+const rateLimits = onDemand(() => import("./headers.js"));

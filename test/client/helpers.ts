@@ -2,7 +2,7 @@
 // contract's own error examples (from generated/openapi.json, never retyped).
 import { createClient, type ClientOptions, type Timers } from "../../src/client/index.js";
 import { deref, doc } from "../helpers/contract.js";
-// The write path, which the client loads with import() on a first keyed or form write (decision C16), imported here
+// The write path, which the client loads with import() on a first POST, PUT or PATCH (decision C9), imported here
 // up front as a page has it once loaded: under vitest a first import() transforms the file, which outlasts the fake
 // clock's waits (untilTimer). The client still takes it through its own import() (write-chunk-fallback.test.ts
 // covers a chunk that cannot be loaded).

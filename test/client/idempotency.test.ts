@@ -5,7 +5,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClient, TimeoutError } from "../../src/client/index.js";
-import { IDEMPOTENCY_HEADER, takesKey } from "../../src/client/idempotency.js";
+import { IDEMPOTENCY_HEADER } from "../../src/client/idempotency.js";
+import { takesKey } from "../../src/client/write.js";
 import { contract, freshKey, startGateway, type TestGateway } from "../mock/helpers.js";
 import { caught, json, replies, testClient } from "./helpers.js";
 

@@ -127,7 +127,7 @@ describe("docs/contract.md: a nested resource, as the guide says", () => {
 
   it("the TypeScript client type-checks over the new types (tsc), and a wrong filter value is a type error", async () => {
     await fs.cp(path.join(ROOT, "src/client"), path.join(dir, "src/client"), { recursive: true });
-    await fs.copyFile(path.join(dir, "generated/client/contract.generated.ts"), path.join(dir, "src/client/contract.generated.ts"));
+    for (const f of ["contract.generated.ts", "write.generated.ts"]) await fs.copyFile(path.join(dir, "generated/client", f), path.join(dir, "src/client", f));
     await fs.symlink(path.join(ROOT, "node_modules"), path.join(dir, "node_modules"), "dir");
     await fs.writeFile(
       path.join(dir, "use.ts"),
