@@ -2,9 +2,11 @@
 // state-db.ts keeps in SQLite, kept in PostgreSQL (tables: state-pg-rows.ts), read and written by every replica.
 //
 //   versions   each workspace and the parts (keys, webhooks, OAuth grants) have a version, bumped by every commit
-//              that writes them. A request reads the version (one query) and reads the rows again when its memory
-//              holds an older one (syncParts before authentication, syncWorkspace once the workspace is known):
-//              a write acknowledged by one replica is read by any other at once (SB6).
+//              that writes them. A request reads the version and, when its memory holds an older one, what changed
+//              since (one query: the rows whose `ver` is newer and the tombstones of rows deleted, SB15), checked
+//              and applied to memory; the parts are read again whole (syncParts before authentication,
+//              syncWorkspace once the workspace is known): a write acknowledged by one replica is read by any
+//              other at once (SB6).
 //   locks      a request that may write (any method but GET, HEAD, OPTIONS), and a scheduled lifecycle step, holds
 //              its workspace's lock: an in-process queue, then a transaction holding pg_advisory_xact_lock; it
 //              reads the workspace again if stale, runs, and its rows are written and the version bumped in that
@@ -21,12 +23,19 @@ import { merge3 } from "./merge-json.js";
 import { hasRows, type HasRows } from "./row-map.js";
 import type { SharedState } from "./shared-state.js";
 import { StateFileError } from "./state-file.js";
-import { bump, deleteEntry, fetchWorkspace, lockScope, tryLockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Queryable, type Statement } from "./state-pg-rows.js";
+import { bump, changesSince, deleteEntry, lockScope, tryLockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Fetched, type Queryable, type Statement } from "./state-pg-rows.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { MockState } from "./state.js";
 import { parseStored, StoredRecordError, type RecordRow, type StorePersistence } from "./store/persist.js";
-import type { WorkspaceData } from "./store/records.js";
+import type { Rec, WorkspaceData } from "./store/records.js";
 import type { Store } from "./store/store.js";
+
+/**
+ * A resource another replica wrote has its next steps scheduled here this much later than due (SB17): its writer
+ * moves it on time, and each other replica would otherwise take the workspace's lock for every step only to skip it.
+ */
+const BACKUP_STEPS = 3;
+const BACKUP_MS = 1000;
 
 export interface PgStateOptions {
   contract: Contract;
@@ -142,6 +151,9 @@ export class PgState implements SharedState {
     try {
       await state.prepare();
       await state.loadParts();
+      // A part the database holds no row of counts as written as it starts: a change here is then merged with a
+      // row another replica writes first, rather than overwritten by it (restorePart).
+      for (const part of state.others()) if (!hasRows(part) && !state.written.has(part.name)) state.written.set(part.name, JSON.stringify(part.snapshot()));
       if (store) state.persistence = store.keepIn(state.rows, () => {});
       await state.checkRecords();
     } catch (e) {
@@ -152,7 +164,10 @@ export class PgState implements SharedState {
     registry.onCommitAsync(() => state.commit());
     registry.onRollback(() => state.rollback());
     registry.onChange(() => registry.commitThen(() => {}, (e) => state.log(`state not written: ${e.message}`)));
-    if (store) store.stepGate = (ws, step) => state.gate(ws, step);
+    if (store) {
+      store.stepGate = (ws, rec, step) => state.gate(ws, rec, step);
+      store.stepBackupMs = BACKUP_STEPS * store.o.stepMs + BACKUP_MS;
+    }
     // A step's event goes out once its write is committed (a step rolled back is run again: SB8).
     const hooks = registry.get("webhooks") as { afterCommit?: unknown } | undefined;
     if (hooks && "afterCommit" in hooks) hooks.afterCommit = (send: () => void, drop: (e: Error) => void) => registry.commitThen(send, drop);
@@ -167,8 +182,9 @@ export class PgState implements SharedState {
       await lockScope(c, "schema");
       await c.query(PG_SCHEMA);
       const v = (await c.query<{ value: string }>("SELECT value FROM meta WHERE key = 'version'")).rows[0]?.value;
-      if (v !== undefined && v !== PG_STATE_VERSION) throw new Error(`format version ${v}; this mock reads version ${PG_STATE_VERSION}`);
-      if (v === undefined) await c.query("INSERT INTO meta (key, value) VALUES ('version', $1)", [PG_STATE_VERSION]);
+      // Version 1 had no `ver`, `gone` nor `floor`: the schema's ALTERs just added them (every old row at ver 0).
+      if (v !== undefined && v !== "1" && v !== PG_STATE_VERSION) throw new Error(`format version ${v}; this mock reads versions 1 and ${PG_STATE_VERSION}`);
+      if (v !== PG_STATE_VERSION) await c.query("INSERT INTO meta (key, value) VALUES ('version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [PG_STATE_VERSION]);
       await c.query("COMMIT");
     } catch (e) {
       await c.query("ROLLBACK").catch(() => {});
@@ -217,10 +233,11 @@ export class PgState implements SharedState {
   syncParts(): Promise<void> | undefined {
     return this.reach(async () => {
       const v = await versionOf(this.pool, PARTS);
-      // Parts changed here and not yet written stay as they are: the commit merges them (SB7). Only the parts'
-      // own changes hold the reload back, not any pending commit: under constant writes one is always pending, and
-      // a webhook or key made through another replica was then never seen here (its deliveries all lost).
-      if (v !== this.known.get(PARTS) && !this.partsDirty()) await this.loadParts();
+      // Read again even when parts hold changes of this replica's not yet written: those are merged with what the
+      // database holds (restorePart), never held back. A key's `last_used_at` changes with every request, so under
+      // constant traffic the parts were always "changed here", never read again, and a webhook registered through
+      // another replica was never called by this one (SB16).
+      if (v !== this.known.get(PARTS)) await this.loadParts();
     });
   }
 
@@ -237,14 +254,33 @@ export class PgState implements SharedState {
     return pending;
   }
 
-  /** Reads workspace `id` again when the database holds a newer version than memory. */
-  private async refresh(id: string): Promise<void> {
-    const v = await versionOf(this.pool, id);
-    if (this.fresh(id, v)) return;
-    const rows = await fetchWorkspace(this.pool, id);
-    // A lock taken here meanwhile read it already (and may have changed it since).
-    if (this.busy(id) || this.fresh(id, v)) return;
-    this.load(id, v, rows);
+  /** Reads what changed in workspace `id` when the database holds a newer version than memory. */
+  private refresh(id: string): Promise<void> {
+    return this.catchUp(this.pool, id, () => this.busy(id));
+  }
+
+  /**
+   * Brings memory of workspace `id` to the version `c` reads: what changed since the version memory holds, applied
+   * to it and checked row by row (SB15), or, when memory holds none of it or is older than the tombstones kept, the
+   * whole workspace. `skip`: a lock taken on this replica meanwhile read it already (and may have changed it since).
+   */
+  private async catchUp(c: Queryable, id: string, skip: () => boolean): Promise<void> {
+    const held = this.store?.loaded(id);
+    const known = this.known.get(id);
+    const since = held && known !== undefined ? known : -1;
+    let changes = await changesSince(c, id, since);
+    if (skip() || this.fresh(id, changes.v)) return;
+    const unchanged = this.store?.loaded(id) === held && this.known.get(id) === known;
+    if (since >= 0 && unchanged && since >= changes.floor && this.store) {
+      this.store.update(id, changes);
+      this.known.set(id, changes.v);
+      return;
+    }
+    if (since >= 0) {
+      changes = await changesSince(c, id, -1);
+      if (skip() || this.fresh(id, changes.v)) return;
+    }
+    this.load(id, changes.v, changes);
   }
 
   private busy(id: string): boolean {
@@ -255,8 +291,8 @@ export class PgState implements SharedState {
     return this.store?.loaded(id) !== undefined && this.known.get(id) === v;
   }
 
-  /** The store reads workspace `id` from `rows` (checked as at start: a bad record answers 500 naming it). */
-  private load(id: string, v: number, rows: Awaited<ReturnType<typeof fetchWorkspace>>): void {
+  /** The store reads workspace `id` whole from `rows` (checked as at start: a bad record answers 500 naming it). */
+  private load(id: string, v: number, rows: Fetched): void {
     if (!this.store) return;
     this.rows.fetched.set(id, rows);
     try {
@@ -280,22 +316,32 @@ export class PgState implements SharedState {
     this.known.set(PARTS, v);
   }
 
+  /**
+   * Part `name` as the database holds it (`value`); changed here since last read or written, it takes the merge of
+   * both (merge3: per property, per item by id), computed and restored in one synchronous step so no change made
+   * meanwhile is lost. What was read counts as written: the next commit writes the merge's own changes.
+   */
   private restorePart(name: string, value: string): void {
     const part = this.registry.get(name);
     if (!part || part === (this.store as MockState | null) || hasRows(part)) return;
     const fail = (why: string): never => {
       throw new StateFileError(`part ${name}: ${why}`);
     };
+    const theirs = parseStored(value, fail);
+    const base = this.written.get(name);
+    const ours = base === undefined ? undefined : JSON.stringify(part.snapshot());
     try {
-      part.restore(parseStored(value, fail));
+      part.restore(ours !== undefined && ours !== base ? merge3(JSON.parse(base!), JSON.parse(ours), theirs) : theirs);
     } catch (e) {
       fail((e as Error).message);
     }
     this.written.set(name, value);
   }
 
+  /** A part's RowMaps as the database holds them; one with changes not yet written is left as it is (merged per row). */
   private fillRows(part: MockState & HasRows, entries: ReadonlyArray<{ name: string; key: string; value: string }>): void {
     for (const [table, map] of Object.entries(part.rows)) {
+      if (map.changes().length) continue;
       const name = `${part.name}/${table}`;
       try {
         map.fill(
@@ -353,8 +399,7 @@ export class PgState implements SharedState {
         // Two statements: under READ COMMITTED a statement reads the snapshot taken when it started, so a version
         // read by the statement that waited for the lock would predate the commit that held it.
         await lockScope(client, id);
-        const v = await versionOf(client, id);
-        if (!this.fresh(id, v)) this.load(id, v, await fetchWorkspace(client, id));
+        await this.catchUp(client, id, () => false);
         const lease = new Lease(client, unlock, () => this.leases.get(id) === lease && this.leases.delete(id));
         this.leases.set(id, lease);
         return lease;
@@ -368,15 +413,16 @@ export class PgState implements SharedState {
   }
 
   /**
-   * A scheduled lifecycle step: run under the workspace's lock, then committed. When another replica moved the
-   * workspace meanwhile, taking the lock reads it again (its resources' steps scheduled anew, from what that
-   * replica wrote) and this step, made for the old copy, is not run: each step runs once (SB8).
+   * A scheduled lifecycle step of `rec`: run under the workspace's lock, then committed. When another replica
+   * moved the resource meanwhile, taking the lock reads what it wrote (the resource's record replaced, its steps
+   * scheduled anew from there; or the whole workspace read again) and this step, made for the old copy, is not
+   * run: each step runs once (SB8, SB15). A step of a resource nobody else changed runs on the fresh memory.
    */
-  gate(ws: WorkspaceData, step: () => void): void {
+  gate(ws: WorkspaceData, rec: Rec, step: () => void): void {
     void this.lock(ws.id).then(
       async (lease) => {
         try {
-          if (this.store?.loaded(ws.id) !== ws) return;
+          if (this.store?.loaded(ws.id) !== ws || rec.table?.ws !== ws) return;
           step();
           await new Promise<void>((resolve) => this.registry.commitThen(resolve, (e) => (this.log(`a lifecycle step of ${ws.id} not written: ${e.message}`), resolve())));
         } finally {
@@ -416,8 +462,9 @@ export class PgState implements SharedState {
     const lease = this.leases.get(id);
     if (lease?.open) {
       ended.push(lease);
-      await run(lease.client, statements);
-      this.known.set(id, await bump(lease.client, id));
+      const v = await bump(lease.client, id);
+      await run(lease.client, statements, v);
+      this.known.set(id, v);
       await lease.finish(true);
       return;
     }
@@ -431,8 +478,9 @@ export class PgState implements SharedState {
     try {
       written = await this.transaction(id, async (c) => {
         if ((await versionOf(c, id)) !== (this.known.get(id) ?? 0)) return false;
-        await run(c, statements);
-        this.known.set(id, await bump(c, id));
+        const v = await bump(c, id);
+        await run(c, statements, v);
+        this.known.set(id, v);
         return true;
       }, false);
     } finally {
@@ -459,8 +507,8 @@ export class PgState implements SharedState {
         snapshots[snapshots.findIndex(([n]) => n === name)] = [name, text]; // what is marked written
         await c.query("INSERT INTO parts (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [name, text]);
       }
-      await run(c, entries);
       const now = await bump(c, PARTS);
+      await run(c, entries, now);
       // Others' other changes are not in memory yet: the next request reads the parts again.
       this.known.set(PARTS, stale ? -1 : now);
     });
@@ -479,11 +527,14 @@ export class PgState implements SharedState {
     return JSON.stringify(merged);
   }
 
-  /** POST /__mock/reset: every workspace's rows deleted and its version bumped (every replica reads it again). */
+  /**
+   * POST /__mock/reset: every workspace's rows deleted and its version bumped, its floor with it (no tombstone says
+   * what went: every replica reads it again whole).
+   */
   private async clearAll(): Promise<void> {
     await this.transaction("reset", async (c) => {
-      await c.query("DELETE FROM records; DELETE FROM fields; DELETE FROM entries WHERE owner <> ''");
-      await c.query("UPDATE versions SET v = v + 1 WHERE scope <> ''");
+      await c.query("DELETE FROM records; DELETE FROM fields; DELETE FROM entries WHERE owner <> ''; DELETE FROM gone WHERE ws <> ''");
+      await c.query("UPDATE versions SET v = v + 1, floor = v + 1 WHERE scope <> ''");
     });
     for (const id of [...this.known.keys()]) if (id !== PARTS) this.known.delete(id);
   }
@@ -514,12 +565,6 @@ export class PgState implements SharedState {
 
 
   /** What changed in the parts since last written: entries' statements, snapshots (name, JSON), and the marks. */
-  /** Do the parts hold changes not yet written (or being written: marked only once committed)? */
-  private partsDirty(): boolean {
-    const { entries, snapshots } = this.partChanges();
-    return entries.length > 0 || snapshots.length > 0;
-  }
-
   private partChanges(): { entries: Statement[]; snapshots: Array<[string, string]>; mark: () => void } {
     const entries: Statement[] = [];
     const snapshots: Array<[string, string]> = [];

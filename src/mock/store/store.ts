@@ -17,7 +17,7 @@ import { readListSpec, type ListSpec } from "./lists.js";
 import { EventLog, type LogTap } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
 import { IdempotencyRecords } from "./idempotency-records.js";
-import { StorePersistence, type StoreRows } from "./persist.js";
+import { StorePersistence, type StoreChanges, type StoreRows } from "./persist.js";
 import { Journal, Rec, WorkspaceData, type FixtureItem } from "./records.js";
 import type { Scheduler } from "./scheduler.js";
 import { readSeed, SeedFactory } from "./seed.js";
@@ -116,7 +116,7 @@ export class Store implements MockState {
         return () => (settle(), cancel());
       },
     };
-    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields), gate: (ws, run) => (this.stepGate ? this.stepGate(ws, run) : run()) });
+    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields), gate: (ws, rec, run) => (this.stepGate ? this.stepGate(ws, rec, run) : run()) });
     for (const [route, plan] of this.model.plans) {
       if (plan.kind === "list") this.listSpecs.set(route, readListSpec(o.contract, route, plan.coll));
     }
@@ -247,7 +247,7 @@ export class Store implements MockState {
     if (!loaded) k.persistence.adopt(ws, false);
     ws.journal = k.journal;
     k.touched.add(ws);
-    if (loaded) for (const t of ws.tables.values()) for (const r of t.all()) if (r.coll.machine) this.driver.arm(ws, r);
+    if (loaded) for (const t of ws.tables.values()) for (const r of t.all()) if (r.coll.machine) this.driver.arm(ws, r, this.stepBackupMs);
     return ws;
   }
 
@@ -344,7 +344,14 @@ export class Store implements MockState {
    * How a scheduled lifecycle step runs (Driver's `gate`): null runs it at once; a shared database (state-pg.ts)
    * runs it under the workspace's lock, once across replicas (decision SB8).
    */
-  stepGate: ((ws: WorkspaceData, run: () => void) => void) | null = null;
+  stepGate: ((ws: WorkspaceData, rec: Rec, run: () => void) => void) | null = null;
+
+  /**
+   * How much later than due the steps of a resource read from the database are scheduled (state-pg.ts, SB17): the
+   * replica that wrote it runs them on time; every other one holds a later copy, run only if the resource has not
+   * moved by then (its writer gone). 0 alone on a database.
+   */
+  stepBackupMs = 0;
 
   /** The workspace `id` as memory holds it now, or undefined (not loaded, or gone). Loads nothing. */
   loaded(id: string): WorkspaceData | undefined {
@@ -359,13 +366,34 @@ export class Store implements MockState {
     const ws = this.workspaces.get(id);
     if (!ws) return;
     this.forget(id);
+    this.unjournal(ws);
+    if (this.lastUsed === id) this.lastUsed = null;
+  }
+
+  /**
+   * Workspace `id` brought up to what another replica committed (state-pg.ts, decision SB15): `changes` holds the
+   * rows written since the version memory holds and those deleted, each checked as when read (a bad one throws,
+   * naming it, before anything changes). A changed resource is replaced, its timers stopped and the new copy's
+   * armed; the rest of the workspace stays as it is. What the journal noted of it is dropped, as by `drop`.
+   */
+  update(id: string, changes: StoreChanges): void {
+    const ws = this.workspaces.get(id);
+    const k = this.kept;
+    if (!ws || !k) return;
+    this.unjournal(ws);
+    const { added, removed } = k.persistence.apply(ws, changes);
+    for (const r of removed) r.cancelTimers();
+    for (const r of added) if (r.coll.machine) this.driver.arm(ws, r, this.stepBackupMs);
+  }
+
+  /** What the journal noted of `ws` is forgotten (the database holds a newer version of it). */
+  private unjournal(ws: WorkspaceData): void {
     const k = this.kept;
     if (!k) return;
     k.touched.delete(ws);
     for (const rec of [...k.journal.changed]) if (rec.table?.ws === ws) k.journal.changed.delete(rec);
     const kept = k.journal.removed.filter((r) => r.ws !== ws);
     k.journal.removed.splice(0, k.journal.removed.length, ...kept);
-    if (this.lastUsed === id) this.lastUsed = null;
   }
 
   private forget(id: string): void {
