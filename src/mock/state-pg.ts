@@ -37,6 +37,13 @@ import type { Store } from "./store/store.js";
 const BACKUP_STEPS = 3;
 const BACKUP_MS = 1000;
 
+/** The parts' version, rows and RowMap entries (oldest first), in one statement. */
+const PARTS_READ = `
+SELECT 0 AS k, '' AS name, '' AS key, v::text AS value, 0::bigint AS n FROM versions WHERE scope = ''
+UNION ALL SELECT 1, name, '', value, 0 FROM parts
+UNION ALL SELECT 2, name, key, value, id FROM entries WHERE owner = ''
+ORDER BY k, n`;
+
 export interface PgStateOptions {
   contract: Contract;
   log?: (line: string) => void;
@@ -120,6 +127,8 @@ export class PgState implements SharedState {
   private readonly queues = new Map<string, Promise<void>>();
   /** Reads of a workspace's version in flight, shared by the requests that wait for it. */
   private readonly reading = new Map<string, Promise<void>>();
+  /** The newest parts version this replica committed (loadParts drops a read older than it). */
+  private partsCommitted = 0;
   /** The JSON last written of each snapshot part. */
   private readonly written = new Map<string, string>();
   private readonly rows = new PgRows();
@@ -305,14 +314,18 @@ export class PgState implements SharedState {
   }
 
   /** Every part but the store, as the database holds it (parts, and the entries of their RowMaps). */
+  /**
+   * Reads the parts whole (one statement: the version and the rows of one snapshot). A read older than a parts
+   * commit of this replica's that landed meanwhile is dropped: restored, it would take back what that commit wrote
+   * (SB16: a webhook registered here vanished, and the next merge wrote its deletion); the next request reads again.
+   */
   private async loadParts(): Promise<void> {
-    const v = await versionOf(this.pool, PARTS);
-    const [parts, entries] = await Promise.all([
-      this.pool.query<{ name: string; value: string }>("SELECT name, value FROM parts"),
-      this.pool.query<{ name: string; key: string; value: string }>("SELECT name, key, value FROM entries WHERE owner = '' ORDER BY id"),
-    ]);
-    for (const { name, value } of parts.rows) this.restorePart(name, value);
-    for (const part of this.others()) if (hasRows(part)) this.fillRows(part, entries.rows);
+    const r = await this.pool.query<{ k: number; name: string; key: string; value: string }>(PARTS_READ);
+    const v = Number(r.rows.find((x) => x.k === 0)?.value ?? 0);
+    if (v < this.partsCommitted) return;
+    for (const row of r.rows) if (row.k === 1) this.restorePart(row.name, row.value);
+    const entries = r.rows.filter((x) => x.k === 2);
+    for (const part of this.others()) if (hasRows(part)) this.fillRows(part, entries);
     this.known.set(PARTS, v);
   }
 
@@ -509,6 +522,7 @@ export class PgState implements SharedState {
       }
       const now = await bump(c, PARTS);
       await run(c, entries, now);
+      this.partsCommitted = Math.max(this.partsCommitted, now);
       // Others' other changes are not in memory yet: the next request reads the parts again.
       this.known.set(PARTS, stale ? -1 : now);
     });
@@ -523,7 +537,11 @@ export class PgState implements SharedState {
   private merged(name: string, ours: string, theirs: string): string {
     const base = this.written.get(name);
     const merged = merge3(base === undefined ? undefined : JSON.parse(base), JSON.parse(ours), JSON.parse(theirs));
-    this.registry.get(name)?.restore(merged);
+    const part = this.registry.get(name);
+    // Memory may have changed again while this commit waited (a webhook registered meanwhile, its answer waiting for
+    // the next commit): those changes are kept on top of the merge, not overwritten by it.
+    const now = part ? JSON.stringify(part.snapshot()) : ours;
+    part?.restore(now === ours ? merged : merge3(JSON.parse(ours), JSON.parse(now), merged));
     return JSON.stringify(merged);
   }
 

@@ -11,8 +11,9 @@ import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/e
 import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
-// 200 analyses (PG_LIFE_WORKSPACES=50: the 1,000 the issue asks), 20 creates in flight, steps of 100 ms.
-const WORKSPACES = Number(process.env.PG_LIFE_WORKSPACES ?? 10);
+// 1,000 analyses, as the issue asks: 50 workspaces × 20 (PG_LIFE_WORKSPACES sets fewer), 20 creates in flight, steps
+// of 100 ms; PG_LIFE_VERBOSE=1 prints progress. 102 s on the loaded 2-core host (load 7-11).
+const WORKSPACES = Number(process.env.PG_LIFE_WORKSPACES ?? 50);
 const PER_WORKSPACE = 20;
 const CONCURRENT = 20;
 const keys = Array.from({ length: WORKSPACES }, (_, i) => ({ key: `pk_test_pg_life_${i}`, workspace_id: `ws_PgLife${String(i).padStart(4, "0")}`, plan: "pro" }));
@@ -80,7 +81,7 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
       }),
     );
     expect(new Set(made).size).toBe(WORKSPACES * PER_WORKSPACE);
-    const until = Date.now() + 240_000;
+    const until = Date.now() + 120_000;
     const client = new pg.Client(db.url);
     await client.connect();
     try {
@@ -95,7 +96,9 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
       expect(rows.rows.filter((r) => r.status === "queued" || r.status === "processing")).toEqual([]);
       expect(rows.rows.filter((r) => made.includes(r.id) && r.status === "completed")).toHaveLength(made.length);
       expect([...deliveries].filter(([, n]) => n !== 1)).toEqual([]);
-      expect(made.filter((id) => deliveries.get(id) !== 1)).toEqual([]);
+      const undelivered = made.filter((id) => deliveries.get(id) !== 1);
+      const said = replicas.flatMap((r, n) => r.output().split("\n").filter((l) => /not (sent|written)|lifecycle step/.test(l)).slice(-5).map((l) => `replica ${n}: ${l}`));
+      expect(undelivered, said.join("\n")).toEqual([]);
       expect(seeded.filter((r) => deliveries.has(r.id)).length).toBeGreaterThan(0);
     } finally {
       clearInterval(progress);
