@@ -1,8 +1,9 @@
-// Lifecycle steps exactly once across replicas (decision SB8): 3 replicas on one PostgreSQL move 100 created
+// Lifecycle steps exactly once across replicas (decisions SB8, SB17): 3 replicas on one PostgreSQL move 1,000 created
 // analyses (and each workspace's seeded ones that are still processing) from queued through processing to completed;
-// every replica that holds a workspace schedules its steps, and a step runs under the workspace's lock, skipped where
-// another replica took it first. Counted where it shows: each analysis, seeded ones included, is completed once, so
-// its `analysis.completed` webhook is delivered once, never twice.
+// the replica that wrote a resource runs its next step, the others hold a later backup turn, and a step runs under the
+// workspace's lock, skipped where another replica moved the resource first. Counted where it shows: each analysis,
+// seeded ones included, is completed once, so its `analysis.completed` webhook is delivered once, never twice; and
+// every workspace's webhook, registered through one replica, is called by whichever completes it (SB16).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
@@ -12,7 +13,7 @@ import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas
 
 const skip = missingPostgres();
 // 1,000 analyses, as the issue asks: 50 workspaces × 20 (PG_LIFE_WORKSPACES sets fewer), 20 creates in flight, steps
-// of 100 ms; PG_LIFE_VERBOSE=1 prints progress. 102 s on the loaded 2-core host (load 7-11).
+// of 100 ms; PG_LIFE_VERBOSE=1 prints progress.
 const WORKSPACES = Number(process.env.PG_LIFE_WORKSPACES ?? 50);
 const PER_WORKSPACE = 20;
 const CONCURRENT = 20;
