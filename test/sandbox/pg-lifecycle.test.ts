@@ -18,6 +18,8 @@ const WORKSPACES = Number(process.env.PG_LIFE_WORKSPACES ?? 50);
 const PER_WORKSPACE = 20;
 const CONCURRENT = 20;
 const keys = Array.from({ length: WORKSPACES }, (_, i) => ({ key: `pk_test_pg_life_${i}`, workspace_id: `ws_PgLife${String(i).padStart(4, "0")}`, plan: "pro" }));
+/** The workspace whose writer is killed (the second test). */
+const orphan = { key: "pk_test_pg_life_orphan", workspace_id: "ws_PgLife9999", plan: "pro" };
 
 describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on PostgreSQL", () => {
   let db: Engine;
@@ -39,7 +41,7 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
     });
     await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
     db = await startPostgres();
-    const file = keysFile(keys);
+    const file = keysFile([...keys, orphan]);
     // Limits scaled so that a thousand creates at once are not throttled (a 429 would only be retried).
     const args = ["--state", db.url, "--keys", file, "--allow-loopback-webhooks", "--limit-scale", "100"];
     const env = { MOCK_STEP_MS: "100", MOCK_WEBHOOK_DELAY_MS: "0" };
@@ -106,4 +108,21 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
       await client.end();
     }
   }, 400_000);
+
+  it("a replica killed after creating analyses: another completes each once, on its backup turn (SB17)", async () => {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    await post(1, orphan.key, "/v1/webhooks", { url, event_types: ["analysis.completed"] });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await post(0, orphan.key, "/v1/analyses", { media_type: "text", text: `orphan ${i}`, features: ["transcription"] })).id);
+    await replicas[0]!.kill();
+    // A client polls its analyses through the survivors: reading them, a survivor holds them and their backup turns.
+    const until = Date.now() + 60_000;
+    const done = () => ids.every((id) => deliveries.has(`${orphan.workspace_id}/${id}`));
+    while (!done() && Date.now() < until) {
+      for (const id of ids) await fetch(`${replicas[1 + (ids.indexOf(id) % 2)]!.url}/v1/analyses/${id}`, { headers: { "X-API-Key": orphan.key } });
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    await new Promise((r) => setTimeout(r, 3000)); // a second delivery, if any, would come now
+    expect(ids.map((id) => deliveries.get(`${orphan.workspace_id}/${id}`))).toEqual(ids.map(() => 1));
+  }, 120_000);
 });
