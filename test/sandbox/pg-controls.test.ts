@@ -1,0 +1,74 @@
+// The mock's controls (/__mock/…) across replicas on PostgreSQL and Redis (decisions SB12, SB18), over real HTTP: a
+// control sent through one replica holds on the others. Fault rules are a shared part (added through A, they answer
+// on B, are listed on C, cleared through B); the clock is shared through Redis (paused through A, paused on B and C);
+// a reset through A forgets on B and C what was made through them.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../scripts/lib/engines.js";
+import { keysFile, startReplicas, type Replica } from "../../scripts/lib/replicas.js";
+
+const skip = missingPostgres() ?? missing("redis");
+const A = { key: "pk_test_pg_controls", workspace_id: "ws_PgControls01", plan: "pro" };
+
+async function call(url: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { "X-API-Key": A.key, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+describe.skipIf(skip !== null)(skip ?? "mock controls across replicas on PostgreSQL and Redis", () => {
+  let db: Engine;
+  let redis: Engine;
+  let replicas: Replica[] = [];
+  const url = (n: number) => replicas[n]!.url;
+
+  beforeAll(async () => {
+    [db, redis] = await Promise.all([startPostgres(), startRedis()]);
+    replicas = await startReplicas(3, ["--state", db.url, "--redis", redis.url, "--keys", keysFile([A])]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((r) => r.stop()));
+    await Promise.all([db?.stop(), redis?.stop()]);
+  });
+
+  it("a fault rule added through A answers on B, is listed on C, and cleared through B it is gone everywhere", async () => {
+    const added = await call(url(0), "POST", "/__mock/faults", { operationId: "createBoard", status: 503 });
+    expect(added.status).toBe(201);
+    expect((await call(url(1), "POST", "/v1/boards", { name: "faulted", widgets: [] })).status).toBe(503);
+    expect((await call(url(2), "GET", "/__mock/faults")).body.rules.map((r: { id: string }) => r.id)).toEqual([added.body.id]);
+    expect((await call(url(1), "DELETE", "/__mock/faults")).status).toBe(204);
+    for (const n of [0, 1, 2]) expect((await call(url(n), "GET", "/__mock/faults")).body.rules).toEqual([]);
+    expect((await call(url(2), "POST", "/v1/boards", { name: "fine", widgets: [] })).status).toBe(201);
+  });
+
+  it("a rule used up on one replica (times: 1) is not used again on another", async () => {
+    await call(url(0), "POST", "/__mock/faults", { operationId: "createBoard", status: 503, times: 1 });
+    expect((await call(url(1), "POST", "/v1/boards", { name: "once", widgets: [] })).status).toBe(503);
+    expect((await call(url(2), "POST", "/v1/boards", { name: "then", widgets: [] })).status).toBe(201);
+    expect((await call(url(0), "GET", "/__mock/faults")).body.rules).toEqual([]);
+  });
+
+  it("the clock paused through A is paused on B and C; resumed through C it runs on A", async () => {
+    expect((await call(url(0), "POST", "/__mock/clock", { action: "pause" })).body.paused).toBe(true);
+    for (const n of [1, 2]) expect((await call(url(n), "GET", "/__mock/clock")).body.paused).toBe(true);
+    const advanced = await call(url(1), "POST", "/__mock/clock", { action: "advance", ms: 60_000 });
+    expect((await call(url(2), "GET", "/__mock/clock")).body.now).toBe(advanced.body.now);
+    await call(url(2), "POST", "/__mock/clock", { action: "resume" });
+    expect((await call(url(0), "GET", "/__mock/clock")).body.paused).toBe(false);
+  });
+
+  it("a reset through A forgets on B and C what was made through them", async () => {
+    const made = await call(url(1), "POST", "/v1/boards", { name: "to-forget", widgets: [] });
+    expect(made.status).toBe(201);
+    expect((await call(url(2), "GET", `/v1/boards/${made.body.id}`)).status).toBe(200);
+    await call(url(2), "POST", "/__mock/faults", { operationId: "createBoard", status: 503 });
+    expect((await call(url(0), "POST", "/__mock/reset")).status).toBe(204);
+    for (const n of [1, 2]) expect((await call(url(n), "GET", `/v1/boards/${made.body.id}`)).status).toBe(404);
+    for (const n of [0, 1, 2]) expect((await call(url(n), "GET", "/__mock/faults")).body.rules).toEqual([]);
+    expect((await call(url(2), "POST", "/v1/boards", { name: "after", widgets: [] })).status).toBe(201);
+  });
+});
