@@ -95,7 +95,7 @@ export class Store implements MockState {
   /** A create operation's own example, its records' value of last resort; for `creates`, the collection's first seed. */
   private readonly createExamples = new Map<Route, Json>();
   /** Kept in a database (`--state`): how rows are read and written, and what changed since the last write. */
-  private kept: { persistence: StorePersistence; journal: Journal; touched: Set<WorkspaceData>; cleared: boolean; flush: () => void } | null = null;
+  private kept: { persistence: StorePersistence; journal: Journal; touched: Set<WorkspaceData>; writing: Set<WorkspaceData>; cleared: boolean; flush: () => void } | null = null;
 
   /** Signs the links to the mock's own files. */
   readonly links: FileLinks;
@@ -202,7 +202,7 @@ export class Store implements MockState {
     // What memory holds (a JSON state file being migrated) is written whole first.
     for (const ws of this.workspaces.values()) persistence.writeWhole(ws)();
     for (const id of [...this.workspaces.keys()]) this.forget(id);
-    this.kept = { persistence, journal: new Journal(), touched: new Set(), cleared: false, flush };
+    this.kept = { persistence, journal: new Journal(), touched: new Set(), writing: new Set(), cleared: false, flush };
     return persistence;
   }
 
@@ -213,12 +213,20 @@ export class Store implements MockState {
   persist(): () => void {
     const k = this.kept;
     if (!k) return () => {};
-    if (k.cleared) k.persistence.rows.clear();
-    const written = k.persistence.write(k.journal, k.touched);
+    // What this call writes leaves `touched` now, not once committed: a shared database's commit is asynchronous
+    // (state-pg.ts), and a workspace touched while it waits (a request's Idempotency-Key answer remembered) must stay
+    // touched for the next commit; clearing it then left that answer unwritten (SB19). `writing` keeps the batch
+    // for a rollback.
+    const batch = new Set(k.touched);
+    k.touched.clear();
+    for (const ws of batch) k.writing.add(ws);
+    const cleared = k.cleared;
+    k.cleared = false;
+    if (cleared) k.persistence.rows.clear();
+    const written = k.persistence.write(k.journal, batch);
     return () => {
       written();
-      k.cleared = false;
-      k.touched.clear();
+      for (const ws of batch) k.writing.delete(ws);
     };
   }
 
@@ -230,13 +238,14 @@ export class Store implements MockState {
   rollback(): void {
     const k = this.kept;
     if (!k) return;
-    const dropped = new Set<WorkspaceData>(k.touched);
+    const dropped = new Set<WorkspaceData>([...k.touched, ...k.writing]);
     for (const rec of k.journal.changed) if (rec.table?.ws) dropped.add(rec.table.ws);
     for (const r of k.journal.removed) dropped.add(r.ws);
     for (const ws of dropped) if (this.workspaces.get(ws.id) === ws) this.forget(ws.id);
     k.journal.changed.clear();
     k.journal.removed.length = 0;
     k.touched.clear();
+    k.writing.clear();
     if (this.lastUsed && !this.workspaces.has(this.lastUsed)) this.lastUsed = null;
   }
 
@@ -276,8 +285,14 @@ export class Store implements MockState {
   private unloadOne(): void {
     this.kept!.flush();
     const moving = (ws: WorkspaceData) => [...ws.tables.values()].some((t) => [...t.all()].some((r) => r.cancels.length > 0));
-    // Never one held by a request or stream in flight: memory may pass the cap while all are (DB12).
-    const candidates = [...this.workspaces].filter(([id]) => id !== this.lastUsed && !this.held.has(id));
+    // Never one held by a request or stream in flight: memory may pass the cap while all are (DB12). Nor one whose
+    // changes are not written yet: `flush` writes them at once with SQLite, but a shared database's commit is
+    // asynchronous (state-pg.ts), and one that left memory before it lost its fields and entries (SB19).
+    const k = this.kept!;
+    const unwritten = new Set<WorkspaceData>([...k.touched, ...k.writing]);
+    for (const r of k.journal.changed) if (r.table?.ws) unwritten.add(r.table.ws);
+    for (const r of k.journal.removed) unwritten.add(r.ws);
+    const candidates = [...this.workspaces].filter(([id, w]) => id !== this.lastUsed && !this.held.has(id) && !unwritten.has(w));
     // Idle ones first; when every one is moving (seeded resources move too, RM6), the least recently used one
     // leaves with its timers stopped: what it had reached is written, and reading it back arms them again.
     const [id, ws] = candidates.find(([, w]) => !moving(w)) ?? candidates[0] ?? [];
