@@ -14,12 +14,12 @@
 //              one workspace are thus serialised across replicas (SB7); a step another replica took is skipped (SB8).
 //   lost       a request that needs the database answers 503 dependency_unavailable; /health says
 //              `dependencies.postgres: down`; pg's Pool connects again by itself (SB9).
-import { createRequire } from "node:module";
 import type pg from "pg";
 import type { Contract } from "./contract.js";
 import { DependencyUnavailable } from "./limiter-redis.js";
 import { redact } from "./log.js";
 import { merge3 } from "./merge-json.js";
+import { optionalPeer } from "./optional-peer.js";
 import { hasRows, type HasRows } from "./row-map.js";
 import type { SharedState } from "./shared-state.js";
 import { StateFileError } from "./state-file.js";
@@ -58,12 +58,7 @@ export function isPostgresUrl(target: string): boolean {
 
 /** pg is an optional peer of the mock package: loaded when a postgres:// state is asked for. */
 function pgModule(): typeof pg {
-  try {
-    return createRequire(import.meta.url)("pg") as typeof pg;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
-    throw new StateFileError("--state postgres://… keeps the state in PostgreSQL through pg, which is not installed: npm install pg");
-  }
+  return optionalPeer<typeof pg>("pg", "--state postgres://… keeps the state in PostgreSQL", (m) => new StateFileError(m));
 }
 
 /**

@@ -4,20 +4,14 @@
 // a reset through A forgets on B and C what was made through them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../scripts/lib/engines.js";
+import { call as callWith } from "../helpers/api-call.js";
 import { keysFile, startReplicas, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missingPostgres() ?? missing("redis");
 const A = { key: "pk_test_pg_controls", workspace_id: "ws_PgControls01", plan: "pro" };
 
-async function call(url: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { "X-API-Key": A.key, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+/** A request with A's key. */
+const call = (url: string, method: string, path: string, body?: unknown) => callWith(url, method, path, A.key, body);
 
 describe.skipIf(skip !== null)(skip ?? "mock controls across replicas on PostgreSQL and Redis", () => {
   let db: Engine;

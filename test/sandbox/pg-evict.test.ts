@@ -4,20 +4,11 @@
 // back through both replicas, every Idempotency-Key replays its first answer, every analysis completes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
+import { call } from "../helpers/api-call.js";
 import { keysFile, startReplicas, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
 const keys = [0, 1, 2].map((i) => ({ key: `pk_test_pg_evict_${i}`, workspace_id: `ws_PgEvict000${i}`, plan: "pro" }));
-
-async function call(url: string, method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { "X-API-Key": key, ...(body !== undefined ? { "Content-Type": "application/json" } : {}), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
 
 describe.skipIf(skip !== null)(skip ?? "a workspace leaving memory on a replica on PostgreSQL", () => {
   let db: Engine;
