@@ -271,7 +271,9 @@ export class PgState implements SharedState {
   private async catchUp(c: Queryable, id: string, skip: () => boolean): Promise<void> {
     const held = this.store?.loaded(id);
     const known = this.known.get(id);
-    const since = held && known !== undefined ? known : -1;
+    // Version 0: memory holds the workspace's seed, never written; its first commit writes what that replica's copy
+    // became (whole), with no tombstone for a seeded record it deleted: read whole, not as changes.
+    const since = held && known !== undefined && known > 0 ? known : -1;
     let changes = await changesSince(c, id, since);
     if (skip() || this.fresh(id, changes.v)) return;
     const unchanged = this.store?.loaded(id) === held && this.known.get(id) === known;
