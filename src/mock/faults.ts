@@ -20,6 +20,8 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Contract, Json, Route } from "./contract.js";
 import type { StoreModel, CollectionModel } from "./store/model.js";
+import { array, object, SnapshotError } from "./snapshot.js";
+import type { MockState } from "./state.js";
 import { machineScenarios } from "./store/scenarios.js";
 
 export interface FaultRule {
@@ -61,8 +63,15 @@ export const EDGE_STATUSES: readonly number[] = [502, 503, 504];
 export class FaultError extends Error {}
 
 /** The operations' answers to a request, as the stages and responders ask for them. */
-export class Faults {
+export class Faults implements MockState {
+  /**
+   * In replicas on PostgreSQL, a part of the state they share (gateway.ts registers it), so a rule added through one
+   * replica holds on every other (decision SB18); one process keeps its rules in memory only (RM19).
+   */
+  readonly name = "faults";
   private rules: ListedFault[] = [];
+  /** Told when a request uses a rule (gateway.ts, in replicas: the state registry's `changed`, so the count is written). */
+  onChange: (() => void) | null = null;
   private seq = 0;
   private readonly check = new Ajv2020({ allErrors: false }).compile(RULE_SCHEMA);
   private readonly byOperationId = new Map<string, Route>();
@@ -86,8 +95,43 @@ export class Faults {
     this.rules = [];
   }
 
+  reset(): void {
+    this.clear();
+  }
+
+  snapshot(): unknown {
+    return { seq: this.seq, rules: this.list() };
+  }
+
+  /** Each rule checked as `add` checks it, with its id and use count. */
+  restore(data: unknown): void {
+    const d = object(data, []);
+    if (!Number.isInteger(d.seq) || (d.seq as number) < 0) throw new SnapshotError(["seq"], "must be a whole number");
+    const rules = array(d.rules, ["rules"]).map((raw, i): ListedFault => {
+      const { id, used, ...rule } = object(raw, ["rules", i]);
+      if (typeof id !== "string" || !/^flt_\d+$/.test(id)) throw new SnapshotError(["rules", i, "id"], 'must be "flt_" and a number');
+      if (!Number.isInteger(used) || (used as number) < 0) throw new SnapshotError(["rules", i, "used"], "must be a whole number");
+      try {
+        return { id, ...this.checked(rule), used: used as number };
+      } catch (e) {
+        if (e instanceof FaultError) throw new SnapshotError(["rules", i], e.message);
+        throw e;
+      }
+    });
+    this.rules = rules;
+    this.seq = d.seq as number;
+  }
+
   /** Checks and adds a rule; throws FaultError saying what is wrong with it. */
   add(input: unknown): ListedFault {
+    const rule = this.checked(input);
+    const listed: ListedFault = { id: `flt_${++this.seq}`, ...rule, used: 0 };
+    this.rules.push(listed);
+    return { ...listed };
+  }
+
+  /** `input` as a rule this contract allows; throws FaultError saying what is wrong with it. */
+  private checked(input: unknown): FaultRule {
     if (!this.check(input)) {
       const e = this.check.errors![0]!;
       const where = e.instancePath ? e.instancePath.slice(1) : "the rule";
@@ -107,9 +151,7 @@ export class Faults {
     if (rule.status !== undefined) this.checkStatus(rule.status, route);
     if (rule.scenario !== undefined) this.checkScenario(rule, route);
     if (rule.break_after !== undefined && route && !isStream(route)) throw new FaultError(`break_after: ${rule.operationId} is not an event stream.`);
-    const listed: ListedFault = { id: `flt_${++this.seq}`, ...rule, used: 0 };
-    this.rules.push(listed);
-    return { ...listed };
+    return rule;
   }
 
   /**
@@ -148,6 +190,7 @@ export class Faults {
     if (!r) return undefined;
     r.used++;
     if (r.times !== undefined && r.used >= r.times) this.rules = this.rules.filter((x) => x !== r);
+    this.onChange?.();
     return r;
   }
 

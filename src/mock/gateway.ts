@@ -138,6 +138,9 @@ async function openStateDb(s: Services, opts: GatewayOptions): Promise<{ close()
   if (s.settings.stateless) throw new Error("A state file keeps what requests create, and a stateless mock keeps nothing: use one or the other.");
   const log = (line: string) => s.sink?.(`${new Date(s.clock.now()).toISOString()} ${line}`);
   if (!isPostgresUrl(opts.stateFile)) return StateDb.open(opts.stateFile, s.states, { contract: s.contract, log });
+  // Fault rules are shared by replicas (SB18; one process keeps them in memory only, RM19): a part of their state.
+  s.states.register(s.faults);
+  s.faults.onChange = () => s.states.changed();
   const shared = await PgState.open(opts.stateFile, s.states, { contract: s.contract, log });
   s.shared = shared;
   return shared;

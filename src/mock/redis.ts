@@ -5,8 +5,8 @@
 // Commands fail at once while the connection is down (no offline queue, one attempt): a request that needs Redis
 // answers 503 with Retry-After rather than waiting (rate-answers.ts `unavailable`), and ioredis reconnects by
 // itself, every 100 ms to 1 s, so the replica recovers without a restart.
-import { createRequire } from "node:module";
 import type { Redis as RedisClient, RedisOptions } from "ioredis";
+import { optionalPeer } from "./optional-peer.js";
 
 export class RedisSetupError extends Error {}
 
@@ -20,13 +20,7 @@ export function connectRedis(url: string): RedisClient {
   if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") {
     throw new RedisSetupError(`--redis must be a redis:// or rediss:// URL; got "${parsed.protocol}".`);
   }
-  let Redis: new (url: string, options: RedisOptions) => RedisClient;
-  try {
-    Redis = (createRequire(import.meta.url)("ioredis") as { Redis: typeof Redis }).Redis;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
-    throw new RedisSetupError("--redis keeps the rate-limit counters in Redis through ioredis, which is not installed: npm install ioredis");
-  }
+  const { Redis } = optionalPeer<{ Redis: new (url: string, options: RedisOptions) => RedisClient }>("ioredis", "--redis keeps the rate-limit counters in Redis", (m) => new RedisSetupError(m));
   const client = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

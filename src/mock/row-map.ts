@@ -81,16 +81,33 @@ export class RowMap<V> {
    * Replaces the entries with rows read back from the database, oldest first, each checked by `read`; nothing is
    * noted (the database holds them). A bad row throws naming `where` and its key.
    */
+  /**
+   * Applies rows another writer committed (state-pg.ts, SB15): `removed` keys deleted, `rows` set (each moved to the
+   * end, oldest first as given), every value checked by `read` before anything changes; nothing is noted (the
+   * database holds them). A bad row throws naming `where` and its key.
+   */
+  apply(rows: Iterable<{ key: string; value: string }>, removed: Iterable<string>, where: string): void {
+    const read = [...rows].map(({ key, value }) => [key, this.readRow(key, value, where)] as const);
+    for (const key of removed) (this.map.delete(key), this.noted.delete(key));
+    for (const [key, value] of read) {
+      this.map.delete(key);
+      this.map.set(key, value);
+      this.noted.delete(key);
+    }
+  }
+
+  private readRow(key: string, value: string, where: string): V {
+    try {
+      return this.read(JSON.parse(value), key);
+    } catch (e) {
+      throw new Error(`${where}, key ${JSON.stringify(key)}: ${(e as Error).message}`);
+    }
+  }
+
   fill(rows: Iterable<{ key: string; value: string }>, where: string): void {
     this.map.clear();
     this.noted.clear();
-    for (const { key, value } of rows) {
-      try {
-        this.map.set(key, this.read(JSON.parse(value), key));
-      } catch (e) {
-        throw new Error(`${where}, key ${JSON.stringify(key)}: ${(e as Error).message}`);
-      }
-    }
+    for (const { key, value } of rows) this.map.set(key, this.readRow(key, value, where));
   }
 }
 

@@ -15,10 +15,10 @@
 // is checked against the contract and a bad one refuses the start, naming it. A JSON state file of earlier
 // versions given as FILE is read once and migrated (state-file.ts). Mode 0600: it holds secrets.
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import type { Contract } from "./contract.js";
+import { optionalPeer } from "./optional-peer.js";
 import { StateFile, StateFileError } from "./state-file.js";
 import { checkWritable, lockState, type StateLock } from "./state-lock.js";
 import type { StateRegistry } from "./state-registry.js";
@@ -54,13 +54,7 @@ export interface StateDbOptions {
 
 /** better-sqlite3 is a native addon: loaded with `require` when a state file is asked for, never bundled. */
 function sqlite(): typeof BetterSqlite3 {
-  try {
-    return createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
-  } catch (e) {
-    // The mock package lists it as an optional peer (scripts/build-packages.ts): a memory-only mock never needs it.
-    if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
-    throw new StateFileError("--state keeps the mock's state in SQLite through better-sqlite3, which is not installed: npm install better-sqlite3");
-  }
+  return optionalPeer<typeof BetterSqlite3>("better-sqlite3", "--state keeps the mock's state in SQLite", (m) => new StateFileError(m));
 }
 
 /** Opens (creating it, mode 0600, when missing) a database with the schema, in WAL mode. */

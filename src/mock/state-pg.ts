@@ -2,9 +2,11 @@
 // state-db.ts keeps in SQLite, kept in PostgreSQL (tables: state-pg-rows.ts), read and written by every replica.
 //
 //   versions   each workspace and the parts (keys, webhooks, OAuth grants) have a version, bumped by every commit
-//              that writes them. A request reads the version (one query) and reads the rows again when its memory
-//              holds an older one (syncParts before authentication, syncWorkspace once the workspace is known):
-//              a write acknowledged by one replica is read by any other at once (SB6).
+//              that writes them. A request reads the version and, when its memory holds an older one, what changed
+//              since (one query: the rows whose `ver` is newer and the tombstones of rows deleted, SB15), checked
+//              and applied to memory; the parts are read again whole (syncParts before authentication,
+//              syncWorkspace once the workspace is known): a write acknowledged by one replica is read by any
+//              other at once (SB6).
 //   locks      a request that may write (any method but GET, HEAD, OPTIONS), and a scheduled lifecycle step, holds
 //              its workspace's lock: an in-process queue, then a transaction holding pg_advisory_xact_lock; it
 //              reads the workspace again if stale, runs, and its rows are written and the version bumped in that
@@ -12,21 +14,35 @@
 //              one workspace are thus serialised across replicas (SB7); a step another replica took is skipped (SB8).
 //   lost       a request that needs the database answers 503 dependency_unavailable; /health says
 //              `dependencies.postgres: down`; pg's Pool connects again by itself (SB9).
-import { createRequire } from "node:module";
 import type pg from "pg";
 import type { Contract } from "./contract.js";
 import { DependencyUnavailable } from "./limiter-redis.js";
 import { redact } from "./log.js";
 import { merge3 } from "./merge-json.js";
+import { optionalPeer } from "./optional-peer.js";
 import { hasRows, type HasRows } from "./row-map.js";
 import type { SharedState } from "./shared-state.js";
 import { StateFileError } from "./state-file.js";
-import { bump, deleteEntry, fetchWorkspace, lockScope, tryLockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Queryable, type Statement } from "./state-pg-rows.js";
+import { bump, changesSince, deleteEntry, lockScope, tryLockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Fetched, type Queryable, type Statement } from "./state-pg-rows.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { MockState } from "./state.js";
 import { parseStored, StoredRecordError, type RecordRow, type StorePersistence } from "./store/persist.js";
-import type { WorkspaceData } from "./store/records.js";
+import type { Rec, WorkspaceData } from "./store/records.js";
 import type { Store } from "./store/store.js";
+
+/**
+ * A resource another replica wrote has its next steps scheduled here this much later than due (SB17): its writer
+ * moves it on time, and each other replica would otherwise take the workspace's lock for every step only to skip it.
+ */
+const BACKUP_STEPS = 3;
+const BACKUP_MS = 1000;
+
+/** The parts' version, rows and RowMap entries (oldest first), in one statement. */
+const PARTS_READ = `
+SELECT 0 AS k, '' AS name, '' AS key, v::text AS value, 0::bigint AS n FROM versions WHERE scope = ''
+UNION ALL SELECT 1, name, '', value, 0 FROM parts
+UNION ALL SELECT 2, name, key, value, id FROM entries WHERE owner = ''
+ORDER BY k, n`;
 
 export interface PgStateOptions {
   contract: Contract;
@@ -42,12 +58,7 @@ export function isPostgresUrl(target: string): boolean {
 
 /** pg is an optional peer of the mock package: loaded when a postgres:// state is asked for. */
 function pgModule(): typeof pg {
-  try {
-    return createRequire(import.meta.url)("pg") as typeof pg;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "MODULE_NOT_FOUND") throw e;
-    throw new StateFileError("--state postgres://… keeps the state in PostgreSQL through pg, which is not installed: npm install pg");
-  }
+  return optionalPeer<typeof pg>("pg", "--state postgres://… keeps the state in PostgreSQL", (m) => new StateFileError(m));
 }
 
 /**
@@ -111,6 +122,8 @@ export class PgState implements SharedState {
   private readonly queues = new Map<string, Promise<void>>();
   /** Reads of a workspace's version in flight, shared by the requests that wait for it. */
   private readonly reading = new Map<string, Promise<void>>();
+  /** The newest parts version this replica committed (loadParts drops a read older than it). */
+  private partsCommitted = 0;
   /** The JSON last written of each snapshot part. */
   private readonly written = new Map<string, string>();
   private readonly rows = new PgRows();
@@ -142,6 +155,9 @@ export class PgState implements SharedState {
     try {
       await state.prepare();
       await state.loadParts();
+      // A part the database holds no row of counts as written as it starts: a change here is then merged with a
+      // row another replica writes first, rather than overwritten by it (restorePart).
+      for (const part of state.others()) if (!hasRows(part) && !state.written.has(part.name)) state.written.set(part.name, JSON.stringify(part.snapshot()));
       if (store) state.persistence = store.keepIn(state.rows, () => {});
       await state.checkRecords();
     } catch (e) {
@@ -152,7 +168,10 @@ export class PgState implements SharedState {
     registry.onCommitAsync(() => state.commit());
     registry.onRollback(() => state.rollback());
     registry.onChange(() => registry.commitThen(() => {}, (e) => state.log(`state not written: ${e.message}`)));
-    if (store) store.stepGate = (ws, step) => state.gate(ws, step);
+    if (store) {
+      store.stepGate = (ws, rec, step) => state.gate(ws, rec, step);
+      store.stepBackupMs = BACKUP_STEPS * store.o.stepMs + BACKUP_MS;
+    }
     // A step's event goes out once its write is committed (a step rolled back is run again: SB8).
     const hooks = registry.get("webhooks") as { afterCommit?: unknown } | undefined;
     if (hooks && "afterCommit" in hooks) hooks.afterCommit = (send: () => void, drop: (e: Error) => void) => registry.commitThen(send, drop);
@@ -167,8 +186,9 @@ export class PgState implements SharedState {
       await lockScope(c, "schema");
       await c.query(PG_SCHEMA);
       const v = (await c.query<{ value: string }>("SELECT value FROM meta WHERE key = 'version'")).rows[0]?.value;
-      if (v !== undefined && v !== PG_STATE_VERSION) throw new Error(`format version ${v}; this mock reads version ${PG_STATE_VERSION}`);
-      if (v === undefined) await c.query("INSERT INTO meta (key, value) VALUES ('version', $1)", [PG_STATE_VERSION]);
+      // Version 1 had no `ver`, `gone` nor `floor`: the schema's ALTERs just added them (every old row at ver 0).
+      if (v !== undefined && v !== "1" && v !== PG_STATE_VERSION) throw new Error(`format version ${v}; this mock reads versions 1 and ${PG_STATE_VERSION}`);
+      if (v !== PG_STATE_VERSION) await c.query("INSERT INTO meta (key, value) VALUES ('version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [PG_STATE_VERSION]);
       await c.query("COMMIT");
     } catch (e) {
       await c.query("ROLLBACK").catch(() => {});
@@ -217,10 +237,11 @@ export class PgState implements SharedState {
   syncParts(): Promise<void> | undefined {
     return this.reach(async () => {
       const v = await versionOf(this.pool, PARTS);
-      // Parts changed here and not yet written stay as they are: the commit merges them (SB7). Only the parts'
-      // own changes hold the reload back, not any pending commit: under constant writes one is always pending, and
-      // a webhook or key made through another replica was then never seen here (its deliveries all lost).
-      if (v !== this.known.get(PARTS) && !this.partsDirty()) await this.loadParts();
+      // Read again even when parts hold changes of this replica's not yet written: those are merged with what the
+      // database holds (restorePart), never held back. A key's `last_used_at` changes with every request, so under
+      // constant traffic the parts were always "changed here", never read again, and a webhook registered through
+      // another replica was never called by this one (SB16).
+      if (v !== this.known.get(PARTS)) await this.loadParts();
     });
   }
 
@@ -237,14 +258,35 @@ export class PgState implements SharedState {
     return pending;
   }
 
-  /** Reads workspace `id` again when the database holds a newer version than memory. */
-  private async refresh(id: string): Promise<void> {
-    const v = await versionOf(this.pool, id);
-    if (this.fresh(id, v)) return;
-    const rows = await fetchWorkspace(this.pool, id);
-    // A lock taken here meanwhile read it already (and may have changed it since).
-    if (this.busy(id) || this.fresh(id, v)) return;
-    this.load(id, v, rows);
+  /** Reads what changed in workspace `id` when the database holds a newer version than memory. */
+  private refresh(id: string): Promise<void> {
+    return this.catchUp(this.pool, id, () => this.busy(id));
+  }
+
+  /**
+   * Brings memory of workspace `id` to the version `c` reads: what changed since the version memory holds, applied
+   * to it and checked row by row (SB15), or, when memory holds none of it or is older than the tombstones kept, the
+   * whole workspace. `skip`: a lock taken on this replica meanwhile read it already (and may have changed it since).
+   */
+  private async catchUp(c: Queryable, id: string, skip: () => boolean): Promise<void> {
+    const held = this.store?.loaded(id);
+    const known = this.known.get(id);
+    // Version 0: memory holds the workspace's seed, never written; its first commit writes what that replica's copy
+    // became (whole), with no tombstone for a seeded record it deleted: read whole, not as changes.
+    const since = held && known !== undefined && known > 0 ? known : -1;
+    let changes = await changesSince(c, id, since);
+    if (skip() || this.fresh(id, changes.v)) return;
+    const unchanged = this.store?.loaded(id) === held && this.known.get(id) === known;
+    if (since >= 0 && unchanged && since >= changes.floor && this.store) {
+      this.store.update(id, changes);
+      this.known.set(id, changes.v);
+      return;
+    }
+    if (since >= 0) {
+      changes = await changesSince(c, id, -1);
+      if (skip() || this.fresh(id, changes.v)) return;
+    }
+    this.load(id, changes.v, changes);
   }
 
   private busy(id: string): boolean {
@@ -255,8 +297,8 @@ export class PgState implements SharedState {
     return this.store?.loaded(id) !== undefined && this.known.get(id) === v;
   }
 
-  /** The store reads workspace `id` from `rows` (checked as at start: a bad record answers 500 naming it). */
-  private load(id: string, v: number, rows: Awaited<ReturnType<typeof fetchWorkspace>>): void {
+  /** The store reads workspace `id` whole from `rows` (checked as at start: a bad record answers 500 naming it). */
+  private load(id: string, v: number, rows: Fetched): void {
     if (!this.store) return;
     this.rows.fetched.set(id, rows);
     try {
@@ -269,33 +311,47 @@ export class PgState implements SharedState {
   }
 
   /** Every part but the store, as the database holds it (parts, and the entries of their RowMaps). */
+  /**
+   * Reads the parts whole (one statement: the version and the rows of one snapshot). A read older than a parts
+   * commit of this replica's that landed meanwhile is dropped: restored, it would take back what that commit wrote
+   * (SB16: a webhook registered here vanished, and the next merge wrote its deletion); the next request reads again.
+   */
   private async loadParts(): Promise<void> {
-    const v = await versionOf(this.pool, PARTS);
-    const [parts, entries] = await Promise.all([
-      this.pool.query<{ name: string; value: string }>("SELECT name, value FROM parts"),
-      this.pool.query<{ name: string; key: string; value: string }>("SELECT name, key, value FROM entries WHERE owner = '' ORDER BY id"),
-    ]);
-    for (const { name, value } of parts.rows) this.restorePart(name, value);
-    for (const part of this.others()) if (hasRows(part)) this.fillRows(part, entries.rows);
+    const r = await this.pool.query<{ k: number; name: string; key: string; value: string }>(PARTS_READ);
+    const v = Number(r.rows.find((x) => x.k === 0)?.value ?? 0);
+    if (v < this.partsCommitted) return;
+    for (const row of r.rows) if (row.k === 1) this.restorePart(row.name, row.value);
+    const entries = r.rows.filter((x) => x.k === 2);
+    for (const part of this.others()) if (hasRows(part)) this.fillRows(part, entries);
     this.known.set(PARTS, v);
   }
 
+  /**
+   * Part `name` as the database holds it (`value`); changed here since last read or written, it takes the merge of
+   * both (merge3: per property, per item by id), computed and restored in one synchronous step so no change made
+   * meanwhile is lost. What was read counts as written: the next commit writes the merge's own changes.
+   */
   private restorePart(name: string, value: string): void {
     const part = this.registry.get(name);
     if (!part || part === (this.store as MockState | null) || hasRows(part)) return;
     const fail = (why: string): never => {
       throw new StateFileError(`part ${name}: ${why}`);
     };
+    const theirs = parseStored(value, fail);
+    const base = this.written.get(name);
+    const ours = base === undefined ? undefined : JSON.stringify(part.snapshot());
     try {
-      part.restore(parseStored(value, fail));
+      part.restore(ours !== undefined && ours !== base ? merge3(JSON.parse(base!), JSON.parse(ours), theirs) : theirs);
     } catch (e) {
       fail((e as Error).message);
     }
     this.written.set(name, value);
   }
 
+  /** A part's RowMaps as the database holds them; one with changes not yet written is left as it is (merged per row). */
   private fillRows(part: MockState & HasRows, entries: ReadonlyArray<{ name: string; key: string; value: string }>): void {
     for (const [table, map] of Object.entries(part.rows)) {
+      if (map.changes().length) continue;
       const name = `${part.name}/${table}`;
       try {
         map.fill(
@@ -353,8 +409,7 @@ export class PgState implements SharedState {
         // Two statements: under READ COMMITTED a statement reads the snapshot taken when it started, so a version
         // read by the statement that waited for the lock would predate the commit that held it.
         await lockScope(client, id);
-        const v = await versionOf(client, id);
-        if (!this.fresh(id, v)) this.load(id, v, await fetchWorkspace(client, id));
+        await this.catchUp(client, id, () => false);
         const lease = new Lease(client, unlock, () => this.leases.get(id) === lease && this.leases.delete(id));
         this.leases.set(id, lease);
         return lease;
@@ -368,15 +423,16 @@ export class PgState implements SharedState {
   }
 
   /**
-   * A scheduled lifecycle step: run under the workspace's lock, then committed. When another replica moved the
-   * workspace meanwhile, taking the lock reads it again (its resources' steps scheduled anew, from what that
-   * replica wrote) and this step, made for the old copy, is not run: each step runs once (SB8).
+   * A scheduled lifecycle step of `rec`: run under the workspace's lock, then committed. When another replica
+   * moved the resource meanwhile, taking the lock reads what it wrote (the resource's record replaced, its steps
+   * scheduled anew from there; or the whole workspace read again) and this step, made for the old copy, is not
+   * run: each step runs once (SB8, SB15). A step of a resource nobody else changed runs on the fresh memory.
    */
-  gate(ws: WorkspaceData, step: () => void): void {
+  gate(ws: WorkspaceData, rec: Rec, step: () => void): void {
     void this.lock(ws.id).then(
       async (lease) => {
         try {
-          if (this.store?.loaded(ws.id) !== ws) return;
+          if (this.store?.loaded(ws.id) !== ws || rec.table?.ws !== ws) return;
           step();
           await new Promise<void>((resolve) => this.registry.commitThen(resolve, (e) => (this.log(`a lifecycle step of ${ws.id} not written: ${e.message}`), resolve())));
         } finally {
@@ -416,8 +472,9 @@ export class PgState implements SharedState {
     const lease = this.leases.get(id);
     if (lease?.open) {
       ended.push(lease);
-      await run(lease.client, statements);
-      this.known.set(id, await bump(lease.client, id));
+      const v = await bump(lease.client, id);
+      await run(lease.client, statements, v);
+      this.known.set(id, v);
       await lease.finish(true);
       return;
     }
@@ -431,8 +488,9 @@ export class PgState implements SharedState {
     try {
       written = await this.transaction(id, async (c) => {
         if ((await versionOf(c, id)) !== (this.known.get(id) ?? 0)) return false;
-        await run(c, statements);
-        this.known.set(id, await bump(c, id));
+        const v = await bump(c, id);
+        await run(c, statements, v);
+        this.known.set(id, v);
         return true;
       }, false);
     } finally {
@@ -459,8 +517,9 @@ export class PgState implements SharedState {
         snapshots[snapshots.findIndex(([n]) => n === name)] = [name, text]; // what is marked written
         await c.query("INSERT INTO parts (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value", [name, text]);
       }
-      await run(c, entries);
       const now = await bump(c, PARTS);
+      await run(c, entries, now);
+      this.partsCommitted = Math.max(this.partsCommitted, now);
       // Others' other changes are not in memory yet: the next request reads the parts again.
       this.known.set(PARTS, stale ? -1 : now);
     });
@@ -475,15 +534,22 @@ export class PgState implements SharedState {
   private merged(name: string, ours: string, theirs: string): string {
     const base = this.written.get(name);
     const merged = merge3(base === undefined ? undefined : JSON.parse(base), JSON.parse(ours), JSON.parse(theirs));
-    this.registry.get(name)?.restore(merged);
+    const part = this.registry.get(name);
+    // Memory may have changed again while this commit waited (a webhook registered meanwhile, its answer waiting for
+    // the next commit): those changes are kept on top of the merge, not overwritten by it.
+    const now = part ? JSON.stringify(part.snapshot()) : ours;
+    part?.restore(now === ours ? merged : merge3(JSON.parse(ours), JSON.parse(now), merged));
     return JSON.stringify(merged);
   }
 
-  /** POST /__mock/reset: every workspace's rows deleted and its version bumped (every replica reads it again). */
+  /**
+   * POST /__mock/reset: every workspace's rows deleted and its version bumped, its floor with it (no tombstone says
+   * what went: every replica reads it again whole).
+   */
   private async clearAll(): Promise<void> {
     await this.transaction("reset", async (c) => {
-      await c.query("DELETE FROM records; DELETE FROM fields; DELETE FROM entries WHERE owner <> ''");
-      await c.query("UPDATE versions SET v = v + 1 WHERE scope <> ''");
+      await c.query("DELETE FROM records; DELETE FROM fields; DELETE FROM entries WHERE owner <> ''; DELETE FROM gone WHERE ws <> ''");
+      await c.query("UPDATE versions SET v = v + 1, floor = v + 1 WHERE scope <> ''");
     });
     for (const id of [...this.known.keys()]) if (id !== PARTS) this.known.delete(id);
   }
@@ -514,12 +580,6 @@ export class PgState implements SharedState {
 
 
   /** What changed in the parts since last written: entries' statements, snapshots (name, JSON), and the marks. */
-  /** Do the parts hold changes not yet written (or being written: marked only once committed)? */
-  private partsDirty(): boolean {
-    const { entries, snapshots } = this.partChanges();
-    return entries.length > 0 || snapshots.length > 0;
-  }
-
   private partChanges(): { entries: Statement[]; snapshots: Array<[string, string]>; mark: () => void } {
     const entries: Statement[] = [];
     const snapshots: Array<[string, string]> = [];

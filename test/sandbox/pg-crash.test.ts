@@ -16,8 +16,8 @@ describe.skipIf(skip !== null)(skip ?? "kill -9 of a replica on PostgreSQL", () 
   beforeAll(async () => {
     db = await startPostgres();
     const file = keysFile(keys);
-    replicas.push(await startReplica(["--state", db.url, "--keys", file]));
-    replicas.push(...(await Promise.all([1, 2].map(() => startReplica(["--state", db.url, "--keys", file])))));
+    replicas.push(await startReplica(["--state", db.url, "--keys", file, "--limit-scale", "100"]));
+    replicas.push(...(await Promise.all([1, 2].map(() => startReplica(["--state", db.url, "--keys", file, "--limit-scale", "100"])))));
     // Warm: each replica's first create compiles its validators.
     for (const r of replicas) {
       const res = await fetch(`${r.url}/v1/boards`, { method: "POST", headers: { "X-API-Key": keys[0]!.key, "Content-Type": "application/json" }, body: JSON.stringify({ name: "warm", widgets: [] }) });

@@ -5,21 +5,12 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
+import { call } from "../helpers/api-call.js";
 import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
 const A = { key: "pk_test_pg_alpha", workspace_id: "ws_PgAlpha0001", plan: "pro" };
 const B = { key: "pk_test_pg_bravo", workspace_id: "ws_PgBravo0001", plan: "pro" };
-
-async function call(url: string, method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { "X-API-Key": key, ...(body !== undefined ? { "Content-Type": "application/json" } : {}), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
-}
 
 describe.skipIf(skip !== null)(skip ?? "state shared by replicas on PostgreSQL", () => {
   let db: Engine;

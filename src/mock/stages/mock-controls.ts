@@ -38,21 +38,22 @@ const noStore = (status: number, value: unknown) => json(status, value, { "Cache
 
 function controls(s: Services): Map<string, Record<string, Handler>> {
   return new Map<string, Record<string, Handler>>([
-    ["/__mock/reset", { POST: () => shared(s, (reset(s), NO_CONTENT)) }],
+    ["/__mock/reset", { POST: () => synced(s, () => shared(s, (reset(s), NO_CONTENT))) }],
     ["/__mock/clock", { GET: () => clockRead(s), POST: (body) => shared(s, clock(s, body)) }],
     [
       "/__mock/faults",
       {
-        GET: () => noStore(200, { rules: s.faults.list() }),
-        POST: (body) => {
-          try {
-            return noStore(201, s.faults.add(body));
-          } catch (e) {
-            if (e instanceof FaultError) return json(400, { detail: `Fault rule: ${e.message}` });
-            throw e;
-          }
-        },
-        DELETE: () => (s.faults.clear(), NO_CONTENT),
+        GET: () => synced(s, () => noStore(200, { rules: s.faults.list() })),
+        POST: (body) =>
+          synced(s, () => {
+            try {
+              return noStore(201, s.faults.add(body));
+            } catch (e) {
+              if (e instanceof FaultError) return json(400, { detail: `Fault rule: ${e.message}` });
+              throw e;
+            }
+          }),
+        DELETE: () => synced(s, () => (s.faults.clear(), NO_CONTENT)),
       },
     ],
   ]);
@@ -95,6 +96,15 @@ async function readJson(ctx: RequestContext): Promise<unknown> {
   } catch (e) {
     return new BadBody(json(400, { detail: `The body is not JSON: ${(e as Error).message}.` }));
   }
+}
+
+/**
+ * In replicas on PostgreSQL, the parts are read as the database holds them first (the fault rules are one, SB18: a
+ * rule added through another replica is listed, cleared, joined or reset here). Controls run before `syncParts`.
+ */
+function synced(s: Services, fn: () => Reply | Promise<Reply>): Reply | Promise<Reply> {
+  const pending = s.shared?.syncParts();
+  return pending ? pending.then(fn, unavailable) : fn();
 }
 
 /** POST /__mock/reset: everything back to its start, and whatever is open ended. */

@@ -33,10 +33,10 @@ export interface DriverOptions {
   /** A scenario set on `rec` from outside (a fault rule), among those its state's processing can take. */
   scenarioOf?: (ws: WorkspaceData, rec: Rec, scenarios: readonly string[]) => string | undefined;
   /**
-   * Runs a scheduled step: at once by default; replicas on a shared database run it under the workspace's lock,
-   * and not at all when another replica has moved the workspace meanwhile (state-pg.ts, decision SB8).
+   * Runs a scheduled step of `rec`: at once by default; replicas on a shared database run it under the workspace's
+   * lock, and not at all when another replica has moved the resource meanwhile (state-pg.ts, decisions SB8, SB15).
    */
-  gate?: (ws: WorkspaceData, run: () => void) => void;
+  gate?: (ws: WorkspaceData, rec: Rec, run: () => void) => void;
 }
 
 export class Driver {
@@ -131,14 +131,17 @@ export class Driver {
     if (t?.to === step.to) rec.scenario = undefined;
   }
 
-  /** Schedules what happens next in `rec`'s current state: its time-outs, and the next processing step. */
-  arm(ws: WorkspaceData, rec: Rec): void {
+  /**
+   * Schedules what happens next in `rec`'s current state: its time-outs, and the next processing step; `backup` ms
+   * later than due when another replica wrote it (state-pg.ts, SB17: that replica moves it; this one only if not).
+   */
+  arm(ws: WorkspaceData, rec: Rec, backup = 0): void {
     if (!rec.driven) return;
     const m = this.machine(rec);
     const state = rec.value[m.property];
     for (const t of timeouts(m, state)) {
       rec.cancels.push(
-        this.later(ws, t.afterMs!, () => {
+        this.later(ws, rec, t.afterMs! + backup, () => {
           const step = take(m, rec.value[m.property], t, this.now());
           if (step) this.apply(ws, rec, step);
         }),
@@ -148,15 +151,15 @@ export class Driver {
     const next = nextAsync(m, state, this.now(), rec.scenario);
     if (!next) return;
     for (const task of this.hooks.get(rec.coll.schema)?.meanwhile?.(ws, rec, next) ?? []) {
-      rec.cancels.push(this.later(ws, Math.round(task.at * this.o.stepMs), task.run));
+      rec.cancels.push(this.later(ws, rec, Math.round(task.at * this.o.stepMs) + backup, task.run));
     }
-    rec.cancels.push(this.later(ws, this.o.stepMs, () => this.advance(ws, rec)));
+    rec.cancels.push(this.later(ws, rec, this.o.stepMs + backup, () => this.advance(ws, rec)));
   }
 
-  /** Schedules `run` on `ws`, through the gate when there is one. */
-  private later(ws: WorkspaceData, ms: number, run: () => void) {
+  /** Schedules `run` on `rec` of `ws`, through the gate when there is one. */
+  private later(ws: WorkspaceData, rec: Rec, ms: number, run: () => void) {
     const gate = this.o.gate;
-    return this.o.scheduler.after(ms, gate ? () => gate(ws, run) : run);
+    return this.o.scheduler.after(ms, gate ? () => gate(ws, rec, run) : run);
   }
 
   /** Resources linked to `rec` (a run's approval, an approval's run) follow its move into `state`. */

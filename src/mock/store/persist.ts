@@ -56,6 +56,14 @@ export interface StoreRows {
   clear(): void;
 }
 
+/** What changed in a workspace since a version (state-pg.ts, SB15): rows written since, and rows deleted. */
+export interface StoreChanges {
+  records: readonly RecordRow[];
+  fields: readonly FieldRow[];
+  entries: readonly EntryRow[];
+  gone: ReadonlyArray<{ kind: "record" | "field" | "entry"; name: string; parent: string; key: string }>;
+}
+
 /** A stored value nested deeper than this is refused when read (no contract schema nests so deep). */
 export const MAX_STORED_DEPTH = 64;
 
@@ -203,12 +211,77 @@ export class StorePersistence {
     return ws;
   }
 
+  /**
+   * Brings `ws` up to what another replica committed (`changes`, SB15): every row is checked first, as when read
+   * whole (a bad one throws naming it and nothing changes); then deleted rows leave, changed records are replaced
+   * (new Recs: a step scheduled for an old one sees it gone), fields and entries set. Nothing is noted in the
+   * journal: the database holds it. Returns the records put in and taken out (the store arms and stops them).
+   */
+  apply(ws: WorkspaceData, changes: StoreChanges): { added: Rec[]; removed: Rec[] } {
+    const read = changes.records.map((row) => this.recordOf(row));
+    const fields = changes.fields.map((row) => [row.name, decodeField(row.value, (why) => this.refuse(`workspace ${ws.id}, field ${row.name}: ${why}`))] as const);
+    const rowFields = new Map(rowFieldsOf(ws));
+    const entries = new Map<string, { rows: EntryRow[]; removed: string[] }>();
+    const of = (name: string) => {
+      if (!rowFields.has(name)) this.refuse(`workspace ${ws.id}: entries of ${name}, which is no field of a workspace`);
+      return entries.get(name) ?? entries.set(name, { rows: [], removed: [] }).get(name)!;
+    };
+    for (const row of changes.entries) of(row.name).rows.push(row);
+    for (const g of changes.gone) if (g.kind === "entry") of(g.name).removed.push(g.key);
+    const journal = ws.journal;
+    ws.journal = null; // what is applied here is no change of this replica's to write
+    const added: Rec[] = [];
+    const removed: Rec[] = [];
+    const take = (schema: string, parent: string, key: string) => {
+      const coll = this.model.collections.get(schema);
+      const old = coll && ws.tables.get(schema)?.get(parent === "" ? null : parent, key);
+      if (!coll || !old) return;
+      ws.table(coll).remove(old);
+      for (const child of this.childrenOf.get(schema) ?? []) ws.children.get(child)?.delete(key);
+      removed.push(old);
+    };
+    try {
+      for (const g of changes.gone) {
+        if (g.kind === "record") take(g.name, g.parent, g.key);
+        else if (g.kind === "field") this.unsetField(ws, g.name);
+      }
+      for (const { rec, children } of read) {
+        take(rec.coll.schema, rec.parent ?? "", rec.key);
+        ws.table(rec.coll).add(rec);
+        for (const [schema, child] of children) ws.child(schema).set(rec.key, child);
+        added.push(rec);
+      }
+      for (const [name, value] of fields) restoreField(ws, name, value);
+      for (const [name, e] of entries) rowFields.get(name)!.apply(e.rows, e.removed, `workspace ${ws.id}, field ${name}`);
+    } finally {
+      ws.journal = journal;
+    }
+    this.written.set(ws, new Map(fieldsOf(ws)));
+    return { added, removed };
+  }
+
+  /** A field whose row was deleted (a first-format field folded into entries): back to a new workspace's value. */
+  private unsetField(ws: WorkspaceData, name: string): void {
+    if (rowMapOf((ws as unknown as Record<string, unknown>)[name])) return;
+    const start = (new WorkspaceData(ws.id) as unknown as Record<string, unknown>)[name];
+    if (start === undefined) delete (ws as unknown as Record<string, unknown>)[name];
+    else restoreField(ws, name, start);
+  }
+
   /** Checks one stored record: JSON no deeper than allowed, of a collection of the contract, valid against its schema. */
   check(row: RecordRow): void {
     this.readRecord(new WorkspaceData(row.ws), row);
   }
 
   private readRecord(ws: WorkspaceData, row: RecordRow): Rec {
+    const { rec, children } = this.recordOf(row);
+    for (const [schema, child] of children) ws.child(schema).set(rec.key, child);
+    ws.table(rec.coll).add(rec);
+    return rec;
+  }
+
+  /** A stored record checked and read (not yet in any table), with its child records (`extra.children`). */
+  private recordOf(row: RecordRow): { rec: Rec; children: Array<[string, Json]> } {
     const where = `workspace ${row.ws}, collection ${row.coll}, id ${row.key}`;
     const fail = (why: string): never => this.refuse(`${where}: ${why}`);
     const coll = this.model.collections.get(row.coll) ?? fail(`${row.coll} is not a collection of the contract`);
@@ -224,9 +297,7 @@ export class StorePersistence {
     const rec = new Rec(coll, row.parent === "" ? null : row.parent, row.seq, value);
     rec.scenario = typeof extra.scenario === "string" ? extra.scenario : undefined;
     rec.driven = extra.driven === true;
-    for (const [schema, child] of Object.entries<Json>(extra.children ?? {})) ws.child(schema).set(rec.key, child);
-    ws.table(coll).add(rec);
-    return rec;
+    return { rec, children: Object.entries<Json>(extra.children ?? {}) };
   }
 
   private refuse(message: string): never {

@@ -17,7 +17,7 @@ import { readListSpec, type ListSpec } from "./lists.js";
 import { EventLog, type LogTap } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
 import { IdempotencyRecords } from "./idempotency-records.js";
-import { StorePersistence, type StoreRows } from "./persist.js";
+import { StorePersistence, type StoreChanges, type StoreRows } from "./persist.js";
 import { Journal, Rec, WorkspaceData, type FixtureItem } from "./records.js";
 import type { Scheduler } from "./scheduler.js";
 import { readSeed, SeedFactory } from "./seed.js";
@@ -95,7 +95,7 @@ export class Store implements MockState {
   /** A create operation's own example, its records' value of last resort; for `creates`, the collection's first seed. */
   private readonly createExamples = new Map<Route, Json>();
   /** Kept in a database (`--state`): how rows are read and written, and what changed since the last write. */
-  private kept: { persistence: StorePersistence; journal: Journal; touched: Set<WorkspaceData>; cleared: boolean; flush: () => void } | null = null;
+  private kept: { persistence: StorePersistence; journal: Journal; touched: Set<WorkspaceData>; writing: Set<WorkspaceData>; cleared: boolean; flush: () => void } | null = null;
 
   /** Signs the links to the mock's own files. */
   readonly links: FileLinks;
@@ -116,7 +116,7 @@ export class Store implements MockState {
         return () => (settle(), cancel());
       },
     };
-    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields), gate: (ws, run) => (this.stepGate ? this.stepGate(ws, run) : run()) });
+    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields), gate: (ws, rec, run) => (this.stepGate ? this.stepGate(ws, rec, run) : run()) });
     for (const [route, plan] of this.model.plans) {
       if (plan.kind === "list") this.listSpecs.set(route, readListSpec(o.contract, route, plan.coll));
     }
@@ -202,7 +202,7 @@ export class Store implements MockState {
     // What memory holds (a JSON state file being migrated) is written whole first.
     for (const ws of this.workspaces.values()) persistence.writeWhole(ws)();
     for (const id of [...this.workspaces.keys()]) this.forget(id);
-    this.kept = { persistence, journal: new Journal(), touched: new Set(), cleared: false, flush };
+    this.kept = { persistence, journal: new Journal(), touched: new Set(), writing: new Set(), cleared: false, flush };
     return persistence;
   }
 
@@ -213,12 +213,20 @@ export class Store implements MockState {
   persist(): () => void {
     const k = this.kept;
     if (!k) return () => {};
-    if (k.cleared) k.persistence.rows.clear();
-    const written = k.persistence.write(k.journal, k.touched);
+    // What this call writes leaves `touched` now, not once committed: a shared database's commit is asynchronous
+    // (state-pg.ts), and a workspace touched while it waits (a request's Idempotency-Key answer remembered) must stay
+    // touched for the next commit; clearing it then left that answer unwritten (SB19). `writing` keeps the batch
+    // for a rollback.
+    const batch = new Set(k.touched);
+    k.touched.clear();
+    for (const ws of batch) k.writing.add(ws);
+    const cleared = k.cleared;
+    k.cleared = false;
+    if (cleared) k.persistence.rows.clear();
+    const written = k.persistence.write(k.journal, batch);
     return () => {
       written();
-      k.cleared = false;
-      k.touched.clear();
+      for (const ws of batch) k.writing.delete(ws);
     };
   }
 
@@ -230,13 +238,14 @@ export class Store implements MockState {
   rollback(): void {
     const k = this.kept;
     if (!k) return;
-    const dropped = new Set<WorkspaceData>(k.touched);
+    const dropped = new Set<WorkspaceData>([...k.touched, ...k.writing]);
     for (const rec of k.journal.changed) if (rec.table?.ws) dropped.add(rec.table.ws);
     for (const r of k.journal.removed) dropped.add(r.ws);
     for (const ws of dropped) if (this.workspaces.get(ws.id) === ws) this.forget(ws.id);
     k.journal.changed.clear();
     k.journal.removed.length = 0;
     k.touched.clear();
+    k.writing.clear();
     if (this.lastUsed && !this.workspaces.has(this.lastUsed)) this.lastUsed = null;
   }
 
@@ -247,7 +256,7 @@ export class Store implements MockState {
     if (!loaded) k.persistence.adopt(ws, false);
     ws.journal = k.journal;
     k.touched.add(ws);
-    if (loaded) for (const t of ws.tables.values()) for (const r of t.all()) if (r.coll.machine) this.driver.arm(ws, r);
+    if (loaded) for (const t of ws.tables.values()) for (const r of t.all()) if (r.coll.machine) this.driver.arm(ws, r, this.stepBackupMs);
     return ws;
   }
 
@@ -279,8 +288,14 @@ export class Store implements MockState {
   private unloadOne(): void {
     this.kept!.flush();
     const moving = (ws: WorkspaceData) => [...ws.tables.values()].some((t) => [...t.all()].some((r) => r.cancels.length > 0));
-    // Never one held by a request or stream in flight: memory may pass the cap while all are (DB12).
-    const candidates = [...this.workspaces].filter(([id]) => id !== this.lastUsed && !this.held.has(id));
+    // Never one held by a request or stream in flight: memory may pass the cap while all are (DB12). Nor one whose
+    // changes are not written yet: `flush` writes them at once with SQLite, but a shared database's commit is
+    // asynchronous (state-pg.ts), and one that left memory before it lost its fields and entries (SB19).
+    const k = this.kept!;
+    const unwritten = new Set<WorkspaceData>([...k.touched, ...k.writing]);
+    for (const r of k.journal.changed) if (r.table?.ws) unwritten.add(r.table.ws);
+    for (const r of k.journal.removed) unwritten.add(r.ws);
+    const candidates = [...this.workspaces].filter(([id, w]) => id !== this.lastUsed && !this.held.has(id) && !unwritten.has(w));
     // Idle ones first; when every one is moving (seeded resources move too, RM6), the least recently used one
     // leaves with its timers stopped: what it had reached is written, and reading it back arms them again.
     const [id, ws] = candidates.find(([, w]) => !moving(w)) ?? candidates[0] ?? [];
@@ -347,7 +362,14 @@ export class Store implements MockState {
    * How a scheduled lifecycle step runs (Driver's `gate`): null runs it at once; a shared database (state-pg.ts)
    * runs it under the workspace's lock, once across replicas (decision SB8).
    */
-  stepGate: ((ws: WorkspaceData, run: () => void) => void) | null = null;
+  stepGate: ((ws: WorkspaceData, rec: Rec, run: () => void) => void) | null = null;
+
+  /**
+   * How much later than due the steps of a resource read from the database are scheduled (state-pg.ts, SB17): the
+   * replica that wrote it runs them on time; every other one holds a later copy, run only if the resource has not
+   * moved by then (its writer gone). 0 alone on a database.
+   */
+  stepBackupMs = 0;
 
   /** The workspace `id` as memory holds it now, or undefined (not loaded, or gone). Loads nothing. */
   loaded(id: string): WorkspaceData | undefined {
@@ -362,13 +384,34 @@ export class Store implements MockState {
     const ws = this.workspaces.get(id);
     if (!ws) return;
     this.forget(id);
+    this.unjournal(ws);
+    if (this.lastUsed === id) this.lastUsed = null;
+  }
+
+  /**
+   * Workspace `id` brought up to what another replica committed (state-pg.ts, decision SB15): `changes` holds the
+   * rows written since the version memory holds and those deleted, each checked as when read (a bad one throws,
+   * naming it, before anything changes). A changed resource is replaced, its timers stopped and the new copy's
+   * armed; the rest of the workspace stays as it is. What the journal noted of it is dropped, as by `drop`.
+   */
+  update(id: string, changes: StoreChanges): void {
+    const ws = this.workspaces.get(id);
+    const k = this.kept;
+    if (!ws || !k) return;
+    this.unjournal(ws);
+    const { added, removed } = k.persistence.apply(ws, changes);
+    for (const r of removed) r.cancelTimers();
+    for (const r of added) if (r.coll.machine) this.driver.arm(ws, r, this.stepBackupMs);
+  }
+
+  /** What the journal noted of `ws` is forgotten (the database holds a newer version of it). */
+  private unjournal(ws: WorkspaceData): void {
     const k = this.kept;
     if (!k) return;
     k.touched.delete(ws);
     for (const rec of [...k.journal.changed]) if (rec.table?.ws === ws) k.journal.changed.delete(rec);
     const kept = k.journal.removed.filter((r) => r.ws !== ws);
     k.journal.removed.splice(0, k.journal.removed.length, ...kept);
-    if (this.lastUsed === id) this.lastUsed = null;
   }
 
   private forget(id: string): void {
