@@ -50,6 +50,17 @@ CREATE INDEX IF NOT EXISTS gone_ver ON gone (ws, ver);
 /** The scope of the parts' version and lock. */
 export const PARTS = "";
 
+/**
+ * The scope of the reset's epoch (its version: how many resets the database has seen) and lock (SB20): a reset holds
+ * it exclusively, every commit shares it while it checks the epoch its memory was read in.
+ */
+export const RESET = "reset";
+
+/** The reset's lock, shared by a commit (held to the end of the transaction, as a reset holds it alone). */
+export function shareReset(c: Queryable): Promise<unknown> {
+  return c.query("SELECT pg_advisory_xact_lock_shared(hashtext($1))", [`avt:${RESET}`]);
+}
+
 /** A connection or a pool: both answer `query`. */
 export type Queryable = Pick<pg.PoolClient, "query">;
 
@@ -80,6 +91,8 @@ export interface Changes extends Fetched {
   v: number;
   /** Tombstones older than this are pruned: memory older than it cannot be brought up by changes. */
   floor: number;
+  /** The reset's epoch in the same snapshot (SB20). */
+  epoch: number;
   gone: GoneRow[];
 }
 
@@ -129,16 +142,18 @@ UNION ALL SELECT 1, coll, parent, key, seq, value, extra FROM records WHERE ws =
 UNION ALL SELECT 2, name, '', '', 0, value, '' FROM fields WHERE ws = $1 AND ver > $2
 UNION ALL SELECT 3, name, '', key, id, value, '' FROM entries WHERE owner = $1 AND ver > $2
 UNION ALL SELECT 4, kind, name, parent, 0, key, '' FROM gone WHERE ws = $1 AND ver > $2
+UNION ALL SELECT 5, '', '', '', v, '', '' FROM versions WHERE scope = '${RESET}'
 ORDER BY k, n`;
 
 export async function changesSince(c: Queryable, ws: string, since: number): Promise<Changes> {
   const r = await c.query<{ k: number; a: string; b: string; c: string; n: string; value: string; extra: string }>(CHANGES, [ws, since]);
-  const out: Changes = { v: 0, floor: 0, records: [], fields: [], entries: [], gone: [] };
+  const out: Changes = { v: 0, floor: 0, epoch: 0, records: [], fields: [], entries: [], gone: [] };
   for (const row of r.rows) {
     if (row.k === 0) ((out.v = Number(row.n)), (out.floor = Number(row.value)));
     else if (row.k === 1) out.records.push({ ws, coll: row.a, parent: row.b, key: row.c, seq: Number(row.n), value: row.value, extra: row.extra });
     else if (row.k === 2) out.fields.push({ ws, name: row.a, value: row.value });
     else if (row.k === 3) out.entries.push({ name: row.a, key: row.c, value: row.value });
+    else if (row.k === 5) out.epoch = Number(row.n);
     else out.gone.push({ kind: row.a as GoneRow["kind"], name: row.b, parent: row.c, key: row.value });
   }
   return out;

@@ -23,7 +23,7 @@ import { optionalPeer } from "./optional-peer.js";
 import { hasRows, type HasRows } from "./row-map.js";
 import type { SharedState } from "./shared-state.js";
 import { StateFileError } from "./state-file.js";
-import { bump, changesSince, deleteEntry, lockScope, tryLockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, run, versionOf, type Fetched, type Queryable, type Statement } from "./state-pg-rows.js";
+import { bump, changesSince, deleteEntry, lockScope, shareReset, tryLockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, RESET, run, versionOf, type Fetched, type Queryable, type Statement } from "./state-pg-rows.js";
 import type { StateRegistry } from "./state-registry.js";
 import type { MockState } from "./state.js";
 import { parseStored, StoredRecordError, type RecordRow, type StorePersistence } from "./store/persist.js";
@@ -37,9 +37,10 @@ import type { Store } from "./store/store.js";
 const BACKUP_STEPS = 3;
 const BACKUP_MS = 1000;
 
-/** The parts' version, rows and RowMap entries (oldest first), in one statement. */
+/** The parts' version, rows and RowMap entries (oldest first), and the reset's epoch, in one statement. */
 const PARTS_READ = `
 SELECT 0 AS k, '' AS name, '' AS key, v::text AS value, 0::bigint AS n FROM versions WHERE scope = ''
+UNION ALL SELECT 3, '', '', v::text, 0 FROM versions WHERE scope = '${RESET}'
 UNION ALL SELECT 1, name, '', value, 0 FROM parts
 UNION ALL SELECT 2, name, key, value, id FROM entries WHERE owner = ''
 ORDER BY k, n`;
@@ -71,6 +72,8 @@ class Lease {
   private released = false;
   constructor(
     readonly client: pg.PoolClient,
+    /** The reset's epoch memory was read in when the lock was taken (SB20). */
+    readonly epoch: number,
     private readonly unlock: () => void,
     private readonly onEnd: () => void,
   ) {}
@@ -122,6 +125,11 @@ export class PgState implements SharedState {
   private readonly queues = new Map<string, Promise<void>>();
   /** Reads of a workspace's version in flight, shared by the requests that wait for it. */
   private readonly reading = new Map<string, Promise<void>>();
+  /**
+   * The reset's epoch memory was read in (SB20): a reset through another replica raises the database's, and this
+   * replica forgets what it held (forgetAll) before it answers anything from memory.
+   */
+  private epoch = 0;
   /** The newest parts version this replica committed (loadParts drops a read older than it). */
   private partsCommitted = 0;
   /** The JSON last written of each snapshot part. */
@@ -154,6 +162,7 @@ export class PgState implements SharedState {
     const state = new PgState(pool, registry, store, opts);
     try {
       await state.prepare();
+      state.epoch = await versionOf(pool, RESET);
       await state.loadParts();
       // A part the database holds no row of counts as written as it starts: a change here is then merged with a
       // row another replica writes first, rather than overwritten by it (restorePart).
@@ -275,6 +284,12 @@ export class PgState implements SharedState {
     // became (whole), with no tombstone for a seeded record it deleted: read whole, not as changes.
     const since = held && known !== undefined && known > 0 ? known : -1;
     let changes = await changesSince(c, id, since);
+    if (changes.epoch > this.epoch) {
+      // Another replica reset the mock since memory was read: everything held goes, then this workspace is read whole.
+      this.forgetAll(changes.epoch);
+      await this.loadParts(c);
+      return this.catchUp(c, id, skip);
+    }
     if (skip() || this.fresh(id, changes.v)) return;
     const unchanged = this.store?.loaded(id) === held && this.known.get(id) === known;
     if (since >= 0 && unchanged && since >= changes.floor && this.store) {
@@ -289,8 +304,13 @@ export class PgState implements SharedState {
     this.load(id, changes.v, changes);
   }
 
+  /**
+   * Is memory of `id` the newest there is: this replica holds its lock (taken since the last reset it saw) or is
+   * writing it, and has it loaded (a reset seen meanwhile dropped it: read again).
+   */
   private busy(id: string): boolean {
-    return this.leases.has(id) || this.unlocked.has(id);
+    const lease = this.leases.get(id);
+    return ((lease !== undefined && lease.epoch === this.epoch) || this.unlocked.has(id)) && this.store?.loaded(id) !== undefined;
   }
 
   private fresh(id: string, v: number): boolean {
@@ -316,10 +336,12 @@ export class PgState implements SharedState {
    * commit of this replica's that landed meanwhile is dropped: restored, it would take back what that commit wrote
    * (SB16: a webhook registered here vanished, and the next merge wrote its deletion); the next request reads again.
    */
-  private async loadParts(): Promise<void> {
-    const r = await this.pool.query<{ k: number; name: string; key: string; value: string }>(PARTS_READ);
+  private async loadParts(c: Queryable = this.pool): Promise<void> {
+    const r = await c.query<{ k: number; name: string; key: string; value: string }>(PARTS_READ);
     const v = Number(r.rows.find((x) => x.k === 0)?.value ?? 0);
     if (v < this.partsCommitted) return;
+    const epoch = Number(r.rows.find((x) => x.k === 3)?.value ?? 0);
+    if (epoch > this.epoch) this.forgetAll(epoch);
     for (const row of r.rows) if (row.k === 1) this.restorePart(row.name, row.value);
     const entries = r.rows.filter((x) => x.k === 2);
     for (const part of this.others()) if (hasRows(part)) this.fillRows(part, entries);
@@ -361,6 +383,24 @@ export class PgState implements SharedState {
       } catch (e) {
         throw new StateFileError((e as Error).message);
       }
+    }
+  }
+
+  /**
+   * Another replica reset the mock (its epoch, SB20): every workspace leaves memory and every part goes back to its
+   * start, changes not yet written with them (they were made before the reset; a commit of them is dropped: its epoch
+   * is older). What the database holds is read next, over that start.
+   */
+  private forgetAll(epoch: number): void {
+    this.log(`reset through another replica (epoch ${epoch}): memory read again`);
+    this.epoch = epoch;
+    this.store?.dropAll();
+    this.known.clear();
+    this.written.clear();
+    for (const part of this.others()) {
+      part.reset();
+      if (hasRows(part)) for (const map of Object.values(part.rows)) map.fill([], part.name);
+      else this.written.set(part.name, JSON.stringify(part.snapshot()));
     }
   }
 
@@ -410,7 +450,7 @@ export class PgState implements SharedState {
         // read by the statement that waited for the lock would predate the commit that held it.
         await lockScope(client, id);
         await this.catchUp(client, id, () => false);
-        const lease = new Lease(client, unlock, () => this.leases.get(id) === lease && this.leases.delete(id));
+        const lease = new Lease(client, this.epoch, unlock, () => this.leases.get(id) === lease && this.leases.delete(id));
         this.leases.set(id, lease);
         return lease;
       });
@@ -452,26 +492,37 @@ export class PgState implements SharedState {
   private async commit(): Promise<void> {
     const mark = this.store?.persist() ?? (() => {});
     const { cleared, writes } = this.rows.take();
-    const parts = this.partChanges();
+    // The epoch this memory was read in; a reset in this batch starts a new one (SB20).
+    let epoch = this.epoch;
+    const parts = this.partChanges(cleared);
     const ended: Lease[] = [];
+    let partsWritten = true;
     try {
       await this.reach(async () => {
-        if (cleared) await this.clearAll();
-        await Promise.all([...writes].map(([id, statements]) => this.writeWorkspace(id, statements, ended)));
-        if (parts.entries.length || parts.snapshots.length) await this.writeParts(parts.entries, parts.snapshots);
+        if (cleared) epoch = await this.clearAll(parts.entries, parts.snapshots);
+        await Promise.all([...writes].map(([id, statements]) => this.writeWorkspace(id, statements, ended, epoch)));
+        if (!cleared && (parts.entries.length || parts.snapshots.length)) partsWritten = await this.writeParts(parts.entries, parts.snapshots, epoch);
       });
       mark();
-      parts.mark();
+      if (partsWritten) parts.mark();
     } finally {
       for (const lease of ended) lease.release();
     }
   }
 
   /** Writes a workspace's rows in its lock's transaction (committed; the lease joins `ended`) or in a new one. */
-  private async writeWorkspace(id: string, statements: readonly Statement[], ended: Lease[]): Promise<void> {
+  private async writeWorkspace(id: string, statements: readonly Statement[], ended: Lease[], epoch: number): Promise<void> {
     const lease = this.leases.get(id);
     if (lease?.open) {
       ended.push(lease);
+      // A reset landed since the lock was taken (it takes no workspace's lock): what this lease changed was made on
+      // memory from before it and is dropped, not written over the reset (SB20). Checked under the reset's lock,
+      // shared: no reset commits between the check and this commit.
+      if (lease.epoch !== epoch || !(await this.sameEpoch(lease.client, epoch))) {
+        await lease.finish(false);
+        this.stale(id, "a change made before a reset through another replica was dropped");
+        return;
+      }
       const v = await bump(lease.client, id);
       await run(lease.client, statements, v);
       this.known.set(id, v);
@@ -487,7 +538,7 @@ export class PgState implements SharedState {
     let written = false;
     try {
       written = await this.transaction(id, async (c) => {
-        if ((await versionOf(c, id)) !== (this.known.get(id) ?? 0)) return false;
+        if (!(await this.sameEpoch(c, epoch)) || (await versionOf(c, id)) !== (this.known.get(id) ?? 0)) return false;
         const v = await bump(c, id);
         await run(c, statements, v);
         this.known.set(id, v);
@@ -497,9 +548,20 @@ export class PgState implements SharedState {
       this.unlocked.delete(id);
     }
     if (written) return;
-    this.log(`workspace ${id}: a change made without its lock was not written (another replica holds or changed it); read again on next use`);
+    this.stale(id, "a change made without its lock was not written (another replica holds or changed it)");
+  }
+
+  /** Workspace `id`'s change was not written: it leaves memory, read again on next use. */
+  private stale(id: string, why: string): void {
+    this.log(`workspace ${id}: ${why}; read again on next use`);
     this.known.delete(id);
     this.store?.drop(id);
+  }
+
+  /** Is the reset's epoch still `epoch`? Takes the reset's lock, shared, to the end of `c`'s transaction (SB20). */
+  private async sameEpoch(c: Queryable, epoch: number): Promise<boolean> {
+    await shareReset(c);
+    return (await versionOf(c, RESET)) === epoch;
   }
 
   /**
@@ -507,8 +569,10 @@ export class PgState implements SharedState {
    * changed here is merged, under the parts' lock, with what another replica wrote since memory read it (merge3:
    * per property, per item by id), so neither replica's change is lost (SB7).
    */
-  private async writeParts(entries: readonly Statement[], snapshots: Array<[string, string]>): Promise<void> {
-    await this.transaction(PARTS, async (c) => {
+  private async writeParts(entries: readonly Statement[], snapshots: Array<[string, string]>, epoch: number): Promise<boolean> {
+    const written = await this.transaction(PARTS, async (c) => {
+      // Changes made before a reset through another replica are dropped (SB20): the next read forgets them.
+      if (!(await this.sameEpoch(c, epoch))) return false;
       const v = await versionOf(c, PARTS);
       const stale = v !== this.known.get(PARTS);
       const theirs = stale && snapshots.length ? await this.partRows(c) : new Map<string, string>();
@@ -522,7 +586,10 @@ export class PgState implements SharedState {
       this.partsCommitted = Math.max(this.partsCommitted, now);
       // Others' other changes are not in memory yet: the next request reads the parts again.
       this.known.set(PARTS, stale ? -1 : now);
+      return true;
     });
+    if (!written) this.known.set(PARTS, -1);
+    return written !== false;
   }
 
   private async partRows(c: Queryable): Promise<Map<string, string>> {
@@ -543,15 +610,26 @@ export class PgState implements SharedState {
   }
 
   /**
-   * POST /__mock/reset: every workspace's rows deleted and its version bumped, its floor with it (no tombstone says
-   * what went: every replica reads it again whole).
+   * POST /__mock/reset, in one transaction holding the reset's lock alone: every workspace's rows deleted and its
+   * version bumped, its floor with it (no tombstone says what went: every replica reads it again whole); the parts
+   * replaced by this replica's, as reset (`entries`, `snapshots`: all of them, never merged with what another replica
+   * wrote before the reset); the reset's epoch bumped (SB20): every other replica forgets its memory before it next
+   * answers from it, and drops a commit of what it changed before. Returns the new epoch.
    */
-  private async clearAll(): Promise<void> {
-    await this.transaction("reset", async (c) => {
-      await c.query("DELETE FROM records; DELETE FROM fields; DELETE FROM entries WHERE owner <> ''; DELETE FROM gone WHERE ws <> ''");
-      await c.query("UPDATE versions SET v = v + 1, floor = v + 1 WHERE scope <> ''");
+  private async clearAll(entries: readonly Statement[], snapshots: ReadonlyArray<[string, string]>): Promise<number> {
+    const epoch = await this.transaction(RESET, async (c) => {
+      await c.query("DELETE FROM records; DELETE FROM fields; DELETE FROM entries; DELETE FROM gone; DELETE FROM parts");
+      await c.query(`UPDATE versions SET v = v + 1, floor = v + 1 WHERE scope NOT IN ('', '${RESET}')`);
+      for (const [name, text] of snapshots) await c.query("INSERT INTO parts (name, value) VALUES ($1, $2)", [name, text]);
+      const parts = await bump(c, PARTS);
+      await run(c, entries, parts);
+      this.partsCommitted = Math.max(this.partsCommitted, parts);
+      this.known.clear();
+      this.known.set(PARTS, parts);
+      return bump(c, RESET);
     });
-    for (const id of [...this.known.keys()]) if (id !== PARTS) this.known.delete(id);
+    this.epoch = epoch as number;
+    return this.epoch;
   }
 
   /**
@@ -579,20 +657,25 @@ export class PgState implements SharedState {
   }
 
 
-  /** What changed in the parts since last written: entries' statements, snapshots (name, JSON), and the marks. */
-  private partChanges(): { entries: Statement[]; snapshots: Array<[string, string]>; mark: () => void } {
+  /**
+   * What changed in the parts since last written: entries' statements, snapshots (name, JSON), and the marks. `all`
+   * (a reset): every part's snapshot and every entry, whether changed or not.
+   */
+  private partChanges(all = false): { entries: Statement[]; snapshots: Array<[string, string]>; mark: () => void } {
     const entries: Statement[] = [];
     const snapshots: Array<[string, string]> = [];
     const marks: Array<() => void> = [];
     for (const part of this.others()) {
       if (hasRows(part)) {
-        const all = Object.entries(part.rows).map(([table, map]) => [`${part.name}/${table}`, map, map.changes()] as const);
-        for (const [name, , changes] of all) for (const [key, json] of changes) entries.push(...(json === null ? [deleteEntry(PARTS, name, key)] : putEntry(PARTS, name, key, json)));
-        marks.push(() => all.forEach(([, map, changes]) => map.written(changes)));
+        const maps = Object.entries(part.rows).map(([table, map]) => [`${part.name}/${table}`, map, map.changes(), all ? map.changes(true) : []] as const);
+        for (const [name, , changes, every] of maps) {
+          for (const [key, json] of all ? every : changes) if (json !== null || !all) entries.push(...(json === null ? [deleteEntry(PARTS, name, key)] : putEntry(PARTS, name, key, json)));
+        }
+        marks.push(() => maps.forEach(([, map, changes, every]) => map.written([...changes, ...every])));
         continue;
       }
       const text = JSON.stringify(part.snapshot());
-      if (this.written.get(part.name) === text) continue;
+      if (!all && this.written.get(part.name) === text) continue;
       snapshots.push([part.name, text]);
     }
     // A snapshot is marked as written (merged, it may differ from what was read here: writeParts puts it back).

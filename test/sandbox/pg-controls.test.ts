@@ -2,8 +2,7 @@
 // control sent through one replica holds on the others. Fault rules are a shared part (added through A, they answer
 // on B, are listed on C, cleared through B); the clock is shared through Redis (paused through A, paused on B and C);
 // a fixture's record deleted through one replica is deleted on the others (their seeded copies are read again
-// whole: SB15). A reset through one replica is not pinned here: in about one run in four another replica still
-// showed a board or a fault rule from before it (an open bug, see docs/decisions/sandbox.md SB18).
+// whole: SB15). A reset through A holds at once on B and C, with writes through them in flight (SB20).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../scripts/lib/engines.js";
 import { call as callWith } from "../helpers/api-call.js";
@@ -56,6 +55,32 @@ describe.skipIf(skip !== null)(skip ?? "mock controls across replicas on Postgre
     await call(url(2), "POST", "/__mock/clock", { action: "resume" });
     expect((await call(url(0), "GET", "/__mock/clock")).body.paused).toBe(false);
   });
+
+  // The race of issue 35: writes through B and C in flight (their leases taken, their commits pending) while a reset
+  // lands through A. A write in flight may land before or after the reset; what was acknowledged before the reset was
+  // sent never shows again, on any replica, and the seed is back.
+  it("a reset through A holds on B and C at once, with writes in flight through both", async () => {
+    const ids = async (n: number) => ((await call(url(n), "GET", "/v1/boards?limit=100")).body.data as Array<{ id: string }>).map((b) => b.id);
+    expect((await call(url(0), "POST", "/__mock/reset")).status).toBe(204);
+    const seed = await ids(0);
+    for (let round = 0; round < 8; round++) {
+      const before = await call(url(1 + (round % 2)), "POST", "/v1/boards", { name: `before ${round}`, widgets: [] });
+      expect(before.status).toBe(201);
+      expect((await call(url(2 - (round % 2)), "POST", "/__mock/faults", { operationId: "createSkill", status: 503 })).status).toBe(201);
+      for (const n of [1, 2]) expect(await ids(n)).toContain(before.body.id);
+      const inFlight = [1, 2, 1, 2, 1, 2].map((n, i) => call(url(n), "POST", "/v1/boards", { name: `during ${round}.${i}`, widgets: [] }));
+      await new Promise((resolve) => setTimeout(resolve, round % 4));
+      expect((await call(url(0), "POST", "/__mock/reset")).status).toBe(204);
+      const [b, c, bf, cf] = await Promise.all([ids(1), ids(2), call(url(1), "GET", "/__mock/faults"), call(url(2), "GET", "/__mock/faults")]);
+      for (const [where, list] of [["B", b], ["C", c]] as const) {
+        expect(list, `round ${round}, ${where}: the board made before the reset`).not.toContain(before.body.id);
+        expect(list, `round ${round}, ${where}: the seed`).toEqual(expect.arrayContaining(seed));
+      }
+      expect([bf.body.rules, cf.body.rules], `round ${round}: fault rules after the reset`).toEqual([[], []]);
+      for (const r of await Promise.all(inFlight)) expect(r.status).toBe(201);
+      expect((await call(url(0), "POST", "/__mock/reset")).status).toBe(204);
+    }
+  }, 120_000);
 
   it("a fixture's analysis read on every replica, then deleted through A, is gone on B and C", async () => {
     const FIXTURE = { key: "pk_test_call_review_demo", id: "anl_01ReviewCall0000000000001" };

@@ -388,6 +388,11 @@ export class Store implements MockState {
     if (this.lastUsed === id) this.lastUsed = null;
   }
 
+  /** Every workspace leaves memory, as by `drop` (another replica reset the mock: state-pg.ts, SB20). */
+  dropAll(): void {
+    for (const id of [...this.workspaces.keys()]) this.drop(id);
+  }
+
   /**
    * Workspace `id` brought up to what another replica committed (state-pg.ts, decision SB15): `changes` holds the
    * rows written since the version memory holds and those deleted, each checked as when read (a bad one throws,
