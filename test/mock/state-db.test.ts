@@ -127,9 +127,10 @@ describe("state database", () => {
 
   it("writes only what changed: one record row for one change, whatever the workspace holds", async () => {
     const file = fresh();
-    // A clock that moves only when told: a seeded analysis moving on by itself would change (and write) the workspace
-    // that is only read below, on a slow run (the fresh clone's CI failed so).
-    const g = await startGateway({ stateFile: file, clock: new ManualClock() });
+    // Steps only when the test advances the scheduler (the default one runs on real timers, whatever the clock): a
+    // seeded analysis moving on by itself would change (and write) the workspace that is only read below, on a slow
+    // run (the fresh clone's CI failed so).
+    const g = await startStateful({ stateFile: file });
     try {
       for (let i = 0; i < 20; i++) await post(`${g.url}/v1/boards`, { name: `Board ${i}` });
       const ids = rows(file, "SELECT key FROM records WHERE coll = 'Board'").map((r) => r.key);
