@@ -78,10 +78,6 @@ export class RowMap<V> {
   }
 
   /**
-   * Replaces the entries with rows read back from the database, oldest first, each checked by `read`; nothing is
-   * noted (the database holds them). A bad row throws naming `where` and its key.
-   */
-  /**
    * Applies rows another writer committed (state-pg.ts, SB15): `removed` keys deleted, `rows` set (each moved to the
    * end, oldest first as given), every value checked by `read` before anything changes; nothing is noted (the
    * database holds them). A bad row throws naming `where` and its key.
@@ -104,6 +100,10 @@ export class RowMap<V> {
     }
   }
 
+  /**
+   * Replaces the entries with rows read back from the database, oldest first, each checked by `read`; nothing is
+   * noted (the database holds them). A bad row throws naming `where` and its key.
+   */
   fill(rows: Iterable<{ key: string; value: string }>, where: string): void {
     this.map.clear();
     this.noted.clear();

@@ -656,7 +656,6 @@ export class PgState implements SharedState {
     }
   }
 
-
   /**
    * What changed in the parts since last written: entries' statements, snapshots (name, JSON), and the marks. `all`
    * (a reset): every part's snapshot and every entry, whether changed or not.

@@ -238,10 +238,7 @@ export class Store implements MockState {
   rollback(): void {
     const k = this.kept;
     if (!k) return;
-    const dropped = new Set<WorkspaceData>([...k.touched, ...k.writing]);
-    for (const rec of k.journal.changed) if (rec.table?.ws) dropped.add(rec.table.ws);
-    for (const r of k.journal.removed) dropped.add(r.ws);
-    for (const ws of dropped) if (this.workspaces.get(ws.id) === ws) this.forget(ws.id);
+    for (const ws of this.unwritten(k)) if (this.workspaces.get(ws.id) === ws) this.forget(ws.id);
     k.journal.changed.clear();
     k.journal.removed.length = 0;
     k.touched.clear();
@@ -285,16 +282,21 @@ export class Store implements MockState {
    * resources are not moving (no step or time-out pending), else the least recently used one, once what changed is
    * written; it is read back when next used. None held by a request or stream in flight (`hold`).
    */
+  /** The workspaces with changes not yet written: touched, being written, or in the journal. */
+  private unwritten(k: NonNullable<Store["kept"]>): Set<WorkspaceData> {
+    const out = new Set<WorkspaceData>([...k.touched, ...k.writing]);
+    for (const r of k.journal.changed) if (r.table?.ws) out.add(r.table.ws);
+    for (const r of k.journal.removed) out.add(r.ws);
+    return out;
+  }
+
   private unloadOne(): void {
     this.kept!.flush();
     const moving = (ws: WorkspaceData) => [...ws.tables.values()].some((t) => [...t.all()].some((r) => r.cancels.length > 0));
     // Never one held by a request or stream in flight: memory may pass the cap while all are (DB12). Nor one whose
     // changes are not written yet: `flush` writes them at once with SQLite, but a shared database's commit is
     // asynchronous (state-pg.ts), and one that left memory before it lost its fields and entries (SB19).
-    const k = this.kept!;
-    const unwritten = new Set<WorkspaceData>([...k.touched, ...k.writing]);
-    for (const r of k.journal.changed) if (r.table?.ws) unwritten.add(r.table.ws);
-    for (const r of k.journal.removed) unwritten.add(r.ws);
+    const unwritten = this.unwritten(this.kept!);
     const candidates = [...this.workspaces].filter(([id, w]) => id !== this.lastUsed && !this.held.has(id) && !unwritten.has(w));
     // Idle ones first; when every one is moving (seeded resources move too, RM6), the least recently used one
     // leaves with its timers stopped: what it had reached is written, and reading it back arms them again.
