@@ -57,6 +57,14 @@ export type AuthResult = { ok: true; principal: Principal } | AuthFailure;
 /** Request headers as node:http's `req.headersDistinct` gives them: lower-case names, every value kept. */
 export type DistinctHeaders = NodeJS.Dict<string[]>;
 
+/** The credential headers of a request: the first value of each, and how many times it was sent. */
+export interface CredentialHeaders {
+  apiKey: string | undefined;
+  apiKeys: number;
+  authorization: string | undefined;
+  authorizations: number;
+}
+
 export interface AuthenticatorOptions {
   keys: KeyStore;
   policy: RateLimitPolicy;
@@ -132,12 +140,17 @@ export class Authenticator {
    */
   authenticate(headers: DistinctHeaders, query: URLSearchParams, tokenQuery: string | null): AuthResult | Promise<AuthResult> {
     const apiKeys = headers[this.header];
-    if (apiKeys && apiKeys.length > 1) return fail("invalid_credentials", MESSAGES.duplicateKey, CHALLENGES.duplicateKey);
     const authzs = headers.authorization;
-    if (authzs && authzs.length > 1) return fail("invalid_credentials", MESSAGES.duplicateAuthorization, CHALLENGES.duplicateAuthorization);
-    const apiKey = apiKeys?.[0];
-    if (apiKey) return this.checkKey(apiKey);
-    const authz = authzs?.[0];
+    const found = { apiKey: apiKeys?.[0], apiKeys: apiKeys?.length ?? 0, authorization: authzs?.[0], authorizations: authzs?.length ?? 0 };
+    return this.credentials(found, query, tokenQuery);
+  }
+
+  /** `authenticate`, given the credential headers already found (the stage scans the raw header list for them). */
+  credentials(c: CredentialHeaders, query: URLSearchParams, tokenQuery: string | null): AuthResult | Promise<AuthResult> {
+    if (c.apiKeys > 1) return fail("invalid_credentials", MESSAGES.duplicateKey, CHALLENGES.duplicateKey);
+    if (c.authorizations > 1) return fail("invalid_credentials", MESSAGES.duplicateAuthorization, CHALLENGES.duplicateAuthorization);
+    if (c.apiKey) return this.checkKey(c.apiKey);
+    const authz = c.authorization;
     if (authz) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(authz);
       return m ? this.checkJwt(m[1]!) : fail("invalid_credentials", MESSAGES.scheme, CHALLENGES.missing);

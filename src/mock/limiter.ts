@@ -67,8 +67,13 @@ interface Window {
 export const DAY_MS = 86_400_000;
 
 export class RateLimiter implements Limiter {
-  /** Minute windows: per (workspace, category), and per limited key (`key:` bucket names). */
-  private minute = new Map<string, Window>();
+  /**
+   * Minute windows: per workspace (or anonymous client), then per category name; and per limited key (`key:` bucket
+   * names). Two maps deep rather than one keyed by `minuteBucket`: that name is a new string on every request, which
+   * a lookup must flatten and hash, and this runs on every request.
+   */
+  private minute = new Map<string, Map<string, Window>>();
+  private keyMinute = new Map<string, Window>();
   private daily = new Map<string, Window>();
   private readonly windowMs: number;
 
@@ -104,8 +109,8 @@ export class RateLimiter implements Limiter {
   private decide(subject: Subject, category: CategoryRule, count: boolean): Decision {
     const now = this.clock.now();
     const limits = limitsOf(this.policy, subject, category);
-    const wsMinute = current(this.minute, minuteBucket(subject, category), now, this.windowMs, count);
-    const keyMinute = subject.key ? current(this.minute, subject.key.bucket, now, this.windowMs, count) : null;
+    const wsMinute = current(this.categories(subject.bucket, count), category.name, now, this.windowMs, count);
+    const keyMinute = subject.key ? current(this.keyMinute, subject.key.bucket, now, this.windowMs, count) : null;
     const day = current(this.daily, subject.bucket, now, DAY_MS, count);
     const exceeded = exceededBy(limits, wsMinute.count, keyMinute?.count ?? 0, day.count);
     if (!exceeded && count) {
@@ -116,19 +121,30 @@ export class RateLimiter implements Limiter {
     return verdict(limits, exceeded, { minute: wsMinute.count, key: keyMinute?.count ?? 0, day: day.count }, now, this.windowMs);
   }
 
+  /** The minute windows of one bucket by category name; a map not kept when nothing is counted (`peek`). */
+  private categories(bucket: string, create: boolean): Map<string, Window> {
+    let m = this.minute.get(bucket);
+    if (!m) {
+      m = new Map();
+      if (create) this.minute.set(bucket, m);
+    }
+    return m;
+  }
+
   /** Drops windows that have ended (called now and then, so anonymous buckets do not pile up). */
   prune(): void {
     const now = this.clock.now();
-    for (const [map, span] of [
-      [this.minute, this.windowMs],
-      [this.daily, DAY_MS],
-    ] as const) {
-      for (const [k, w] of map) if (w.start + span <= now) map.delete(k);
+    for (const [bucket, m] of this.minute) {
+      dropEnded(m, now, this.windowMs);
+      if (!m.size) this.minute.delete(bucket);
     }
+    dropEnded(this.keyMinute, now, this.windowMs);
+    dropEnded(this.daily, now, DAY_MS);
   }
 
+  /** Buckets kept: the minute windows of each workspace or client, of each limited key, and the daily ones. */
   get size(): number {
-    return this.minute.size + this.daily.size;
+    return this.minute.size + this.keyMinute.size + this.daily.size;
   }
 }
 
@@ -192,6 +208,10 @@ export function verdict(l: Limits, exceeded: Decision["exceeded"], counts: { min
 // also costs an Object.defineProperty for its name, on the hot path of each request.
 function secondsUntil(end: number, now: number): number {
   return Math.max(1, Math.ceil((end - now) / 1000));
+}
+
+function dropEnded(map: Map<string, Window>, now: number, span: number): void {
+  for (const [k, w] of map) if (w.start + span <= now) map.delete(k);
 }
 
 /** The window of `key` that contains `now` (fixed windows aligned to the epoch, so UTC days and whole minutes). */

@@ -2,14 +2,14 @@
 // operation's token query parameter) and records the verdict, answering nothing: a request without valid
 // credentials is still counted (`rateLimit`, per client address) before its 401 (`requireCredentials`).
 // Synchronous for API keys; a promise only while a JWT is verified (stage.ts: a promise only when it really waits).
-import type { AuthResult, DistinctHeaders } from "../auth.js";
+import type { AuthResult, CredentialHeaders } from "../auth.js";
 import type { RequestContext } from "../context.js";
 import type { StageFactory } from "../stage.js";
 
 export const authenticate: StageFactory = (s) =>
   function authenticate(ctx) {
     const m = ctx.match;
-    const auth = s.auth.authenticate(credentialHeaders(ctx.req.rawHeaders, s.auth.header), ctx.query, m.kind === "ok" ? m.route.tokenQuery : null);
+    const auth = s.auth.credentials(credentialHeaders(ctx.req.rawHeaders, s.auth.header), ctx.query, m.kind === "ok" ? m.route.tokenQuery : null);
     if (auth instanceof Promise) return auth.then((a) => record(ctx, a));
     return record(ctx, auth);
   };
@@ -21,18 +21,21 @@ function record(ctx: RequestContext, auth: AuthResult): undefined {
 }
 
 /**
- * The API-key and Authorization headers, every value kept (what `req.headersDistinct` would give for these two
- * names): node:http joins repeated X-API-Key values and keeps only the first Authorization, and the edge refuses
- * a repeated credential. A scan of the raw list rather than `headersDistinct`, which copies every header of every
- * request into arrays.
+ * The API-key and Authorization headers: the first value of each and how often it was sent (node:http joins
+ * repeated X-API-Key values and keeps only the first Authorization, and the edge refuses a repeated credential).
+ * A scan of the raw list rather than `headersDistinct`, which copies every header of every request into arrays;
+ * one object of a fixed shape, not one keyed by the configured header's name (a computed key makes V8 build a
+ * slow dictionary object, on every request).
  */
-function credentialHeaders(raw: readonly string[], apiKeyHeader: string): DistinctHeaders {
-  let apiKeys: string[] | undefined;
-  let authorization: string[] | undefined;
+function credentialHeaders(raw: readonly string[], apiKeyHeader: string): CredentialHeaders {
+  const c: CredentialHeaders = { apiKey: undefined, apiKeys: 0, authorization: undefined, authorizations: 0 };
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i]!;
-    if (name.length === apiKeyHeader.length && name.toLowerCase() === apiKeyHeader) (apiKeys ??= []).push(raw[i + 1]!);
-    else if (name.length === 13 && name.toLowerCase() === "authorization") (authorization ??= []).push(raw[i + 1]!);
+    if (name.length === apiKeyHeader.length && name.toLowerCase() === apiKeyHeader) {
+      if (c.apiKeys++ === 0) c.apiKey = raw[i + 1]!;
+    } else if (name.length === 13 && name.toLowerCase() === "authorization") {
+      if (c.authorizations++ === 0) c.authorization = raw[i + 1]!;
+    }
   }
-  return { [apiKeyHeader]: apiKeys, authorization };
+  return c;
 }
