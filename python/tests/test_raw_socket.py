@@ -252,6 +252,53 @@ class ResponseHeadTest(unittest.TestCase):
             with self.subTest(name), RawServer([(0.0, answer)]) as server:
                 self.assertEqual(sync_get(server.url, timeout=5)["id"], "anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
 
+    def test_the_sync_clients_begin_reads_a_head_as_http_clients_own_does(self) -> None:
+        """`_HTTPResponse.begin` is the standard library's `begin` with one call changed (decision PY33): on the
+        Python running the tests, the two must agree on every field `begin` sets and on the body then read, so a
+        standard library that changes `begin` shows here rather than in an integrator's app."""
+        import http.client
+        import io
+
+        from analysis_api._transport import _HTTPResponse
+
+        class Sock:
+            def __init__(self, raw: bytes) -> None:
+                self.raw = raw
+
+            def makefile(self, mode: str, *args: Any, **kwargs: Any) -> io.BufferedReader:
+                return io.BufferedReader(io.BytesIO(self.raw))  # type: ignore[arg-type]
+
+        body = b'{"id": "anl_01HZX4A9B7C5D3E1F2G4H6J8K0"}'
+        answers = [
+            ("GET", b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)),
+            ("GET", b"HTTP/1.1 100 Continue\r\nX-Skipped: 1\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)),
+            ("GET", b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n%X\r\n%s\r\n0\r\n\r\n" % (len(body), body)),
+            ("GET", b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, CHUNKED\r\n\r\n%X\r\n%s\r\n0\r\n\r\n" % (len(body), body)),
+            ("GET", b"HTTP/1.0 200 OK\r\n\r\n" + body),
+            ("GET", b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)),
+            ("GET", b"HTTP/0.9 200 OK\r\nContent-Length: 2\r\n\r\n{}"),
+            ("GET", b"HTTP/1.1 200  Spaced reason  \r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}"),
+            ("GET", b"HTTP/1.1 200 OK\r\nContent-Length: -4\r\n\r\n" + body),
+            ("GET", b"HTTP/1.1 200 OK\r\nContent-Length: nine\r\n\r\n" + body),
+            ("GET", b"HTTP/1.1 200 OK\r\n\r\n" + body),
+            ("GET", b"HTTP/1.1 204 No Content\r\nContent-Length: 7\r\n\r\n"),
+            ("GET", b"HTTP/1.1 304 Not Modified\r\n\r\n"),
+            ("HEAD", b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body)),
+            ("GET", b"HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5\r\nContent-Length: 2\r\n\r\n{}"),
+        ]
+        fields = ("code", "status", "reason", "version", "chunked", "chunk_left", "will_close", "length")
+        for method, raw in answers:
+            with self.subTest(method=method, raw=raw[:40]):
+                ours = _HTTPResponse(Sock(raw), method=method)  # type: ignore[arg-type]
+                theirs = http.client.HTTPResponse(Sock(raw), method=method)  # type: ignore[arg-type]
+                ours.begin()
+                theirs.begin()
+                self.assertEqual({f: getattr(ours, f) for f in fields}, {f: getattr(theirs, f) for f in fields})
+                self.assertEqual(ours.headers.items(), theirs.headers.items())
+                self.assertEqual(ours.read(), theirs.read())
+        with self.assertRaises(http.client.UnknownProtocol):
+            _HTTPResponse(Sock(b"HTTP/2 200 OK\r\n\r\n"), method="GET").begin()  # type: ignore[arg-type]
+
     def test_both_clients_hand_out_the_same_headers(self) -> None:
         body = b'{"id": "anl_01HZX4A9B7C5D3E1F2G4H6J8K0"}'
         head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Folded: a\r\n b\r\nX-Rep: 1\r\nX-Rep: 2\r\nContent-Length: %d\r\n\r\n" % len(body)
