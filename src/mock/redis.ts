@@ -7,6 +7,7 @@
 // itself, every 100 ms to 1 s, so the replica recovers without a restart.
 import type { Redis as RedisClient, RedisOptions } from "ioredis";
 import { optionalPeer } from "./optional-peer.js";
+import { CLAIM_TTL_MS } from "./webhooks.js";
 
 export class RedisSetupError extends Error {}
 
@@ -54,6 +55,6 @@ export function redisReady(client: RedisClient, url: string, timeoutMs = 10_000)
  * for every other until `ttlMs` pass. The lock that makes a delivery (and anything else a step does once) happen on
  * one replica only (decision SB13). Throws when Redis does not answer.
  */
-export async function onceAcrossReplicas(client: RedisClient, key: string, ttlMs = 24 * 3_600_000): Promise<boolean> {
+export async function onceAcrossReplicas(client: RedisClient, key: string, ttlMs = CLAIM_TTL_MS): Promise<boolean> {
   return (await client.set(`avt:once:${key}`, "1", "PX", ttlMs, "NX")) === "OK";
 }

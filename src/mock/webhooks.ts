@@ -15,12 +15,15 @@ import type { components } from "../../generated/schema.js";
 import type { Contract, Json } from "./contract.js";
 import { newId } from "./events.js";
 import { isoSeconds, randomBase62, type Random } from "./ids.js";
-import type { Clock } from "./limiter.js";
+import { systemClock, type Clock } from "./limiter.js";
 import { redact } from "./log.js";
 import { array, componentCheck, object, SnapshotError } from "./snapshot.js";
 import type { MockState } from "./state.js";
 
 export const WEBHOOK_HEADERS = { id: "X-Webhook-Id", timestamp: "X-Webhook-Timestamp", signature: "X-Webhook-Signature" } as const;
+
+/** How long Redis keeps a replica's claim of a delivery attempt (redis.ts `onceAcrossReplicas`), ms. */
+export const CLAIM_TTL_MS = 24 * 3_600_000;
 
 /** Header of the answers that register, change or test a webhook the mock will not call. */
 export const MOCK_NOTICE_HEADER = "X-Mock-Notice";
@@ -108,6 +111,11 @@ export interface WebhookOptions {
    * replicas run the step. Absent in one process.
    */
   claim?: (key: string) => Promise<boolean>;
+  /**
+   * Real time, for how long a claimed attempt is remembered (CLAIM_TTL_MS, as long as Redis keeps the claim): not
+   * `clock`, which `POST /__mock/clock` moves while Redis's time does not. Default: the system's.
+   */
+  wallClock?: Clock;
   /** The random part of webhook, delivery and event ids and of signing secrets (a seeded simulation's). */
   random?: Random;
 }
@@ -132,8 +140,12 @@ export class Webhooks implements MockState {
   private readonly hooks = new Map<string, RegisteredWebhook>();
   /** Order of creation of each webhook (lists are newest first; cursors name it). */
   private readonly seqs = new Map<string, number>();
-  /** How many times each resource emitted each type (`attemptKey`), with `claim` only. */
-  private readonly emitted = new Map<string, number>();
+  /**
+   * How many times each resource emitted each type (`attemptKey`), with `claim` only, and when it last did (real
+   * time): oldest first, and forgotten once the claim of that attempt has expired in Redis, so a sandbox that runs
+   * for months does not keep a count per event ever emitted.
+   */
+  private readonly emitted = new Map<string, { n: number; at: number }>();
   private seq = 0;
   private readonly samples: Map<string, Json>;
   private readonly pending = new Set<Promise<unknown>>();
@@ -277,9 +289,22 @@ export class Webhooks implements MockState {
   private attemptKey(workspaceId: string, type: string, data: unknown): string {
     const value = Object.values((data ?? {}) as Record<string, Json>)[0];
     const subject = `${workspaceId}:${type}:${typeof value?.id === "string" ? value.id : JSON.stringify(value)}`;
-    const n = (this.emitted.get(subject) ?? 0) + 1;
-    this.emitted.set(subject, n);
+    const now = (this.opts.wallClock ?? systemClock).now();
+    const last = this.emitted.get(subject);
+    // After its claims expired, a count starting over at 1 names attempts no replica holds any more.
+    const n = last && now - last.at < CLAIM_TTL_MS ? last.n + 1 : 1;
+    this.emitted.delete(subject); // set again below, so the map stays oldest first
+    this.emitted.set(subject, { n, at: now });
+    for (const [k, e] of this.emitted) {
+      if (now - e.at < CLAIM_TTL_MS) break;
+      this.emitted.delete(k);
+    }
     return `${subject}:${n}:attempt-1`;
+  }
+
+  /** Resources whose emit counts are kept (with `claim`): none older than CLAIM_TTL_MS. */
+  get countsKept(): number {
+    return this.emitted.size;
   }
 
   /** Each target's delivery is made by the one replica that claims it (per URL: each replica registers its own hook). */
