@@ -20,6 +20,7 @@
 //              route               no such operation           404, 405
 //              scopes              token lacks an `x-scopes`   403
 //              validateParams      path, query, headers        422
+//   (from here on the operation is known: each runs only the stages whose `appliesTo` admits it, stage.ts `perRoute`)
 //   request    prefer              Prefer it cannot honour     400
 //              idempotency         Idempotency-Key (x-idempotency): 409 while the key's first request is processed;
 //                                  else runs the next stages itself, replays a remembered answer (Idempotent-Replayed)
@@ -56,7 +57,7 @@
 // WebSocket upgrades: malformed (400) → shuttingDown (503) → originFormOnly (400) → proxyCapacity (503) → tunnel
 // (the upstream's 101, then the sockets piped together).
 import type { Services } from "./services.js";
-import type { Stage } from "./stage.js";
+import { perRoute, type Stage } from "./stage.js";
 import { billing } from "./responders/billing.js";
 import { examples } from "./responders/examples.js";
 import { keys } from "./responders/keys.js";
@@ -128,9 +129,7 @@ export function httpPipeline(s: Services): Stage[] {
   return [
     ...[malformed(s), cors(s), ownPaths(s), ...(s.settings.stateless ? [] : [files(s)]), mockControls(s), apiPrefix(s), ...delay(s)],
     ...admission(s),
-    prefer(s),
-    ...idempotency(s, body, answers),
-    ...body,
-    ...answers,
+    // From here on the operation is known: each runs only the stages that can act on it (stage.ts `appliesTo`).
+    perRoute([prefer(s), ...idempotency(s, body, answers), ...body, ...answers]),
   ];
 }

@@ -9,14 +9,41 @@
 //
 // Stages are made once per gateway by a factory given the shared services (services.ts), so whatever a stage
 // prepares (a header list, a set of operations) is made at start-up, never per request.
+import type { Route } from "./contract.js";
 import type { RequestContext } from "./context.js";
 import type { Reply } from "./http/reply.js";
 import type { Services } from "./services.js";
 
 export const TAKEN: unique symbol = Symbol("taken");
 export type Outcome = Reply | typeof TAKEN | undefined;
-export type Stage = (ctx: RequestContext) => Outcome | Promise<Outcome>;
+export type Stage = ((ctx: RequestContext) => Outcome | Promise<Outcome>) & {
+  /**
+   * The operations the stage can act on, when it knows them from the contract alone: false for a route means it
+   * answers nothing and changes nothing on every request to that route, so `perRoute` leaves it out there. A hint
+   * only: the stage still checks for itself, as it runs in lists that are not planned per route too.
+   */
+  appliesTo?: (route: Route) => boolean;
+};
 export type StageFactory = (s: Services) => Stage;
+
+/** `stage`, declaring the operations it can act on (Stage.appliesTo). */
+export function only(stage: (ctx: RequestContext) => Outcome | Promise<Outcome>, appliesTo: (route: Route) => boolean): Stage {
+  return Object.assign(stage, { appliesTo });
+}
+
+/**
+ * The stages that follow `route` (ctx.route is set), each request running only those that can act on its operation:
+ * the list is made once per operation. A GET of a stored list skips the WebSocket, event-stream, billing, key,
+ * OAuth, webhook and Idempotency-Key stages rather than asking each whether it is its operation.
+ */
+export function perRoute(stages: readonly Stage[]): Stage {
+  const plans = new Map<Route, readonly Stage[]>();
+  return function perRoute(ctx) {
+    let plan = plans.get(ctx.route);
+    if (!plan) plans.set(ctx.route, (plan = stages.filter((st) => !st.appliesTo || st.appliesTo(ctx.route))));
+    return runStages(plan, ctx);
+  };
+}
 
 /** Runs `stages` from `from` until one answers; a promise only once a stage has returned one. */
 export function runStages(stages: readonly Stage[], ctx: RequestContext, from = 0): Outcome | Promise<Outcome> {

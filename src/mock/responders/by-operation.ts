@@ -3,7 +3,7 @@
 // documented response other than the real one (the examples give it).
 import type { RequestContext } from "../context.js";
 import type { Services } from "../services.js";
-import type { Outcome, StageFactory } from "../stage.js";
+import { only, type Outcome, type StageFactory } from "../stage.js";
 
 export type OperationHandler = (s: Services, ctx: RequestContext) => Outcome | Promise<Outcome>;
 
@@ -15,6 +15,6 @@ export function byOperation(name: string, handlers: Record<string, OperationHand
       return handle && ctx.wantsRealAnswer() ? handle(s, ctx) : undefined;
     };
     Object.defineProperty(responder, "name", { value: name });
-    return responder;
+    return only(responder, (route) => table.has(route.operationId));
   };
 }

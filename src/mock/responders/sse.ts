@@ -15,7 +15,7 @@ import type { EventLog } from "../store/log.js";
 import { unavailable } from "../rate-answers.js";
 import { idleTimer } from "../streams.js";
 import { unref } from "../sleep.js";
-import { TAKEN, type Outcome, type StageFactory } from "../stage.js";
+import { only, TAKEN, type Outcome, type StageFactory } from "../stage.js";
 
 const SSE_HEAD = [
   "Content-Type",
@@ -42,7 +42,7 @@ export const KEEP_ALIVE_MS = 15_000;
 
 export const sse: StageFactory = (s) => {
   const streaming = new Set<Route>(s.contract.router.routes.filter((r) => r.op.responses?.[String(r.successCode)]?.content?.["text/event-stream"]));
-  return function sse(ctx) {
+  return only(function sse(ctx) {
     if (!streaming.has(ctx.route) || !ctx.wantsSuccess() || ctx.prefer.example !== undefined) return undefined;
     if (s.settings.stateless || ctx.prefer.code !== undefined) {
       // Prefer: code=200 asks for the documented answer, whatever the store holds: the examples' script.
@@ -50,7 +50,7 @@ export const sse: StageFactory = (s) => {
       return TAKEN;
     }
     return fromLog(s, ctx);
-  };
+  }, (route) => streaming.has(route));
 };
 
 /**

@@ -21,7 +21,7 @@ import type { RequestContext } from "../context.js";
 import type { Reply } from "../http/reply.js";
 import { quote } from "../log.js";
 import type { Services } from "../services.js";
-import { runStages, TAKEN, type Outcome, type Stage } from "../stage.js";
+import { only, runStages, TAKEN, type Outcome, type Stage } from "../stage.js";
 import type { IdempotencyRecords } from "../store/idempotency-records.js";
 
 /** What one keyed request knows once its body is in. */
@@ -54,7 +54,7 @@ export function idempotency(s: Services, body: readonly Stage[], responders: rea
     };
 
   return [
-    function idempotency(ctx) {
+    only(function idempotency(ctx) {
       const raw = ctx.req.headers[header];
       if (raw === undefined || !keyed.has(ctx.route) || !ctx.principal || !ctx.wantsRealAnswer()) return undefined;
       const key = Array.isArray(raw) ? raw.join(", ") : raw;
@@ -82,7 +82,7 @@ export function idempotency(s: Services, body: readonly Stage[], responders: rea
         return failed(e);
       }
       return out instanceof Promise ? out.then(done, failed) : done(out);
-    },
+    }, (route) => keyed.has(route)),
   ];
 }
 
