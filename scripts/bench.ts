@@ -193,7 +193,7 @@ export function table(r: Results): string {
       const cpu = m.median[k].cpuUsPerRequest;
       return `${int(m.median[k].rps)} req/s, p50 ${m.median[k].p50.toFixed(2)} ms, p99 ${m.median[k].p99.toFixed(2)} ms${cpu === null ? "" : `, CPU ${int(cpu)} µs/req`}`;
     };
-    rows.push([`Mock GET /v1/analyses, ${m.connections} connections, ${m.durationSeconds} s × ${m.rounds}`, `gateway ${t("gateway")}`, `gateway÷Prism ${x2(m.ratios.gatewayOverPrism)}`, `gateway ≥ Prism: ${check(m.ratios.gatewayOverPrism >= 1)}`]);
+    rows.push([`Mock GET /v1/analyses, ${m.connections} connections, ${m.durationSeconds} s × ${m.rounds} (ratios: median of the rounds')`, `gateway ${t("gateway")}`, `gateway÷Prism ${x2(m.ratios.gatewayOverPrism)}`, `gateway ≥ Prism: ${check(m.ratios.gatewayOverPrism >= 1)}`]);
     rows.push(["", `bare Prism ${t("prism")}`, `gateway÷ceiling ${x2(m.ratios.gatewayOverCeiling)}`, `non-2xx: ${m.non2xx} ${check(m.non2xx === 0)}`]);
     rows.push(["", `ceiling (node:http) ${t("ceiling")}`, `Prism÷ceiling ${x2(m.ratios.prismOverCeiling)}${m.ratios.gatewayCpuOverCeiling === null ? "" : ` · CPU/req gateway÷ceiling ${x2(m.ratios.gatewayCpuOverCeiling)}`}`, `gateway ≥ 0.5× ceiling: ${check(m.ratios.gatewayOverCeiling >= 0.5)}`]);
     // CPU time per request, example÷stored: above 1 when the stored answer costs no more (undefined fields: older results).
