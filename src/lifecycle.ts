@@ -292,6 +292,14 @@ export function nextAsync(m: Machine, state: string, now: Date, scenario?: strin
   return t && enter(m, state, t.to, t.trigger, t, now);
 }
 
+/** What moves a resource without anyone's call: the service's processing, a deadline, another resource's state. */
+const ON_ITS_OWN: ReadonlySet<Trigger> = new Set<Trigger>(["async", "timeout", "linked"]);
+
+/** Whether a resource of `m` in `state` stays there until someone calls: no transition that runs by itself leaves it. */
+export function holds(m: Machine, state: string): boolean {
+  return !m.transitions.some((t) => ON_ITS_OWN.has(t.trigger) && t.from.includes(state));
+}
+
 /** The timeouts that run while in `state` (each with `afterMs`); when one fires, `take` it. */
 export function timeouts(m: Machine, state: string): Transition[] {
   assertState(m, state);

@@ -9,10 +9,11 @@
 //                     to a state no `update` transition leads to from the current one (409).
 // Resources in a given state are found in their list; when none is, one is moved there by a transition the
 // lifecycle allows, else the case is reported as skipped. Only states that hold are used (`holds`): a resource in
-// one the service leaves by itself (an analysis queued or processing) may be past it when the probe arrives. All are writes (only with --allow-writes), except a
-// GET the lifecycle restricts (`getAnalysisTranscript`), which is sent in a read-only run too.
+// one the service leaves by itself (an analysis queued or processing) may be past it when the probe arrives. All are
+// writes (only with --allow-writes), except a GET the lifecycle restricts (`getAnalysisTranscript`), which is sent in
+// a read-only run too.
 import type { Json } from "../mock/contract.js";
-import { readLifecycles, type Machine } from "../lifecycle.js";
+import { holds, readLifecycles, type Machine } from "../lifecycle.js";
 import type { Parts } from "./cases.js";
 import { crudGroups } from "./crud.js";
 import { answeredJson, caseOf, createCandidates, listOf, listParts, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
@@ -110,21 +111,11 @@ async function referenceCase(ctx: RoundtripContext, op: Operation, base: Parts, 
 
 // ---- x-lifecycle -------------------------------------------------------------------------------------------
 
-/** What moves a resource without a call of the run's: the service's processing, a deadline, another resource's state. */
-const ON_ITS_OWN = new Set(["async", "timeout", "linked"]);
-
 /**
- * Whether a resource of `m` in `state` stays there until someone calls: no transition the service takes by itself
- * leaves it. A probe needs such a state: one naming a queued analysis (reports take completed ones) is judged on an
- * answer that may come after the analysis completed, and a conforming server then rightly accepts it (decision Y43).
- */
-export function holds(m: Machine, state: string): boolean {
-  return !m.transitions.some((t) => ON_ITS_OWN.has(t.trigger) && t.from.includes(state));
-}
-
-/**
- * A resource of `m` in one of `states` that holds (`holds`): from its list, else moved there by an allowed
- * transition (writes only).
+ * A resource of `m` in one of `states` that holds (lifecycle.ts `holds`): from its list, else moved there by an
+ * allowed transition (writes only). A probe needs such a state: one naming a queued analysis (reports take completed
+ * ones) is judged on an answer that may come after the analysis completed, and a conforming server then rightly
+ * accepts it (decision Y43).
  */
 async function findIn(ctx: RoundtripContext, m: Machine, wanted: string[], op: Operation): Promise<{ id: string; state: string } | null> {
   const states = wanted.filter((s) => holds(m, s));

@@ -5,14 +5,14 @@
 // whole: SB15). A reset through A holds at once on B and C, with writes through them in flight (SB20).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../scripts/lib/engines.js";
-import { call as callWith } from "../helpers/api-call.js";
+import { call as callWith } from "../mock/helpers.js";
 import { keysFile, startReplicas, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missingPostgres() ?? missing("redis");
 const A = { key: "pk_test_pg_controls", workspace_id: "ws_PgControls01", plan: "pro" };
 
 /** A request with A's key. */
-const call = (url: string, method: string, path: string, body?: unknown) => callWith(url, method, path, A.key, body);
+const call = (url: string, method: string, path: string, body?: unknown) => callWith(url, method, path, { key: A.key, body });
 
 describe.skipIf(skip !== null)(skip ?? "mock controls across replicas on PostgreSQL and Redis", () => {
   let db: Engine;
@@ -84,9 +84,9 @@ describe.skipIf(skip !== null)(skip ?? "mock controls across replicas on Postgre
 
   it("a fixture's analysis read on every replica, then deleted through A, is gone on B and C", async () => {
     const FIXTURE = { key: "pk_test_call_review_demo", id: "anl_01ReviewCall0000000000001" };
-    const get = (n: number) => callWith(url(n), "GET", `/v1/analyses/${FIXTURE.id}`, FIXTURE.key);
+    const get = (n: number) => callWith(url(n), "GET", `/v1/analyses/${FIXTURE.id}`, { key: FIXTURE.key });
     for (const n of [0, 1, 2]) expect((await get(n)).body?.title).toBe("Onboarding call with Globex");
-    expect((await callWith(url(0), "DELETE", `/v1/analyses/${FIXTURE.id}`, FIXTURE.key)).status).toBe(204);
+    expect((await callWith(url(0), "DELETE", `/v1/analyses/${FIXTURE.id}`, { key: FIXTURE.key })).status).toBe(204);
     for (const n of [1, 2]) expect((await get(n)).status).toBe(404);
   });
 });

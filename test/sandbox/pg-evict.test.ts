@@ -4,7 +4,7 @@
 // back through both replicas, every Idempotency-Key replays its first answer, every analysis completes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
-import { call } from "../helpers/api-call.js";
+import { call } from "../mock/helpers.js";
 import { keysFile, startReplicas, type Replica } from "../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
@@ -34,11 +34,11 @@ describe.skipIf(skip !== null)(skip ?? "a workspace leaving memory on a replica 
         for (let job = jobs.shift(); job; job = jobs.shift()) {
           const { i, k } = job;
           const idem = `evict-${i}`;
-          const made = await call(i % 2 ? a : b, "POST", "/v1/boards", k.key, { name: `b-${i}`, widgets: [] }, { "Idempotency-Key": idem });
+          const made = await call(i % 2 ? a : b, "POST", "/v1/boards", { key: k.key, body: { name: `b-${i}`, widgets: [] }, headers: { "Idempotency-Key": idem } });
           expect(made.status).toBe(201);
           boards.push({ k, id: made.body.id, idem, name: `b-${i}` });
           if (i % 4 === 0) {
-            const an = await call(a, "POST", "/v1/analyses", k.key, { media_type: "text", text: `evict ${i}`, features: ["transcription"] });
+            const an = await call(a, "POST", "/v1/analyses", { key: k.key, body: { media_type: "text", text: `evict ${i}`, features: ["transcription"] } });
             expect(an.status).toBe(202);
             analyses.push({ k, id: an.body.id });
           }
@@ -46,12 +46,12 @@ describe.skipIf(skip !== null)(skip ?? "a workspace leaving memory on a replica 
       }),
     );
     for (const { k, id, idem, name } of boards) {
-      for (const url of [a, b]) expect((await call(url, "GET", `/v1/boards/${id}`, k.key)).status).toBe(200);
-      const replay = await call(b, "POST", "/v1/boards", k.key, { name, widgets: [] }, { "Idempotency-Key": idem });
+      for (const url of [a, b]) expect((await call(url, "GET", `/v1/boards/${id}`, { key: k.key })).status).toBe(200);
+      const replay = await call(b, "POST", "/v1/boards", { key: k.key, body: { name, widgets: [] }, headers: { "Idempotency-Key": idem } });
       expect([replay.status, replay.body.id]).toEqual([201, id]);
     }
     const until = Date.now() + 60_000;
-    const status = async ({ k, id }: { k: (typeof keys)[number]; id: string }) => (await call(b, "GET", `/v1/analyses/${id}`, k.key)).body?.status;
+    const status = async ({ k, id }: { k: (typeof keys)[number]; id: string }) => (await call(b, "GET", `/v1/analyses/${id}`, { key: k.key })).body?.status;
     let left = analyses;
     while (left.length && Date.now() < until) {
       left = (await Promise.all(left.map(async (x) => ((await status(x)) === "completed" ? null : x)))).filter((x) => x !== null);

@@ -12,11 +12,6 @@ import { listed, useMock } from "./helpers.js";
 const mock = useMock();
 const HOUR = 3_600_000;
 
-/**
- * A pass-through proxy in front of the mock. A create of a report that names an analysis still on its way (queued or
- * processing) lets an hour pass on the mock's clock before it is forwarded: the analysis completes while the request
- * travels, as it may on a real service when the run waits out a rate limit. Such reports are recorded.
- */
 /** The `analysis_ids` of a report create's body; none when it is not JSON (verify's malformed-body cases). */
 function namedAnalyses(body: Buffer): unknown {
   try {
@@ -26,6 +21,11 @@ function namedAnalyses(body: Buffer): unknown {
   }
 }
 
+/**
+ * A pass-through proxy in front of the mock. A create of a report that names an analysis still on its way (queued or
+ * processing) lets an hour pass on the mock's clock before it is forwarded: the analysis completes while the request
+ * travels, as it may on a real service when the run waits out a rate limit. Such reports are recorded.
+ */
 async function analysesFinishOnTheWay(upstream: string, clock: ManualClock) {
   const moving: string[] = [];
   const server = http.createServer((req, res) => {

@@ -1,9 +1,9 @@
 """The async front end's I/O: HTTP/1.1 on asyncio streams, with a keep-alive pool like the sync transport's.
 
 Written by hand because the standard library has no async HTTP client (decision PY15): the request head is
-written as `http.client` writes it, the response head's fields are read by `_wire.response_fields` (what `http.client.parse_headers` makes of them), and the body is
-read by Content-Length, chunked transfer coding, or to the end of the connection. The retry decisions are the
-core's (`_core.RetryState`), the same as the sync client's.
+written as `http.client` writes it, the response head's fields are read by `_wire.response_fields` (what
+`http.client.parse_headers` makes of them), and the body is read by Content-Length, chunked transfer coding, or to
+the end of the connection. The retry decisions are the core's (`_core.RetryState`), the same as the sync client's.
 """
 
 from __future__ import annotations

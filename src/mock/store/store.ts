@@ -277,11 +277,6 @@ export class Store implements MockState {
     };
   }
 
-  /**
-   * Kept in a database, a workspace leaves memory rather than being forgotten: the least recently used one whose
-   * resources are not moving (no step or time-out pending), else the least recently used one, once what changed is
-   * written; it is read back when next used. None held by a request or stream in flight (`hold`).
-   */
   /** The workspaces with changes not yet written: touched, being written, or in the journal. */
   private unwritten(k: NonNullable<Store["kept"]>): Set<WorkspaceData> {
     const out = new Set<WorkspaceData>([...k.touched, ...k.writing]);
@@ -290,6 +285,11 @@ export class Store implements MockState {
     return out;
   }
 
+  /**
+   * Kept in a database, a workspace leaves memory rather than being forgotten: the least recently used one whose
+   * resources are not moving (no step or time-out pending), else the least recently used one, once what changed is
+   * written; it is read back when next used. None held by a request or stream in flight (`hold`).
+   */
   private unloadOne(): void {
     this.kept!.flush();
     const moving = (ws: WorkspaceData) => [...ws.tables.values()].some((t) => [...t.all()].some((r) => r.cancels.length > 0));
