@@ -1,6 +1,7 @@
 // Mock throughput and latency: autocannon (its Node API), 10 connections, GET /v1/analyses with a valid key,
-// against (a) our gateway, (b) bare `prism mock -v error` on generated/openapi.json and (c) a minimal node:http
-// server answering the same example body (the ceiling). Then the stateful path against the static one: the
+// against (a) our gateway, (b) bare `prism mock -v error` on generated/openapi.json, (c) a minimal node:http
+// server answering the same example body (the ceiling) and (d) the gateway of the last release, from git
+// (release-gateway.ts, decision RM29). Then the stateful path against the static one: the
 // gateway's GET of a stored analysis and a page of a 1,000-board list, each beside the same request to the
 // gateway with `stateless: true` (the contract's example answer). The first three alternate in short rounds, in a
 // new order each round, so that load from elsewhere on the machine hits all of them alike, and each of their ratios
@@ -17,6 +18,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { contentCost, type ContentCost } from "./content-cost.js";
+import { extractRelease, lastRelease, type Release } from "./release-gateway.js";
 import { alternate, BIN, firstJsonLine, freePort, median, medianRatio, spawnGroup, stopGroup, TSX, waitForStatus } from "./lib.js";
 
 const require = createRequire(import.meta.url);
@@ -42,14 +44,15 @@ export const KEY = "pk_test_demo_pro";
 const ITEM_PATH = "/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
 /** A page (the default 20) of the list the stateful gateway fills with BOARDS boards. */
 const PAGE_PATH = "/v1/boards";
-/** The targets that alternate round by round. */
+/** The targets that alternate round by round; the release's gateway joins them when it could be started. */
 const EDGE = ["gateway", "prism", "ceiling"] as const;
+const RELEASE = "release" as const;
 /** Stored ÷ static: each pair measured back to back. */
 const PAIRS = [
   ["storedItem", "staticItem"],
   ["storedPage", "staticPage"],
 ] as const;
-const TARGETS = [...EDGE, ...PAIRS.flat()] as const;
+const TARGETS = [...EDGE, RELEASE, ...PAIRS.flat()] as const;
 export type Target = (typeof TARGETS)[number];
 /** Pairs of stored and static runs per round of the other targets, and how long each of their runs lasts. */
 const PAIRS_PER_ROUND = 8;
@@ -63,8 +66,9 @@ const PAIR_SECONDS = 0.5;
 const EDGE_ROUNDS_PER_ROUND = 4;
 const EDGE_SECONDS = 1;
 /** Which server each target loads, and with which request. */
-const PLAN: Record<Target, { server: "gateway" | "prism" | "ceiling" | "stateless"; path: string }> = {
+const PLAN: Record<Target, { server: "gateway" | "prism" | "ceiling" | "stateless" | "release"; path: string }> = {
   gateway: { server: "gateway", path: PATH },
+  release: { server: "release", path: PATH },
   prism: { server: "prism", path: PATH },
   ceiling: { server: "ceiling", path: PATH },
   storedItem: { server: "gateway", path: ITEM_PATH },
@@ -85,6 +89,16 @@ export interface LoadRun {
   cpuUsPerRequest: number | null;
 }
 
+interface Medians {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUsPerRequest: number | null;
+}
+
+/** The last release's gateway, measured in the same rounds (RM29), or why it was not. */
+export type ReleaseRun = (Release & { answerBytes: { now: number; release: number } }) | { missing: string };
+
 export interface MockThroughput {
   connections: number;
   durationSeconds: number;
@@ -92,13 +106,22 @@ export interface MockThroughput {
   /** Pairs of stored and static runs (PAIR_SECONDS each) behind each stateful ratio. */
   pairs: number;
   pairSeconds: number;
+  release: ReleaseRun;
+  /** `release` is empty when the release's gateway was not measured. */
   runs: Record<Target, LoadRun[]>;
-  median: Record<Target, { rps: number; p50: number; p99: number; cpuUsPerRequest: number | null }>;
+  median: Record<Exclude<Target, typeof RELEASE>, Medians> & { release?: Medians };
   ratios: {
     gatewayOverPrism: number;
     gatewayOverCeiling: number;
     prismOverCeiling: number;
+    /** What any node:http server could make of the Prism goal in this run (issue 30: ≥ 30× Prism). */
+    ceilingOverPrism: number;
     gatewayCpuOverCeiling: number | null;
+    /** Today's gateway over the release's, same rounds: req/s, and CPU time per request (below 1: cheaper now); null when the release was not measured. */
+    gatewayOverRelease: number | null;
+    gatewayCpuOverRelease: number | null;
+    releaseOverPrism: number | null;
+    releaseOverCeiling: number | null;
     /** The stateful answers over the static ones (the contract's examples, `stateless: true`): median of the pairs' ratios. */
     storedItemOverStatic: number;
     storedPageOverStatic: number;
@@ -160,8 +183,29 @@ export interface Server {
 }
 
 type ServerName = (typeof PLAN)[Target]["server"];
+type Servers = Record<Exclude<ServerName, typeof RELEASE>, Server> & { release?: Server };
 
-async function startServers(scratch: string): Promise<{ servers: Record<ServerName, Server>; children: ChildProcess[] }> {
+/**
+ * The last release's gateway, from git (RM29), on a free port, or why it could not be started: a checkout without
+ * that history, or a release whose bench server no longer runs on today's node_modules, costs the figure, not the run.
+ */
+async function startRelease(scratch: string, children: ChildProcess[], nowUrl: string): Promise<{ server?: Server; info: ReleaseRun }> {
+  const release = lastRelease();
+  if ("missing" in release) return { info: release };
+  try {
+    const dir = path.join(scratch, "release");
+    extractRelease(release, dir);
+    const child = spawnGroup(TSX, ["scripts/bench/servers.ts", "gateway"], { cwd: dir });
+    children.push(child);
+    const server = await firstJsonLine<Server>(child, `the ${release.version} gateway`);
+    const bytes = async (url: string) => (await (await fetch(url + PATH, { headers: { "X-API-Key": KEY } })).arrayBuffer()).byteLength;
+    return { server, info: { ...release, answerBytes: { now: await bytes(nowUrl), release: await bytes(server.url) } } };
+  } catch (e) {
+    return { info: { missing: `the ${release.version} gateway (${release.commit.slice(0, 12)}) did not start: ${(e as Error).message.split("\n")[0]}` } };
+  }
+}
+
+async function startServers(scratch: string): Promise<{ servers: Servers; release: ReleaseRun; children: ChildProcess[] }> {
   const gw = spawnGroup(TSX, ["scripts/bench/servers.ts", "gateway"]);
   const sl = spawnGroup(TSX, ["scripts/bench/servers.ts", "stateless"]);
   const prismPort = await freePort();
@@ -179,7 +223,8 @@ async function startServers(scratch: string): Promise<{ servers: Record<ServerNa
     const ceil = spawnGroup(TSX, ["scripts/bench/servers.ts", "ceiling", bodyFile]);
     children.push(ceil);
     const ceiling = await firstJsonLine<Server>(ceil, "ceiling server");
-    return { servers: { gateway, stateless, prism: { url: prismUrl, pid: prism.pid! }, ceiling }, children };
+    const release = await startRelease(scratch, children, gateway.url);
+    return { servers: { gateway, stateless, prism: { url: prismUrl, pid: prism.pid! }, ceiling, release: release.server }, release: release.info, children };
   } catch (e) {
     await Promise.all(children.map((c) => stopGroup(c)));
     throw e;
@@ -201,32 +246,38 @@ async function pairRuns(pairs: number, run: (t: Target, pair: number) => Promise
 
 export async function mockThroughput(o: { rounds: number; seconds: number; connections: number; say: (s: string) => void }): Promise<MockThroughput> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "avt-bench-mock-"));
-  const { servers, children } = await startServers(scratch);
+  const { servers, release, children } = await startServers(scratch);
   try {
     o.say(`  servers up: gateway ${servers.gateway.url}, stateless gateway ${servers.stateless.url}, prism ${servers.prism.url}, ceiling ${servers.ceiling.url}`);
-    const run = (t: Target, seconds: number) => load(servers[PLAN[t].server], PLAN[t].path, seconds, o.connections);
+    o.say("missing" in release ? `  the last release's gateway: not measured (${release.missing})` : `  the last release's gateway (${release.version}, ${release.commit.slice(0, 12)}): ${servers.release!.url}`);
+    const run = (t: Target, seconds: number) => load(servers[PLAN[t].server]!, PLAN[t].path, seconds, o.connections);
+    const measured = (t: Target) => t !== RELEASE || servers.release !== undefined;
     // Warm-up (JIT, caches, compiled validators), not recorded.
-    await alternate([...TARGETS], 1, (t) => run(t, 1));
+    await alternate(TARGETS.filter(measured), 1, (t) => run(t, 1));
     const report = (label: string, t: Target, result: LoadRun) => {
       const cpu = result.cpuUsPerRequest === null ? "" : `  CPU ${result.cpuUsPerRequest.toFixed(0)} µs/req`;
       o.say(`  ${label} ${t.padEnd(10)} ${Math.round(result.rps)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}  non-2xx ${result.non2xx}`);
       return result;
     };
     const edgeRounds = o.rounds * EDGE_ROUNDS_PER_ROUND;
-    const edge = await alternate([...EDGE], edgeRounds, async (t, r) => report(`round ${r + 1}`, t, await run(t, EDGE_SECONDS)), true);
+    const edgeTargets = ([...EDGE, RELEASE] as Target[]).filter(measured);
+    const edge = await alternate(edgeTargets, edgeRounds, async (t, r) => report(`round ${r + 1}`, t, await run(t, EDGE_SECONDS)), true);
     const pairs = o.rounds * PAIRS_PER_ROUND;
-    const runs = { ...edge, ...(await pairRuns(pairs, (t, i) => run(t, PAIR_SECONDS).then((x) => report(`pair ${i + 1}`, t, x)))) };
+    const stateful = await pairRuns(pairs, (t, i) => run(t, PAIR_SECONDS).then((x) => report(`pair ${i + 1}`, t, x)));
+    const runs = { ...edge, ...stateful } as Record<Target, LoadRun[]>;
+    runs.release ??= [];
     // Not one of the rounds: the measuring loop shares this process with autocannon, so its run is not recorded.
     const content = await contentCost(run("storedItem", o.seconds));
     o.say(`  content: ${content.samples} analyses completed under load, CPU p95 ${content.cpuP95Ms.toFixed(2)} ms, wall p50 ${content.p50Ms.toFixed(2)} ms, p95 ${content.p95Ms.toFixed(2)} ms`);
     const cpu = (t: Target) => (runs[t].every((r) => r.cpuUsPerRequest !== null) ? runs[t].map((r) => r.cpuUsPerRequest!) : null);
-    const med = (t: Target) => ({
+    const med = (t: Target): Medians => ({
       rps: median(runs[t].map((r) => r.rps)),
       p50: median(runs[t].map((r) => r.p50)),
       p99: median(runs[t].map((r) => r.p99)),
       cpuUsPerRequest: cpu(t) && median(cpu(t)!),
     });
     const rps = (t: Target) => runs[t].map((r) => r.rps);
+    const ofRelease = (f: () => number | null) => (runs.release.length ? f() : null);
     const non2xx = TARGETS.reduce((n, t) => n + runs[t].reduce((m, r) => m + r.non2xx + r.errors, 0), 0);
     return {
       connections: o.connections,
@@ -234,13 +285,19 @@ export async function mockThroughput(o: { rounds: number; seconds: number; conne
       rounds: edgeRounds,
       pairs,
       pairSeconds: PAIR_SECONDS,
+      release,
       runs,
-      median: Object.fromEntries(TARGETS.map((t) => [t, med(t)])) as MockThroughput["median"],
+      median: Object.fromEntries(TARGETS.filter((t) => runs[t].length).map((t) => [t, med(t)])) as MockThroughput["median"],
       ratios: {
         gatewayOverPrism: medianRatio(rps("gateway"), rps("prism")),
         gatewayOverCeiling: medianRatio(rps("gateway"), rps("ceiling")),
         prismOverCeiling: medianRatio(rps("prism"), rps("ceiling")),
+        ceilingOverPrism: medianRatio(rps("ceiling"), rps("prism")),
         gatewayCpuOverCeiling: cpu("gateway") && cpu("ceiling") && medianRatio(cpu("gateway")!, cpu("ceiling")!),
+        gatewayOverRelease: ofRelease(() => medianRatio(rps("gateway"), rps("release"))),
+        gatewayCpuOverRelease: ofRelease(() => cpu("gateway") && cpu("release") && medianRatio(cpu("gateway")!, cpu("release")!)),
+        releaseOverPrism: ofRelease(() => medianRatio(rps("release"), rps("prism"))),
+        releaseOverCeiling: ofRelease(() => medianRatio(rps("release"), rps("ceiling"))),
         storedItemOverStatic: medianRatio(rps("storedItem"), rps("staticItem")),
         storedPageOverStatic: medianRatio(rps("storedPage"), rps("staticPage")),
         storedItemCpuOverStatic: cpu("storedItem") && cpu("staticItem") && medianRatio(cpu("staticItem")!, cpu("storedItem")!),
