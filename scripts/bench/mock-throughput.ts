@@ -3,7 +3,7 @@
 // server answering the same example body (the ceiling) and (d) the gateway of the last release, from git
 // (release-gateway.ts, decision RM29). Then the stateful path against the static one: the
 // gateway's GET of a stored analysis and a page of a 1,000-board list, each beside the same request to the
-// gateway with `stateless: true` (the contract's example answer). The first three alternate in short rounds, in a
+// gateway with `stateless: true` (the contract's example answer). The first four alternate in short rounds, in a
 // new order each round, so that load from elsewhere on the machine hits all of them alike, and each of their ratios
 // is the median of the rounds' own (decision RM28). The stateful figures are pairs of short
 // runs, stored and static back to back (ABBA: the order flips pair by pair), and each ratio is the median of the
