@@ -36,13 +36,15 @@ export function only(stage: (ctx: RequestContext) => Outcome | Promise<Outcome>,
  * the list is made once per operation. A GET of a stored list skips the WebSocket, event-stream, billing, key,
  * OAuth, webhook and Idempotency-Key stages rather than asking each whether it is its operation.
  */
-export function perRoute(stages: readonly Stage[]): Stage {
+export function perRoute(stages: readonly Stage[]): Stage & { planned: readonly Stage[] } {
   const plans = new Map<Route, readonly Stage[]>();
-  return function perRoute(ctx) {
+  const run: Stage = function perRoute(ctx) {
     let plan = plans.get(ctx.route);
     if (!plan) plans.set(ctx.route, (plan = stages.filter((st) => !st.appliesTo || st.appliesTo(ctx.route))));
     return runStages(plan, ctx);
   };
+  // What it plans from, for the test that checks every stage declaring `appliesTo` (stage-plan.test.ts).
+  return Object.assign(run, { planned: stages });
 }
 
 /** Runs `stages` from `from` until one answers; a promise only once a stage has returned one. */

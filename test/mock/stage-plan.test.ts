@@ -12,6 +12,7 @@ import { sse } from "../../src/mock/responders/sse.js";
 import { upgradeRequired } from "../../src/mock/responders/upgrade-required.js";
 import { webhooks } from "../../src/mock/responders/webhooks.js";
 import { buildServices } from "../../src/mock/services.js";
+import { httpPipeline } from "../../src/mock/pipeline.js";
 import { idempotency } from "../../src/mock/stages/idempotency.js";
 import { perRoute, runStages, TAKEN, type Stage } from "../../src/mock/stage.js";
 import type { Route } from "../../src/mock/contract.js";
@@ -58,6 +59,13 @@ describe("stages planned per operation", () => {
       }
     }
     expect(left).toBeGreaterThan(routes.length * 5); // most stages act on a few operations
+  });
+
+  it("checks every stage of the pipeline that declares its operations", () => {
+    const plan = httpPipeline(s).find((st) => st.name === "perRoute") as Stage & { planned?: readonly Stage[] };
+    const declaring = (plan?.planned ?? []).filter((st) => st.appliesTo).map((st) => st.name);
+    expect(declaring.length).toBeGreaterThan(0);
+    expect(new Set(declaring)).toEqual(new Set(planned.map(([, st]) => st.name)));
   });
 
   it("each declares at least one operation of the contract", () => {
