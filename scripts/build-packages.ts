@@ -27,7 +27,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { parse } from "yaml";
-import { SWAGGER_ASSETS } from "../src/mock/swagger.js";
+import { SWAGGER_ASSETS } from "../src/mock/homes/node/swagger.js";
 import { browserBundle } from "./lib/browser-bundle.js";
 import { ROOT } from "./lib/paths.js";
 
@@ -38,9 +38,9 @@ export const VERIFY_BIN = "avt-verify";
 /** The package's module entry points, as a user imports them, and their sources (the guides' runner maps them). */
 export const MOCK_EXPORTS: Record<string, string> = {
   "@avt/mock": "src/mock/index.ts",
-  "@avt/mock/msw": "src/mock/msw.ts",
+  "@avt/mock/msw": "src/mock/homes/fetch/msw.ts",
   "@avt/mock/factories": "src/testing/factories.ts",
-  "@avt/mock/browser": "src/mock/browser.ts",
+  "@avt/mock/browser": "src/mock/homes/browser/browser.ts",
 };
 
 /** Each export's declarations, under types/ (tsc keeps the sources' layout). */
@@ -54,7 +54,7 @@ const TYPES: Record<string, string> = {
 /** Bundled entry points: the file under lib/ each is written to. */
 const ENTRIES: Record<string, string> = {
   "src/mock/index.ts": "lib/mock/index.js",
-  "src/mock/msw.ts": "lib/mock/msw.js",
+  "src/mock/homes/fetch/msw.ts": "lib/mock/msw.js",
   "src/testing/factories.ts": "lib/mock/factories.js",
   "scripts/bin-mock.ts": "lib/mock/bin-mock.js",
   "scripts/bin-verify.ts": "lib/mock/bin-verify.js",

@@ -23,8 +23,8 @@ import {
   SWAGGER_ASSETS,
   SWAGGER_ASSETS_DIR,
   SWAGGER_INIT_FILE,
-} from "../src/mock/swagger.js";
-import { HTTP_METHODS } from "../src/mock/contract.js";
+} from "../src/mock/homes/node/swagger.js";
+import { HTTP_METHODS } from "../src/mock/homes/node/contract-files.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 import { redocly } from "./lib/redocly.js";
 

@@ -15,8 +15,8 @@ import ts from "typescript";
 import { renderPython } from "./lib/python/index.js";
 import { bundleRoot, lintRoot } from "./lib/redocly.js";
 import { POLICY_MARKER, renderPolicyTables } from "./lib/policy-table.js";
-import { readPolicy } from "../src/policy.js";
-import { readLifecycles } from "../src/lifecycle.js";
+import { readPolicy } from "../src/contract/policy.js";
+import { readLifecycles } from "../src/contract/lifecycle.js";
 import { renderLifecycles } from "./lib/lifecycle-table.js";
 import { renderFilters } from "./lib/filter-docs.js";
 

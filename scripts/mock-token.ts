@@ -3,7 +3,7 @@
 // Prints only the token on stdout, so `TOKEN=$(npm run -s mock:token -- --plan free)` works.
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { JWT_AUDIENCE, JWT_ISSUER, JWT_MAX_LIFETIME_SECONDS } from "../src/mock/auth.js";
+import { JWT_AUDIENCE, JWT_ISSUER, JWT_MAX_LIFETIME_SECONDS } from "../src/mock/core/access/auth.js";
 import { demoKeys, jwtSecretFromEnv, loadContract, mintToken } from "../src/mock/index.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 

@@ -12,7 +12,8 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { compare, DiffError, gateProblems, HEAD, loadBundle, rel, RELEASED_DIR, type Bundle } from "./lib/diff.js";
+import { compare, DiffError, gateProblems, HEAD, loadBundle, rel, RELEASED_DIR } from "./lib/diff.js";
+import type { Bundle } from "./lib/diff-types.js";
 import { HTTP_METHODS } from "./lib/diff-pointer.js";
 import { markdown, textReport } from "./lib/diff-report.js";
 

@@ -51,7 +51,7 @@ async function bundled(entry) {
     absWorkingDir: ROOT,
     bundle: true,
     platform: "node",
-    // Native addons cannot be bundled: loaded from node_modules at run time (the state database, src/mock/state-db.ts).
+    // Native addons cannot be bundled: loaded from node_modules at run time (the state database, src/mock/engines/sqlite/state-db.ts).
     external: ["better-sqlite3"],
     format: "esm",
     target: "node20",

@@ -29,11 +29,11 @@ import {
   type Gateway,
   type KeyRecord,
 } from "../src/mock/index.js";
-import { RedisSetupError } from "../src/mock/redis.js";
-import { consoleSink, redact as redactUrl } from "../src/mock/log.js";
+import { RedisSetupError } from "../src/mock/engines/redis/redis.js";
+import { consoleSink, redact as redactUrl } from "../src/mock/core/pipeline/log.js";
 import { refuseMockSettings } from "../src/mock/proxy/upstream.js";
-import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../src/mock/settings.js";
-import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/policy.js";
+import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../src/mock/homes/node/settings.js";
+import { minuteLimit, dailyLimit, type RateLimitPolicy } from "../src/contract/policy.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 
 const GENERATED_FILES = ["openapi.yaml", "openapi.json", "schema.d.ts"];
@@ -244,7 +244,7 @@ function proxyBanner(g: Gateway, url: string, upstream: string, ms: number): str
 
 export async function main(): Promise<void> {
   // Times are since the process started (performance.now()'s origin), module loading included.
-  // Every flag and variable is read and checked here, through one table (src/mock/settings.ts): a bad value stops
+  // Every flag and variable is read and checked here, through one table (src/mock/homes/node/settings.ts): a bad value stops
   // the start and names the flag or variable (decision MC1).
   let args: Values<typeof SETTINGS>;
   try {

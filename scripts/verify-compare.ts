@@ -7,7 +7,7 @@
 // bench/verify-compare.md between its markers; without it the table is printed.
 import fs from "node:fs";
 import path from "node:path";
-import { REPO_ROOT } from "../src/mock/contract.js";
+import { REPO_ROOT } from "../src/mock/homes/node/contract-files.js";
 import { verify, type Report, type VerifyOptions } from "../src/verify/index.js";
 import { contract, ManualClock, startGateway } from "../test/mock/helpers.js";
 import { CASES, DEFECT_CLASS } from "../test/verify/fixtures/defect-cases.js";

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
-import { ContractLoadError, loadContract } from "../src/mock/contract.js";
+import { ContractLoadError, loadContract } from "../src/mock/homes/node/contract-files.js";
 import { DEFAULTS, junitXml, summaryTable, verify, VerifyUsageError, type Report } from "../src/verify/index.js";
 import { readReplay, replaySummary, verdicts, type ReplayPlan } from "../src/verify/replay.js";
 

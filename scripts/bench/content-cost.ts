@@ -1,14 +1,14 @@
 // What completing an analysis's content costs (issue 31: under 5 ms at the 95th percentile): the mock derives each
-// media analysis's transcript, speakers, signals, alerts and summary from its seed (src/mock/content.ts) when it
+// media analysis's transcript, speakers, signals, alerts and summary from its seed (src/mock/core/content/content.ts) when it
 // completes. Measured in this process while a load run keeps the gateway (and the machine) busy, one analysis at
 // a time with a turn of the event loop between, over varied ids, titles and features; the copy the store keeps
 // (structuredClone) is counted, as the store clones what it inserts. Both wall time and this process's CPU time
 // are kept: on a shared machine the OS preempts the loop, and the wall p95 then measures the others' load; the goal
 // (p95 < 5 ms) is read on CPU time, the work's own cost, with the wall figures beside it.
 import { performance } from "node:perf_hooks";
-import { mediaContent } from "../../src/mock/content.js";
-import { loadContract } from "../../src/mock/contract.js";
-import { readTemplates } from "../../src/mock/events.js";
+import { mediaContent } from "../../src/mock/core/content/content.js";
+import { loadContract } from "../../src/mock/homes/node/contract-files.js";
+import { readTemplates } from "../../src/mock/core/events/events.js";
 
 export interface ContentCost {
   samples: number;

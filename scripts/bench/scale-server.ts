@@ -18,8 +18,8 @@
 // streams per address, records per collection) without changing this file.
 import path from "node:path";
 import { createGateway, loadContract, type GatewayOptions } from "../../src/mock/index.js";
-import { encodeCursor } from "../../src/mock/store/lists.js";
-import { Rec } from "../../src/mock/store/records.js";
+import { encodeCursor } from "../../src/mock/core/store/lists.js";
+import { Rec } from "../../src/mock/core/store/records.js";
 import { ROOT } from "../lib/paths.js";
 import { withBenchLimits } from "./servers.js";
 

@@ -13,7 +13,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { createGateway, loadContract, type Contract } from "../../src/mock/index.js";
-import type { RateLimitPolicy } from "../../src/policy.js";
+import type { RateLimitPolicy } from "../../src/contract/policy.js";
 import { ROOT } from "../lib/paths.js";
 
 /**

@@ -9,8 +9,8 @@ import zlib from "node:zlib";
 import { http, HttpResponse } from "msw";
 import { browserBundle } from "../lib/browser-bundle.js";
 import { setupServer } from "msw/node";
-import { createSimulation } from "../../src/mock/simulation.js";
-import { simulationHandlers } from "../../src/mock/msw.js";
+import { createSimulation } from "../../src/mock/homes/node/simulation.js";
+import { simulationHandlers } from "../../src/mock/homes/fetch/msw.js";
 import { median, shuffled } from "./lib.js";
 
 export interface SimBench {

@@ -1,4 +1,4 @@
-// The simulation's browser bundle (src/mock/browser.ts): what @avt/mock/browser ships (scripts/build-packages.ts),
+// The simulation's browser bundle (src/mock/homes/browser/browser.ts): what @avt/mock/browser ships (scripts/build-packages.ts),
 // what test/sim/core.test.ts checks has no node:* import, and what `npm run bench` weighs (gzip). msw stays
 // outside (the app's own copy, an optional peer); Buffer, which the core's bodies are, comes from the `buffer`
 // package, injected where the code uses it (browsers have no Buffer).
@@ -6,7 +6,7 @@ import path from "node:path";
 import { build, type BuildOptions, type BuildResult } from "esbuild";
 import { ROOT } from "./paths.js";
 
-export const BROWSER_ENTRY = "src/mock/browser.ts";
+export const BROWSER_ENTRY = "src/mock/homes/browser/browser.ts";
 
 export async function browserBundle(extra: BuildOptions = {}): Promise<BuildResult & { outputFiles?: { contents: Uint8Array }[] }> {
   const options: BuildOptions = {

@@ -3,9 +3,9 @@
 // the operations that use it (and dropped when they are all new: the new operation's entry covers it); each change
 // is said in words: a new field optional or required, a new filter with what it matches, the sentence a
 // description gained or lost.
-import { describeFilter, FILTER_KEY } from "../../src/filters.js";
+import { describeFilter, FILTER_KEY } from "../../src/contract/filters.js";
 import type { Json } from "./contract.js";
-import type { Change, Comparison } from "./diff.js";
+import type { Change, Comparison } from "./diff-types.js";
 import { HTTP_METHODS, resolvePointer, splitPointer, toPointer } from "./diff-pointer.js";
 
 export type Group = "breaking" | "new" | "changed" | "deprecated";

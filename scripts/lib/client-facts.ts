@@ -8,7 +8,7 @@
 //   - the operations whose request body is a form (multipart or urlencoded), so an object body is sent as one;
 //   - the methods of the operations that take the key or a body: their calls go through the write path (write.ts),
 //     which also serializes bodies, so it is loaded before one is sent.
-import { readIdempotency } from "../../src/idempotency.js";
+import { readIdempotency } from "../../src/contract/idempotency.js";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

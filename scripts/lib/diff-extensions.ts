@@ -7,7 +7,7 @@
 // Each change names every operation that reaches the changed node (a component schema is reached through
 // `$ref`s by many operations), so the report says whom it breaks, not one of them.
 import type { Json } from "./contract.js";
-import type { Bundle, Change, Impact } from "./diff.js";
+import type { Bundle, Change, Impact } from "./diff-types.js";
 import { HTTP_METHODS, splitPointer, toPointer } from "./diff-pointer.js";
 
 type Segs = Array<string | number>;

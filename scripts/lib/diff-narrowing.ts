@@ -13,7 +13,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import type { Json } from "./contract.js";
 import { resolvePointer } from "./diff-pointer.js";
-import type { Bundle, Impact, RedoclyChange } from "./diff.js";
+import type { Bundle, Impact, RedoclyChange } from "./diff-types.js";
 import { ROOT } from "./paths.js";
 
 export const ACCEPTED_NARROWINGS = path.join(ROOT, "scripts/redocly/accepted-narrowings.yaml");

@@ -3,7 +3,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parse } from "yaml";
-import type { Change, Impact } from "./diff.js";
+import type { Change, Impact } from "./diff-types.js";
 import { ROOT } from "./paths.js";
 
 /** A policy file the gate cannot use (check-breaking exits 2 on it, as on any comparison that cannot run). */

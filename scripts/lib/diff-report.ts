@@ -1,7 +1,8 @@
 // How the versioning gate shows a comparison: a terminal report, GitHub Actions annotations, and Markdown release
 // notes grouped by impact.
 import { noteLines } from "./changelog-notes.js";
-import { isError, nextVersion, rel, releaseImpact, type Change, type Comparison, type Impact, type Location } from "./diff.js";
+import { isError, nextVersion, rel, releaseImpact } from "./diff.js";
+import type { Change, Comparison, Impact, Location } from "./diff-types.js";
 
 const MARK: Record<Impact, string> = { major: "✖ major", minor: "+ minor", patch: "· patch" };
 

@@ -8,7 +8,7 @@
 // config can only change a rule's impact, and there is no rule (or plugin hook) for extensions at all.
 // Removed headers, fields, operations, webhooks and security schemes are left to redocly, which catches them.
 import type { Json } from "./contract.js";
-import type { Bundle, Change, Impact, RedoclyChange } from "./diff.js";
+import type { Bundle, Change, Impact, RedoclyChange } from "./diff-types.js";
 import { deref, describePointer, HTTP_METHODS, splitPointer, toPointer } from "./diff-pointer.js";
 
 export interface RuleResult {

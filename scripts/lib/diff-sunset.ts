@@ -3,7 +3,7 @@
 // removal and names the date. Anything removed without a sunset is an ordinary break. A sunset is a promise to
 // clients, so the date is the baseline's (what was released), never the current contract's.
 import type { Json } from "./contract.js";
-import type { Change } from "./diff.js";
+import type { Change } from "./diff-types.js";
 import { HTTP_METHODS, resolvePointer } from "./diff-pointer.js";
 
 export const SUNSET_KEY = "x-sunset";

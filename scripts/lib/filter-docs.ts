@@ -1,6 +1,6 @@
 // Shows each declared list filter in the docs: `generate` appends the sentence describeFilter makes of a query
 // parameter's `x-filter` to its description, so Redoc, Swagger UI and the generated types say how it matches.
-import { describeFilter, FILTER_KEY, type FilterDecl } from "../../src/filters.js";
+import { describeFilter, FILTER_KEY, type FilterDecl } from "../../src/contract/filters.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;

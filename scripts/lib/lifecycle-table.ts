@@ -1,7 +1,7 @@
 // Renders each x-lifecycle as a Markdown state table for its schema's description, so the transitions are written
 // once (in the machine) and every reader of the docs (Redoc, Swagger UI, the generated types) sees them. `generate`
 // puts the result where a schema's description holds LIFECYCLE_MARKER.
-import { LIFECYCLE_MARKER, type Machine, type Transition } from "../../src/lifecycle.js";
+import { LIFECYCLE_MARKER, type Machine, type Transition } from "../../src/contract/lifecycle.js";
 
 const code = (s: string) => `\`${s}\``;
 const or = (xs: string[]) => (xs.length < 2 ? xs.join("") : `${xs.slice(0, -1).join(", ")} or ${xs[xs.length - 1]}`);

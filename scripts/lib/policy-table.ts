@@ -1,7 +1,7 @@
 // Renders x-rate-limit-policy as Markdown tables for the description, so the numbers are written once (in the
 // policy) and every reader of the docs sees them. `generate` puts the result where the root's info.description
 // holds the marker below.
-import { minuteLimit, type RateLimitPolicy } from "../../src/policy.js";
+import { minuteLimit, type RateLimitPolicy } from "../../src/contract/policy.js";
 
 export const POLICY_MARKER = "<!-- x-rate-limit-policy -->";
 

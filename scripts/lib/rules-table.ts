@@ -3,7 +3,7 @@
 // conditional defaults, cross-field rules with their status, what the resource carries once finished
 // (`x-completion`), and the references that block an operation (`x-referenced-by`). Written once in the contract
 // (spec/README.md, "Rules in machine-readable form"); `generate` calls `renderRules` on the bundle.
-import { COMPLETION_KEY, DERIVED_KEY, REFERENCED_BY_KEY, STATUS_KEY } from "../../src/contract-rules.js";
+import { COMPLETION_KEY, DERIVED_KEY, REFERENCED_BY_KEY, STATUS_KEY } from "../../src/contract/contract-rules.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;

@@ -206,7 +206,7 @@ export function listShape() {
 }
 
 /**
- * `x-filter` on a list's query parameters names a property of the listed item (src/filters.ts has the grammar);
+ * `x-filter` on a list's query parameters names a property of the listed item (src/contract/filters.ts has the grammar);
  * a parameter whose name suggests a filter must declare it, and the message states the default its name suggests.
  */
 export function filters() {

@@ -8,7 +8,7 @@ import ajvModule from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { linksResolve } from './links-rule.mjs';
 
-// The checks of x-lifecycle live once, in src/lifecycle-check.ts, shared with the runtime reader (readLifecycles):
+// The checks of x-lifecycle live once, in src/contract/lifecycle-check.ts, shared with the runtime reader (readLifecycles):
 // loaded through tsx, the TypeScript runner the npm scripts already use.
 const { checkLifecycle, checkReference, statesOf, LIFECYCLE_KEY, REFERENCES_KEY } = await tsImport('../../src/lifecycle-check.ts', import.meta.url);
 const { categoryOf, readPolicy } = await tsImport('../../src/policy.ts', import.meta.url);
@@ -111,7 +111,7 @@ function rateLimitHeaders() {
   }));
 }
 
-/** Every operation names the category that x-rate-limit-policy derives from its path (src/policy.ts). */
+/** Every operation names the category that x-rate-limit-policy derives from its path (src/contract/policy.ts). */
 function rateLimitCategory() {
   let policy;
   return {
@@ -198,7 +198,7 @@ function makeValidate() {
 }
 
 /**
- * x-lifecycle on a resource schema is well-formed and agrees with the contract (src/lifecycle-check.ts has the
+ * x-lifecycle on a resource schema is well-formed and agrees with the contract (src/contract/lifecycle-check.ts has the
  * grammar and the checks). Facts are gathered while walking (operations, webhooks, every lifecycle schema) and the
  * checks run when the walk leaves the root, since one lifecycle may name another.
  */

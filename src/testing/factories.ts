@@ -5,8 +5,8 @@
 // overrides are merged in (objects deeply, arrays and scalars replaced), type-checked against the schema's type,
 // and the result is validated again: an override the contract does not allow throws FactoryError naming the field.
 import type { components } from "../../generated/schema.js";
-import { readLifecycles, stateFields, type Machine } from "../lifecycle.js";
-import { DEFAULT_GENERATED_DIR, loadContract, type Contract } from "../mock/contract.js";
+import { readLifecycles, stateFields, type Machine } from "../contract/lifecycle.js";
+import { DEFAULT_GENERATED_DIR, loadContract, type Contract } from "../mock/homes/node/contract-files.js";
 import { ContractView } from "../verify/contract-view.js";
 import { ValueGenerator } from "../verify/generate.js";
 

@@ -6,7 +6,7 @@
 // The budget goes first to the cases that prove most per request: the unknown key (one per tag), then each
 // operation's request without credentials, then `?token=` on a REST path, each taken round robin over the tags so
 // every part of the API is tried before any part twice.
-import { minuteLimit, type RateLimitPolicy } from "../policy.js";
+import { minuteLimit, type RateLimitPolicy } from "../contract/policy.js";
 import type { RequestCase } from "./cases.js";
 import type { Operation } from "./types.js";
 

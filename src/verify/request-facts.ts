@@ -3,8 +3,8 @@
 // same facts hold for a request seen by the gateway's proxy mode. Validity is judged by the mock gateway's own
 // RequestValidator: one reading of the contract's request schemas for the gateway, the verifier and proxy mode.
 import { createHash } from "node:crypto";
-import type { Json } from "../mock/contract.js";
-import { BadRequest } from "../mock/validation.js";
+import type { Json } from "../mock/homes/node/contract-files.js";
+import { BadRequest } from "../mock/core/contract/validation.js";
 import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "./contract-view.js";
 import type { ExchangeRequest, Operation, RequestFacts } from "./types.js";
 

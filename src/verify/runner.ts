@@ -11,7 +11,7 @@
 //   finish             what was made for references deleted, the report built (report.ts)
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
-import { loadContract, withLimitScale, type Contract } from "../mock/contract.js";
+import { loadContract, withLimitScale, type Contract } from "../mock/homes/node/contract-files.js";
 import { CaseBuilder, type RequestCase } from "./cases.js";
 import { createChecks } from "./checks/index.js";
 import { ContractView } from "./contract-view.js";

@@ -8,7 +8,7 @@ import { checkExchange, MALFORMED_RULES } from "./checks/index.js";
 import { rawReproduction, sendRaw } from "./raw-http.js";
 import { reproduction } from "./reproduce.js";
 import type { ContractView } from "./contract-view.js";
-import { redact } from "../mock/log.js";
+import { redact } from "../mock/core/pipeline/log.js";
 import { send, TransportError, type SendOptions } from "./http.js";
 import type { ReportBuilder } from "./report.js";
 import { runKey } from "./replay.js";

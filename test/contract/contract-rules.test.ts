@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { classify, statements } from "../../scripts/lib/contract-rules-audit.js";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { contract } from "../mock/helpers.js";
 
 const table = fs.readFileSync(path.join(REPO_ROOT, "docs/contract-rules.md"), "utf8");

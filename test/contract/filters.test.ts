@@ -1,10 +1,10 @@
-// x-filter (src/filters.ts): each match as spec/README.md's table states it, the grammar lint checks, the defaults
+// x-filter (src/contract/filters.ts): each match as spec/README.md's table states it, the grammar lint checks, the defaults
 // lint suggests, and the sentence generate puts in the docs.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/paths.js";
-import { checkFilter, defaultFilter, describeFilter, filterTest, type FilterDecl } from "../../src/filters.js";
+import { checkFilter, defaultFilter, describeFilter, filterTest, type FilterDecl } from "../../src/contract/filters.js";
 
 const props = {
   name: { type: "string" },

@@ -5,7 +5,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ROOT } from "../../scripts/lib/paths.js";
-import { readIdempotency } from "../../src/idempotency.js";
+import { readIdempotency } from "../../src/contract/idempotency.js";
 import { contract } from "../mock/helpers.js";
 
 const readme = fs.readFileSync(path.join(ROOT, "spec/README.md"), "utf8");

@@ -1,4 +1,4 @@
-// The lifecycle engine (src/lifecycle.ts) on the contract's own machines: what each call answers, and a property
+// The lifecycle engine (src/contract/lifecycle.ts) on the contract's own machines: what each call answers, and a property
 // test that random sequences of calls, processing steps, time-outs and linked moves keep every machine's rules.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ import {
   type Machine,
   type Outcome,
   type Step,
-} from "../../src/lifecycle.js";
+} from "../../src/contract/lifecycle.js";
 import { doc } from "../helpers/contract.js";
 
 const machines = readLifecycles(doc);

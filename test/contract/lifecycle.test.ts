@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createAjv } from "../../scripts/lib/contract.js";
 import { renderLifecycles, renderLifecycleTable } from "../../scripts/lib/lifecycle-table.js";
-import { edges, LIFECYCLE_MARKER, NOW, readLifecycles, type Machine } from "../../src/lifecycle.js";
+import { edges, LIFECYCLE_MARKER, NOW, readLifecycles, type Machine } from "../../src/contract/lifecycle.js";
 import { deref, doc, operations } from "../helpers/contract.js";
 import { decisionsText, section } from "../helpers/spec-doc.js";
 

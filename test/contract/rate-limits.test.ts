@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { codes, section, table } from "../helpers/spec-doc.js";
 import { deref, doc, isRateLimited, operations } from "../helpers/contract.js";
-import { categoryOf, dailyLimit, minuteLimit, readPolicy } from "../../src/policy.js";
+import { categoryOf, dailyLimit, minuteLimit, readPolicy } from "../../src/contract/policy.js";
 
 const policy = readPolicy(doc);
 const num = (s: string) => Number(s.replace(/,/g, ""));

@@ -5,7 +5,7 @@
 // them disagree, a request schema requiring a readOnly property, is refused by lint (policy/readonly-in-request,
 // planted in test/toolchain/author-lint.test.ts).
 import { describe, expect, it } from "vitest";
-import { componentSchemaId, createContractAjv } from "../../src/mock/validation.js";
+import { componentSchemaId, createContractAjv } from "../../src/mock/core/contract/validation.js";
 import { deref, operations } from "../helpers/contract.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

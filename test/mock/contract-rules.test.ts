@@ -3,8 +3,8 @@
 // documented status, values derived from the request, completion that fills what a finished resource carries,
 // seeded resources that are complete and move, reverse references, and scopes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mintToken } from "../../src/mock/auth.js";
-import type { ManualScheduler } from "../../src/mock/store/scheduler.js";
+import { mintToken } from "../../src/mock/core/access/auth.js";
+import type { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
 import { call, contract, getJson, schemaErrors, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
 
 let g: TestGateway & { scheduler: ManualScheduler };

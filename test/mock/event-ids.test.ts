@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import YAML from "yaml";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { startGateway, type TestGateway } from "./helpers.js";
 
 const KEY = "pk_test_dashboard_demo";

@@ -1,4 +1,4 @@
-// The gateway answers from the contract's examples without Prism (src/mock/examples.ts), and those answers must be
+// The gateway answers from the contract's examples without Prism (src/mock/core/contract/examples.ts), and those answers must be
 // Prism's own: for every operation, every documented status, every named example and a range of Accept headers,
 // whatever examples.ts answers is compared byte for byte with what Prism (as the gateway drives it) answers. And
 // examples.ts must settle every request a frontend sends without Prefer, or with a documented code or example,
@@ -8,9 +8,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildContract, type Contract, type Route } from "../../src/mock/contract.js";
-import { ContractExamples } from "../../src/mock/examples.js";
-import { PrismBackend, type MockAnswer, type Preferences } from "../../src/mock/prism.js";
+import { buildContract, type Contract, type Route } from "../../src/mock/homes/node/contract-files.js";
+import { ContractExamples } from "../../src/mock/core/contract/examples.js";
+import { PrismBackend, type MockAnswer, type Preferences } from "../../src/mock/homes/node/prism.js";
 import { apiKey, contract, getJson, startGateway } from "./helpers.js";
 
 /** Responses whose examples exercise each rule of examples.ts. */

@@ -4,8 +4,8 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import http from "node:http";
 import { WebSocket } from "ws";
 import { createGateway, loadContract, type Gateway, type GatewayOptions, type KeyRecord } from "../../src/mock/index.js";
-import { ManualScheduler } from "../../src/mock/store/scheduler.js";
-import { componentSchemaId, createContractAjv } from "../../src/mock/validation.js";
+import { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
+import { componentSchemaId, createContractAjv } from "../../src/mock/core/contract/validation.js";
 
 export const contract = loadContract();
 export const policy = contract.policy;

@@ -3,8 +3,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { demoKeys, KeysFileError, loadKeysFile } from "../../src/mock/keys.js";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { demoKeys, KeysFileError, loadKeysFile } from "../../src/mock/core/access/keys.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { policy } from "./helpers.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-keys-"));

@@ -1,8 +1,8 @@
-// The limiter on its own: limits come from x-rate-limit-policy (through src/policy.ts), windows move with the
+// The limiter on its own: limits come from x-rate-limit-policy (through src/contract/policy.ts), windows move with the
 // injected clock, and counting is exact.
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/mock/limiter.js";
-import { categoryOf, dailyLimit, minuteLimit } from "../../src/policy.js";
+import { RateLimiter } from "../../src/mock/core/access/limiter.js";
+import { categoryOf, dailyLimit, minuteLimit } from "../../src/contract/policy.js";
 import { ManualClock, policy } from "./helpers.js";
 
 const general = policy.categories.find((c) => c.default)!;

@@ -1,10 +1,10 @@
-// docs/limits.md's table is the caps of src/mock/limits.ts: same flags, same defaults, same answers. Break either
+// docs/limits.md's table is the caps of src/mock/core/access/limits.ts: same flags, same defaults, same answers. Break either
 // and this fails, so the page cannot drift from the code (issue 22).
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, LIMIT_ROWS, LimitError, limitsFromFlags, resolveLimits } from "../../src/mock/limits.js";
-import { MAX_WEBHOOKS_PER_WORKSPACE } from "../../src/mock/webhooks.js";
+import { DEFAULT_LIMITS, LIMIT_ROWS, LimitError, limitsFromFlags, resolveLimits } from "../../src/mock/core/access/limits.js";
+import { MAX_WEBHOOKS_PER_WORKSPACE } from "../../src/mock/core/events/webhooks.js";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const doc = fs.readFileSync(path.join(ROOT, "docs/limits.md"), "utf8");

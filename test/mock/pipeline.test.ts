@@ -1,4 +1,4 @@
-// The order of src/mock/pipeline.ts, pinned by behaviour: for each stage that answers, a request that two
+// The order of src/mock/core/pipeline/pipeline.ts, pinned by behaviour: for each stage that answers, a request that two
 // neighbouring stages would both refuse gets the earlier stage's answer. Swapping two stages in pipeline.ts turns
 // the matching case red. The cases follow the list in pipeline.ts from top to bottom.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

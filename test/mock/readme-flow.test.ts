@@ -5,8 +5,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/contract.js";
-import { DEFAULT_STEP_MS } from "../../src/mock/services.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
+import { DEFAULT_STEP_MS } from "../../src/mock/core/pipeline/services.js";
 import { NPM_START_URL } from "../helpers/doc-blocks.js";
 import { runShellBlock, type Step } from "../helpers/doc-shell.js";
 import { getJson, schemaErrors, startGateway, type TestGateway } from "./helpers.js";

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 
 const run = promisify(execFile);
 let copy: string;

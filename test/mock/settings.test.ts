@@ -1,12 +1,12 @@
-// The settings table (src/mock/settings.ts, decision MC1): every flag and variable of npm start read and checked in
+// The settings table (src/mock/homes/node/settings.ts, decision MC1): every flag and variable of npm start read and checked in
 // one place, before anything starts. npm start's own refusals are in start.test.ts.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/contract.js";
-import { readSettings, SETTINGS, SettingsError } from "../../src/mock/settings.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
+import { readSettings, SETTINGS, SettingsError } from "../../src/mock/homes/node/settings.js";
 
-describe("settings: every flag and variable checked at start (src/mock/settings.ts)", () => {
+describe("settings: every flag and variable checked at start (src/mock/homes/node/settings.ts)", () => {
   it("reads each row from its flag or variable, the flag first, and refuses a bad value naming it", () => {
     expect(readSettings([], {}).stepMs).toBe(2000);
     expect(readSettings([], { MOCK_STEP_MS: "250" }).stepMs).toBe(250);

@@ -1,7 +1,7 @@
 // Issue 22, items 1 and 2: what one client can make the mock do on a shared host. Each case here failed before
 // its fix (decisions SH*): generation without bounds, quadratic forms, unknown fields by the hundred thousand.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SELF_TARGET_NOTICE } from "../../src/mock/webhooks.js";
+import { SELF_TARGET_NOTICE } from "../../src/mock/core/events/webhooks.js";
 import { createGateway, DEFAULT_JWT_SECRET, isLoopbackHost, PublicSecretError, refusePublicSecret, startSecret } from "../../src/mock/index.js";
 import { contract } from "./helpers.js";
 import { call, startGateway, startReceiver, type TestGateway } from "./helpers.js";

@@ -2,7 +2,7 @@
 // script as a child process: it comes up on a free port, prints what a newcomer needs, and stops cleanly on
 // SIGTERM, leaving no process behind, also when the SIGTERM goes to npm.
 import type BetterSqlite3 from "better-sqlite3";
-import { LIMIT_ROWS } from "../../src/mock/limits.js";
+import { LIMIT_ROWS } from "../../src/mock/core/access/limits.js";
 import { decodeJwt } from "jose";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -10,10 +10,10 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { JWT_AUDIENCE, JWT_ISSUER } from "../../src/mock/auth.js";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { JWT_AUDIENCE, JWT_ISSUER } from "../../src/mock/core/access/auth.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { ensureGenerated } from "../../scripts/start.js";
-import { SETTINGS } from "../../src/mock/settings.js";
+import { SETTINGS } from "../../src/mock/homes/node/settings.js";
 
 const FIXTURES_EXAMPLE = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml");
 /** Where the example fixtures' analysis `status` is: line and column. */

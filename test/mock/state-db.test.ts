@@ -1,7 +1,7 @@
 // The state database (state-db.ts; --state, MOCK_STATE_FILE): what the mock keeps survives a restart; every
 // acknowledged change is in the database before its answer; writes are a row per change; a bad record refuses the
 // start naming it; a JSON state file of earlier versions is migrated once (state-file.ts).
-import { DEFAULT_LIMITS } from "../../src/mock/limits.js";
+import { DEFAULT_LIMITS } from "../../src/mock/core/access/limits.js";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -9,11 +9,11 @@ import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { StateFileError } from "../../src/mock/index.js";
-import { seededKeyId } from "../../src/mock/keys.js";
-import { StateDb } from "../../src/mock/state-db.js";
-import { StateRegistry } from "../../src/mock/state-registry.js";
-import { ManualScheduler } from "../../src/mock/store/scheduler.js";
-import { Store } from "../../src/mock/store/store.js";
+import { seededKeyId } from "../../src/mock/core/access/keys.js";
+import { StateDb } from "../../src/mock/engines/sqlite/state-db.js";
+import { StateRegistry } from "../../src/mock/core/state/state-registry.js";
+import { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
+import { Store } from "../../src/mock/core/store/store.js";
 import { apiKey, call, contract, freshKey, getJson, ManualClock, startGateway, startStateful, STEP_MS } from "./helpers.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;

@@ -5,7 +5,7 @@ import { createClient } from "../../src/index.js";
 import { paginate } from "../../src/client/pagination.js";
 import { ANALYSIS_ID, call, contract, schemaErrors, startStateful, type TestGateway } from "./helpers.js";
 
-let g: TestGateway & { scheduler: import("../../src/mock/store/scheduler.js").ManualScheduler };
+let g: TestGateway & { scheduler: import("../../src/mock/core/clock/scheduler.js").ManualScheduler };
 beforeAll(async () => {
   g = await startStateful();
 });

@@ -6,7 +6,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "../../src/mock/index.js";
-import { RequestValidator } from "../../src/mock/validation.js";
+import { RequestValidator } from "../../src/mock/core/contract/validation.js";
 import { freshKey, schemaErrors, startGateway, type TestGateway } from "../mock/helpers.js";
 import { header, keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "./lib/http.js";
 import { ContractOracle } from "./lib/oracle.js";

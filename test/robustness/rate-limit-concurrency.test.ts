@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintToken, type RateLimiter } from "../../src/mock/index.js";
-import { dailyLimit, minuteLimit } from "../../src/policy.js";
+import { dailyLimit, minuteLimit } from "../../src/contract/policy.js";
 import { ANALYSIS_ID, freshKey, policy, startGateway, type TestGateway } from "../mock/helpers.js";
 import { header, rawRequest, type RawRequest, type RawResponse } from "./lib/http.js";
 import { ContractOracle } from "./lib/oracle.js";

@@ -12,7 +12,7 @@ import { createClient, unwrap, verifyWebhookSignature } from "../../src/client/i
 import { eventSourceUrl, streamAnalysisEvents } from "../../src/client/streaming.js";
 import { webSocketUrl } from "../../src/client/websocket.js";
 import { mintToken } from "../../src/mock/index.js";
-import { parseKeysFile } from "../../src/mock/keys.js";
+import { parseKeysFile } from "../../src/mock/core/access/keys.js";
 import { ANALYSIS_ID, policy, startGateway, startReceiver, type TestGateway } from "../mock/helpers.js";
 import { rawRequest, type RawResponse } from "./lib/http.js";
 

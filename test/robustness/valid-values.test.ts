@@ -3,7 +3,7 @@
 // rightly answers 422, so a "valid" case failed). Every value made for each kind of schema validates against it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { componentSchemaId, createContractAjv } from "../../src/mock/validation.js";
+import { componentSchemaId, createContractAjv } from "../../src/mock/core/contract/validation.js";
 import { fromSchema } from "./lib/cases.js";
 
 const SCHEMAS = {

@@ -4,7 +4,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
-import { bump, changesSince, PG_SCHEMA, PgRows, run, TOMBSTONE_VERSIONS } from "../../src/mock/state-pg-rows.js";
+import { bump, changesSince, PG_SCHEMA, PgRows, run, TOMBSTONE_VERSIONS } from "../../src/mock/engines/postgres/state-pg-rows.js";
 
 const skip = missingPostgres();
 const WS = "ws_PgChanges0001";

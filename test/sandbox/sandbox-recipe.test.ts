@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missing } from "../../scripts/lib/engines.js";
 import { keysFile } from "../../scripts/lib/replicas.js";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 
 const skip = missing("redis") ?? missing("haproxy");
 const DOC = fs.readFileSync(path.join(REPO_ROOT, "docs/sandbox.md"), "utf8");

@@ -2,7 +2,7 @@
 // type-checked and validated, and accepted by the simulation as its own records (fixtures).
 import { describe, expect, it } from "vitest";
 import { createFactories, FactoryError } from "../../src/testing/factories.js";
-import { createSimulation } from "../../src/mock/simulation.js";
+import { createSimulation } from "../../src/mock/homes/node/simulation.js";
 import { contract, schemaErrors } from "../mock/helpers.js";
 
 describe("factories", () => {

@@ -1,4 +1,4 @@
-// What the in-process path (createSimulation, src/mock/simulation.ts) still takes from Node's own modules, file by
+// What the in-process path (createSimulation, src/mock/homes/node/simulation.ts) still takes from Node's own modules, file by
 // file: the list in docs/architecture.md, compared with esbuild's view of what a bundle of it imports. A file that
 // stops needing a node:* module (WebCrypto for node:crypto, say) must leave the list, and no file may join it
 // unseen: the list only shrinks on purpose, towards a core that runs in a browser.
@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 
 const BUILTIN = new Set(builtinModules);
 const BEGIN = "<!-- in-process node imports: begin -->";
@@ -15,7 +15,7 @@ const END = "<!-- in-process node imports: end -->";
 
 async function actual(): Promise<string[]> {
   const r = await build({
-    entryPoints: [path.join(REPO_ROOT, "src/mock/simulation.ts")],
+    entryPoints: [path.join(REPO_ROOT, "src/mock/homes/node/simulation.ts")],
     absWorkingDir: REPO_ROOT,
     bundle: true,
     write: false,

@@ -6,7 +6,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
 import { buildSite, type SiteResult } from "../../scripts/build-site.js";
-import { readPolicy } from "../../src/policy.js";
+import { readPolicy } from "../../src/contract/policy.js";
 import { doc, operations } from "../helpers/contract.js";
 import { startGateway, type TestGateway } from "../mock/helpers.js";
 import { ARTEFACTS, authorize, launchChromium, scratchDir, serveDir, tryItOut, type Browser } from "./helpers.js";

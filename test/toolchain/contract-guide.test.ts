@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { generate } from "../../scripts/generate.js";
 import { ROOT } from "../../scripts/lib/paths.js";
-import { loadContract } from "../../src/mock/contract.js";
+import { loadContract } from "../../src/mock/homes/node/contract-files.js";
 import { getJson, startGateway } from "../mock/helpers.js";
 import { applyToScratchSpec, guide, guideSection, specBlocks } from "../helpers/guide-walkthrough.js";
 

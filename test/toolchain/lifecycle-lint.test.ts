@@ -10,7 +10,7 @@ import { stringify } from "yaml";
 import { bundleContract } from "../../scripts/lib/contract.js";
 import { ROOT } from "../../scripts/lib/paths.js";
 import { problemLines, redocly } from "../../scripts/lib/redocly.js";
-import { readLifecycles } from "../../src/lifecycle.js";
+import { readLifecycles } from "../../src/contract/lifecycle.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = any;

@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../scripts/generate.js";
 import { ROOT } from "../../scripts/lib/paths.js";
-import { loadContract, type Contract } from "../../src/mock/contract.js";
+import { loadContract, type Contract } from "../../src/mock/homes/node/contract-files.js";
 import { verify } from "../../src/verify/index.js";
 import { runShellBlock } from "../helpers/doc-shell.js";
 import { applyToScratchSpec, fencedBlocks, guideSection, specBlocks } from "../helpers/guide-walkthrough.js";

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { CASES, DONE_WHEN } from "./fixtures/defect-cases.js";
 import { DEFECTS } from "./fixtures/defective-server.js";
 

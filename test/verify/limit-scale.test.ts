@@ -2,8 +2,8 @@
 // policy the same way, so a run against such a mock waits for no window and every rate-limit rule still holds.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { withLimitScale } from "../../src/mock/index.js";
-import { readSettings } from "../../src/mock/settings.js";
-import { scalePolicy } from "../../src/policy.js";
+import { readSettings } from "../../src/mock/homes/node/settings.js";
+import { scalePolicy } from "../../src/contract/policy.js";
 import { verify } from "../../src/verify/index.js";
 import { contract, ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
 import { BUSINESS_KEY } from "./fixtures/keys.js";

@@ -1,10 +1,10 @@
-// A filter declared in the contract (`x-filter`, src/filters.ts) is what the mock applies and what verify checks:
+// A filter declared in the contract (`x-filter`, src/contract/filters.ts) is what the mock applies and what verify checks:
 // listSpeakers' `name` is a prefix filter, so `?name=Dan` answers Dana Whitfield (an exact match would answer
 // nothing), and the list-filters check reports an item the filter excludes.
 import { describe, expect, it } from "vitest";
 import { checkExchange, ContractView } from "../../src/verify/index.js";
 import { listFilters } from "../../src/verify/checks/list-filters.js";
-import { FILTER_KEY } from "../../src/filters.js";
+import { FILTER_KEY } from "../../src/contract/filters.js";
 import { contract, getJson } from "../mock/helpers.js";
 import { BUSINESS_KEY, listed, useMock } from "./helpers.js";
 

@@ -1,7 +1,7 @@
 // Issue 22: `verify` sent a key in clear to http://[::ffff:7f00:1] (127.0.0.1, IPv4-mapped), taking it for a remote
 // host. Loopback is judged by address, in any spelling (src/loopback.ts), for the verifier and the mock alike.
 import { describe, expect, it } from "vitest";
-import { isLoopbackHost } from "../../src/mock/secret.js";
+import { isLoopbackHost } from "../../src/mock/homes/node/secret.js";
 import { isLoopback, parseTarget } from "../../src/verify/index.js";
 import { queryTokensAllowed } from "../../src/verify/target.js";
 

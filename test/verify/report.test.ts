@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/contract.js";
+import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { ContractView, createChecks, groupViolations, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
 import { contract } from "../mock/helpers.js";
 import { reproduction } from "../../src/verify/reproduce.js";

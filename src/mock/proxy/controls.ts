@@ -4,11 +4,11 @@
 //   DELETE /__mock/violations            forgets them; 204
 // Guarded like POST /__mock/reset (mock-controls.ts): only clients on this machine, and no web page of another site
 // (every answer of the gateway allows any origin to read it, and the list quotes the backend's answers).
-import { json, type Reply } from "../http/reply.js";
-import type { RequestContext } from "../context.js";
-import type { Services } from "../services.js";
-import type { Outcome, Stage } from "../stage.js";
-import { MOCK_CONTROLS_PREFIX, notFromThisMachine } from "../stages/mock-controls.js";
+import { json, type Reply } from "../core/http/reply.js";
+import type { RequestContext } from "../core/pipeline/context.js";
+import type { Services } from "../core/pipeline/services.js";
+import type { Outcome, Stage } from "../core/pipeline/stage.js";
+import { MOCK_CONTROLS_PREFIX, notFromThisMachine } from "../core/stages/mock-controls.js";
 import type { Proxy } from "./proxy.js";
 
 export const VIOLATIONS_PATH = "/__mock/violations";

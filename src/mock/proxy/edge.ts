@@ -1,9 +1,9 @@
 // Proxy mode's edge checks that plain requests and WebSocket upgrades share (issue 22: the upgrade path skipped
 // them): only an origin-form target is forwarded, and at most `proxyExchanges` exchanges cross at once.
-import { json } from "../http/reply.js";
-import { CAPACITY_RETRY_AFTER_SECONDS } from "../limits.js";
-import type { Services } from "../services.js";
-import type { Stage } from "../stage.js";
+import { json } from "../core/http/reply.js";
+import { CAPACITY_RETRY_AFTER_SECONDS } from "../core/access/limits.js";
+import type { Services } from "../core/pipeline/services.js";
+import type { Stage } from "../core/pipeline/stage.js";
 import type { Proxy } from "./proxy.js";
 
 /** An absolute-form target (`GET http://host/ HTTP/1.1`) asks for a forward proxy, which this is not: 400. */

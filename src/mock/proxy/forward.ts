@@ -5,11 +5,11 @@
 // at it; nothing the judge finds changes the traffic. An upstream that cannot be reached answers 502, one that
 // does not start answering within its time 504 (the gateway's own JSON error bodies), and both are listed.
 import type http from "node:http";
-import { hasBody, lingerAfterAnswer } from "../http/body.js";
-import { send } from "../http/respond.js";
-import type { RequestContext } from "../context.js";
-import type { Services } from "../services.js";
-import { TAKEN, type Stage } from "../stage.js";
+import { hasBody, lingerAfterAnswer } from "../core/http/body.js";
+import { send } from "../core/http/respond.js";
+import type { RequestContext } from "../core/pipeline/context.js";
+import type { Services } from "../core/pipeline/services.js";
+import { TAKEN, type Stage } from "../core/pipeline/stage.js";
 import { BodyCopy } from "./body-copy.js";
 import { forwardedRequestHeaders, forwardedResponseHeaders } from "./headers.js";
 import type { Observed } from "./judge.js";

@@ -2,9 +2,9 @@
 // judge and the violation list, and the open WebSocket tunnels and event streams (cut when the gateway closes).
 import type http from "node:http";
 import type { Duplex } from "node:stream";
-import { json, type Reply } from "../http/reply.js";
-import type { LogSink } from "../log.js";
-import type { Services } from "../services.js";
+import { json, type Reply } from "../core/http/reply.js";
+import type { LogSink } from "../core/pipeline/log.js";
+import type { Services } from "../core/pipeline/services.js";
 import { Judge } from "./judge.js";
 import { relayUnparsed } from "./unparsed.js";
 import { parseUpstream, upstreamAgent, upstreamRequest, type Upstream } from "./upstream.js";

@@ -5,10 +5,10 @@
 // the handshake: the 101's status and headers, or the refusal; frames are not judged (decision X4).
 import type http from "node:http";
 import type { Duplex } from "node:stream";
-import { writeRaw } from "../http/respond.js";
-import type { RequestContext } from "../context.js";
-import type { Services } from "../services.js";
-import { TAKEN, type Stage } from "../stage.js";
+import { writeRaw } from "../core/http/respond.js";
+import type { RequestContext } from "../core/pipeline/context.js";
+import type { Services } from "../core/pipeline/services.js";
+import { TAKEN, type Stage } from "../core/pipeline/stage.js";
 import { BodyCopy } from "./body-copy.js";
 import { forwardedRequestHeaders, forwardedResponseHeaders } from "./headers.js";
 import { responseKeep, type Observed } from "./judge.js";

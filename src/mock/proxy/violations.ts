@@ -3,7 +3,7 @@
 // the verify report's shape (operationId, method, path template, status, rule, message, request) plus `seq`, a
 // number that only grows (`?since=` takes it), and `timestamp`. Secrets are redacted before anything is kept.
 import type { Violation } from "../../verify/types.js";
-import { redact, type LogSink } from "../log.js";
+import { redact, type LogSink } from "../core/pipeline/log.js";
 
 /**
  * One departure: a violation of the verify report (Y15) without `count` (each exchange is listed); `operationId` is

@@ -1,4 +1,4 @@
-// idempotency-honoured: the target keeps the contract's `Idempotency-Key` rules (x-idempotency, src/idempotency.ts).
+// idempotency-honoured: the target keeps the contract's `Idempotency-Key` rules (x-idempotency, src/contract/idempotency.ts).
 // With --allow-writes the run sends, per selected operation that takes the key, its first example with a new key,
 // the same request again, and a different valid body with the same key (`idempotencyCases`, sent in order by
 // runner.ts). The check judges any exchange that carries a key, so the gateway's proxy mode judges live traffic too:
@@ -9,7 +9,7 @@
 // kept for the MAX_KEYS latest keys (a long proxy session would otherwise grow without end); a replay is never taken
 // for a first answer (live traffic may show it first).
 import { createHash, randomUUID } from "node:crypto";
-import { readIdempotency } from "../../idempotency.js";
+import { readIdempotency } from "../../contract/idempotency.js";
 import type { CaseBuilder, Parts, RequestCase } from "../cases.js";
 import type { ContractView } from "../contract-view.js";
 import type { Check, Exchange, Operation } from "../types.js";

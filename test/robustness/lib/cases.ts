@@ -6,8 +6,8 @@
 // from the bytes it sends, not from the gateway's code.
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
-import type { Contract, Json, Route } from "../../../src/mock/contract.js";
-import { componentSchemaId, createContractAjv } from "../../../src/mock/validation.js";
+import type { Contract, Json, Route } from "../../../src/mock/homes/node/contract-files.js";
+import { componentSchemaId, createContractAjv } from "../../../src/mock/core/contract/validation.js";
 import type { RawRequest } from "./http.js";
 import type { ContractOracle, OpSpec } from "./oracle.js";
 

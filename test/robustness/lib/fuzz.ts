@@ -2,14 +2,14 @@
 // `npm run fuzz` (100,000 by default). A gateway on 127.0.0.1 with an injected clock gets the requests of
 // CaseFactory.any() one after another over a keep-alive agent; every answer is checked by ContractOracle; at the
 // end the gateway must still answer /health and its log must hold no internal error.
-import { DEFAULT_LIMITS } from "../../../src/mock/limits.js";
+import { DEFAULT_LIMITS } from "../../../src/mock/core/access/limits.js";
 import fc from "fast-check";
 import { MAX_UPLOAD_BYTES, mintToken } from "../../../src/mock/index.js";
 import { contract as defaultContract, ManualClock, startGateway } from "../../mock/helpers.js";
 import { CaseFactory, type FuzzCase, type Limits } from "./cases.js";
 import { header, keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "./http.js";
 import { ContractOracle, type OpSpec } from "./oracle.js";
-import type { Contract } from "../../../src/mock/contract.js";
+import type { Contract } from "../../../src/mock/homes/node/contract-files.js";
 
 export interface FuzzOptions {
   runs: number;

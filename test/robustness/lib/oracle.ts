@@ -4,8 +4,8 @@
 // ajv (JSON Schema 2020-12) against the declared response schema, and headers against the declared, required
 // response headers. Used by the fuzz test, `npm run fuzz`, and the other robustness tests.
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import type { Contract, Json } from "../../../src/mock/contract.js";
-import { componentSchemaId, createContractAjv } from "../../../src/mock/validation.js";
+import type { Contract, Json } from "../../../src/mock/homes/node/contract-files.js";
+import { componentSchemaId, createContractAjv } from "../../../src/mock/core/contract/validation.js";
 import { header, type RawResponse } from "./http.js";
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;

@@ -1,0 +1,132 @@
+// The event log of one resource: every event it has produced, in order, each with an id. The SSE stream and the
+// WebSocket of an analysis are views of it (replay, then follow), so they can never disagree with each other or
+// with what GET shows, which is written by the same steps. Ids increase in the order they are given out; a
+// message sent on one view only (a live session's `transcript.partial`) takes an id from the same sequence
+// without entering the log, so resuming after it works too.
+import type { Json } from "../../homes/node/contract-files.js";
+import { eventStem, type StreamEvent } from "../events/events.js";
+
+export type { StreamEvent };
+
+type Listener = (e: StreamEvent | null) => void;
+
+/**
+ * Told of every event a log appends, then of its end (null), synchronously: how a sandbox's replicas publish an
+ * analysis's events to the others (events-redis.ts). Absent in one process.
+ */
+export type LogTap = (log: EventLog, e: StreamEvent | null) => void;
+
+export class EventLog {
+  readonly events: StreamEvent[] = [];
+  private readonly seqOf = new Map<string, number>();
+  private next = 0;
+  private readonly listeners = new Set<Listener>();
+  private readonly stem: string;
+  /** The last event has been appended: nothing more will come. */
+  finished = false;
+
+  constructor(
+    readonly resourceId: string,
+    private readonly tap?: LogTap,
+  ) {
+    this.stem = eventStem(resourceId);
+  }
+
+  /** The sequence number of an id of this log (`evt_<stem>0007` → 7), or undefined when it is not one. */
+  seqOfId(id: string | null | undefined): number | undefined {
+    const prefix = `evt_${this.stem}`;
+    if (!id?.startsWith(prefix) || !/^\d+$/.test(id.slice(prefix.length))) return undefined;
+    return Number(id.slice(prefix.length));
+  }
+
+  /** A new id of this log's sequence (`evt_<stem><n>`). */
+  allocate(): string {
+    const id = `evt_${this.stem}${String(++this.next).padStart(4, "0")}`;
+    this.seqOf.set(id, this.next);
+    return id;
+  }
+
+  append(event: string, data: Json): StreamEvent {
+    if (this.finished) throw new Error(`the event log of ${this.stem} is finished`);
+    const e = { event, id: this.allocate(), data };
+    this.events.push(e);
+    for (const l of this.listeners) l(e);
+    this.tap?.(this, e);
+    return e;
+  }
+
+  /** The resource reached its end: tells the followers, who stop. */
+  finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    for (const l of [...this.listeners]) l(null);
+    this.listeners.clear();
+    this.tap?.(this, null);
+  }
+
+  /** The events after `lastEventId`; all of them when it is absent or not an id of this log. */
+  after(lastEventId: string | null | undefined): StreamEvent[] {
+    const seq = lastEventId ? this.seqOf.get(lastEventId) : undefined;
+    return seq === undefined ? [...this.events] : this.events.filter((e) => this.seqOf.get(e.id)! > seq);
+  }
+
+  /** Whether `lastEventId` is the log's last event, or later, in a finished log: a reader has had everything. */
+  hasSeenAll(lastEventId: string | null | undefined): boolean {
+    if (!this.finished || !lastEventId) return false;
+    const seq = this.seqOf.get(lastEventId);
+    const last = this.events.at(-1);
+    return seq !== undefined && last !== undefined && seq >= this.seqOf.get(last.id)!;
+  }
+
+  /** Calls `listener` with each new event, then with null when the log finishes. Returns the unsubscribe. */
+  subscribe(listener: Listener): () => void {
+    if (this.finished) {
+      listener(null);
+      return () => {};
+    }
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  snapshot(): Json {
+    return { events: this.events, next: this.next, finished: this.finished, ids: [...this.seqOf] };
+  }
+
+  static restore(resourceId: string, data: Json, tap?: LogTap): EventLog {
+    const log = new EventLog(resourceId, tap);
+    log.events.push(...data.events);
+    log.next = data.next;
+    log.finished = data.finished;
+    for (const [id, seq] of data.ids) log.seqOf.set(id, seq);
+    return log;
+  }
+}
+
+/**
+ * Replays the log after `lastEventId`, then follows it: `send` gets each event, `end` is called once when the log
+ * finishes. Returns a function that stops following (the reader left).
+ */
+export function follow(log: EventLog, lastEventId: string | null | undefined, send: (e: StreamEvent) => void, end: () => void): () => void {
+  for (const e of log.after(lastEventId)) send(e);
+  return log.subscribe((e) => (e ? send(e) : end()));
+}
+
+/**
+ * How the event streams (SSE, WebSocket) read an analysis's log: in one process the log itself (`localFeeds`); in a
+ * sandbox's replicas a shared log every replica appends to and reads (events-redis.ts), so a client on one replica
+ * sees the events of a change made through another, and resumes on a third.
+ */
+export interface EventFeeds {
+  /** The tap of every log the store makes in a workspace (publishing its events); undefined when nothing is shared. */
+  readonly tapFor?: (workspaceId: string) => LogTap;
+  /** Whether `lastEventId` is the last event of the finished log: the reader has had everything (SSE 204). */
+  hasSeenAll(workspaceId: string, log: EventLog, lastEventId: string | null): boolean | Promise<boolean>;
+  /** `follow` over the feed: replay after `lastEventId`, then live, then `end`; returns the stop. */
+  follow(workspaceId: string, log: EventLog, lastEventId: string | null, send: (e: StreamEvent) => void, end: () => void): () => void;
+}
+
+/** One process: the streams read the analysis's own log. */
+export const localFeeds: EventFeeds = {
+  hasSeenAll: (_ws, log, last) => log.hasSeenAll(last),
+  follow: (_ws, log, last, send, end) => follow(log, last, send, end),
+};

@@ -1,0 +1,34 @@
+// @avt/mock/browser: createSimulation for a browser (MSW's setupWorker, Storybook): the same core as under Node
+// (simulation-core.ts) with the contract bundled in (generated/openapi.json and .yaml, imported, not read from
+// disk) and no Node adapters: no Prism (an answer only Prism gives, `Prefer: dynamic=true`, is a 500 that says
+// so), no WebSocket server, no swagger-ui assets. Its import graph has no node:* module (test/sim/core.test.ts).
+import doc from "../../../../generated/openapi.json" with { type: "json" };
+import yamlText from "../../../../generated/openapi.yaml" with { type: "text" };
+import { buildContract, type Contract } from "../../core/contract/contract-build.js";
+import type { Platform } from "../../core/pipeline/platform.js";
+import type { PrismSource } from "../../core/contract/preferences.js";
+import { simulate, type Simulation, type SimulationOptions } from "../fetch/simulation-core.js";
+
+import { simulationHandlers } from "../fetch/msw.js";
+
+export { simulationHandlers };
+export type { Simulation, SimulationFixtures, SimulationOptions } from "../fetch/simulation-core.js";
+export type { ClockControls, FaultControls } from "../../core/controls/controls-api.js";
+
+const NO_PRISM: PrismSource = {
+  loaded: null,
+  get: () => Promise.reject(new Error("Prism is not bundled for the browser: an answer only Prism gives (Prefer: dynamic=true) needs the Node mock")),
+};
+
+export const browserPlatform: Platform = { prism: () => NO_PRISM, webSocketServer: () => null, swaggerAsset: () => undefined };
+
+let shared: Contract | null = null;
+const runtime = {
+  contract: () => (shared ??= buildContract(doc, { jsonPath: "generated/openapi.json", yamlPath: "generated/openapi.yaml", yamlBytes: Buffer.from(yamlText) })),
+  platform: browserPlatform,
+  handlers: simulationHandlers,
+};
+
+export function createSimulation(options: SimulationOptions = {}): Simulation {
+  return simulate(runtime, options);
+}

@@ -1,9 +1,0 @@
-// Stage `frozen`: every request made in a frozen workspace answers 403 (spec rule 6), on any path, after it has
-// been counted.
-import { MESSAGES } from "../auth.js";
-import type { StageFactory } from "../stage.js";
-
-export const frozen: StageFactory = () =>
-  function frozen(ctx) {
-    return ctx.principal!.frozen ? ctx.json(403, { detail: MESSAGES.frozen, error: "workspace_frozen" }) : undefined;
-  };
