@@ -10,7 +10,7 @@
 // Each case says whether it could change state if the service accepted it (`safety`): reads are GET/HEAD; a
 // request without credentials is refused before any effect; everything else is a write, sent only with
 // --allow-writes.
-import type { Json } from "../mock/homes/node/contract-files.js";
+import type { Json } from "../mock/core/contract/contract-build.js";
 import { isJsonMediaType, type ContractView } from "./contract-view.js";
 import { encodeBody, fillPath, queryString, type EncodedBody } from "./encode.js";
 import type { ValueGenerator } from "./generate.js";

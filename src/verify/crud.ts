@@ -4,7 +4,7 @@
 // path templates: a collection `P` with POST (create) and an item `P/{id}` with GET (read), and PATCH or PUT
 // (update) and DELETE if it has them. Requests are the contract's first named examples,
 // with the id the create answered. Whatever the round trip creates it deletes again, when the group can.
-import type { Json } from "../mock/homes/node/contract-files.js";
+import type { Json } from "../mock/core/contract/contract-build.js";
 import type { CaseBuilder, Parts, RequestCase } from "./cases.js";
 import type { ContractView } from "./contract-view.js";
 import type { Job } from "./schedule.js";

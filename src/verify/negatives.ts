@@ -7,7 +7,7 @@
 // `detail` item whose `loc` names the field, or the `x-status` rule's status. A candidate the validator accepts is
 // dropped (a schema keyword that does not bind, e.g. a format ajv does not know). Judged by
 // checks/negative-values.ts; bounded by a budget of cases per run (`--negative-budget`, decision Y35).
-import type { Json } from "../mock/homes/node/contract-files.js";
+import type { Json } from "../mock/core/contract/contract-build.js";
 import { BadRequest } from "../mock/core/contract/validation.js";
 import type { Parts } from "./cases.js";
 import { isJsonMediaType } from "./contract-view.js";

@@ -1,6 +1,6 @@
 // What the multi-step parts of a run share (round trips, page walks, negative cases from the contract's rules):
 // the contract, the case builder, the session and the scheduler, and a way to send one case in order.
-import type { Json } from "../mock/homes/node/contract-files.js";
+import type { Json } from "../mock/core/contract/contract-build.js";
 import type { CaseBuilder, Parts, RequestCase } from "./cases.js";
 import type { ContractView } from "./contract-view.js";
 import type { ReportBuilder } from "./report.js";

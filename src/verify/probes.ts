@@ -12,7 +12,7 @@
 // one the service leaves by itself (an analysis queued or processing) may be past it when the probe arrives. All are
 // writes (only with --allow-writes), except a GET the lifecycle restricts (`getAnalysisTranscript`), which is sent in
 // a read-only run too.
-import type { Json } from "../mock/homes/node/contract-files.js";
+import type { Json } from "../mock/core/contract/contract-build.js";
 import { holds, readLifecycles, type Machine } from "../contract/lifecycle.js";
 import type { Parts } from "./cases.js";
 import { crudGroups } from "./crud.js";

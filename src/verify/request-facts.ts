@@ -3,7 +3,7 @@
 // same facts hold for a request seen by the gateway's proxy mode. Validity is judged by the mock gateway's own
 // RequestValidator: one reading of the contract's request schemas for the gateway, the verifier and proxy mode.
 import { createHash } from "node:crypto";
-import type { Json } from "../mock/homes/node/contract-files.js";
+import type { Json } from "../mock/core/contract/contract-build.js";
 import { BadRequest } from "../mock/core/contract/validation.js";
 import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "./contract-view.js";
 import type { ExchangeRequest, Operation, RequestFacts } from "./types.js";

@@ -1,7 +1,7 @@
 // The shapes every part of the verifier shares. A check sees one exchange — the contract's operation, the request
 // as sent and the response as received — and nothing of the command line, so the gateway's proxy mode can run the
 // same checks on live traffic, one request/response pair at a time.
-import type { Route } from "../mock/homes/node/contract-files.js";
+import type { Route } from "../mock/core/contract/contract-build.js";
 import type { ValidationIssue } from "../mock/core/contract/validation.js";
 
 /** One operation of the contract, as the router of the mock gateway knows it (template, method, op, category…). */

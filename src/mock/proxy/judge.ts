@@ -12,7 +12,7 @@ import zlib from "node:zlib";
 import { checkExchange, createChecks } from "../../verify/checks/index.js";
 import { ContractView, isJsonMediaType, mediaTypeOf } from "../../verify/contract-view.js";
 import type { Check, ExchangeResponse, RequestFacts } from "../../verify/types.js";
-import type { Contract } from "../homes/node/contract-files.js";
+import type { Contract } from "../core/contract/contract-build.js";
 import type { LogSink } from "../core/pipeline/log.js";
 import { redact } from "../core/pipeline/log.js";
 import type { BodyCopy, Keep } from "./body-copy.js";

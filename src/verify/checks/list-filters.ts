@@ -3,7 +3,7 @@
 // speaker named "Marcus". The test is the one the mock applies (filterTest), read from the same declaration.
 import type { ContractView } from "../contract-view.js";
 import { FILTER_KEY, filterTest, type FilterDecl } from "../../contract/filters.js";
-import type { Json } from "../../mock/homes/node/contract-files.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
 import type { Check, Operation } from "../types.js";
 import { parseJson } from "./util.js";
 

@@ -4,7 +4,7 @@
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "../contract-view.js";
-import type { Json } from "../../mock/homes/node/contract-files.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
 import { operationPointer } from "../reproduce.js";
 import type { Check, ExchangeResponse } from "../types.js";
 import { bodyless, describeErrors, parseJson } from "./util.js";

@@ -5,7 +5,7 @@
 import { sha256Of, toHex } from "../util/digest.js";
 import type { components } from "../../../../generated/schema.js";
 import type { PlanName, RateLimitPolicy } from "../../../contract/policy.js";
-import type { Contract } from "../../homes/node/contract-files.js";
+import type { Contract } from "../contract/contract-build.js";
 import { newId } from "../events/events.js";
 import { isoSeconds, randomBase62, type Random } from "../util/ids.js";
 import { KeysFileError } from "./keys-file.js";

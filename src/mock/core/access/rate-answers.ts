@@ -3,7 +3,7 @@
 // stages that share them (stages/rate-limit.ts, stages/malformed.ts, responders/examples.ts) and serve.ts (LY1).
 import type { RateLimitPolicy } from "../../../contract/policy.js";
 import { json, type Reply } from "../http/reply.js";
-import { DependencyUnavailable } from "../../engines/redis/limiter-redis.js";
+import { DependencyUnavailable } from "../state/shared-state.js";
 import type { Decision, Limiter } from "./limiter.js";
 
 /** The verdict of the rate limiter on a request, as the headers it answers with and, when refused, its 429. */

@@ -12,7 +12,7 @@
 //                with speaker_identification
 //   signals      a `speaker_label` only with diarization and one of the transcript's; times within the media
 //   alerts       raised by a signal of the same analysis
-import type { Json } from "../../homes/node/contract-files.js";
+import type { Json } from "../contract/contract-build.js";
 import type { JsonPath } from "../state/json-file.js";
 
 /** What one record of content is checked against: its analysis and the rest of its content. */

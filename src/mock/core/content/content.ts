@@ -12,7 +12,7 @@
 //   - the summary names the title and the speakers, then the first lines.
 // The skills, identities and sentences come from the contract's examples (events.ts Templates); only the
 // choices among them and the timings come from the seed.
-import type { Json } from "../../homes/node/contract-files.js";
+import type { Json } from "../contract/contract-build.js";
 import type { Templates } from "../events/events.js";
 
 /**

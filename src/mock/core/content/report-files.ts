@@ -3,7 +3,7 @@
 // pdf, markdown and json are written directly; docx is a ZIP of three WordprocessingML parts, written here with
 // stored (uncompressed) entries: the format needs only a central directory and CRC-32, not a library. The CRC is
 // computed here (a table and a loop) rather than by node:zlib, which browsers lack (the core runs in one too).
-import type { Json } from "../../homes/node/contract-files.js";
+import type { Json } from "../contract/contract-build.js";
 
 export const REPORT_CONTENT_TYPES: Record<string, string> = {
   pdf: "application/pdf",

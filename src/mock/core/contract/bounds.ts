@@ -6,7 +6,7 @@
 //  - a JSON body may be only as large as the contract's largest JSON request can be.
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type { SchemaValidateFunction } from "ajv/dist/types/index.js";
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "./contract-build.js";
 
 /** Keywords whose values are schemas, lists of schemas, or maps of name → schema (JSON Schema 2020-12). */
 const SUBSCHEMA = new Set(["items", "contains", "not", "if", "then", "else", "additionalProperties", "propertyNames", "unevaluatedItems", "unevaluatedProperties"]);

@@ -1,6 +1,6 @@
 // The CORS headers every answer carries (any origin; every response header a browser app may read exposed to its
 // scripts), computed once from the contract by the services. Below the services and stages/cors.ts (the preflight).
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "./contract-build.js";
 import { MOCK_NOTICE_HEADER } from "../events/webhooks.js";
 
 /** Response headers a browser shows scripts without being told (the CORS-safelisted ones, Fetch §3.2.6). */

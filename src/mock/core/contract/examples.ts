@@ -10,16 +10,16 @@
 //   - the body: the example's value as JSON (a string as it is); none for 204, for null, or a response without content.
 // Anything these rules do not settle — `Prefer: dynamic=true`, an Accept none of the media types satisfies, an
 // example without a value, a status range such as `2XX`, a HEAD operation — is left to Prism (`undefined`).
-// test/mock/examples.test.ts compares every answer of every operation with Prism's.
+// test/mock/core/contract/examples.test.ts compares every answer of every operation with Prism's.
 import NegotiatorModule from "negotiator";
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "./contract-build.js";
 import type { MockAnswer, Preferences } from "./preferences.js";
 
 
 /**
  * What `accepts(req).type(types)` answers (accepts 1.3.8, Prism's negotiator): the first of `types` the Accept
  * header prefers, or false. The contract's media types are full types (`a/b`), so accepts' extension lookup never
- * applies; test/mock/examples.test.ts compares the answers with Prism's.
+ * applies; test/mock/core/contract/examples.test.ts compares the answers with Prism's.
  */
 function accepts(accept: string): { type(types: string[]): string | false } {
   const negotiator = new NegotiatorModule({ headers: { accept } });

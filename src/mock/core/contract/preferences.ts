@@ -1,7 +1,7 @@
 // What a request prefers of the contract's examples (`Prefer: code=…, example=…, dynamic=…`), the answers made from
 // them, and what the core asks of Prism (prism.ts, the Node adapter that loads @stoplight/prism-http): no Node
 // module here, so the core bundles for a browser, where answers Prism alone gives (dynamic ones) are refused.
-import type { Route } from "../../homes/node/contract-files.js";
+import type { Route } from "./contract-build.js";
 import { quote } from "../pipeline/log.js";
 
 /** What a frontend asked for with `Prefer: code=…, example=…, dynamic=…` (or Prism's `__code` query parameters). */

@@ -7,7 +7,7 @@ import addFormatsModule from "ajv-formats";
 import { fastFormats } from "ajv-formats/dist/formats.js";
 import type { IncomingHttpHeaders } from "node:http";
 import { guardArrays, jsonBodyLimit, useLinearUniqueItems } from "./bounds.js";
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "./contract-build.js";
 import { IssueCollector, pointer, toIssues, type ValidationIssue } from "./issues.js";
 import { DEFAULT_LIMITS } from "../access/limits.js";
 import { quote, withoutExcerpt } from "../pipeline/log.js";

@@ -18,7 +18,7 @@
 // Rules are checked when set: an unknown operationId, a status or scenario the operation or resource does not
 // have, a resource id no collection's ids look like, each answer 400 naming the field.
 import { Ajv2020 } from "ajv/dist/2020.js";
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "../contract/contract-build.js";
 import type { StoreModel, CollectionModel } from "../store/model.js";
 import { array, object, SnapshotError } from "../state/snapshot.js";
 import type { MockState } from "../state/state.js";

@@ -26,7 +26,7 @@
 import { LineCounter, parseDocument, type Node } from "yaml";
 import { stateFields } from "../../../contract/lifecycle.js";
 import type { RateLimitPolicy } from "../../../contract/policy.js";
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import type { JsonPath, JsonSource } from "../state/json-file.js";
 import { checkKeys } from "../access/keys-file.js";
 import { readTextFile } from "../state/text-file.js";

@@ -4,7 +4,7 @@
 //     writes each event into the analysis's event log;
 //   - the stateless mock (`--stateless`), whose SSE stream and WebSockets play a fixed script (EventScripts).
 import { sleep } from "../util/sleep.js";
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import type { Random } from "../util/ids.js";
 
 export interface StreamEvent {

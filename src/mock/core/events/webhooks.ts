@@ -12,7 +12,7 @@
 import { hmacSha256, toHex } from "../util/digest.js";
 import { isLoopbackAddress } from "../../../loopback.js";
 import type { components } from "../../../../generated/schema.js";
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import { newId } from "./events.js";
 import { isoSeconds, randomBase62, type Random } from "../util/ids.js";
 import { systemClock, type Clock } from "../access/limiter.js";
@@ -31,7 +31,7 @@ export const NOT_LOOPBACK_NOTICE = "Stored but never called: the mock delivers w
 
 /**
  * Webhooks one workspace may have. The contract says it in words only (createWebhook: "A workspace has at most 20
- * webhooks; creating a 21st answers 409"); test/mock/webhooks.test.ts checks this number against those words.
+ * webhooks; creating a 21st answers 409"); test/mock/core/events/webhooks.test.ts checks this number against those words.
  */
 export const MAX_WEBHOOKS_PER_WORKSPACE = 20;
 

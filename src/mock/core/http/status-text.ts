@@ -1,4 +1,4 @@
-// HTTP reason phrases by status (as node:http's STATUS_CODES has them, which test/sim/core.test.ts compares), for the
+// HTTP reason phrases by status (as node:http's STATUS_CODES has them, which test/mock/homes/browser/core.test.ts compares), for the
 // in-process Response's statusText and raw answers, without node:http: the core runs in a browser too.
 export const STATUS_TEXT: Readonly<Record<number, string>> = {
   100: "Continue",

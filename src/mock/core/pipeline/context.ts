@@ -4,7 +4,7 @@
 import type http from "node:http";
 import type { Duplex } from "node:stream";
 import type { AuthResult, Principal } from "../access/auth.js";
-import type { Route, RouteMatch } from "../../homes/node/contract-files.js";
+import type { Route, RouteMatch } from "../contract/contract-build.js";
 import { json, type Reply } from "../http/reply.js";
 import type { Decision } from "../access/limiter.js";
 import type { Preferences } from "../contract/preferences.js";

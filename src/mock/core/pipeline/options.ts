@@ -1,7 +1,7 @@
 // The gateway's options (createGateway's argument): the settings of a run, as types only. Below the gateway, the
 // services and the stages, so each of them can read the options without importing the gateway (decision LY1).
 import type { Random } from "../util/ids.js";
-import type { Contract } from "../../homes/node/contract-files.js";
+import type { Contract } from "../contract/contract-build.js";
 import type { KeyRecord } from "../access/key-record.js";
 import type { Latency } from "./latency.js";
 import type { Limits } from "../access/limits.js";

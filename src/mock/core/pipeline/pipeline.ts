@@ -39,7 +39,7 @@
 //   (each answers its operations whole: nothing after it sees them, unless Prefer asks)
 //              examples            the contract's examples     always answers
 //
-// The two lists above belong to the core (no node:* module, test/sim/core.test.ts): the in-process simulation, in a
+// The two lists above belong to the core (no node:* module, test/mock/homes/browser/core.test.ts): the in-process simulation, in a
 // browser too, runs `httpPipeline`. The lists below need sockets (ws, the upstream's connections), so they are in
 // node-pipelines.ts, for the Node server only.
 //

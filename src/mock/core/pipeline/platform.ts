@@ -1,6 +1,6 @@
 // What the core asks of the runtime it runs on, given to buildServices: the Node adapters (node-platform.ts:
 // Prism loaded from node_modules, ws's WebSocket server, swagger-ui-dist's files on disk) or the browser's
-// (browser.ts: none of them). The core itself imports no node:* module (test/sim/core.test.ts).
+// (browser.ts: none of them). The core itself imports no node:* module (test/mock/homes/browser/core.test.ts).
 import type { WebSocketServer } from "ws";
 import type { PrismSource } from "../contract/preferences.js";
 

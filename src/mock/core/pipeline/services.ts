@@ -5,7 +5,7 @@ import { FileLinks } from "../content/file-links.js";
 import { sleep } from "../util/sleep.js";
 import type { WebSocket, WebSocketServer } from "ws";
 import { Authenticator, jwtSecretFromEnv } from "../access/auth.js";
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import type { RequestContext } from "./context.js";
 import { EventScripts } from "../events/events.js";
 import type { GatewayOptions } from "./options.js";
@@ -15,10 +15,7 @@ import { defaultScope, scopeCeiling, OAuthTokens } from "../access/oauth.js";
 import { StateRegistry } from "../state/state-registry.js";
 import { checkLatency } from "./latency.js";
 import { RateLimiter, systemClock, type Clock, type Limiter } from "../access/limiter.js";
-import { RedisRateLimiter } from "../../engines/redis/limiter-redis.js";
-import { RedisClockShare } from "../../engines/redis/clock-redis.js";
 import type { SharedState } from "../state/shared-state.js";
-import type { Redis as RedisClient } from "ioredis";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "../contract/examples.js";
 import type { Platform } from "./platform.js";
@@ -26,7 +23,7 @@ import type { PrismSource } from "../contract/preferences.js";
 import { corsHead } from "../contract/cors-head.js";
 import { timerScheduler } from "../clock/scheduler.js";
 import { Store } from "../store/store.js";
-import { SimulatedTime } from "../clock/simulated.js";
+import { SimulatedTime, type ClockShare } from "../clock/simulated.js";
 import { Faults } from "../controls/faults.js";
 import { loadFixtures, parseFixtures } from "../controls/fixtures.js";
 import { readModel } from "../store/model.js";
@@ -44,8 +41,8 @@ export interface Services {
   readonly keys: KeyStore;
   readonly auth: Authenticator;
   readonly limiter: Limiter;
-  /** The Redis replicas share (`--redis`): rate-limit counters (decision SB1); null for a single process. */
-  readonly redis: RedisClient | null;
+  /** What /health reports of the engines replicas share besides PostgreSQL (`--redis`: `{redis: "ok"}`); null in one process. */
+  readonly engineHealth: (() => Record<string, "ok" | "down">) | null;
   /** How the event streams read an analysis's log: its own in one process, a Redis Stream in replicas (SB10). */
   readonly feeds: EventFeeds;
   /** The state shared with other replicas (`--state postgres://…`, state-pg.ts), set before the pipeline is built; null otherwise. */
@@ -67,7 +64,7 @@ export interface Services {
   /** The store's simulated clock and the scheduler that reads it: paused, resumed, stepped by `/__mock/clock`. */
   readonly time: SimulatedTime;
   /** The clock shared by replicas (`--redis`, decision SB12); null in one process. */
-  readonly clockShare: RedisClockShare | null;
+  readonly clockShare: ClockShare | null;
   /** The fault rules of `/__mock/faults`. */
   readonly faults: Faults;
   /** ws's server for upgrades (null in-process, where no socket is opened). */
@@ -106,7 +103,12 @@ export const DEFAULT_STEP_MS = 2000;
  * this file, so the in-process simulation's path never loads a database or network client (docs/architecture.md).
  */
 export interface Engines {
-  redis?: RedisClient | null;
+  /** The rate limiter replicas share (engines/redis/limiter-redis.ts), made over the policy and the clock; the process's own when absent. */
+  limiter?: (policy: RateLimitPolicy, clock: Clock) => Limiter;
+  /** The simulated clock's state shared by replicas (engines/redis/clock-redis.ts), over this process's SimulatedTime. */
+  clockShare?: (time: SimulatedTime) => ClockShare;
+  /** What /health reports of those engines, by name. */
+  health?: () => Record<string, "ok" | "down">;
   /** The event fan-out replicas share (events-redis.ts); the analysis's own log when absent. */
   feeds?: EventFeeds;
   /** Claims a delivery for this replica, once across all (redis.ts `onceAcrossReplicas`, decision SB13). */
@@ -146,10 +148,9 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     random: opts.random,
   });
   const stateless = opts.stateless ?? false;
-  const redis = engines.redis ?? null;
   const time = new SimulatedTime(clock, opts.scheduler ?? timerScheduler);
   const feeds = engines.feeds ?? localFeeds;
-  const clockShare = redis ? new RedisClockShare(redis, time) : null;
+  const clockShare = engines.clockShare?.(time) ?? null;
   let faults: Faults | undefined;
   const store = new Store({
     contract,
@@ -173,8 +174,8 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     clock,
     keys,
     auth,
-    limiter: redis ? new RedisRateLimiter(policy, redis, clock, undefined, (v) => clockShare!.seen(v)) : new RateLimiter(policy, clock),
-    redis,
+    limiter: engines.limiter?.(policy, clock) ?? new RateLimiter(policy, clock),
+    engineHealth: engines.health ?? null,
     feeds,
     shared: null,
     validator: new RequestValidator(contract, limits),

@@ -9,7 +9,7 @@
 //
 // Stages are made once per gateway by a factory given the shared services (services.ts), so whatever a stage
 // prepares (a header list, a set of operations) is made at start-up, never per request.
-import type { Route } from "../../homes/node/contract-files.js";
+import type { Route } from "../contract/contract-build.js";
 import type { RequestContext } from "./context.js";
 import type { Reply } from "../http/reply.js";
 import type { Services } from "./services.js";

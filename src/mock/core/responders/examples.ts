@@ -2,7 +2,7 @@
 // contract's examples. examples.ts reads them straight from the contract, as Prism would serve them; only what
 // that does not settle (`Prefer: dynamic=true`, an Accept no documented media type satisfies, …) goes to Prism,
 // which is loaded then, on first need. Always answers.
-import type { Json, Route } from "../../homes/node/contract-files.js";
+import type { Json, Route } from "../contract/contract-build.js";
 import type { RequestContext } from "../pipeline/context.js";
 import { redact } from "../pipeline/log.js";
 import type { Reply } from "../http/reply.js";

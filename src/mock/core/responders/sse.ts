@@ -6,7 +6,7 @@
 // the replay. In the stateless mock it plays a fixed script (events.ts), one event every `streamIntervalMs`.
 // Prefer asking for another response or a named example leaves the answer to the examples.
 import type { ServerResponse } from "node:http";
-import type { Route } from "../../homes/node/contract-files.js";
+import type { Route } from "../contract/contract-build.js";
 import { newId, play, resumeAfter, sseMessage, type StreamEvent } from "../events/events.js";
 import type { RequestContext } from "../pipeline/context.js";
 import type { Reply } from "../http/reply.js";

@@ -2,7 +2,7 @@
 // are answered from the workspace's store: creates keep what was sent, reads show what was written, lists page
 // through it, lifecycles move it. A `Prefer` asking for another response or a named example, and operations the
 // store does not keep (`/v1/query`, health), are left to the examples.
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import type { Reply } from "../http/reply.js";
 import { COMPLETION_KEY } from "../store/completion.js";
 import { handle } from "../store/ops.js";

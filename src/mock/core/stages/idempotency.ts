@@ -16,7 +16,7 @@
 // connection closes first.
 import { sha256Of, toBase64Url } from "../util/digest.js";
 import { readIdempotency, storedStatus, type IdempotencyPolicy } from "../../../contract/idempotency.js";
-import type { Route } from "../../homes/node/contract-files.js";
+import type { Route } from "../contract/contract-build.js";
 import type { RequestContext } from "../pipeline/context.js";
 import type { Reply } from "../http/reply.js";
 import { quote } from "../pipeline/log.js";

@@ -2,7 +2,6 @@
 // HEAD; 405 with `Allow` to any other method): /health and /healthz (the gateway's health, 503 while draining), /openapi.yaml (the bytes of
 // generated/openapi.yaml), /swagger.html and its assets under /swagger-ui/, and / (a redirect to the viewer).
 import { json, type Reply } from "../http/reply.js";
-import { redisHealth } from "../../engines/redis/limiter-redis.js";
 import { DEPENDENCY_RETRY_AFTER_SECONDS } from "../access/rate-answers.js";
 import type { Services } from "../pipeline/services.js";
 import type { StageFactory } from "../pipeline/stage.js";
@@ -41,16 +40,15 @@ function health(s: Services): Reply {
   const now = s.clock.now();
   // A replica that cannot reach an engine it needs is down for its load balancer, which routes around it until
   // the connection is back (decision SB2).
-  const redis = s.redis ? redisHealth(s.redis) : null;
   const postgres = s.shared?.health() ?? null;
-  const down = s.live.draining || redis === "down" || postgres === "down";
-  const dependencies = { ...(redis ? { redis } : {}), ...(postgres ? { postgres } : {}) };
+  const dependencies = { ...s.engineHealth?.(), ...(postgres ? { postgres } : {}) };
+  const down = s.live.draining || Object.values(dependencies).includes("down");
   const body = {
     status: down ? "down" : "ok",
     service: "gateway",
     uptime_seconds: Math.max(0, Math.floor((now - s.live.startedAt) / 1000)),
     checked_at: new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z"),
-    ...(redis || postgres ? { dependencies } : {}),
+    ...(Object.keys(dependencies).length ? { dependencies } : {}),
   };
   return json(down ? 503 : 200, body, { "Cache-Control": "no-store", ...(down && !s.live.draining ? { "Retry-After": String(DEPENDENCY_RETRY_AFTER_SECONDS) } : {}) });
 }

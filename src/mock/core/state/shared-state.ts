@@ -15,3 +15,13 @@ export interface SharedState {
   /** `ok` while the database answers, `down` when the last attempt to reach it failed. */
   health(): "ok" | "down";
 }
+
+/** A shared engine (Redis, PostgreSQL) failed or timed out: the request is answered 503 (`dependencyUnavailable`), nothing counted. */
+export class DependencyUnavailable extends Error {
+  constructor(
+    readonly dependency: "redis" | "postgres",
+    cause: unknown,
+  ) {
+    super(`${dependency} is unreachable: ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}

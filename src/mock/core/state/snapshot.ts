@@ -1,7 +1,7 @@
 // Reading a snapshot back (MockState.restore): small checks that say where in the snapshot a value is wrong, so
 // a hand-edited or damaged state file is refused with the file, line and column of the bad value (state-file.ts).
 import type { Ajv2020 } from "ajv/dist/2020.js";
-import type { Contract } from "../../homes/node/contract-files.js";
+import type { Contract } from "../contract/contract-build.js";
 import type { JsonPath } from "./json-file.js";
 import { componentSchemaId, createContractAjv } from "../contract/validation.js";
 

@@ -16,7 +16,7 @@
 //     written it.
 import type { Random } from "../util/ids.js";
 import { isTerminal, type Machine, type Step } from "../../../contract/lifecycle.js";
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import { mediaContent, seededText, transcriptContent, type ContentRequest, type MediaContent } from "../content/content.js";
 import { freshIds, mediaOrder, newId, PROCESSING_START_PROGRESS, withProgress, type Item, type Templates } from "../events/events.js";
 import { applies, completionOf, detectLanguage, promises, sentences, summaryOf } from "./completion.js";

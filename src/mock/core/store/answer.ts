@@ -1,6 +1,6 @@
 // What an operation of the store is asked and answers, and the answer to a list request. Below ops.ts, handlers.ts
 // and derived.ts, which all answer with it (decision LY2).
-import type { Route } from "../../homes/node/contract-files.js";
+import type { Route } from "../contract/contract-build.js";
 import { page, pageJson, ListError } from "./lists.js";
 import type { Rec } from "./records.js";
 import { StoreError, type Store } from "./store.js";

@@ -5,7 +5,7 @@
 // the server's fields: a new key with the collection's prefix, the workspace, the parent, `created_at`,
 // `updated_at` and every other required time nobody sent (`requested_at`, `joined_at`) set to now.
 import type { Random } from "../util/ids.js";
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "../contract/contract-build.js";
 import { newId } from "../events/events.js";
 import { requestSchemaOf } from "./derive.js";
 import type { CollectionModel } from "./model.js";
@@ -129,7 +129,7 @@ export function buildRecord(contract: Contract, route: Route | null, coll: Colle
  * The properties of each created resource that still take the create example's value when a request leaves them
  * out (the last resort of `initial`): required, not server-set, not the lifecycle's state, with no `default`,
  * `x-derived` value or conditional default in the request schema, not nullable and with no empty value. Listed by
- * test/mock/example-fallbacks.test.ts, so each one is a decision, not an accident.
+ * test/mock/core/contract/example-fallbacks.test.ts, so each one is a decision, not an accident.
  */
 export function exampleFallbacks(contract: Contract, collections: Iterable<CollectionModel>, creates: Iterable<[Route, CollectionModel]>): string[] {
   const out = new Set<string>();

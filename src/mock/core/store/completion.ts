@@ -12,7 +12,7 @@ import { FileLinks } from "../content/file-links.js";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { COMPLETION_KEY, type FILLERS } from "../../../contract/contract-rules.js";
 import type { Step } from "../../../contract/lifecycle.js";
-import type { Json } from "../../homes/node/contract-files.js";
+import type { Json } from "../contract/contract-build.js";
 import type { ResourceHooks } from "./driver.js";
 import type { StoreModel } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";

@@ -9,7 +9,7 @@
 //   referenced         `property` of the `schema` resource whose id the field holds
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { DERIVED_KEY, type DERIVERS } from "../../../contract/contract-rules.js";
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import { bytesReceived } from "../http/body.js";
 import { uploadedFiles, type UploadedFile } from "../contract/validation.js";
 

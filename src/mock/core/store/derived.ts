@@ -1,7 +1,7 @@
 // Agent monitoring (`/v1/agent-monitoring/agents`) is not stored: it is derived, as the contract's AgentHealth
 // describes field by field, from the workspace's agents, their runs and the runs' approvals, so it always agrees
 // with them. A hand-written exception: the rules are prose in the schema's descriptions.
-import type { Json, Route } from "../../homes/node/contract-files.js";
+import type { Json, Route } from "../contract/contract-build.js";
 import type { CollectionModel } from "./model.js";
 import { listAnswer, type StoreAnswer, type StoreRequest } from "./answer.js";
 import { Rec, type WorkspaceData } from "./records.js";

@@ -4,7 +4,7 @@
 // a state; what a resource does besides (an analysis's event log and content) is its ResourceHooks'.
 import { followers, initialFields, nextAsync, onExternal, onLinked, onOperation, take, timeouts, type Machine, type Outcome, type Step } from "../../../contract/lifecycle.js";
 import type { Clock } from "../access/limiter.js";
-import type { Json } from "../../homes/node/contract-files.js";
+import type { Json } from "../contract/contract-build.js";
 import type { StoreModel } from "./model.js";
 import { Rec, type WorkspaceData } from "./records.js";
 import type { Scheduler } from "../clock/scheduler.js";

@@ -1,5 +1,5 @@
 // The exceptions: what no path template, verb or schema says, written per resource. Each says why.
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import { derivedFields, type DeriveInput } from "./derive.js";
 import { newId } from "../events/events.js";
 import { getAgentHealth, listAgentHealth } from "./derived.js";

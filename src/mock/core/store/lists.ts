@@ -4,7 +4,7 @@
 // without `x-filter` (`window`) filters nothing: filters are declared, never inferred from names (lint states the
 // default a name suggests). Newest first; the last page says `has_more: false` and `next_cursor: null`.
 import { FILTER_KEY, filterTest, type FilterDecl } from "../../../contract/filters.js";
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "../contract/contract-build.js";
 import type { CollectionModel } from "./model.js";
 import { insertionIndex, type Position, type Rec } from "./records.js";
 

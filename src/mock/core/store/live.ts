@@ -4,7 +4,7 @@
 // completes it, `cancel` takes the edge of the analysis's DELETE (decision LC9), and a session that ends otherwise
 // (idle, an unreadable frame, the client leaving) takes the processing's error outcome, the reason as its message.
 import { nextAsync, type Step } from "../../../contract/lifecycle.js";
-import type { Json, Route } from "../../homes/node/contract-files.js";
+import type { Json, Route } from "../contract/contract-build.js";
 import { partialOf, type Item, type LiveOptions, type LiveScript, type StreamEvent } from "../events/events.js";
 import { buildRecord, sentFields } from "./build.js";
 import type { Store } from "./store.js";

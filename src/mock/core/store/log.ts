@@ -3,7 +3,7 @@
 // with what GET shows, which is written by the same steps. Ids increase in the order they are given out; a
 // message sent on one view only (a live session's `transcript.partial`) takes an id from the same sequence
 // without entering the log, so resuming after it works too.
-import type { Json } from "../../homes/node/contract-files.js";
+import type { Json } from "../contract/contract-build.js";
 import { eventStem, type StreamEvent } from "../events/events.js";
 
 export type { StreamEvent };

@@ -17,7 +17,7 @@
 // Everything else (`/v1/query`, `/v1/text/analyze`, health, a create answering a schema with more than the item,
 // such as a key with its secret) is not stored: the contract's examples answer it.
 import { machinesByOperation, readLifecycles, type Machine } from "../../../contract/lifecycle.js";
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "../contract/contract-build.js";
 
 export interface ParentModel {
   /** The path parameter naming the parent (`analysis_id`). */

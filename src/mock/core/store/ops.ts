@@ -2,7 +2,7 @@
 // few exceptions of handlers.ts. Before its own work, an operation on a resource with a lifecycle asks the
 // lifecycle: 409 where `requires` forbids it, a transition applied first where one is listed (`cancelRun` answers
 // the canceled run; `deleteAnalysis` cancels a running analysis, then deletes it).
-import type { Json } from "../../homes/node/contract-files.js";
+import type { Json } from "../contract/contract-build.js";
 import { buildRecord, mergeFields, sentFields, touch } from "./build.js";
 import { adaptCreate, handlers } from "./handlers.js";
 import { json, listAnswer, type StoreAnswer, type StoreRequest } from "./answer.js";

@@ -11,7 +11,7 @@
 //                as Maps and Sets. A field is written when its JSON differs from what was written last.
 //   entry row    workspace, field name, key, JSON: a field that grows with history (remembered Idempotency-Key
 //                answers) is a RowMap (row-map.ts), a row per key, written per key set or deleted (decision DB11).
-import type { Contract, Json } from "../../homes/node/contract-files.js";
+import type { Contract, Json } from "../contract/contract-build.js";
 import type { JsonPath } from "../state/json-file.js";
 import { RowMap, type RowChange } from "../state/row-map.js";
 import { componentCheck, SnapshotError } from "../state/snapshot.js";

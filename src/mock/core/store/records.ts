@@ -2,7 +2,7 @@
 // order (newest first by the collection's time property; collections without one keep the order records were
 // added in), so a page is a slice, never a sort. A record keeps its serialised JSON until it changes.
 import { IdempotencyRecords } from "./idempotency-records.js";
-import type { Json } from "../../homes/node/contract-files.js";
+import type { Json } from "../contract/contract-build.js";
 import type { EventLog } from "./log.js";
 import type { ChildModel, CollectionModel } from "./model.js";
 import type { Cancel } from "../clock/scheduler.js";

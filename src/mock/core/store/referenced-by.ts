@@ -2,7 +2,7 @@
 // answers 409 while a record of another collection names this one in `property` (and is in one of `states`,
 // when given). `deleteAgent` while a queued run names the agent; `deleteSkill` while a use case lists the skill.
 // Read from the contract once per operation; nothing here is per resource.
-import type { Json, Route } from "../../homes/node/contract-files.js";
+import type { Json, Route } from "../contract/contract-build.js";
 import type { CollectionModel, StoreModel } from "./model.js";
 import type { Rec, WorkspaceData } from "./records.js";
 import { nameOf, StoreError } from "./store.js";

@@ -2,7 +2,7 @@
 // create, each must name a resource of the workspace (400 otherwise) and, where the contract lists states, be in
 // one of them (409 otherwise). Read from the contract once per operation; nothing here is per resource.
 import { checkReference, REFERENCES_KEY, type ReferenceFacts } from "../../../contract/lifecycle-check.js";
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "../contract/contract-build.js";
 import type { StoreModel as Model } from "./model.js";
 import type { WorkspaceData } from "./records.js";
 import { nameOf, StoreError } from "./store.js";

@@ -5,7 +5,7 @@
 //   - a list: `empty` (an empty page);
 //   - an event stream: `stream_error` (the stream ends with an `error` event after what it has replayed).
 // An unknown name answers 400 listing the operation's names.
-import type { Json, Route } from "../../homes/node/contract-files.js";
+import type { Json, Route } from "../contract/contract-build.js";
 import type { Machine } from "../../../contract/lifecycle.js";
 import type { StoreModel } from "./model.js";
 import type { WorkspaceData } from "./records.js";

@@ -2,7 +2,7 @@
 // named examples of its item GET (default first), then the items of its list examples; a record seen twice keeps
 // its first version, so a list item and its GET agree. Example ids are kept, so the ids the docs and examples
 // show work in every workspace; only the examples' workspace id becomes the workspace's own.
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "../contract/contract-build.js";
 import { applies, completionOf, summaryOf } from "./completion.js";
 import type { CollectionModel, StoreModel } from "./model.js";
 

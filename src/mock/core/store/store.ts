@@ -4,7 +4,7 @@
 // (analysis.ts). Implements MockState: reset, snapshot and restore.
 import type { Random } from "../util/ids.js";
 import { FileLinks } from "../content/file-links.js";
-import type { Contract, Json, Route } from "../../homes/node/contract-files.js";
+import type { Contract, Json, Route } from "../contract/contract-build.js";
 import { readTemplates, type Templates } from "../events/events.js";
 import type { Clock } from "../access/limiter.js";
 import type { MockState } from "../state/state.js";

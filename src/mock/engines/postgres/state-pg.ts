@@ -15,8 +15,8 @@
 //   lost       a request that needs the database answers 503 dependency_unavailable; /health says
 //              `dependencies.postgres: down`; pg's Pool connects again by itself (SB9).
 import type pg from "pg";
-import type { Contract } from "../../homes/node/contract-files.js";
-import { DependencyUnavailable } from "../redis/limiter-redis.js";
+import type { Contract } from "../../core/contract/contract-build.js";
+import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import { redact } from "../../core/pipeline/log.js";
 import { merge3 } from "./merge-json.js";
 import { optionalPeer } from "../optional-peer.js";

@@ -9,7 +9,8 @@
 // themselves (`refresh`), as they are not counted.
 import type { Redis as RedisClient } from "ioredis";
 import type { ClockShare, SharedClock, SimulatedTime } from "../../core/clock/simulated.js";
-import { CLOCK_KEY, DependencyUnavailable } from "./limiter-redis.js";
+import { CLOCK_KEY } from "./limiter-redis.js";
+import { DependencyUnavailable } from "../../core/state/shared-state.js";
 
 const PUBLISH = `
 local v = redis.call('HINCRBY', KEYS[1], 'v', 1)

@@ -17,7 +17,7 @@
 //   last event; a replica asked for an analysis whose stream is missing (never published from there, expired, or lost with a
 //   restarted Redis) publishes its copy whole.
 import type { Redis as RedisClient } from "ioredis";
-import { DependencyUnavailable } from "./limiter-redis.js";
+import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import type { EventFeeds, EventLog, LogTap, StreamEvent } from "../../core/store/log.js";
 
 const APPEND = `

@@ -12,6 +12,7 @@
 // Redis unreachable: commands fail at once (no offline queue), and the stage answers 503 `dependency_unavailable`
 // with Retry-After; ioredis reconnects by itself, and the next request after that is counted again.
 import type { Redis as RedisClient } from "ioredis";
+import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import type { CategoryRule, RateLimitPolicy } from "../../../contract/policy.js";
 import { DAY_MS, RateLimiter, limitsOf, minuteBucket, verdict, type Clock, type Decision, type Limiter, type Subject } from "../../core/access/limiter.js";
 
@@ -39,16 +40,6 @@ return {m, k, d, ex, v}
 
 /** Extra life of a window's key past its end, so a replica whose clock is a little behind still finds it. */
 const SLACK_MS = 60_000;
-
-/** A Redis connection failed or timed out: the request is answered 503 (`dependencyUnavailable`), nothing counted. */
-export class DependencyUnavailable extends Error {
-  constructor(
-    readonly dependency: "redis" | "postgres",
-    cause: unknown,
-  ) {
-    super(`${dependency} is unreachable: ${cause instanceof Error ? cause.message : String(cause)}`);
-  }
-}
 
 type Counts = [number, number, number, number, number];
 interface Scripted {

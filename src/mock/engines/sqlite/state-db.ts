@@ -17,7 +17,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import type { Contract } from "../../homes/node/contract-files.js";
+import type { Contract } from "../../core/contract/contract-build.js";
 import { optionalPeer } from "../optional-peer.js";
 import { StateFile, StateFileError } from "./state-file.js";
 import { checkWritable, lockState, type StateLock } from "./state-lock.js";

@@ -1,7 +1,7 @@
 // @avt/mock/browser: createSimulation for a browser (MSW's setupWorker, Storybook): the same core as under Node
 // (simulation-core.ts) with the contract bundled in (generated/openapi.json and .yaml, imported, not read from
 // disk) and no Node adapters: no Prism (an answer only Prism gives, `Prefer: dynamic=true`, is a 500 that says
-// so), no WebSocket server, no swagger-ui assets. Its import graph has no node:* module (test/sim/core.test.ts).
+// so), no WebSocket server, no swagger-ui assets. Its import graph has no node:* module (test/mock/homes/browser/core.test.ts).
 import doc from "../../../../generated/openapi.json" with { type: "json" };
 import yamlText from "../../../../generated/openapi.yaml" with { type: "text" };
 import { buildContract, type Contract } from "../../core/contract/contract-build.js";

@@ -6,7 +6,7 @@
 // is read-only and loaded once per process.
 import { stringify } from "yaml";
 import type { HttpHandler } from "msw";
-import type { Contract } from "../node/contract-files.js";
+import type { Contract } from "../../core/contract/contract-build.js";
 import { mockControls, type ClockControls, type FaultControls } from "../../core/controls/controls-api.js";
 import { inProcessFetch, type InProcessFetch, type RequestHandler } from "./in-process.js";
 import type { KeyRecord } from "../../core/access/key-record.js";

@@ -9,8 +9,19 @@ import { buildContract, ContractLoadError, type Contract, type Json } from "../.
 
 export * from "../../core/contract/contract-build.js";
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/**
+ * The folder that holds generated/openapi.json above this module: the repository under tsx, the package's root in
+ * its bundle (lib/mock/*.js). Found by looking up, so it holds at any depth the source or the bundle puts this file.
+ */
+export const REPO_ROOT = findRoot(path.dirname(fileURLToPath(import.meta.url)));
 export const DEFAULT_GENERATED_DIR = path.join(REPO_ROOT, "generated");
+
+function findRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "generated", "openapi.json"))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, "../../../.."); // none: loadContract names the missing file
+  }
+}
 
 /** Loads generated/openapi.json and generated/openapi.yaml from `dir`. */
 export function loadContract(dir = DEFAULT_GENERATED_DIR): Contract {

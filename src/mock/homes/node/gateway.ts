@@ -13,6 +13,8 @@ import { createHttpServer, listen } from "./http-server.js";
 import type { KeyStore } from "../../core/access/keys.js";
 import { connectRedis, onceAcrossReplicas, redisReady } from "../../engines/redis/redis.js";
 import { RedisEventFeeds } from "../../engines/redis/events-redis.js";
+import { RedisClockShare } from "../../engines/redis/clock-redis.js";
+import { RedisRateLimiter, redisHealth } from "../../engines/redis/limiter-redis.js";
 import { DRAINING } from "../../core/responders/sse.js";
 import type { Limiter } from "../../core/access/limiter.js";
 import type { Store } from "../../core/store/store.js";
@@ -66,10 +68,17 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   if (opts.upstream) refuseMockSettings(opts as Record<string, unknown>);
   const redis = opts.redisUrl ? connectRedis(opts.redisUrl) : null;
   const feeds = redis ? new RedisEventFeeds(redis) : null;
+  let clockShare: RedisClockShare | null = null;
   const s = buildServices({ ...opts, contract: opts.contract ?? loadContract(opts.generatedDir ?? DEFAULT_GENERATED_DIR) }, nodePlatform, {
-    redis,
     feeds: feeds ?? undefined,
     claim: redis ? (key) => onceAcrossReplicas(redis, key) : undefined,
+    ...(redis
+      ? {
+          clockShare: (time) => (clockShare = new RedisClockShare(redis, time)),
+          limiter: (policy, clock) => new RedisRateLimiter(policy, redis, clock, undefined, (v) => clockShare!.seen(v)),
+          health: () => ({ redis: redisHealth(redis) }),
+        }
+      : {}),
   });
   let ready: Promise<{ operations: number }> | null = null;
   const stateDb = await openStateDb(s, opts);
@@ -105,7 +114,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     url: "",
     async listen(port = 4010, host = "127.0.0.1") {
       refusePublicSecret(host, s.secret);
-      if (s.redis) await redisReady(s.redis, opts.redisUrl!);
+      if (redis) await redisReady(redis, opts.redisUrl!);
       gateway.url = await listen(server, port, host);
       // A webhook must never call the gateway itself (webhooks.ts `reachesGateway`).
       const address = server.address();
@@ -121,8 +130,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       proxy?.close();
       await stateDb?.close();
       feeds?.close();
-      s.clockShare?.close();
-      s.redis?.disconnect();
+      clockShare?.close();
+      redis?.disconnect();
     },
   };
   return gateway;
