@@ -24,7 +24,7 @@ import {
   SWAGGER_ASSETS_DIR,
   SWAGGER_INIT_FILE,
 } from "../src/mock/homes/node/swagger.js";
-import { HTTP_METHODS } from "../src/mock/homes/node/contract-files.js";
+import { HTTP_METHODS } from "../src/mock/core/contract/contract-build.js";
 import { GENERATED, ROOT } from "./lib/paths.js";
 import { redocly } from "./lib/redocly.js";
 

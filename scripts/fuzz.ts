@@ -3,7 +3,7 @@
 // failing request of an earlier run: seed and path are printed on failure). Exit code 1 on a failure, 2 on bad
 // options.
 import { parseArgs } from "node:util";
-import { chooseSeed, fuzzGateway, FuzzFailure } from "../test/robustness/lib/fuzz.js";
+import { chooseSeed, fuzzGateway, FuzzFailure } from "../test/helpers/robustness/fuzz.js";
 
 const USAGE = "usage: npm run fuzz -- [--runs N] [--seed S] [--path P]";
 

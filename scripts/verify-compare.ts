@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../src/mock/homes/node/contract-files.js";
 import { verify, type Report, type VerifyOptions } from "../src/verify/index.js";
-import { contract, ManualClock, startGateway } from "../test/mock/helpers.js";
+import { contract, ManualClock, startGateway } from "../test/helpers/mock.js";
 import { CASES, DEFECT_CLASS } from "../test/verify/fixtures/defect-cases.js";
 import { startDefectiveServer, type Defect } from "../test/verify/fixtures/defective-server.js";
 import { BUSINESS_KEY, OTHER_WORKSPACE_KEY } from "../test/verify/fixtures/keys.js";

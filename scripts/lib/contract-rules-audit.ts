@@ -2,7 +2,7 @@
 // "always null for", "exactly one of", "needs", a bound, a state change, a role) and where the same rule is
 // machine-readable. `statements` finds them by phrase; `classify` says, from the contract itself, which keyword or
 // extension carries each one, or that it is still prose (and why). docs/contract-rules.md is this audit, written by
-// `tsx scripts/lib/contract-rules-audit.ts` and checked by test/contract/contract-rules.test.ts.
+// `tsx scripts/lib/contract-rules-audit.ts` and checked by test/spec/contract-rules.test.ts.
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";

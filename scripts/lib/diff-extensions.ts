@@ -1,6 +1,6 @@
 // The gate's rules for what a client feels that `redocly diff` rates a patch or does not see at all: this
 // contract's own `x-` extensions, schema `default`s, and `readOnly`/`writeOnly`. Found by planting each change on a
-// copy of the real bundle (test/breaking/client-felt.test.ts): redocly reports a changed `default` as a patch,
+// copy of the real bundle (test/scripts/breaking/client-felt.test.ts): redocly reports a changed `default` as a patch,
 // an `x-extensible-enum` value renamed as nothing at all, and a removed lifecycle transition only as the
 // rendered state table's `description` changing.
 //

@@ -1,5 +1,5 @@
 // This contract's own breaking-change rules, for what `redocly diff` (2.77, diff-recommended) misses or rates
-// too low. Each was found by planting the change on a copy of the real bundle (test/breaking/own-rules.test.ts
+// too low. Each was found by planting the change on a copy of the real bundle (test/scripts/breaking/own-rules.test.ts
 // shows redocly's verdict next to ours):
 //   - `x-rate-limit-policy` (root extension): redocly reports no change at all, whatever is removed or lowered.
 //   - `x-rate-limit-category` of an operation: redocly rates the change a patch.

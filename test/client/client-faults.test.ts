@@ -8,8 +8,8 @@
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiError, createClient, RateLimitError, TimeoutError, unwrap, ValidationError, type ClientOptions } from "../../src/client/index.js";
-import { API_KEY, errorExamples, FakeClock } from "../client/helpers.js";
-import { faultServer, type Fault, type FaultServer } from "./lib/fault-server.js";
+import { API_KEY, errorExamples, FakeClock } from "./helpers.js";
+import { faultServer, type Fault, type FaultServer } from "../helpers/robustness/fault-server.js";
 
 const servers: FaultServer[] = [];
 afterEach(async () => {

@@ -8,8 +8,8 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient, type AnalysisStreamEvent } from "../../src/client/index.js";
 import { streamAnalysisEvents } from "../../src/client/streaming.js";
-import { API_KEY, deref, doc, FakeClock } from "../client/helpers.js";
-import { faultServer, type FaultServer } from "./lib/fault-server.js";
+import { API_KEY, deref, doc, FakeClock } from "./helpers.js";
+import { faultServer, type FaultServer } from "../helpers/robustness/fault-server.js";
 
 const ID = "anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
 const media = doc.paths["/v1/analysis/{id}/stream"].get.responses["200"].content["text/event-stream"];

@@ -3,7 +3,7 @@
 // Blob, and object-bodied OAuth calls sent urlencoded with no header set by hand.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient, type ApiClient } from "../../src/client/index.js";
-import { freshKey, startGateway, type TestGateway } from "../mock/helpers.js";
+import { freshKey, startGateway, type TestGateway } from "../helpers/mock.js";
 
 let g: TestGateway;
 let client: ApiClient;

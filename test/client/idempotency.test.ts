@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createClient, TimeoutError } from "../../src/client/index.js";
 import { IDEMPOTENCY_HEADER } from "../../src/client/idempotency.js";
 import { takesKey } from "../../src/client/write.js";
-import { contract, freshKey, startGateway, type TestGateway } from "../mock/helpers.js";
+import { contract, freshKey, startGateway, type TestGateway } from "../helpers/mock.js";
 import { caught, json, replies, testClient } from "./helpers.js";
 
 const busy = () => json(503, { detail: "Busy." });

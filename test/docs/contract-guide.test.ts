@@ -10,7 +10,7 @@ import { parse, stringify } from "yaml";
 import { generate } from "../../scripts/generate.js";
 import { ROOT } from "../../scripts/lib/paths.js";
 import { loadContract } from "../../src/mock/homes/node/contract-files.js";
-import { getJson, startGateway } from "../mock/helpers.js";
+import { getJson, startGateway } from "../helpers/mock.js";
 import { applyToScratchSpec, guide, guideSection, specBlocks } from "../helpers/guide-walkthrough.js";
 
 const run = promisify(execFile);

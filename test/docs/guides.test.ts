@@ -9,7 +9,7 @@ import { MOCK_EXPORTS } from "../../scripts/build-packages.js";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { guideFiles, NPM_START_URL, runnableBlocks, type DocBlock } from "../helpers/doc-blocks.js";
 import { runShellBlock } from "../helpers/doc-shell.js";
-import { startGateway, type TestGateway } from "../mock/helpers.js";
+import { startGateway, type TestGateway } from "../helpers/mock.js";
 
 const DEMO_KEY = "pk_test_demo_pro";
 

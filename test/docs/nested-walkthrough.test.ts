@@ -16,8 +16,8 @@ import { loadContract, type Contract } from "../../src/mock/homes/node/contract-
 import { verify } from "../../src/verify/index.js";
 import { runShellBlock } from "../helpers/doc-shell.js";
 import { applyToScratchSpec, fencedBlocks, guideSection, specBlocks } from "../helpers/guide-walkthrough.js";
-import { ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
-import { fuzzGateway } from "../robustness/lib/fuzz.js";
+import { ManualClock, startGateway, type TestGateway } from "../helpers/mock.js";
+import { fuzzGateway } from "../helpers/robustness/fuzz.js";
 import { BUSINESS_KEY, OTHER_WORKSPACE_KEY } from "../verify/fixtures/keys.js";
 
 const run = promisify(execFile);

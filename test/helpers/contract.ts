@@ -1,6 +1,6 @@
 // Loads the committed bundle once per test file and offers small walkers over it.
 import { loadGenerated, type Json } from "../../scripts/lib/contract.js";
-import { makeDeref } from "../../src/mock/homes/node/contract-files.js";
+import { makeDeref } from "../../src/mock/core/contract/contract-build.js";
 
 export const HTTP_METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
 

@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "../../scripts/lib/paths.js";
-import { freshKey, startGateway, type TestGateway } from "../mock/helpers.js";
+import { freshKey, startGateway, type TestGateway } from "../helpers/mock.js";
 
 interface Run {
   code: number | null;

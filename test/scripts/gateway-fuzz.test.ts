@@ -1,10 +1,10 @@
 // Property-based fuzzing of the mock gateway (test/robustness/lib/): 10,000 requests derived from the contract,
 // valid and broken in every way cases.ts knows, each answer checked against the contract by oracle.ts. The seed
 // is fixed in CI and random locally; a failure prints it with fast-check's path, and
-// `FUZZ_SEED=… FUZZ_PATH=… FUZZ_RUNS=1 vitest run test/robustness/gateway-fuzz.test.ts` (or
+// `FUZZ_SEED=… FUZZ_PATH=… FUZZ_RUNS=1 vitest run test/scripts/gateway-fuzz.test.ts` (or
 // `npm run fuzz -- --seed … --path … --runs 1`) replays the failing request. FUZZ_RUNS changes the number of requests.
 import { describe, expect, it } from "vitest";
-import { chooseSeed, fuzzGateway } from "./lib/fuzz.js";
+import { chooseSeed, fuzzGateway } from "../helpers/robustness/fuzz.js";
 
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
 const seed = chooseSeed();

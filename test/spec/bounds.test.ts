@@ -4,7 +4,7 @@
 // forget one. A 200,000-item `features` with `uniqueItems` once held the gateway for 76 s (quadratic validation).
 import { describe, expect, it } from "vitest";
 import { createAjv, type Json } from "../../scripts/lib/contract.js";
-import { makeDeref } from "../../src/mock/homes/node/contract-files.js";
+import { makeDeref } from "../../src/mock/core/contract/contract-build.js";
 import { doc, inlineRefs } from "../helpers/contract.js";
 
 const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"];

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { classify, statements } from "../../scripts/lib/contract-rules-audit.js";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 
 const table = fs.readFileSync(path.join(REPO_ROOT, "docs/contract-rules.md"), "utf8");
 const rows = [...table.matchAll(/^\| \d+ \| `([^`]+)` \| ([^|]+) \| ([^|]+) \| ([^|]+) \|$/gm)].map((m) => ({ pointer: m[1]!.replace(/\\\|/g, "|"), phrase: m[2]!.trim(), where: m[3]!.trim() }));

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ROOT } from "../../scripts/lib/paths.js";
 import { readIdempotency } from "../../src/contract/idempotency.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 
 const readme = fs.readFileSync(path.join(ROOT, "spec/README.md"), "utf8");
 const example = parse(/### `x-idempotency`\n\n```yaml\n([\s\S]*?)```/.exec(readme)![1]!)["x-idempotency"];

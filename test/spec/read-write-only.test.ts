@@ -3,7 +3,7 @@
 // `required` literally: the mock and verify validate with ajv (no side-dependent reading), openapi-typescript marks a
 // readOnly property `readonly` and keeps it required, the Python generator ignores both keywords. What would make
 // them disagree, a request schema requiring a readOnly property, is refused by lint (policy/readonly-in-request,
-// planted in test/toolchain/author-lint.test.ts).
+// planted in test/scripts/author-lint.test.ts).
 import { describe, expect, it } from "vitest";
 import { componentSchemaId, createContractAjv } from "../../src/mock/core/contract/validation.js";
 import { deref, operations } from "../helpers/contract.js";

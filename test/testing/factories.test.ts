@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { createFactories, FactoryError } from "../../src/testing/factories.js";
 import { createSimulation } from "../../src/mock/homes/node/simulation.js";
-import { contract, schemaErrors } from "../mock/helpers.js";
+import { contract, schemaErrors } from "../helpers/mock.js";
 
 describe("factories", () => {
   it("build valid values, with overrides, the same for the same seed", () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { AnonymousBudget, anonymousAllowance, byPriority } from "../../src/verify/anonymous.js";
 import type { RequestCase } from "../../src/verify/cases.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 import { listed, useMock } from "./helpers.js";
 
 const mock = useMock();

@@ -5,7 +5,7 @@ import { checkExchange, ContractView, createChecks, globToRegExp, isLoopback, pa
 import { fitsPolicy } from "../../src/verify/checks/rate-limit-semantics.js";
 import { toReservedHosts, ValueGenerator } from "../../src/verify/generate.js";
 import type { Operation, ScenarioStep } from "../../src/verify/types.js";
-import { contract, policy } from "../mock/helpers.js";
+import { contract, policy } from "../helpers/mock.js";
 
 const view = new ContractView(contract);
 const op = (id: string): Operation => view.operations.find((o) => o.operationId === id)!;

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ContractView, createChecks } from "../../src/verify/index.js";
 import { charsetMismatch } from "../../src/verify/checks/content-type-declared.js";
 import { ReportBuilder } from "../../src/verify/report.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 
 const view = new ContractView(contract);
 const op = (id: string) => view.operations.find((o) => o.operationId === id)!;

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { CaseBuilder } from "../../src/verify/cases.js";
 import { ContractView } from "../../src/verify/contract-view.js";
 import { ValueGenerator } from "../../src/verify/generate.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 import { listed, useMock } from "./helpers.js";
 
 const view = ContractView.of(contract);

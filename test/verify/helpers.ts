@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { verify, type Report, type VerifyOptions } from "../../src/verify/index.js";
 import type { GatewayOptions } from "../../src/mock/index.js";
-import { contract, ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
+import { contract, ManualClock, startGateway, type TestGateway } from "../helpers/mock.js";
 
 import { BUSINESS_KEY } from "./fixtures/keys.js";
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { checkExchange, ContractView } from "../../src/verify/index.js";
 import { idempotencyHonoured } from "../../src/verify/checks/idempotency-honoured.js";
 import type { Check } from "../../src/verify/types.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 
 const view = new ContractView(contract);
 const BOARD = { name: "Board" };

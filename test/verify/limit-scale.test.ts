@@ -5,7 +5,7 @@ import { withLimitScale } from "../../src/mock/index.js";
 import { readSettings } from "../../src/mock/homes/node/settings.js";
 import { scalePolicy } from "../../src/contract/policy.js";
 import { verify } from "../../src/verify/index.js";
-import { contract, ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
+import { contract, ManualClock, startGateway, type TestGateway } from "../helpers/mock.js";
 import { BUSINESS_KEY } from "./fixtures/keys.js";
 import { listed } from "./helpers.js";
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ContractView } from "../../src/verify/contract-view.js";
 import { crudGroups } from "../../src/verify/crud.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 
 const view = ContractView.of(contract);
 const groups = crudGroups(view, view.operations);

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { checkExchange, ContractView } from "../../src/verify/index.js";
 import { listFilters } from "../../src/verify/checks/list-filters.js";
 import { FILTER_KEY } from "../../src/contract/filters.js";
-import { contract, getJson } from "../mock/helpers.js";
+import { contract, getJson } from "../helpers/mock.js";
 import { BUSINESS_KEY, listed, useMock } from "./helpers.js";
 
 const view = new ContractView(contract);

@@ -3,7 +3,7 @@
 // (off without --stateful) actually ran, so "no violation" is not "nothing checked".
 import { describe, expect, it } from "vitest";
 import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/index.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 import { ContractView } from "../../src/verify/index.js";
 import { crudGroups } from "../../src/verify/crud.js";
 import { OTHER_WORKSPACE_KEY } from "./fixtures/keys.js";

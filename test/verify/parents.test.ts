@@ -3,7 +3,7 @@
 // lists; and the run's DELETEs go after the cases that need what they delete (the first case runs first: the
 // second deletes the example analysis).
 import { describe, expect, it } from "vitest";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 import { ContractView } from "../../src/verify/index.js";
 import { listOf } from "../../src/verify/probe-context.js";
 import { schemaOfParam } from "../../src/verify/parents.js";

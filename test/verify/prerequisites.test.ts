@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { writes } from "./fixtures/defect-cases.js";
 import { startDefectiveServer, type DefectiveServer } from "./fixtures/defective-server.js";
 import { BUSINESS_KEY, listed, useMock } from "./helpers.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 
 const mock = useMock();
 let server: DefectiveServer | null = null;

@@ -6,7 +6,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { ContractView, createChecks, groupViolations, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
-import { contract } from "../mock/helpers.js";
+import { contract } from "../helpers/mock.js";
 import { reproduction } from "../../src/verify/reproduce.js";
 import { replaySummary, runKey, verdicts } from "../../src/verify/replay.js";
 

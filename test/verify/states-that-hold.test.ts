@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import type { ManualClock } from "../mock/helpers.js";
+import type { ManualClock } from "../helpers/mock.js";
 import { listed, useMock } from "./helpers.js";
 
 const mock = useMock();

@@ -6,7 +6,7 @@
 // from the bytes it sends, not from the gateway's code.
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import fc from "fast-check";
-import type { Contract, Json, Route } from "../../../src/mock/homes/node/contract-files.js";
+import type { Contract, Json, Route } from "../../../src/mock/core/contract/contract-build.js";
 import { componentSchemaId, createContractAjv } from "../../../src/mock/core/contract/validation.js";
 import type { RawRequest } from "./http.js";
 import type { ContractOracle, OpSpec } from "./oracle.js";

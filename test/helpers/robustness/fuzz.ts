@@ -1,15 +1,15 @@
-// The gateway fuzz run, shared by test/robustness/gateway-fuzz.test.ts (10,000 requests; fixed seed in CI) and
+// The gateway fuzz run, shared by test/scripts/gateway-fuzz.test.ts (10,000 requests; fixed seed in CI) and
 // `npm run fuzz` (100,000 by default). A gateway on 127.0.0.1 with an injected clock gets the requests of
 // CaseFactory.any() one after another over a keep-alive agent; every answer is checked by ContractOracle; at the
 // end the gateway must still answer /health and its log must hold no internal error.
 import { DEFAULT_LIMITS } from "../../../src/mock/core/access/limits.js";
 import fc from "fast-check";
 import { MAX_UPLOAD_BYTES, mintToken } from "../../../src/mock/index.js";
-import { contract as defaultContract, ManualClock, startGateway } from "../../mock/helpers.js";
+import { contract as defaultContract, ManualClock, startGateway } from "../mock.js";
 import { CaseFactory, type FuzzCase, type Limits } from "./cases.js";
 import { header, keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "./http.js";
 import { ContractOracle, type OpSpec } from "./oracle.js";
-import type { Contract } from "../../../src/mock/homes/node/contract-files.js";
+import type { Contract } from "../../../src/mock/core/contract/contract-build.js";
 
 export interface FuzzOptions {
   runs: number;
@@ -164,7 +164,7 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
         [
           `fuzz failed after ${details.numRuns} request(s) (seed ${details.seed}); replay the failing request with ` +
             `npm run fuzz -- --seed ${details.seed} --path ${details.counterexamplePath} --runs 1 ` +
-            `(or FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} FUZZ_RUNS=1 vitest run test/robustness/gateway-fuzz.test.ts)`,
+            `(or FUZZ_SEED=${details.seed} FUZZ_PATH=${details.counterexamplePath} FUZZ_RUNS=1 vitest run test/scripts/gateway-fuzz.test.ts)`,
           `first failing request: ${first}`,
           `smallest failing request after shrinking: ${last}`,
         ].join("\n"),

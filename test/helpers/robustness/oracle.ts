@@ -4,7 +4,7 @@
 // ajv (JSON Schema 2020-12) against the declared response schema, and headers against the declared, required
 // response headers. Used by the fuzz test, `npm run fuzz`, and the other robustness tests.
 import type { ValidateFunction } from "ajv/dist/2020.js";
-import type { Contract, Json } from "../../../src/mock/homes/node/contract-files.js";
+import type { Contract, Json } from "../../../src/mock/core/contract/contract-build.js";
 import { componentSchemaId, createContractAjv } from "../../../src/mock/core/contract/validation.js";
 import { header, type RawResponse } from "./http.js";
 
@@ -39,7 +39,7 @@ export type RouteMatch = { kind: "op"; spec: OpSpec } | { kind: "method"; allow:
 export const UNDECLARED_BUT_KNOWN = {
   /**
    * A `Prefer` header asking for a response the operation does not have (a mock-only feature): 400, its detail
-   * listing what the operation documents (test/mock/gateway.test.ts pins it). Operations without query parameters
+   * listing what the operation documents (test/mock/homes/node/gateway.test.ts pins it). Operations without query parameters
    * or a body do not declare 400.
    */
   unknownPreference: 400,

@@ -1,7 +1,7 @@
 // The optional peers' one loader (src/mock/engines/optional-peer.ts): a peer that is installed is returned; a missing one
 // fails with the caller's error, naming the flag's need and the package to install.
 import { describe, expect, it } from "vitest";
-import { optionalPeer } from "../../src/mock/engines/optional-peer.js";
+import { optionalPeer } from "../../../src/mock/engines/optional-peer.js";
 
 class SetupError extends Error {}
 

@@ -4,8 +4,8 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { startGateway, type TestGateway } from "../mock/helpers.js";
+import { REPO_ROOT } from "../../../src/mock/homes/node/contract-files.js";
+import { startGateway, type TestGateway } from "../../helpers/mock.js";
 
 const tsx = path.join(REPO_ROOT, "node_modules/.bin/tsx");
 

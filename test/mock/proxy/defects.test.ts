@@ -3,9 +3,9 @@
 // defect is logged once, on one line, and listed at /__mock/violations under its rule — while the client gets the
 // defective answer untouched. No secret the client sent reaches the log or the list.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/index.js";
-import { ANALYSIS_ID, ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
-import { startDefectiveServer, type Defect } from "../verify/fixtures/defective-server.js";
+import { DEFAULT_JWT_SECRET, mintToken } from "../../../src/mock/index.js";
+import { ANALYSIS_ID, ManualClock, startGateway, type TestGateway } from "../../helpers/mock.js";
+import { startDefectiveServer, type Defect } from "../../verify/fixtures/defective-server.js";
 import { conformingHeaders, rulesOf, startProxy, startScripted } from "./helpers.js";
 
 const KEY = "pk_test_demo_business";

@@ -1,8 +1,8 @@
 // Shared set-up of the proxy-mode tests: a gateway in proxy mode in front of a loopback upstream (the project's own
 // mock, the verifier's defective server, or a scripted server), its log lines, and its violation list.
 import http from "node:http";
-import type { ListedViolation } from "../../src/mock/index.js";
-import { contract, startGateway, type TestGateway } from "../mock/helpers.js";
+import type { ListedViolation } from "../../../src/mock/index.js";
+import { contract, startGateway, type TestGateway } from "../../helpers/mock.js";
 
 export interface ViolationsView {
   upstream: string;

@@ -3,9 +3,9 @@
 // project's own mock, driven by a whole verify run — shows no departure of the backend; requests that break the
 // contract, and requests it does not describe, are forwarded all the same and listed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verify } from "../../src/verify/index.js";
-import { contract, ManualClock, startGateway, type TestGateway } from "../mock/helpers.js";
-import { listed } from "../verify/helpers.js";
+import { verify } from "../../../src/verify/index.js";
+import { contract, ManualClock, startGateway, type TestGateway } from "../../helpers/mock.js";
+import { listed } from "../../verify/helpers.js";
 import { rawRequest, rulesOf, startProxy, startScripted, type TestProxy } from "./helpers.js";
 
 const KEY = "pk_test_demo_business";
@@ -135,7 +135,7 @@ describe("proxy mode in front of the project's own mock", () => {
   });
 
   it("WebSocket: the upgrade and every frame cross unchanged, the 101 is judged (no departure); a refused upgrade comes back as the mock gave it", async () => {
-    const { wsSession, ANALYSIS_ID } = await import("../mock/helpers.js");
+    const { wsSession, ANALYSIS_ID } = await import("../../helpers/mock.js");
     await fetch(`${proxy.url}/__mock/violations`, { method: "DELETE" });
     // An earlier --allow-writes verify run may have deleted the example analysis: back to the seeded start.
     expect((await fetch(`${mock.url}/__mock/reset`, { method: "POST" })).status).toBe(204);

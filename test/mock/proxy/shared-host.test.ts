@@ -2,7 +2,7 @@
 // with the proxy, and at most --max-proxy-exchanges exchanges cross at once (decisions SH*).
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { rawExchange } from "../robustness/lib/http.js";
+import { rawExchange } from "../../helpers/robustness/http.js";
 import { conformingHeaders, listening, startProxy, type Scripted, type TestProxy } from "./helpers.js";
 
 describe("proxy mode on a shared host", () => {

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import http from "node:http";
 import { describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
-import { ANALYSIS_ID, contract, wsSession } from "../mock/helpers.js";
+import { ANALYSIS_ID, contract, wsSession } from "../../helpers/mock.js";
 import { conformingHeaders, exampleEvent, listening, rulesOf, startProxy, startScripted } from "./helpers.js";
 
 const KEY = "pk_test_demo_business";

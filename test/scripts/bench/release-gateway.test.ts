@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { extractRelease, lastRelease, RELEASED_FILE } from "../../scripts/bench/release-gateway.js";
+import { extractRelease, lastRelease, RELEASED_FILE } from "../../../scripts/bench/release-gateway.js";
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true })));

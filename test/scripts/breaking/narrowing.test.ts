@@ -4,9 +4,9 @@
 // stays major.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
-import type { Json } from "../../scripts/lib/contract.js";
-import { compare, type Comparison } from "../../scripts/lib/diff.js";
-import { readAcceptedNarrowings } from "../../scripts/lib/diff-narrowing.js";
+import type { Json } from "../../../scripts/lib/contract.js";
+import { compare, type Comparison } from "../../../scripts/lib/diff.js";
+import { readAcceptedNarrowings } from "../../../scripts/lib/diff-narrowing.js";
 import { realBundle, schema, scratchDir, writeBundle } from "./fixtures.js";
 
 let dir: string;

@@ -4,9 +4,9 @@
 // `redocly diff` to show its miss next to our verdict.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
-import type { Json } from "../../scripts/lib/contract.js";
-import { compare, gateProblems, type Bundle, type Comparison, type RedoclyChange } from "../../scripts/lib/diff.js";
-import { contractRules } from "../../scripts/lib/diff-rules.js";
+import type { Json } from "../../../scripts/lib/contract.js";
+import { compare, gateProblems, type Bundle, type Comparison, type RedoclyChange } from "../../../scripts/lib/diff.js";
+import { contractRules } from "../../../scripts/lib/diff-rules.js";
 import { operation, realBundle, scratchDir, writeBundle, type Mutation } from "./fixtures.js";
 
 const bundle = (doc: Json): Bundle => ({ file: "mem.json", version: doc.info.version, doc, locate: (pointer) => ({ file: "mem.json", pointer }) });

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
-import type { Json } from "../../scripts/lib/contract.js";
-import { generate } from "../../scripts/generate.js";
-import { SPEC_ROOT } from "../../scripts/lib/paths.js";
+import type { Json } from "../../../scripts/lib/contract.js";
+import { generate } from "../../../scripts/generate.js";
+import { SPEC_ROOT } from "../../../scripts/lib/paths.js";
 import { pool, runScript, scratchDir } from "./fixtures.js";
 
 const SPEC = path.dirname(SPEC_ROOT);

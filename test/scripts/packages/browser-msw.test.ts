@@ -13,10 +13,10 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildMockPackage, packMockPackage } from "../../scripts/build-packages.js";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { launchChromiumContext } from "../helpers/chromium.js";
-import { freshProject } from "../helpers/packages.js";
+import { buildMockPackage, packMockPackage } from "../../../scripts/build-packages.js";
+import { REPO_ROOT } from "../../../src/mock/homes/node/contract-files.js";
+import { launchChromiumContext } from "../../helpers/chromium.js";
+import { freshProject } from "../../helpers/packages.js";
 
 const MSW_VERSION = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "node_modules/msw/package.json"), "utf8")).version as string;
 

@@ -11,11 +11,11 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildMockPackage, contractVersion, MOCK_BIN, packMockPackage, VERIFY_BIN } from "../../scripts/build-packages.js";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { NPM_START_URL, runnableBlocks } from "../helpers/doc-blocks.js";
-import { runShellBlock } from "../helpers/doc-shell.js";
-import { expectLeanTree, freshProject, NPM_ENV, run } from "../helpers/packages.js";
+import { buildMockPackage, contractVersion, MOCK_BIN, packMockPackage, VERIFY_BIN } from "../../../scripts/build-packages.js";
+import { REPO_ROOT } from "../../../src/mock/homes/node/contract-files.js";
+import { NPM_START_URL, runnableBlocks } from "../../helpers/doc-blocks.js";
+import { runShellBlock } from "../../helpers/doc-shell.js";
+import { expectLeanTree, freshProject, NPM_ENV, run } from "../../helpers/packages.js";
 
 let tmp: string;
 let tarball: string;

@@ -4,8 +4,8 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { treeCpuMs } from "../../scripts/bench/sandbox-state.js";
-import { haproxyConfig } from "../../scripts/lib/haproxy.js";
+import { treeCpuMs } from "../../../scripts/bench/sandbox-state.js";
+import { haproxyConfig } from "../../../scripts/lib/haproxy.js";
 
 const BURN = "const t = Date.now(); while (Date.now() - t < 400);";
 

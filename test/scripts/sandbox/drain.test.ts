@@ -6,7 +6,7 @@ import http from "node:http";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { startReplica, type Replica } from "../../scripts/lib/replicas.js";
+import { startReplica, type Replica } from "../../../scripts/lib/replicas.js";
 
 const KEY = "pk_test_demo_pro";
 /** The demo workspace's analysis that is still processing: with a long step, its streams stay open. */

@@ -5,9 +5,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missing } from "../../scripts/lib/engines.js";
-import { keysFile } from "../../scripts/lib/replicas.js";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
+import { missing } from "../../../scripts/lib/engines.js";
+import { keysFile } from "../../../scripts/lib/replicas.js";
+import { REPO_ROOT } from "../../../src/mock/homes/node/contract-files.js";
 
 const skip = missing("redis") ?? missing("haproxy");
 const DOC = fs.readFileSync(path.join(REPO_ROOT, "docs/sandbox.md"), "utf8");

@@ -6,8 +6,8 @@
 // reads back is the one the stream told of.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../scripts/lib/engines.js";
-import { keysFile, startReplicas, type Replica } from "../../scripts/lib/replicas.js";
+import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../../scripts/lib/engines.js";
+import { keysFile, startReplicas, type Replica } from "../../../scripts/lib/replicas.js";
 
 const skip = missingPostgres() ?? missing("redis");
 const ALPHA = { key: "pk_test_story_alpha", workspace_id: "ws_StoryAlpha01", plan: "pro" };

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { buildSite, type SiteResult } from "../../scripts/build-site.js";
-import { readPolicy } from "../../src/contract/policy.js";
-import { doc, operations } from "../helpers/contract.js";
-import { startGateway, type TestGateway } from "../mock/helpers.js";
+import { buildSite, type SiteResult } from "../../../scripts/build-site.js";
+import { readPolicy } from "../../../src/contract/policy.js";
+import { doc, operations } from "../../helpers/contract.js";
+import { startGateway, type TestGateway } from "../../helpers/mock.js";
 import { ARTEFACTS, authorize, launchChromium, scratchDir, serveDir, tryItOut, type Browser } from "./helpers.js";
 
 const DEMO_KEY = "pk_test_demo_pro";

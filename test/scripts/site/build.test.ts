@@ -5,11 +5,11 @@ import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { buildSite, originAllowed, outsideReferences, SiteError, type SiteResult } from "../../scripts/build-site.js";
-import { GENERATED, ROOT } from "../../scripts/lib/paths.js";
-import { SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR } from "../../src/mock/homes/node/swagger.js";
-import { doc, operations } from "../helpers/contract.js";
-import { startGateway, type TestGateway } from "../mock/helpers.js";
+import { buildSite, originAllowed, outsideReferences, SiteError, type SiteResult } from "../../../scripts/build-site.js";
+import { GENERATED, ROOT } from "../../../scripts/lib/paths.js";
+import { SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR } from "../../../src/mock/homes/node/swagger.js";
+import { doc, operations } from "../../helpers/contract.js";
+import { startGateway, type TestGateway } from "../../helpers/mock.js";
 import { scratchDir } from "./helpers.js";
 
 const run = promisify(execFile);

@@ -6,9 +6,9 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { isLoopbackUrl } from "../../scripts/build-site.js";
-import { ROOT } from "../../scripts/lib/paths.js";
-import { launchChromiumContext } from "../helpers/chromium.js";
+import { isLoopbackUrl } from "../../../scripts/build-site.js";
+import { ROOT } from "../../../scripts/lib/paths.js";
+import { launchChromiumContext } from "../../helpers/chromium.js";
 
 /** Screenshots of the rendered pages (git-ignored). */
 export const ARTEFACTS = path.join(ROOT, "test-results/site");

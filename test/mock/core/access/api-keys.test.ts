@@ -2,10 +2,10 @@
 // in its creator's workspace and plan with its own rate_limit_rpm; lists and reads show it without its secret,
 // demo keys included; PATCH renames and re-limits it within the plan; DELETE revokes it for good (401 key_revoked).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHALLENGES } from "../../src/mock/core/access/auth.js";
-import { mintToken } from "../../src/mock/index.js";
-import { seededKeyId } from "../../src/mock/core/access/keys.js";
-import { apiKey, freshKey, getJson, rateHeaders, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { CHALLENGES } from "../../../../src/mock/core/access/auth.js";
+import { mintToken } from "../../../../src/mock/index.js";
+import { seededKeyId } from "../../../../src/mock/core/access/keys.js";
+import { apiKey, freshKey, getJson, rateHeaders, schemaErrors, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 const owner = freshKey("business");

@@ -1,11 +1,11 @@
 // Every auth rule of the edge, over real HTTP against a gateway on a free port.
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Authenticator, CHALLENGES, DEFAULT_JWT_SECRET, JWT_AUDIENCE, JWT_CLOCK_SKEW_SECONDS, JWT_ISSUER, JWT_MAX_LIFETIME_SECONDS, MESSAGES, mintToken } from "../../src/mock/core/access/auth.js";
-import { demoKeys, KeyStore } from "../../src/mock/core/access/keys.js";
-import { minuteLimit } from "../../src/contract/policy.js";
-import { header, rawRequest } from "../robustness/lib/http.js";
-import { ANALYSIS_ID, apiKey, freshKey, getJson, ManualClock, policy, rateHeaders, schemaErrors, startGateway, wsSession, type TestGateway } from "./helpers.js";
+import { Authenticator, CHALLENGES, DEFAULT_JWT_SECRET, JWT_AUDIENCE, JWT_CLOCK_SKEW_SECONDS, JWT_ISSUER, JWT_MAX_LIFETIME_SECONDS, MESSAGES, mintToken } from "../../../../src/mock/core/access/auth.js";
+import { demoKeys, KeyStore } from "../../../../src/mock/core/access/keys.js";
+import { minuteLimit } from "../../../../src/contract/policy.js";
+import { header, rawRequest } from "../../../helpers/robustness/http.js";
+import { ANALYSIS_ID, apiKey, freshKey, getJson, ManualClock, policy, rateHeaders, schemaErrors, startGateway, wsSession, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 const live = freshKey("pro", { key: "pk_live_auth_test_live_key" });

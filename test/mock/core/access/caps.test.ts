@@ -3,9 +3,9 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
-import { seededKeyId } from "../../src/mock/core/access/keys.js";
-import type { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { call, freshKey, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
+import { seededKeyId } from "../../../../src/mock/core/access/keys.js";
+import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { call, freshKey, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
 const analysis = { media_url: "https://media.example.com/calls/q4.mp3", media_type: "audio", title: "Q4 call" };
 const board = (name: string) => ({ name, widgets: [] });

@@ -3,9 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { demoKeys, KeysFileError, loadKeysFile } from "../../src/mock/core/access/keys.js";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { policy } from "./helpers.js";
+import { demoKeys, KeysFileError, loadKeysFile } from "../../../../src/mock/core/access/keys.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { policy } from "../../../helpers/mock.js";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-keys-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

@@ -1,9 +1,9 @@
 // The limiter on its own: limits come from x-rate-limit-policy (through src/contract/policy.ts), windows move with the
 // injected clock, and counting is exact.
 import { describe, expect, it } from "vitest";
-import { RateLimiter } from "../../src/mock/core/access/limiter.js";
-import { categoryOf, dailyLimit, minuteLimit } from "../../src/contract/policy.js";
-import { ManualClock, policy } from "./helpers.js";
+import { RateLimiter } from "../../../../src/mock/core/access/limiter.js";
+import { categoryOf, dailyLimit, minuteLimit } from "../../../../src/contract/policy.js";
+import { ManualClock, policy } from "../../../helpers/mock.js";
 
 const general = policy.categories.find((c) => c.default)!;
 const plans = Object.keys(policy.plans);

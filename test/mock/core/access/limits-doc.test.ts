@@ -3,10 +3,10 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIMITS, LIMIT_ROWS, LimitError, limitsFromFlags, resolveLimits } from "../../src/mock/core/access/limits.js";
-import { MAX_WEBHOOKS_PER_WORKSPACE } from "../../src/mock/core/events/webhooks.js";
+import { DEFAULT_LIMITS, LIMIT_ROWS, LimitError, limitsFromFlags, resolveLimits } from "../../../../src/mock/core/access/limits.js";
+import { MAX_WEBHOOKS_PER_WORKSPACE } from "../../../../src/mock/core/events/webhooks.js";
 
-const ROOT = path.resolve(import.meta.dirname, "../..");
+const ROOT = path.resolve(import.meta.dirname, "../../../..");
 const doc = fs.readFileSync(path.join(ROOT, "docs/limits.md"), "utf8");
 
 /** The rows of the page's caps table: flag → [default, answer]. */

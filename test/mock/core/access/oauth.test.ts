@@ -3,9 +3,9 @@
 // tokens are JWTs the mock itself accepts, in the caller's workspace; revocation (RFC 7009) stops a token.
 import { decodeJwt } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JWT_AUDIENCE, JWT_ISSUER } from "../../src/mock/core/access/auth.js";
-import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/index.js";
-import { apiKey, getJson, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { JWT_AUDIENCE, JWT_ISSUER } from "../../../../src/mock/core/access/auth.js";
+import { DEFAULT_JWT_SECRET, mintToken } from "../../../../src/mock/index.js";
+import { apiKey, getJson, schemaErrors, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 beforeAll(async () => {

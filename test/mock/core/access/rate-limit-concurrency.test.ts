@@ -1,16 +1,16 @@
 // The limiter is exact under 200 concurrent requests, seen only through HTTP: beyond "exactly the limit succeed"
-// (test/mock/ratelimit.test.ts), the X-RateLimit-Remaining values of the successes are each number from
+// (test/mock/core/access/ratelimit.test.ts), the X-RateLimit-Remaining values of the successes are each number from
 // limit-1 down to 0 exactly once (no request counted twice, none lost), in every category at once and in the
 // shared daily bucket, with an API key and a JWT of the same workspace mixed, and for anonymous clients; the
 // daily limit cuts a concurrent burst at exactly what was left; and the minute window reopens exactly at
 // X-RateLimit-Reset, with Retry-After counting down to it (a property over the second of the minute).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mintToken, type RateLimiter } from "../../src/mock/index.js";
-import { dailyLimit, minuteLimit } from "../../src/contract/policy.js";
-import { ANALYSIS_ID, freshKey, policy, startGateway, type TestGateway } from "../mock/helpers.js";
-import { header, rawRequest, type RawRequest, type RawResponse } from "./lib/http.js";
-import { ContractOracle } from "./lib/oracle.js";
+import { mintToken, type RateLimiter } from "../../../../src/mock/index.js";
+import { dailyLimit, minuteLimit } from "../../../../src/contract/policy.js";
+import { ANALYSIS_ID, freshKey, policy, startGateway, type TestGateway } from "../../../helpers/mock.js";
+import { header, rawRequest, type RawRequest, type RawResponse } from "../../../helpers/robustness/http.js";
+import { ContractOracle } from "../../../helpers/robustness/oracle.js";
 
 const JWT_SECRET = "rate-limit-concurrency-secret-0001";
 const cat = (name: string) => policy.categories.find((c) => c.name === name)!;

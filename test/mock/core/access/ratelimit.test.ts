@@ -3,8 +3,8 @@
 // concurrency.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { dailyLimit, minuteLimit } from "../../src/contract/policy.js";
-import { ANALYSIS_ID, apiKey, contract, freshKey, getJson, policy, rateHeaders, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { dailyLimit, minuteLimit } from "../../../../src/contract/policy.js";
+import { ANALYSIS_ID, apiKey, contract, freshKey, getJson, policy, rateHeaders, schemaErrors, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 const ownBucket = freshKey("pro", { rate_limit_rpm: 10 });
 const keys = {

@@ -1,9 +1,9 @@
 // The store's simulated clock (store/sim-time.ts, decision MC2) over a hand-driven base: its tasks run in order of
 // time at their own time, not while paused, and the base scheduler beneath keeps one timer for the earliest.
 import { describe, expect, it } from "vitest";
-import { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { SimulatedTime } from "../../src/mock/core/clock/simulated.js";
-import { ManualClock } from "./helpers.js";
+import { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { SimulatedTime } from "../../../../src/mock/core/clock/simulated.js";
+import { ManualClock } from "../../../helpers/mock.js";
 
 function setup() {
   const base = new ManualClock(0);

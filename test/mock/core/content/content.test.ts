@@ -3,8 +3,8 @@
 // the features asked for (x-completion in Analysis.yaml), and are valid against the contract.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { call, schemaErrors, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
+import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { call, schemaErrors, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway & { scheduler: ManualScheduler };
 beforeAll(async () => {

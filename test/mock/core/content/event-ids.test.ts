@@ -5,8 +5,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import YAML from "yaml";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { startGateway, type TestGateway } from "./helpers.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 const KEY = "pk_test_dashboard_demo";
 const [A, B] = ["anl_01DashCall00000000000001", "anl_01DashCall00000000000002"];

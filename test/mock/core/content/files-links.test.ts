@@ -2,8 +2,8 @@
 // the signature is checked before any work, so a request without credentials never loads or creates a workspace
 // (issue 29: 1,000 requests for /__files/ws_<new>/… filled --max-workspaces and locked every new tenant out).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { call, contract, freshKey, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
+import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { call, contract, freshKey, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway & { scheduler: ManualScheduler };
 const tenants = [freshKey("pro"), freshKey("pro")];

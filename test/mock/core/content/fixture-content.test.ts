@@ -7,10 +7,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { parseFixtures } from "../../src/mock/core/controls/fixtures.js";
-import { readModel } from "../../src/mock/core/store/model.js";
-import { call, contract, getJson, policy, schemaErrors, startGateway, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { parseFixtures } from "../../../../src/mock/core/controls/fixtures.js";
+import { readModel } from "../../../../src/mock/core/store/model.js";
+import { call, contract, getJson, policy, schemaErrors, startGateway, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
 const STORY = path.join(REPO_ROOT, "docs/mock-fixtures.story.example.yaml");
 const KEY = "pk_test_call_review_demo";

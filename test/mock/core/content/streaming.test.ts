@@ -5,10 +5,10 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/core/access/auth.js";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { deref, doc } from "../helpers/contract.js";
-import { ANALYSIS_ID, apiKey, freshKey, getJson, rateHeaders, readSse, schemaErrors, startGateway, wsSession, type TestGateway } from "./helpers.js";
+import { DEFAULT_JWT_SECRET, mintToken } from "../../../../src/mock/core/access/auth.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { deref, doc } from "../../../helpers/contract.js";
+import { ANALYSIS_ID, apiKey, freshKey, getJson, rateHeaders, readSse, schemaErrors, startGateway, wsSession, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 let asyncapi: AsyncAPIDocumentInterface;

@@ -3,9 +3,9 @@
 // documented status, values derived from the request, completion that fills what a finished resource carries,
 // seeded resources that are complete and move, reverse references, and scopes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mintToken } from "../../src/mock/core/access/auth.js";
-import type { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { call, contract, getJson, schemaErrors, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
+import { mintToken } from "../../../../src/mock/core/access/auth.js";
+import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { call, contract, getJson, schemaErrors, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway & { scheduler: ManualScheduler };
 beforeAll(async () => {

@@ -2,10 +2,10 @@
 // property of a created resource that still takes it when a request leaves the property out, so a new one is a
 // decision (add a `default`, `x-derived`, or make it nullable), never an accident.
 import { describe, expect, it } from "vitest";
-import { exampleFallbacks } from "../../src/mock/core/store/build.js";
-import { readModel, type CollectionModel } from "../../src/mock/core/store/model.js";
-import type { Route } from "../../src/mock/homes/node/contract-files.js";
-import { contract } from "./helpers.js";
+import { exampleFallbacks } from "../../../../src/mock/core/store/build.js";
+import { readModel, type CollectionModel } from "../../../../src/mock/core/store/model.js";
+import type { Route } from "../../../../src/mock/core/contract/contract-build.js";
+import { contract } from "../../../helpers/mock.js";
 
 describe("properties that still take the create example's value", () => {
   it("are exactly these", () => {

@@ -8,10 +8,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildContract, type Contract, type Route } from "../../src/mock/homes/node/contract-files.js";
-import { ContractExamples } from "../../src/mock/core/contract/examples.js";
-import { PrismBackend, type MockAnswer, type Preferences } from "../../src/mock/homes/node/prism.js";
-import { apiKey, contract, getJson, startGateway } from "./helpers.js";
+import { buildContract, type Contract, type Route } from "../../../../src/mock/core/contract/contract-build.js";
+import { ContractExamples } from "../../../../src/mock/core/contract/examples.js";
+import { PrismBackend, type MockAnswer, type Preferences } from "../../../../src/mock/homes/node/prism.js";
+import { apiKey, contract, getJson, startGateway } from "../../../helpers/mock.js";
 
 /** Responses whose examples exercise each rule of examples.ts. */
 const TINY_PATHS = {

@@ -1,7 +1,7 @@
 // What Schemathesis found where the mock answered 422 to requests the contract allows: an e-mail address whose
 // domain has no dot (`format: email` takes it), and an upload of zero bytes to a raw-bytes body with no `minLength`.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKey, startGateway, type TestGateway } from "./helpers.js";
+import { apiKey, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 beforeAll(async () => {

@@ -1,10 +1,10 @@
-// The fuzz suite's valid requests (test/robustness/lib/cases.ts) take a parameter's examples, else its pattern, else
+// The fuzz suite's valid requests (test/helpers/robustness/cases.ts) take a parameter's examples, else its pattern, else
 // a value made from its schema: a `created_after` without an example gets an RFC 3339 time, not `x` (which the mock
 // rightly answers 422, so a "valid" case failed). Every value made for each kind of schema validates against it.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { componentSchemaId, createContractAjv } from "../../src/mock/core/contract/validation.js";
-import { fromSchema } from "./lib/cases.js";
+import { componentSchemaId, createContractAjv } from "../../../../src/mock/core/contract/validation.js";
+import { fromSchema } from "../../../helpers/robustness/cases.js";
 
 const SCHEMAS = {
   DateTime: { type: "string", format: "date-time", maxLength: 35 },

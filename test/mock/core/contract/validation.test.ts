@@ -1,9 +1,9 @@
 // The request validator on its own (no HTTP): the cost of validating long arrays counted in element reads (never
 // timed), the cap on reported violations, and 422 messages a form can show.
 import { describe, expect, it } from "vitest";
-import { buildContract, type Contract, type Json } from "../../src/mock/homes/node/contract-files.js";
-import { createContractAjv, MAX_REPORTED_ISSUES, RequestValidator } from "../../src/mock/core/contract/validation.js";
-import { contract } from "./helpers.js";
+import { buildContract, type Contract, type Json } from "../../../../src/mock/core/contract/contract-build.js";
+import { createContractAjv, MAX_REPORTED_ISSUES, RequestValidator } from "../../../../src/mock/core/contract/validation.js";
+import { contract } from "../../../helpers/mock.js";
 
 /** The contract with changes made to a copy of its document (e.g. a maxItems the real contract may not have yet). */
 function patched(change: (doc: Json) => void): Contract {

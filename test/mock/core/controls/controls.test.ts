@@ -1,14 +1,14 @@
 // The controls a frontend team needs (stages/latency.ts, stages/mock-controls.ts, option `stateless`): a delay on
 // every API answer, POST /__mock/reset, and the example-only mock of before.
-import { nodePlatform } from "../../src/mock/homes/node/platform.js";
+import { nodePlatform } from "../../../../src/mock/homes/node/platform.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseLatency } from "../../src/mock/index.js";
-import { buildServices } from "../../src/mock/core/pipeline/services.js";
-import { mockControls } from "../../src/mock/core/stages/mock-controls.js";
-import type { RequestContext } from "../../src/mock/core/pipeline/context.js";
-import { rawExchange } from "../robustness/lib/http.js";
-import { seededKeyId } from "../../src/mock/core/access/keys.js";
-import { apiKey, contract, freshKey, getJson, rateHeaders, startGateway, startReceiver, type TestGateway } from "./helpers.js";
+import { parseLatency } from "../../../../src/mock/index.js";
+import { buildServices } from "../../../../src/mock/core/pipeline/services.js";
+import { mockControls } from "../../../../src/mock/core/stages/mock-controls.js";
+import type { RequestContext } from "../../../../src/mock/core/pipeline/context.js";
+import { rawExchange } from "../../../helpers/robustness/http.js";
+import { seededKeyId } from "../../../../src/mock/core/access/keys.js";
+import { apiKey, contract, freshKey, getJson, rateHeaders, startGateway, startReceiver, type TestGateway } from "../../../helpers/mock.js";
 
 // A key the gateway starts with, not a demo key: those cannot be revoked (decision SH10).
 const startedWith = freshKey("starter");

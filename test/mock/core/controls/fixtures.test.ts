@@ -4,11 +4,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { parseFixtures } from "../../src/mock/core/controls/fixtures.js";
-import { refuseMockSettings } from "../../src/mock/proxy/upstream.js";
-import { readModel } from "../../src/mock/core/store/model.js";
-import { call, contract, policy, startGateway, type TestGateway } from "./helpers.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { parseFixtures } from "../../../../src/mock/core/controls/fixtures.js";
+import { refuseMockSettings } from "../../../../src/mock/proxy/upstream.js";
+import { readModel } from "../../../../src/mock/core/store/model.js";
+import { call, contract, policy, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 const EXAMPLE = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml");
 const KEY = "pk_test_dashboard_demo";

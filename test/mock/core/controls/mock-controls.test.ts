@@ -1,8 +1,8 @@
 // The controls of issue 20 (decisions MC1–MC6), over real HTTP: the simulated clock (/__mock/clock), fault rules
 // (/__mock/faults), reset ending open streams, Prefer: code=429 agreeing with its headers, the exposed headers.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { exposedHeaders } from "../../src/mock/core/contract/cors-head.js";
-import { call, contract, getJson, policy, rateHeaders, readSse, startGateway, wsSession, type TestGateway } from "./helpers.js";
+import { exposedHeaders } from "../../../../src/mock/core/contract/cors-head.js";
+import { call, contract, getJson, policy, rateHeaders, readSse, startGateway, wsSession, type TestGateway } from "../../../helpers/mock.js";
 
 const STEP = 1000;
 const CREATE = { media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio", title: "Q4 review" };

@@ -2,7 +2,7 @@
 // (otherwise 422 naming `url`), and what a tenant reads of a delivery never tells a closed port from a live service.
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, startGateway, startReceiver, type TestGateway } from "./helpers.js";
+import { call, startGateway, startReceiver, type TestGateway } from "../../../helpers/mock.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -2,9 +2,9 @@
 // signature scheme of the contract (checked here independently with node:crypto).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { isLoopbackUrl, MAX_WEBHOOKS_PER_WORKSPACE, NOT_LOOPBACK_NOTICE } from "../../src/mock/core/events/webhooks.js";
-import { redact } from "../../src/mock/core/pipeline/log.js";
-import { apiKey, contract, freshKey, getJson, schemaErrors, startGateway, startReceiver, type Delivery, type TestGateway } from "./helpers.js";
+import { isLoopbackUrl, MAX_WEBHOOKS_PER_WORKSPACE, NOT_LOOPBACK_NOTICE } from "../../../../src/mock/core/events/webhooks.js";
+import { redact } from "../../../../src/mock/core/pipeline/log.js";
+import { apiKey, contract, freshKey, getJson, schemaErrors, startGateway, startReceiver, type Delivery, type TestGateway } from "../../../helpers/mock.js";
 
 /** The contract's scheme: v1= + hex HMAC-SHA256 of "<timestamp>.<raw body>", keyed with the whole secret. */
 function verify(secret: string, d: Delivery): boolean {

@@ -5,11 +5,11 @@
 // buffered. Exactly the limit is still accepted.
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "../../src/mock/index.js";
-import { RequestValidator } from "../../src/mock/core/contract/validation.js";
-import { freshKey, schemaErrors, startGateway, type TestGateway } from "../mock/helpers.js";
-import { header, keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "./lib/http.js";
-import { ContractOracle } from "./lib/oracle.js";
+import { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "../../../../src/mock/index.js";
+import { RequestValidator } from "../../../../src/mock/core/contract/validation.js";
+import { freshKey, schemaErrors, startGateway, type TestGateway } from "../../../helpers/mock.js";
+import { header, keepAliveAgent, rawExchange, rawRequest, type RawResponse } from "../../../helpers/robustness/http.js";
+import { ContractOracle } from "../../../helpers/robustness/oracle.js";
 
 const key = freshKey("business");
 let g: TestGateway;

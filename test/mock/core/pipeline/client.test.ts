@@ -13,8 +13,8 @@ import {
   verifyWebhookSignature,
   WebhookVerificationError,
   whenOpen,
-} from "../../src/index.js";
-import { ANALYSIS_ID, contract, freshKey, startGateway, startReceiver, type TestGateway } from "./helpers.js";
+} from "../../../../src/index.js";
+import { ANALYSIS_ID, contract, freshKey, startGateway, startReceiver, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 const limited = freshKey("pro", { rate_limit_rpm: 1 });

@@ -5,12 +5,12 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CHALLENGES } from "../../src/mock/core/access/auth.js";
-import { MAX_LOC_CHARACTERS } from "../../src/mock/core/contract/issues.js";
-import { SwaggerAssetFiles } from "../../src/mock/core/stages/own-paths.js";
-import { readSwaggerAsset, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR, swaggerPage } from "../../src/mock/homes/node/swagger.js";
-import { header, rawExchange, rawRequest, type RawResponse } from "../robustness/lib/http.js";
-import { contract, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { CHALLENGES } from "../../../../src/mock/core/access/auth.js";
+import { MAX_LOC_CHARACTERS } from "../../../../src/mock/core/contract/issues.js";
+import { SwaggerAssetFiles } from "../../../../src/mock/core/stages/own-paths.js";
+import { readSwaggerAsset, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR, swaggerPage } from "../../../../src/mock/homes/node/swagger.js";
+import { header, rawExchange, rawRequest, type RawResponse } from "../../../helpers/robustness/http.js";
+import { contract, schemaErrors, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 beforeAll(async () => {

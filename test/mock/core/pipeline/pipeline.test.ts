@@ -2,8 +2,8 @@
 // neighbouring stages would both refuse gets the earlier stage's answer. Swapping two stages in pipeline.ts turns
 // the matching case red. The cases follow the list in pipeline.ts from top to bottom.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rawExchange } from "../robustness/lib/http.js";
-import { ANALYSIS_ID, apiKey, freshKey, getJson, policy, startGateway, wsSession, type TestGateway } from "./helpers.js";
+import { rawExchange } from "../../../helpers/robustness/http.js";
+import { ANALYSIS_ID, apiKey, freshKey, getJson, policy, startGateway, wsSession, type TestGateway } from "../../../helpers/mock.js";
 
 // A gateway of its own: the anonymous bucket (per client address) is exhausted on purpose below.
 let g: TestGateway;

@@ -3,20 +3,20 @@
 // request to those operations: checked here for each such stage of the pipeline and each operation of the
 // contract, with a request that has every credential and key it could look at.
 import { describe, expect, it } from "vitest";
-import { RequestContext } from "../../src/mock/core/pipeline/context.js";
-import { nodePlatform } from "../../src/mock/homes/node/platform.js";
-import { billing } from "../../src/mock/core/responders/billing.js";
-import { keys } from "../../src/mock/core/responders/keys.js";
-import { oauth } from "../../src/mock/core/responders/oauth.js";
-import { sse } from "../../src/mock/core/responders/sse.js";
-import { upgradeRequired } from "../../src/mock/core/responders/upgrade-required.js";
-import { webhooks } from "../../src/mock/core/responders/webhooks.js";
-import { buildServices } from "../../src/mock/core/pipeline/services.js";
-import { httpPipeline } from "../../src/mock/core/pipeline/pipeline.js";
-import { idempotency } from "../../src/mock/core/stages/idempotency.js";
-import { perRoute, runStages, TAKEN, type Stage } from "../../src/mock/core/pipeline/stage.js";
-import type { Route } from "../../src/mock/homes/node/contract-files.js";
-import { contract } from "./helpers.js";
+import { RequestContext } from "../../../../src/mock/core/pipeline/context.js";
+import { nodePlatform } from "../../../../src/mock/homes/node/platform.js";
+import { billing } from "../../../../src/mock/core/responders/billing.js";
+import { keys } from "../../../../src/mock/core/responders/keys.js";
+import { oauth } from "../../../../src/mock/core/responders/oauth.js";
+import { sse } from "../../../../src/mock/core/responders/sse.js";
+import { upgradeRequired } from "../../../../src/mock/core/responders/upgrade-required.js";
+import { webhooks } from "../../../../src/mock/core/responders/webhooks.js";
+import { buildServices } from "../../../../src/mock/core/pipeline/services.js";
+import { httpPipeline } from "../../../../src/mock/core/pipeline/pipeline.js";
+import { idempotency } from "../../../../src/mock/core/stages/idempotency.js";
+import { perRoute, runStages, TAKEN, type Stage } from "../../../../src/mock/core/pipeline/stage.js";
+import type { Route } from "../../../../src/mock/core/contract/contract-build.js";
+import { contract } from "../../../helpers/mock.js";
 
 const s = buildServices({ contract, log: null }, nodePlatform);
 const routes = s.contract.router.routes;

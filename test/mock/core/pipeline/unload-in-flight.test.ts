@@ -6,7 +6,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { call, freshKey, readSse, startStateful, STEP_MS } from "./helpers.js";
+import { call, freshKey, readSse, startStateful, STEP_MS } from "../../../helpers/mock.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {

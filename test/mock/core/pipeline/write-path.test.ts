@@ -8,8 +8,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { createGateway, StateFileError } from "../../src/mock/index.js";
-import { call, contract, startGateway } from "./helpers.js";
+import { createGateway, StateFileError } from "../../../../src/mock/index.js";
+import { call, contract, startGateway } from "../../../helpers/mock.js";
 
 const canMount = process.getuid?.() === 0 && tryMount();
 const mounts: string[] = [];

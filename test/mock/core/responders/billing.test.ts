@@ -2,8 +2,8 @@
 // per category and its daily bucket, the very numbers of the X-RateLimit-* headers of the same response;
 // GET /v1/billing/plan the caller's plan with the limits of x-rate-limit-policy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dailyLimit, minuteLimit } from "../../src/contract/policy.js";
-import { apiKey, freshKey, getJson, policy, rateHeaders, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { dailyLimit, minuteLimit } from "../../../../src/contract/policy.js";
+import { apiKey, freshKey, getJson, policy, rateHeaders, schemaErrors, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 beforeAll(async () => {

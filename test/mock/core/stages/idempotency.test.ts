@@ -5,9 +5,9 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readIdempotency, storedStatus } from "../../src/contract/idempotency.js";
-import { IdempotencyRecords, MAX_IDEMPOTENCY_KEYS } from "../../src/mock/core/store/idempotency-records.js";
-import { apiKey, contract, freshKey, getJson, startGateway, type TestGateway } from "./helpers.js";
+import { readIdempotency, storedStatus } from "../../../../src/contract/idempotency.js";
+import { IdempotencyRecords, MAX_IDEMPOTENCY_KEYS } from "../../../../src/mock/core/store/idempotency-records.js";
+import { apiKey, contract, freshKey, getJson, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 const policy = readIdempotency(contract.doc);
 const DAY_MS = policy.window_seconds * 1000;

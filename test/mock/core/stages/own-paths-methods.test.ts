@@ -2,7 +2,7 @@
 // Schemathesis sent, and the rest) answers 405 with `Allow`, as the API's own paths do, not 404.
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGateway, type TestGateway } from "./helpers.js";
+import { startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 beforeAll(async () => {

@@ -2,8 +2,8 @@
 // advances the gateway's scheduler (STEP_MS each), never by sleeping. GET, the transcript, the SSE stream, the
 // WebSocket and the webhooks are views of one event log, so they agree.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { call, contract, readSse, schemaErrors, startReceiver, startStateful, STEP_MS, wsSession, type TestGateway } from "./helpers.js";
+import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { call, contract, readSse, schemaErrors, startReceiver, startStateful, STEP_MS, wsSession, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway & { scheduler: ManualScheduler };
 let receiver: Awaited<ReturnType<typeof startReceiver>>;

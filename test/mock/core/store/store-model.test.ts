@@ -4,11 +4,11 @@
 // the operation's documented schema.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { refName, successSchema } from "../../src/mock/core/store/model.js";
-import { handle } from "../../src/mock/core/store/ops.js";
-import { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { Store, StoreError } from "../../src/mock/core/store/store.js";
-import { contract, ManualClock, schemaErrors } from "./helpers.js";
+import { refName, successSchema } from "../../../../src/mock/core/store/model.js";
+import { handle } from "../../../../src/mock/core/store/ops.js";
+import { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { Store, StoreError } from "../../../../src/mock/core/store/store.js";
+import { contract, ManualClock, schemaErrors } from "../../../helpers/mock.js";
 
 const WS = "ws_ModelTest0001";
 const STEP = 100;

@@ -2,8 +2,8 @@
 // workspace does not have answers 400, one in a state the contract does not allow answers 409 (both as the
 // contract's descriptions say), and an allowed one creates. Read from the contract, not written per resource.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { call, contract, schemaErrors, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
+import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { call, contract, schemaErrors, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway & { scheduler: ManualScheduler };
 beforeAll(async () => {

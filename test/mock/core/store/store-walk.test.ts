@@ -4,15 +4,15 @@
 // body checked by the robustness tests' independent oracle, with ajv); the store's answers must be about what
 // was asked for.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Json, Route } from "../../src/mock/homes/node/contract-files.js";
-import { CaseFactory } from "../robustness/lib/cases.js";
-import { rawRequest, type RawResponse } from "../robustness/lib/http.js";
-import { ContractOracle } from "../robustness/lib/oracle.js";
-import { contract, startStateful, STEP_MS, type TestGateway } from "./helpers.js";
+import type { Json, Route } from "../../../../src/mock/core/contract/contract-build.js";
+import { CaseFactory } from "../../../helpers/robustness/cases.js";
+import { rawRequest, type RawResponse } from "../../../helpers/robustness/http.js";
+import { ContractOracle } from "../../../helpers/robustness/oracle.js";
+import { contract, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
 const KEY = "pk_test_demo_business";
 const WORKSPACE = "ws_DemoBusiness";
-let g: TestGateway & { scheduler: import("../../src/mock/core/clock/scheduler.js").ManualScheduler };
+let g: TestGateway & { scheduler: import("../../../../src/mock/core/clock/scheduler.js").ManualScheduler };
 let multipart: Awaited<ReturnType<typeof CaseFactory.multipartBodies>>;
 const oracle = new ContractOracle(contract);
 const model = () => g.gateway.store.model;

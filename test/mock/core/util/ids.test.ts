@@ -1,7 +1,7 @@
 // Secrets (API keys, webhook secrets, refresh tokens) come from WebCrypto (src/mock/core/util/ids.ts):
 // never Math.random, every character of the alphabet drawn, each as likely as another.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { randomBase62, randomChars } from "../../src/mock/core/util/ids.js";
+import { randomBase62, randomChars } from "../../../../src/mock/core/util/ids.js";
 
 afterEach(() => vi.restoreAllMocks());
 

@@ -1,6 +1,6 @@
 // merge3 (src/mock/engines/postgres/merge-json.ts, decision SB7): two replicas' changes to one snapshot part are both kept.
 import { describe, expect, it } from "vitest";
-import { merge3 } from "../../src/mock/engines/postgres/merge-json.js";
+import { merge3 } from "../../../../src/mock/engines/postgres/merge-json.js";
 
 describe("merge3", () => {
   const base = { webhooks: [{ id: "wh_1", url: "a", last: null }], seeded: { k1: { name: "one" } } };

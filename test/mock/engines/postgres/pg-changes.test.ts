@@ -3,8 +3,8 @@
 // after a reset) reads the workspace whole.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
-import { bump, changesSince, PG_SCHEMA, PgRows, run, TOMBSTONE_VERSIONS } from "../../src/mock/engines/postgres/state-pg-rows.js";
+import { missingPostgres, startPostgres, type Engine } from "../../../../scripts/lib/engines.js";
+import { bump, changesSince, PG_SCHEMA, PgRows, run, TOMBSTONE_VERSIONS } from "../../../../src/mock/engines/postgres/state-pg-rows.js";
 
 const skip = missingPostgres();
 const WS = "ws_PgChanges0001";

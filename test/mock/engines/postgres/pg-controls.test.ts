@@ -4,9 +4,9 @@
 // a fixture's record deleted through one replica is deleted on the others (their seeded copies are read again
 // whole: SB15). A reset through A holds at once on B and C, with writes through them in flight (SB20).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../scripts/lib/engines.js";
-import { call as callWith } from "../mock/helpers.js";
-import { keysFile, startReplicas, type Replica } from "../../scripts/lib/replicas.js";
+import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../../../scripts/lib/engines.js";
+import { call as callWith } from "../../../helpers/mock.js";
+import { keysFile, startReplicas, type Replica } from "../../../../scripts/lib/replicas.js";
 
 const skip = missingPostgres() ?? missing("redis");
 const A = { key: "pk_test_pg_controls", workspace_id: "ws_PgControls01", plan: "pro" };

@@ -3,8 +3,8 @@
 // throughout. Real PostgreSQL, real gateway processes, real HTTP.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
-import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas.js";
+import { missingPostgres, startPostgres, type Engine } from "../../../../scripts/lib/engines.js";
+import { keysFile, startReplica, type Replica } from "../../../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
 const keys = Array.from({ length: 8 }, (_, i) => ({ key: `pk_test_pg_crash_${i}`, workspace_id: `ws_PgCrash000${i}`, plan: "pro" }));

@@ -3,9 +3,9 @@
 // some while their changes wait for the commit or their analyses move. Nothing is lost: every created board is read
 // back through both replicas, every Idempotency-Key replays its first answer, every analysis completes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
-import { call } from "../mock/helpers.js";
-import { keysFile, startReplicas, type Replica } from "../../scripts/lib/replicas.js";
+import { missingPostgres, startPostgres, type Engine } from "../../../../scripts/lib/engines.js";
+import { call } from "../../../helpers/mock.js";
+import { keysFile, startReplicas, type Replica } from "../../../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
 const keys = [0, 1, 2].map((i) => ({ key: `pk_test_pg_evict_${i}`, workspace_id: `ws_PgEvict000${i}`, plan: "pro" }));

@@ -8,8 +8,8 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
-import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas.js";
+import { missingPostgres, startPostgres, type Engine } from "../../../../scripts/lib/engines.js";
+import { keysFile, startReplica, type Replica } from "../../../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
 // 1,000 analyses, as the issue asks: 50 workspaces × 20 (PG_LIFE_WORKSPACES sets fewer), 20 creates in flight, steps

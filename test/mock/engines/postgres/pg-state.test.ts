@@ -4,9 +4,9 @@
 // key made on one replica authenticates on another, and a replica that loses the database answers 503 and recovers.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missingPostgres, startPostgres, type Engine } from "../../scripts/lib/engines.js";
-import { call } from "../mock/helpers.js";
-import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas.js";
+import { missingPostgres, startPostgres, type Engine } from "../../../../scripts/lib/engines.js";
+import { call } from "../../../helpers/mock.js";
+import { keysFile, startReplica, type Replica } from "../../../../scripts/lib/replicas.js";
 
 const skip = missingPostgres();
 const A = { key: "pk_test_pg_alpha", workspace_id: "ws_PgAlpha0001", plan: "pro" };

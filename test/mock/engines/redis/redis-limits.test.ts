@@ -3,12 +3,12 @@
 // and /health says so, and it recovers by itself when Redis is back. Real redis-server, real gateway processes.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RateLimiter, type Decision, type Subject } from "../../src/mock/core/access/limiter.js";
-import { RedisRateLimiter } from "../../src/mock/engines/redis/limiter-redis.js";
-import { connectRedis } from "../../src/mock/engines/redis/redis.js";
-import { ManualClock, policy } from "../mock/helpers.js";
-import { freePort, missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
-import { keysFile, startReplica, type Replica } from "../../scripts/lib/replicas.js";
+import { RateLimiter, type Decision, type Subject } from "../../../../src/mock/core/access/limiter.js";
+import { RedisRateLimiter } from "../../../../src/mock/engines/redis/limiter-redis.js";
+import { connectRedis } from "../../../../src/mock/engines/redis/redis.js";
+import { ManualClock, policy } from "../../../helpers/mock.js";
+import { freePort, missing, startRedis, type Engine } from "../../../../scripts/lib/engines.js";
+import { keysFile, startReplica, type Replica } from "../../../../scripts/lib/replicas.js";
 
 const skip = missing("redis");
 const category = (name: string) => policy.categories.find((c) => c.name === name)!;

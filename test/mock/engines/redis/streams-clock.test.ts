@@ -5,9 +5,9 @@
 // redis-server, real gateway processes.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
-import { startReplicas, type Replica } from "../../scripts/lib/replicas.js";
-import { startReceiver } from "../mock/helpers.js";
+import { missing, startRedis, type Engine } from "../../../../scripts/lib/engines.js";
+import { startReplicas, type Replica } from "../../../../scripts/lib/replicas.js";
+import { startReceiver } from "../../../helpers/mock.js";
 
 const skip = missing("redis");
 const KEY = { "X-API-Key": "pk_test_demo_pro" };

@@ -7,9 +7,9 @@
 // are shared and only one replica runs the steps.
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
-import { startReplicas, type Replica } from "../../scripts/lib/replicas.js";
-import { wsSession } from "../mock/helpers.js";
+import { missing, startRedis, type Engine } from "../../../../scripts/lib/engines.js";
+import { startReplicas, type Replica } from "../../../../scripts/lib/replicas.js";
+import { wsSession } from "../../../helpers/mock.js";
 
 const skip = missing("redis");
 const KEY = { "X-API-Key": "pk_test_demo_pro" };

@@ -4,10 +4,10 @@
 // every event once, in order, whichever copy it came from; a stream lost with Redis is published again when asked.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis as RedisClient } from "ioredis";
-import { RedisEventFeeds, OWNER_LEASE_MS } from "../../src/mock/engines/redis/events-redis.js";
-import { connectRedis, redisReady } from "../../src/mock/engines/redis/redis.js";
-import { EventLog, type StreamEvent } from "../../src/mock/core/store/log.js";
-import { missing, startRedis, type Engine } from "../../scripts/lib/engines.js";
+import { RedisEventFeeds, OWNER_LEASE_MS } from "../../../../src/mock/engines/redis/events-redis.js";
+import { connectRedis, redisReady } from "../../../../src/mock/engines/redis/redis.js";
+import { EventLog, type StreamEvent } from "../../../../src/mock/core/store/log.js";
+import { missing, startRedis, type Engine } from "../../../../scripts/lib/engines.js";
 
 const skip = missing("redis");
 const WS = "ws_Streams0001";

@@ -4,8 +4,8 @@
 // a sandbox that runs for months keeps no count per event it ever emitted, and a count that starts over names no
 // attempt a replica still holds.
 import { describe, expect, it } from "vitest";
-import { CLAIM_TTL_MS, Webhooks } from "../../src/mock/core/events/webhooks.js";
-import { contract, ManualClock } from "./helpers.js";
+import { CLAIM_TTL_MS, Webhooks } from "../../../../src/mock/core/events/webhooks.js";
+import { contract, ManualClock } from "../../../helpers/mock.js";
 
 /** A replica's webhooks whose claims are recorded and never won (so nothing is sent anywhere). */
 function replica(wall: ManualClock) {

@@ -9,11 +9,11 @@ import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeJwt } from "jose";
-import type { Principal } from "../../src/mock/core/access/auth.js";
-import { DEFAULT_JWT_SECRET } from "../../src/mock/index.js";
-import { MAX_GRANTS, OAuthTokens, REFRESH_TOKEN_MS, type TokenResponse } from "../../src/mock/core/access/oauth.js";
-import { MAX_IDEMPOTENCY_KEYS } from "../../src/mock/core/store/idempotency-records.js";
-import { call, freshKey, getJson, startGateway, startStateful, type TestGateway } from "./helpers.js";
+import type { Principal } from "../../../../src/mock/core/access/auth.js";
+import { DEFAULT_JWT_SECRET } from "../../../../src/mock/index.js";
+import { MAX_GRANTS, OAuthTokens, REFRESH_TOKEN_MS, type TokenResponse } from "../../../../src/mock/core/access/oauth.js";
+import { MAX_IDEMPOTENCY_KEYS } from "../../../../src/mock/core/store/idempotency-records.js";
+import { call, freshKey, getJson, startGateway, startStateful, type TestGateway } from "../../../helpers/mock.js";
 
 const Sqlite = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 const open: TestGateway[] = [];

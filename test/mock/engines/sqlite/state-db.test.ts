@@ -1,20 +1,20 @@
 // The state database (state-db.ts; --state, MOCK_STATE_FILE): what the mock keeps survives a restart; every
 // acknowledged change is in the database before its answer; writes are a row per change; a bad record refuses the
 // start naming it; a JSON state file of earlier versions is migrated once (state-file.ts).
-import { DEFAULT_LIMITS } from "../../src/mock/core/access/limits.js";
+import { DEFAULT_LIMITS } from "../../../../src/mock/core/access/limits.js";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { StateFileError } from "../../src/mock/index.js";
-import { seededKeyId } from "../../src/mock/core/access/keys.js";
-import { StateDb } from "../../src/mock/engines/sqlite/state-db.js";
-import { StateRegistry } from "../../src/mock/core/state/state-registry.js";
-import { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
-import { Store } from "../../src/mock/core/store/store.js";
-import { apiKey, call, contract, freshKey, getJson, ManualClock, startGateway, startStateful, STEP_MS } from "./helpers.js";
+import { StateFileError } from "../../../../src/mock/index.js";
+import { seededKeyId } from "../../../../src/mock/core/access/keys.js";
+import { StateDb } from "../../../../src/mock/engines/sqlite/state-db.js";
+import { StateRegistry } from "../../../../src/mock/core/state/state-registry.js";
+import { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
+import { Store } from "../../../../src/mock/core/store/store.js";
+import { apiKey, call, contract, freshKey, getJson, ManualClock, startGateway, startStateful, STEP_MS } from "../../../helpers/mock.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-state-db-"));
@@ -66,7 +66,7 @@ describe("state database", () => {
   });
 
   it("docs/frontend.md says so in the --state row", () => {
-    const row = fs.readFileSync(path.join(import.meta.dirname, "../../docs/frontend.md"), "utf8").split("\n").find((l) => l.startsWith("| `--state FILE`"))!;
+    const row = fs.readFileSync(path.join(import.meta.dirname, "../../../../docs/frontend.md"), "utf8").split("\n").find((l) => l.startsWith("| `--state FILE`"))!;
     expect(row).toContain("not the fault rules or the clock");
   });
 

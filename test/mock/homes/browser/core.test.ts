@@ -7,11 +7,11 @@ import { builtinModules } from "node:module";
 import path from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
 import { crc32 as nodeCrc32 } from "node:zlib";
-import { STATUS_TEXT } from "../../src/mock/core/http/status-text.js";
-import { crc32 } from "../../src/mock/core/content/report-files.js";
-import { browserBundle } from "../../scripts/lib/browser-bundle.js";
+import { STATUS_TEXT } from "../../../../src/mock/core/http/status-text.js";
+import { crc32 } from "../../../../src/mock/core/content/report-files.js";
+import { browserBundle } from "../../../../scripts/lib/browser-bundle.js";
 
 describe("the core", () => {
   it("bundles for a browser with no node:* import", { timeout: 120_000 }, async () => {

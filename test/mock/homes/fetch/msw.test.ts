@@ -3,9 +3,9 @@
 import net from "node:net";
 import { setupServer } from "msw/node";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createClient, unwrap } from "../../src/client/index.js";
-import { simulationHandlers } from "../../src/mock/homes/fetch/msw.js";
-import { createSimulation } from "../../src/mock/homes/node/simulation.js";
+import { createClient, unwrap } from "../../../../src/client/index.js";
+import { simulationHandlers } from "../../../../src/mock/homes/fetch/msw.js";
+import { createSimulation } from "../../../../src/mock/homes/node/simulation.js";
 
 const sim = createSimulation({ baseUrl: "https://api.example.test" });
 const server = setupServer(...sim.handlers);

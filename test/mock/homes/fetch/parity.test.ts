@@ -4,10 +4,10 @@
 // as status, headers and body, with what differs by nature generalised (ids, times, the base URL, the server's
 // hop-by-hop headers); the two transcripts must be equal, step by step.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGateway, type Gateway } from "../../src/mock/homes/node/gateway.js";
-import { mockControls, type MockControls } from "../../src/mock/core/controls/controls-api.js";
-import { createSimulation, type Simulation } from "../../src/mock/homes/node/simulation.js";
-import { contract, readSse } from "../mock/helpers.js";
+import { createGateway, type Gateway } from "../../../../src/mock/homes/node/gateway.js";
+import { mockControls, type MockControls } from "../../../../src/mock/core/controls/controls-api.js";
+import { createSimulation, type Simulation } from "../../../../src/mock/homes/node/simulation.js";
+import { contract, readSse } from "../../../helpers/mock.js";
 
 type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
 interface Target {

@@ -3,12 +3,12 @@
 import net from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createClient, unwrap } from "../../src/client/index.js";
-import { streamAnalysisEvents } from "../../src/client/streaming.js";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { MockControlError } from "../../src/mock/core/controls/controls-api.js";
-import { FixturesError } from "../../src/mock/core/controls/fixtures.js";
-import { createSimulation, type Simulation } from "../../src/mock/homes/node/simulation.js";
+import { createClient, unwrap } from "../../../../src/client/index.js";
+import { streamAnalysisEvents } from "../../../../src/client/streaming.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { MockControlError } from "../../../../src/mock/core/controls/controls-api.js";
+import { FixturesError } from "../../../../src/mock/core/controls/fixtures.js";
+import { createSimulation, type Simulation } from "../../../../src/mock/homes/node/simulation.js";
 
 const MEDIA = { media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" } as const;
 const open: Simulation[] = [];

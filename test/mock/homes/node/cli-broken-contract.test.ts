@@ -1,7 +1,7 @@
 // `npm run lint` and `npm run generate` as a user runs them — the package.json scripts, in child processes —
 // against a broken copy of the repository (spec/ changed in one place, node_modules linked): each fails with a
 // non-zero exit, names the broken file and the line of the fault, and leaves the copy's generated/ byte for byte
-// as it was (no temporary files either). test/toolchain/generate.test.ts checks the same faults through the
+// as it was (no temporary files either). test/scripts/generate.test.ts checks the same faults through the
 // generate() function; this covers the commands, their exit codes and what they print.
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../../scripts/lib/paths.js";
+import { ROOT } from "../../../../scripts/lib/paths.js";
 
 const run = promisify(execFile);
 let scratch: string;

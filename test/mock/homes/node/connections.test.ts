@@ -3,7 +3,7 @@
 // and a connection with no request in progress is closed at the documented time (--connection-idle-ms, 60 s).
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { getJson, startGateway, type TestGateway } from "./helpers.js";
+import { getJson, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 const open: TestGateway[] = [];
 const sockets: net.Socket[] = [];

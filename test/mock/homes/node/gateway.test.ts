@@ -3,9 +3,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_GENERATED_DIR } from "../../src/mock/homes/node/contract-files.js";
-import { SWAGGER_ASSETS, SWAGGER_INIT_FILE } from "../../src/mock/homes/node/swagger.js";
-import { ANALYSIS_ID, apiKey, contract, getJson, policy, rateHeaders, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { DEFAULT_GENERATED_DIR } from "../../../../src/mock/homes/node/contract-files.js";
+import { SWAGGER_ASSETS, SWAGGER_INIT_FILE } from "../../../../src/mock/homes/node/swagger.js";
+import { ANALYSIS_ID, apiKey, contract, getJson, policy, rateHeaders, schemaErrors, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 beforeAll(async () => {

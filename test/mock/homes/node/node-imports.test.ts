@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
 
 const BUILTIN = new Set(builtinModules);
 const BEGIN = "<!-- in-process node imports: begin -->";

@@ -5,18 +5,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { DEFAULT_STEP_MS } from "../../src/mock/core/pipeline/services.js";
-import { NPM_START_URL } from "../helpers/doc-blocks.js";
-import { runShellBlock, type Step } from "../helpers/doc-shell.js";
-import { getJson, schemaErrors, startGateway, type TestGateway } from "./helpers.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { DEFAULT_STEP_MS } from "../../../../src/mock/core/pipeline/services.js";
+import { NPM_START_URL } from "../../../helpers/doc-blocks.js";
+import { runShellBlock, type Step } from "../../../helpers/doc-shell.js";
+import { getJson, schemaErrors, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 const GUIDE = "docs/frontend.md";
 
-/** The fenced `sh` block after the marker `<!-- The block below (name) is run by test/mock/readme-flow.test.ts` in the guide. */
+/** The fenced `sh` block after the marker `<!-- The block below (name) is run by test/mock/homes/node/readme-flow.test.ts` in the guide. */
 function flowBlock(name: string): string {
   const guide = fs.readFileSync(path.join(REPO_ROOT, GUIDE), "utf8");
-  const at = guide.indexOf(`<!-- The block below (${name}) is run by test/mock/readme-flow.test.ts`);
+  const at = guide.indexOf(`<!-- The block below (${name}) is run by test/mock/homes/node/readme-flow.test.ts`);
   expect(at, `${GUIDE} has the marker of the ${name} block`).toBeGreaterThan(0);
   const m = /```sh\n([\s\S]*?)\n```/.exec(guide.slice(at));
   return m![1]!;

@@ -8,13 +8,13 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { createClient, unwrap, verifyWebhookSignature } from "../../src/client/index.js";
-import { eventSourceUrl, streamAnalysisEvents } from "../../src/client/streaming.js";
-import { webSocketUrl } from "../../src/client/websocket.js";
-import { mintToken } from "../../src/mock/index.js";
-import { parseKeysFile } from "../../src/mock/core/access/keys.js";
-import { ANALYSIS_ID, policy, startGateway, startReceiver, type TestGateway } from "../mock/helpers.js";
-import { rawRequest, type RawResponse } from "./lib/http.js";
+import { createClient, unwrap, verifyWebhookSignature } from "../../../../src/client/index.js";
+import { eventSourceUrl, streamAnalysisEvents } from "../../../../src/client/streaming.js";
+import { webSocketUrl } from "../../../../src/client/websocket.js";
+import { mintToken } from "../../../../src/mock/index.js";
+import { parseKeysFile } from "../../../../src/mock/core/access/keys.js";
+import { ANALYSIS_ID, policy, startGateway, startReceiver, type TestGateway } from "../../../helpers/mock.js";
+import { rawRequest, type RawResponse } from "../../../helpers/robustness/http.js";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const random = (n: number) => [...randomBytes(n)].map((b) => BASE62[b % 62]).join("");

@@ -3,8 +3,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { readSettings, SETTINGS, SettingsError } from "../../src/mock/homes/node/settings.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { readSettings, SETTINGS, SettingsError } from "../../../../src/mock/homes/node/settings.js";
 
 describe("settings: every flag and variable checked at start (src/mock/homes/node/settings.ts)", () => {
   it("reads each row from its flag or variable, the flag first, and refuses a bad value naming it", () => {

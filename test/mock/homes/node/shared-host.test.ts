@@ -1,10 +1,10 @@
 // Issue 22, items 1 and 2: what one client can make the mock do on a shared host. Each case here failed before
 // its fix (decisions SH*): generation without bounds, quadratic forms, unknown fields by the hundred thousand.
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { SELF_TARGET_NOTICE } from "../../src/mock/core/events/webhooks.js";
-import { createGateway, DEFAULT_JWT_SECRET, isLoopbackHost, PublicSecretError, refusePublicSecret, startSecret } from "../../src/mock/index.js";
-import { contract } from "./helpers.js";
-import { call, startGateway, startReceiver, type TestGateway } from "./helpers.js";
+import { SELF_TARGET_NOTICE } from "../../../../src/mock/core/events/webhooks.js";
+import { createGateway, DEFAULT_JWT_SECRET, isLoopbackHost, PublicSecretError, refusePublicSecret, startSecret } from "../../../../src/mock/index.js";
+import { contract } from "../../../helpers/mock.js";
+import { call, startGateway, startReceiver, type TestGateway } from "../../../helpers/mock.js";
 
 const COMPLETED = "anl_01HZX4A9B7C5D3E1F2G4H6J8K0";
 

@@ -9,8 +9,8 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { ANALYSIS_ID, freshKey, startGateway, type TestGateway } from "../mock/helpers.js";
-import { keepAliveAgent, rawRequest } from "./lib/http.js";
+import { ANALYSIS_ID, freshKey, startGateway, type TestGateway } from "../../../helpers/mock.js";
+import { keepAliveAgent, rawRequest } from "../../../helpers/robustness/http.js";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;

@@ -2,7 +2,7 @@
 // script as a child process: it comes up on a free port, prints what a newcomer needs, and stops cleanly on
 // SIGTERM, leaving no process behind, also when the SIGTERM goes to npm.
 import type BetterSqlite3 from "better-sqlite3";
-import { LIMIT_ROWS } from "../../src/mock/core/access/limits.js";
+import { LIMIT_ROWS } from "../../../../src/mock/core/access/limits.js";
 import { decodeJwt } from "jose";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -10,15 +10,15 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { JWT_AUDIENCE, JWT_ISSUER } from "../../src/mock/core/access/auth.js";
-import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
-import { ensureGenerated } from "../../scripts/start.js";
-import { SETTINGS } from "../../src/mock/homes/node/settings.js";
+import { JWT_AUDIENCE, JWT_ISSUER } from "../../../../src/mock/core/access/auth.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import { ensureGenerated } from "../../../../scripts/start.js";
+import { SETTINGS } from "../../../../src/mock/homes/node/settings.js";
 
 const FIXTURES_EXAMPLE = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml");
 /** Where the example fixtures' analysis `status` is: line and column. */
 const STATUS_AT = `${fs.readFileSync(FIXTURES_EXAMPLE, "utf8").split("\n").findIndex((l) => l.includes("status: processing")) + 1}:17`;
-import { ManualClock, startGateway } from "./helpers.js";
+import { ManualClock, startGateway } from "../../../helpers/mock.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "mock-start-"));
@@ -210,7 +210,7 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
     }
     // The frontend guide documents each of them (PORT and HOST as variables).
     const section = fs.readFileSync(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
-    // The caps' flags are documented in docs/limits.md instead (test/mock/limits-doc.test.ts checks them there).
+    // The caps' flags are documented in docs/limits.md instead (test/mock/core/access/limits-doc.test.ts checks them there).
     const capFlags = LIMIT_ROWS.map((r) => `--${r.flag}`);
     const flags = [...out.matchAll(/^ {2}(--[a-z-]+)/gm)].map((m) => m[1]!).filter((f) => !["--port", "--host", "--help", ...capFlags].includes(f));
     expect(flags.length).toBeGreaterThan(5);

@@ -2,8 +2,8 @@
 // CSP without errors, lists the mock's origin as the first server, and "Try it out" reaches the mock itself,
 // same origin, with a demo key.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, type Browser } from "../site/helpers.js";
-import { policy, startGateway, type TestGateway } from "./helpers.js";
+import { launchChromium, type Browser } from "../../../scripts/site/helpers.js";
+import { policy, startGateway, type TestGateway } from "../../../helpers/mock.js";
 
 let g: TestGateway;
 let browser: Browser;
