@@ -11,9 +11,7 @@ client (spec/openapi.yaml). Standard library only.
 
 from ._constants import API_KEY_HEADER, CONTRACT_VERSION, RATE_LIMIT_HEADERS, TOKEN_QUERY_PARAM
 from ._operations import METHOD_NAMES, OPERATIONS
-
-__version__ = CONTRACT_VERSION
-"""The package's version is the contract's `info.version` (decision PY22)."""
+from ._version import __version__ as __version__  # the contract's info.version (decision PY22); `as`: exported
 
 from . import models  # noqa: E402
 from ._async_client import AsyncClient  # noqa: E402
@@ -51,7 +49,7 @@ from ._errors import (  # noqa: E402
 from ._raw import RawResponse  # noqa: E402
 from ._rate_limit import RateLimit, read_rate_limit  # noqa: E402
 from ._response import Response  # noqa: E402
-from ._runtime import NOT_GIVEN, BinaryBody, NotGiven, Operation, Param, RequestOptions  # noqa: E402
+from ._types import NOT_GIVEN, BinaryBody, NotGiven, Operation, Param, RequestOptions  # noqa: E402
 from ._sse import SseMessage, SseParser, is_final_event  # noqa: E402
 from ._streams import AsyncEventStream, EventStream  # noqa: E402
 from ._transport_types import Retry, Timeout  # noqa: E402

@@ -15,8 +15,9 @@ from ._operations import AsyncClientWithRawResponse, AsyncResources
 from ._pages import AsyncPage
 from ._raw import RawResponse
 from ._response import Response
-from ._runtime import NOT_GIVEN, AsyncCaller, Operation, RequestOptions, RetryOption, TimeoutOption
+from ._runtime import AsyncCaller
 from ._streams import AsyncEventStream
+from ._types import NOT_GIVEN, Operation, RequestOptions, RetryOption, TimeoutOption
 
 
 class AsyncClient(BaseClient, AsyncResources, AsyncCaller):

@@ -41,24 +41,20 @@ from ._pages import SyncPage
 from ._raw import RawResponse
 from ._rate_limit import RateLimit
 from ._response import Response
-from ._runtime import NOT_GIVEN, Operation, RequestOptions, RetryOption, SyncCaller, TimeoutOption
+from ._runtime import SyncCaller
 from ._sse import StreamSession
 from ._streams import EventStream
 from ._transport import StreamedResponse, Transport
 from ._transport_types import Proxy, Retry, Timeout
+from ._types import NOT_GIVEN, Operation, RequestOptions, RetryOption, TimeoutOption
 from ._urls import operation_url
+from ._version import __version__
 from ._webhooks import ENV_WEBHOOK_SECRET
 
 DEFAULT_MAX_CONNECTIONS = 1000
 """`AsyncClient`'s default cap on calls in flight, as openai-python's (`httpx.Limits(max_connections=1000)`)."""
 
 _Self = TypeVar("_Self", bound="BaseClient")
-
-
-def _version() -> str:
-    from . import __version__
-
-    return __version__
 
 
 class _LastRateLimit(threading.local):
@@ -134,7 +130,7 @@ class BaseClient:
             credentials=Credentials(api_key, token),
             timeout=checked_timeout(timeout),
             retry=resolve_retry(retry),
-            headers={"User-Agent": f"analysis-api-python/{_version()}", "Accept-Encoding": "gzip", **(headers or {})},
+            headers={"User-Agent": f"analysis-api-python/{__version__}", "Accept-Encoding": "gzip", **(headers or {})},
             stream_idle_timeout=checked_seconds(stream_idle_timeout, "stream_idle_timeout"),
             max_stream_reconnects=max_stream_reconnects,
             clock=Clock(sleep, monotonic, random),

@@ -23,8 +23,8 @@ from ._errors import ApiStatusError, CredentialsError, ProtocolError, RequestTim
 from ._constants import API_KEY_HEADER
 from ._rate_limit import RateLimit, rate_limit_of, retry_after_seconds
 from ._response import Response
-from ._runtime import NOT_GIVEN, NotGiven, Operation, RequestOptions, RetryOption, TimeoutOption
 from ._transport_types import Request, Retry, Timeout, Timing
+from ._types import NOT_GIVEN, NotGiven, Operation, RequestOptions, RetryOption, TimeoutOption
 from ._urls import check_base_url, header_params, operation_url, with_token
 
 AUTHORIZATION_HEADER = "Authorization"

@@ -15,7 +15,7 @@ from itertools import chain
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Generic, Iterator, List, Optional, TypeVar
 
 from ._core import check_page
-from ._runtime import Operation
+from ._types import Operation
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ from urllib.parse import SplitResult, quote, urlencode, urlsplit, urlunsplit
 
 from ._errors import InsecureTransportError
 from ._constants import TOKEN_QUERY_PARAM
-from ._runtime import Operation
+from ._types import Operation
 
 _TLS = ("https", "wss")
 _PLAIN = ("http", "ws")
