@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, AsyncIterator, Dict, Iterator, List, Literal, Optional, Union, cast
 
-from ._runtime import (
+from ._runtime import AsyncCaller, AsyncResource, SyncCaller, SyncResource
+from ._types import (
     NOT_GIVEN,
-    AsyncCaller,
-    AsyncResource,
     BinaryBody,
     Body,
     Headers,
@@ -17,8 +16,6 @@ from ._runtime import (
     Query,
     RequestOptions,
     RetryOption,
-    SyncCaller,
-    SyncResource,
     TimeoutOption,
 )
 from ._webhooks import WebhookHelpers

@@ -1,26 +1,15 @@
 """The bases the generated resources (`_operations.py`) are built on and call into (implemented by `Client` and
 `AsyncClient`).
 
-The types of operations and call options live in `_types.py`, below the core and the pages; they are imported here
-again for `_operations.py`, which the generator (scripts/lib/python/resources.ts) writes to import them from this
-module.
+The types of operations and call options live in `_types.py`, below the core and the pages; `_operations.py` imports
+them from there (scripts/lib/python/resources.ts writes that import), and only the callers and resources from here.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, Iterator
 
-from ._types import NOT_GIVEN as NOT_GIVEN
-from ._types import BinaryBody as BinaryBody
-from ._types import Body as Body
-from ._types import Headers as Headers
-from ._types import NotGiven as NotGiven
-from ._types import Operation as Operation
-from ._types import Param as Param
-from ._types import Query as Query
-from ._types import RequestOptions as RequestOptions
-from ._types import RetryOption as RetryOption
-from ._types import TimeoutOption as TimeoutOption
+from ._types import Operation, RequestOptions
 
 if TYPE_CHECKING:
     from ._pages import AsyncPage, SyncPage
