@@ -19,8 +19,8 @@
 //     optional peers   better-sqlite3 (--state only: a native module, loaded when the flag is given), pg (--state postgres://), ioredis
 //                      (--redis only, loaded when the flag is given), msw,
 //                      @stoplight/prism-http (Prefer: dynamic=true only)
-// The bundles keep the sources' layout depth (lib/mock/*.js), so the paths the code computes from import.meta.url
-// ("../.." is the repository root in src/mock/ and scripts/lib/) name the package's root.
+// The one path the code computes from import.meta.url, the contract's folder (src/mock/homes/node/contract-files.ts),
+// is found by looking up for generated/openapi.json, so it holds in the bundles (lib/mock/*.js) as in the sources.
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
@@ -46,9 +46,9 @@ export const MOCK_EXPORTS: Record<string, string> = {
 /** Each export's declarations, under types/ (tsc keeps the sources' layout). */
 const TYPES: Record<string, string> = {
   ".": "./types/src/mock/index.d.ts",
-  "./msw": "./types/src/mock/msw.d.ts",
+  "./msw": "./types/src/mock/homes/fetch/msw.d.ts",
   "./factories": "./types/src/testing/factories.d.ts",
-  "./browser": "./types/src/mock/browser.d.ts",
+  "./browser": "./types/src/mock/homes/browser/browser.d.ts",
 };
 
 /** Bundled entry points: the file under lib/ each is written to. */

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { tsImport } from 'tsx/esm/api';
 
-const { FILTER_KEY, checkFilter, defaultFilter } = await tsImport('../../src/filters.ts', import.meta.url);
+const { FILTER_KEY, checkFilter, defaultFilter } = await tsImport('../../src/contract/filters.ts', import.meta.url);
 
 export const RULES_SECTION = 'spec/README.md § Rules every operation follows';
 const see = (section = RULES_SECTION) => ` See ${section}.`;

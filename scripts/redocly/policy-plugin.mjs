@@ -10,13 +10,13 @@ import { linksResolve } from './links-rule.mjs';
 
 // The checks of x-lifecycle live once, in src/contract/lifecycle-check.ts, shared with the runtime reader (readLifecycles):
 // loaded through tsx, the TypeScript runner the npm scripts already use.
-const { checkLifecycle, checkReference, statesOf, LIFECYCLE_KEY, REFERENCES_KEY } = await tsImport('../../src/lifecycle-check.ts', import.meta.url);
-const { categoryOf, readPolicy } = await tsImport('../../src/policy.ts', import.meta.url);
+const { checkLifecycle, checkReference, statesOf, LIFECYCLE_KEY, REFERENCES_KEY } = await tsImport('../../src/contract/lifecycle-check.ts', import.meta.url);
+const { categoryOf, readPolicy } = await tsImport('../../src/contract/policy.ts', import.meta.url);
 import * as author from './author-rules.mjs';
 import * as requests from './request-rules.mjs';
 
 // The vocabularies of x-derived, x-completion, x-referenced-by, x-status and x-scopes (spec/README.md), shared with the mock.
-const rules = await tsImport('../../src/contract-rules.ts', import.meta.url);
+const rules = await tsImport('../../src/contract/contract-rules.ts', import.meta.url);
 
 const RATE_LIMIT_SCOPE = /^\/(v1|aria|ws)(\/|$)/;
 const RATE_LIMIT_HEADERS = [
