@@ -3,7 +3,9 @@ export { createGateway, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFA
 export { loadContract, withLimitScale, DEFAULT_GENERATED_DIR, type Contract, type Route } from "./homes/node/contract-files.js";
 export { demoKeys, loadKeysFile, KeyStore, KeysFileError, type KeyRecord } from "./core/access/keys.js";
 export { mintToken, jwtSecretFromEnv, DEFAULT_JWT_SECRET } from "./core/access/auth.js";
-export { RateLimiter, systemClock, type Clock, type Decision } from "./core/access/limiter.js";
+export { RateLimiter, type Decision } from "./core/access/limiter.js";
+export { systemClock, type Clock, type TimeSource } from "./core/clock/clock.js";
+export { SimulatedClock } from "./core/clock/simulated.js";
 export { swaggerPage, swaggerInitJs, swaggerCsp, tryItOutOrigins, readSwaggerAsset, SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR } from "./homes/node/swagger.js";
 export { webhookSignature, WEBHOOK_HEADERS } from "./core/events/webhooks.js";
 export { redact } from "./core/pipeline/log.js";

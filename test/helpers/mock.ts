@@ -4,16 +4,25 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import http from "node:http";
 import { WebSocket } from "ws";
 import { createGateway, loadContract, type Gateway, type GatewayOptions, type KeyRecord } from "../../src/mock/index.js";
-import { ManualScheduler } from "../../src/mock/core/clock/scheduler.js";
+import { systemClock, type Cancel, type Clock } from "../../src/mock/core/clock/clock.js";
+import { SimulatedClock } from "../../src/mock/core/clock/simulated.js";
 import { componentSchemaId, createContractAjv } from "../../src/mock/core/contract/validation.js";
 
 export const contract = loadContract();
 export const policy = contract.policy;
 
-/** A clock the test moves by hand. Starts at 12:00:30 UTC, mid-minute and mid-day. */
-export class ManualClock {
+/** Where the tests' clocks start: 12:00:30 UTC, mid-minute and mid-day. */
+export const T0 = Date.UTC(2026, 10, 21, 12, 0, 30);
+
+/**
+ * A clock whose time the test sets by hand, under the gateway's simulated one (core/clock/), while its timers are
+ * real: a gateway's streams and lifecycles run on their own, with the time the test chose (each minute's rate limit
+ * and each expiry where the test puts it). A test that wants the timers by hand too takes startStateful's clock, a
+ * SimulatedClock held paused. Not a third clock of the mock: a test's, handing on real timers.
+ */
+export class ManualClock implements Clock {
   t: number;
-  constructor(start = Date.UTC(2026, 10, 21, 12, 0, 30)) {
+  constructor(start = T0) {
     this.t = start;
   }
   now(): number {
@@ -25,18 +34,24 @@ export class ManualClock {
   set(ms: number): void {
     this.t = ms;
   }
+  after(ms: number, task: () => void): Cancel {
+    return systemClock.after(ms, task);
+  }
 }
+
+/** What a test gateway's clock lets the test do: read it, and move it by hand. */
+export type TestClock = Clock & { advance(ms: number): void; set(ms: number): void };
 
 export interface TestGateway {
   gateway: Gateway;
   url: string;
-  clock: ManualClock;
+  clock: TestClock;
   logs: string[];
   close(): Promise<void>;
 }
 
 /** Starts a gateway on 127.0.0.1 and a free port, quiet, with fast streams, collecting its log lines. */
-export async function startGateway(opts: GatewayOptions & { clock?: ManualClock } = {}): Promise<TestGateway> {
+export async function startGateway(opts: GatewayOptions & { clock?: TestClock } = {}): Promise<TestGateway> {
   const clock = opts.clock ?? new ManualClock();
   const logs: string[] = [];
   // The suite registers loopback receivers (startReceiver), so it passes --allow-loopback-webhooks; a test of the
@@ -163,15 +178,17 @@ export async function startReceiver(status = 200) {
   };
 }
 
-/** Time between two processing steps in the stateful tests' gateways (moved by hand with `scheduler.advance`). */
+/** Time between two processing steps in the stateful tests' gateways (moved by hand with `clock.advance`). */
 export const STEP_MS = 100;
 
-/** A gateway whose stored resources move only when the test advances its scheduler (and clock): no sleeping. */
-export async function startStateful(opts: Omit<GatewayOptions, "clock"> = {}): Promise<TestGateway & { scheduler: ManualScheduler }> {
-  const clock = new ManualClock();
-  const scheduler = new ManualScheduler(clock);
-  const g = await startGateway({ clock, scheduler, stepMs: STEP_MS, ...opts });
-  return { ...g, scheduler };
+/**
+ * A gateway whose stored resources move only when the test advances its clock: no sleeping. The clock is a
+ * SimulatedClock held paused at T0, under the gateway's own simulated clock, so `/__mock/clock` still works above it.
+ */
+export async function startStateful(opts: Omit<GatewayOptions, "clock"> = {}): Promise<TestGateway & { clock: SimulatedClock }> {
+  const clock = new SimulatedClock(systemClock, { frozenAt: T0 });
+  const g = await startGateway({ clock, stepMs: STEP_MS, ...opts });
+  return { ...g, clock };
 }
 
 /** A JSON call with a demo key (`pk_test_demo_pro` unless `key` says otherwise). */

@@ -4,7 +4,7 @@
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose";
 import type { PlanName, RateLimitPolicy } from "../../../contract/policy.js";
 import { KEY_PREFIXES, type KeyStore } from "./keys.js";
-import type { Clock } from "./limiter.js";
+import { systemClock, type TimeSource } from "../clock/clock.js";
 
 /** Signs and verifies the mock's JWTs unless MOCK_JWT_SECRET is set. Public on purpose: it is a local dev mock. */
 export const DEFAULT_JWT_SECRET = "avt-mock-gateway-dev-secret-not-for-production";
@@ -69,7 +69,7 @@ export interface AuthenticatorOptions {
   keys: KeyStore;
   policy: RateLimitPolicy;
   secret: string;
-  clock: Clock;
+  clock: TimeSource;
   /** Header of the API-key scheme (`X-API-Key`), as the contract names it. */
   apiKeyHeader: string;
   /** Whether a verified JWT has been revoked (`POST /v1/oauth/revoke`); none are without it. */
@@ -245,7 +245,7 @@ export interface MintOptions {
   frozen?: boolean;
   /** Seconds of validity from `now`, at most JWT_MAX_LIFETIME_SECONDS; negative for an already expired token. */
   expiresInSeconds: number;
-  /** Epoch ms; defaults to the real time. */
+  /** Epoch ms: the gateway's clock; by default the system's (`npm run mock:token`, which runs outside any gateway). */
   now?: number;
   /** More claims (an OAuth access token's `scope`, `client_id`, `grant`); never the registered ones above. */
   claims?: Record<string, unknown>;
@@ -253,7 +253,7 @@ export interface MintOptions {
 
 /** Mints a bearer JWT the gateway accepts (used by `npm run mock:token` and tests): `iss`, `aud`, `sub`, `iat`, `exp`. */
 export async function mintToken(o: MintOptions): Promise<string> {
-  const iat = Math.floor((o.now ?? Date.now()) / 1000);
+  const iat = Math.floor((o.now ?? systemClock.now()) / 1000);
   const claims: Record<string, unknown> = { ...o.claims, workspace_id: o.workspaceId };
   if (o.plan) claims.plan = o.plan;
   if (o.frozen) claims.frozen = true;

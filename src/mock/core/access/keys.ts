@@ -10,7 +10,7 @@ import { newId } from "../events/events.js";
 import { isoSeconds, randomBase62, type Random } from "../util/ids.js";
 import { KeysFileError } from "./keys-file.js";
 import { KEY_PREFIXES, type KeyRecord } from "./key-record.js";
-import { systemClock, type Clock } from "./limiter.js";
+import { systemClock, type TimeSource } from "../clock/clock.js";
 import { array, componentCheck, DATE_TIME, integerOrNull, object, SnapshotError, string, stringOrNull, type Fields } from "../state/snapshot.js";
 import type { MockState } from "../state/state.js";
 
@@ -80,7 +80,7 @@ export class KeyStore implements MockState {
   /** When the seeded keys count as created: the start of the mock's world (kept by the state file). */
   private startedAt: string;
 
-  private readonly clock: Clock;
+  private readonly clock: TimeSource;
   /** The random part of new keys' ids and secrets (a seeded simulation's), else Math.random and WebCrypto. */
   private readonly random: Random | undefined;
   private readonly onChange: () => void;
@@ -91,7 +91,7 @@ export class KeyStore implements MockState {
 
   constructor(
     private readonly seeds: readonly KeyRecord[],
-    opts: { clock?: Clock; onChange?: () => void; contract?: Contract; random?: Random } = {},
+    opts: { clock?: TimeSource; onChange?: () => void; contract?: Contract; random?: Random } = {},
   ) {
     this.contract = opts.contract;
     this.random = opts.random;

@@ -7,14 +7,9 @@
 // give exactly L successes.
 // Not a MockState (state.ts): `POST /__mock/reset` leaves the counts, as the real edge would not forget them, and
 // the state file does not keep them (decisions W16, W17).
+import { systemClock, type TimeSource } from "../clock/clock.js";
 import { dailyLimit, minuteLimit, type CategoryRule, type PlanName, type RateLimitPolicy } from "../../../contract/policy.js";
 
-/** Milliseconds since the epoch. Injected so tests move time instead of waiting. */
-export interface Clock {
-  now(): number;
-}
-
-export const systemClock: Clock = { now: () => Date.now() };
 
 /** Whose buckets a request is counted in. */
 export interface Subject {
@@ -79,7 +74,7 @@ export class RateLimiter implements Limiter {
 
   constructor(
     readonly policy: RateLimitPolicy,
-    private readonly clock: Clock = systemClock,
+    private readonly clock: TimeSource = systemClock,
   ) {
     if (policy.minute_bucket !== "per_workspace_and_category" || policy.daily_bucket !== "per_workspace" || policy.daily_window !== "utc_day") {
       throw new Error(

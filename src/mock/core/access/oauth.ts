@@ -16,7 +16,7 @@ import type { Principal } from "./auth.js";
 import { JWT_AUDIENCE, JWT_ISSUER, mintToken } from "./auth.js";
 import { newId } from "../events/events.js";
 import { isoSeconds, randomBase62, type Random } from "../util/ids.js";
-import type { Clock } from "./limiter.js";
+import type { TimeSource } from "../clock/clock.js";
 import { RowMap } from "../state/row-map.js";
 import { array, DATE_TIME, object, SnapshotError, string, type Fields } from "../state/snapshot.js";
 import type { MockState } from "../state/state.js";
@@ -53,7 +53,7 @@ interface Grant {
 
 export interface OAuthOptions {
   secret: string;
-  clock: Clock;
+  clock: TimeSource;
   /** The scope of a token whose request names none. */
   defaultScope: string;
   /**

@@ -1,14 +1,14 @@
-// The simulated clock of the store (decision MC2): the time its lifecycles, time-outs and expiries run on, which
-// a frontend team can pause, resume and step from outside (`POST /__mock/clock`), so a progress bar can be held at
-// 40% for a screenshot. It is a time source (`clock`) and a Scheduler that reads it (`scheduler`), laid over a
-// base clock and a base scheduler (real timers in `npm start`; a ManualScheduler in tests), so whatever scheduler
-// the store is given keeps working beneath it.
+// The simulated clock (decision MC2, issue 43): the one clock of a gateway or simulation (clock.ts), which a
+// frontend team can pause, resume and step from outside (`POST /__mock/clock`), so a progress bar can be held at
+// 40% for a screenshot, and a minute's rate limit, a token's expiry or a lifecycle's time-out can be reached at
+// once. It is a Clock laid over a base Clock (the system's in `npm start`; in tests, another SimulatedClock held
+// paused, which then runs its tasks only when the test advances it), so whatever clock it is given keeps working
+// beneath it.
 //
 // Simulated time = base time + `offset` while running; frozen at `frozenAt` while paused. Advancing adds to the
 // offset and runs, in order of time, every task that falls due, with the clock reading the task's own time while
 // it runs. Only one base timer is armed at a time, for the earliest task.
-import type { Clock } from "../access/limiter.js";
-import type { Cancel, Scheduler } from "./scheduler.js";
+import type { Cancel, Clock } from "./clock.js";
 
 interface Task {
   at: number;
@@ -45,7 +45,7 @@ export interface ClockShare {
   refresh(): Promise<void>;
 }
 
-export class SimulatedTime {
+export class SimulatedClock implements Clock {
   private offset = 0;
   private frozenAt: number | null = null;
   /** While a task runs during `advance`, the clock reads the task's time. */
@@ -55,13 +55,16 @@ export class SimulatedTime {
   private seq = 0;
   private armed: { at: number; cancel: Cancel } | null = null;
 
-  readonly clock: Clock = { now: () => this.now() };
-  readonly scheduler: Scheduler = { after: (ms, run) => this.after(ms, run) };
-
+  /**
+   * `base`: the clock beneath (real time and timers, or a test's). `frozenAt`: start paused at that time (a test's
+   * clock, which moves only when the test advances or sets it).
+   */
   constructor(
-    private readonly base: Clock,
-    private readonly baseScheduler: Scheduler,
-  ) {}
+    readonly base: Clock,
+    o: { frozenAt?: number } = {},
+  ) {
+    if (o.frozenAt !== undefined) this.frozenAt = o.frozenAt;
+  }
 
   now(): number {
     return this.running ?? this.frozenAt ?? this.base.now() + this.offset;
@@ -116,6 +119,18 @@ export class SimulatedTime {
     this.arm();
   }
 
+  /**
+   * Moves the clock to `at`, as a test jumps to a time: forward as `advance` does (what falls due runs), or back,
+   * where nothing runs and the tasks keep their times. Paused or not, it stays so.
+   */
+  set(at: number): void {
+    const now = this.now();
+    if (at >= now) return this.advance(at - now);
+    if (this.frozenAt !== null) this.frozenAt = at;
+    else this.offset = at - this.base.now();
+    this.arm();
+  }
+
   /** Moves simulated time `ms` forward, running every task due by then; paused or not, it stays so. */
   advance(ms: number): void {
     const until = this.now() + ms;
@@ -134,7 +149,7 @@ export class SimulatedTime {
     this.arm();
   }
 
-  private after(ms: number, run: () => void): Cancel {
+  after(ms: number, run: () => void): Cancel {
     const task: Task = { at: this.now() + Math.max(0, ms), seq: this.seq++, run };
     this.tasks.splice(this.indexAfter(task.at), 0, task);
     if (this.running === null && (!this.armed || task.at < this.armed.at)) this.arm();
@@ -161,7 +176,7 @@ export class SimulatedTime {
     this.disarm();
     const first = this.tasks[0];
     if (!first || this.frozenAt !== null) return;
-    this.armed = { at: first.at, cancel: this.baseScheduler.after(first.at - this.now(), () => this.fire(first.at)) };
+    this.armed = { at: first.at, cancel: this.base.after(first.at - this.now(), () => this.fire(first.at)) };
   }
 
   private disarm(): void {

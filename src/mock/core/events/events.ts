@@ -46,7 +46,7 @@ const RANDOM_CHARS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
  * A prefixed id with a ULID-like 26-character suffix (`anl_01…`): `now`'s time, then 16 random characters. With
  * `random` (a seeded simulation's) all 26 are drawn from it, so the same seed mints the same ids whatever the time.
  */
-export function newId(prefix: string, now = Date.now(), random?: Random): string {
+export function newId(prefix: string, now: number, random?: Random): string {
   let time = "";
   if (random) for (let i = 0; i < 10; i++) time += RANDOM_CHARS[Math.floor(random() * 32)];
   else for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = RANDOM_CHARS[t % 32] + time;

@@ -15,7 +15,7 @@ import type { components } from "../../../../generated/schema.js";
 import type { Contract, Json } from "../contract/contract-build.js";
 import { newId } from "./events.js";
 import { isoSeconds, randomBase62, type Random } from "../util/ids.js";
-import { systemClock, type Clock } from "../access/limiter.js";
+import type { Cancel, Clock, TimeSource } from "../clock/clock.js";
 import { redact } from "../pipeline/log.js";
 import { array, componentCheck, object, SnapshotError } from "../state/snapshot.js";
 import type { MockState } from "../state/state.js";
@@ -113,9 +113,10 @@ export interface WebhookOptions {
   claim?: (key: string) => Promise<boolean>;
   /**
    * Real time, for how long a claimed attempt is remembered (CLAIM_TTL_MS, as long as Redis keeps the claim): not
-   * `clock`, which `POST /__mock/clock` moves while Redis's time does not. Default: the system's.
+   * `clock`, which `POST /__mock/clock` moves while Redis's time does not. The clock beneath the simulated one
+   * (SimulatedClock `base`); by default `clock` itself.
    */
-  wallClock?: Clock;
+  wallClock?: TimeSource;
   /** The random part of webhook, delivery and event ids and of signing secrets (a seeded simulation's). */
   random?: Random;
 }
@@ -149,7 +150,7 @@ export class Webhooks implements MockState {
   private seq = 0;
   private readonly samples: Map<string, Json>;
   private readonly pending = new Set<Promise<unknown>>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Set<Cancel>();
   private readonly aborter = new AbortController();
   private readonly changed: () => void;
   /** The ports the gateway listens on (gateway.ts adds them): a loopback URL on one of them is never called. */
@@ -209,11 +210,12 @@ export class Webhooks implements MockState {
     this.changed();
     if (hook.enabled) {
       const targets = [this.target(hook)];
-      const t = setTimeout(() => {
-        this.timers.delete(t);
+      // On the clock: a paused simulation sends them when its time moves past the delay, as the service would.
+      const cancel = this.opts.clock.after(this.opts.deliveryDelayMs, () => {
+        this.timers.delete(cancel);
         for (const type of hook.event_types) this.track(this.deliver(targets, this.event(workspaceId, type, this.sample(type))));
-      }, this.opts.deliveryDelayMs);
-      this.timers.add(t);
+      });
+      this.timers.add(cancel);
     }
     return hook;
   }
@@ -289,7 +291,7 @@ export class Webhooks implements MockState {
   private attemptKey(workspaceId: string, type: string, data: unknown): string {
     const value = Object.values((data ?? {}) as Record<string, Json>)[0];
     const subject = `${workspaceId}:${type}:${typeof value?.id === "string" ? value.id : JSON.stringify(value)}`;
-    const now = (this.opts.wallClock ?? systemClock).now();
+    const now = (this.opts.wallClock ?? this.opts.clock).now();
     const last = this.emitted.get(subject);
     // After its claims expired, a count starting over at 1 names attempts no replica holds any more.
     const n = last && now - last.at < CLAIM_TTL_MS ? last.n + 1 : 1;
@@ -394,7 +396,7 @@ export class Webhooks implements MockState {
 
   /** Cancels the sample deliveries not yet made (deliveries under way finish). */
   private cancelScheduled(): void {
-    for (const t of this.timers) clearTimeout(t);
+    for (const cancel of this.timers) cancel();
     this.timers.clear();
   }
 

@@ -78,7 +78,7 @@ function decodeSafe(s: string): string {
   }
 }
 
-export function formatRequestLine(e: RequestLogEntry, now = new Date()): string {
+export function formatRequestLine(e: RequestLogEntry, now: Date): string {
   return `${now.toISOString()} ${e.method} ${redact(e.url)} ${e.status} ${e.ms.toFixed(1)}ms ${e.workspace ?? "-"}`;
 }
 

@@ -5,9 +5,8 @@ import type { Contract } from "../contract/contract-build.js";
 import type { KeyRecord } from "../access/key-record.js";
 import type { Latency } from "./latency.js";
 import type { Limits } from "../access/limits.js";
-import type { Clock } from "../access/limiter.js";
+import type { Clock } from "../clock/clock.js";
 import type { LogSink } from "./log.js";
-import type { Scheduler } from "../clock/scheduler.js";
 
 export interface GatewayOptions {
   /** Folder holding openapi.json and openapi.yaml (default generated/). */
@@ -17,6 +16,10 @@ export interface GatewayOptions {
   /** JSON file of extra keys (MOCK_KEYS_FILE). */
   keysFile?: string | null;
   extraKeys?: KeyRecord[];
+  /**
+   * The clock beneath the gateway's simulated one (core/clock/clock.ts): the system's by default. A test passes a
+   * SimulatedClock held paused, so its tasks run when the test advances it, or a clock of its own.
+   */
   clock?: Clock;
   /** HS256 secret of bearer JWTs (MOCK_JWT_SECRET, else the dev default). */
   jwtSecret?: string;
@@ -37,9 +40,8 @@ export interface GatewayOptions {
    * alone get at most 60 000 ms. A request not received in time answers 408 and its connection is closed.
    */
   requestTimeoutMs?: number;
-  /** The stateful mock's settings: a processing step every `stepMs` (default 2000, MOCK_STEP_MS) on `scheduler` (default real timers; tests pass a ManualScheduler). */
+  /** The stateful mock's settings: a processing step every `stepMs` (default 2000, MOCK_STEP_MS) of the clock. */
   stepMs?: number;
-  scheduler?: Scheduler;
   /**
    * Delay of every answer under /v1, /aria and /ws, ms: a fixed time, or [min, max] for one drawn uniformly
    * (MOCK_LATENCY_MS, --latency). Whole milliseconds, at most a minute. Default: none.

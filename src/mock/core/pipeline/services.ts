@@ -14,16 +14,16 @@ import { demoKeys, KeyStore, loadKeysFile } from "../access/keys.js";
 import { defaultScope, scopeCeiling, OAuthTokens } from "../access/oauth.js";
 import { StateRegistry } from "../state/state-registry.js";
 import { checkLatency } from "./latency.js";
-import { RateLimiter, systemClock, type Clock, type Limiter } from "../access/limiter.js";
+import { RateLimiter, type Limiter } from "../access/limiter.js";
+import { systemClock, type Clock } from "../clock/clock.js";
 import type { SharedState } from "../state/shared-state.js";
 import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
 import { ContractExamples } from "../contract/examples.js";
 import type { Platform } from "./platform.js";
 import type { PrismSource } from "../contract/preferences.js";
 import { corsHead } from "../contract/cors-head.js";
-import { timerScheduler } from "../clock/scheduler.js";
 import { Store } from "../store/store.js";
-import { SimulatedTime, type ClockShare } from "../clock/simulated.js";
+import { SimulatedClock, type ClockShare } from "../clock/simulated.js";
 import { Faults } from "../controls/faults.js";
 import { loadFixtures, parseFixtures } from "../controls/fixtures.js";
 import { readModel } from "../store/model.js";
@@ -37,6 +37,10 @@ import type { RateLimitPolicy } from "../../../contract/policy.js";
 export interface Services {
   readonly contract: Contract;
   readonly policy: RateLimitPolicy;
+  /**
+   * The gateway's one clock (core/clock/): simulated over `opts.clock` (the system's), the same object as `time`,
+   * handed to every part that reads the time or sets a timer.
+   */
   readonly clock: Clock;
   readonly keys: KeyStore;
   readonly auth: Authenticator;
@@ -61,8 +65,8 @@ export interface Services {
   readonly scripts: EventScripts;
   /** The stateful mock: every workspace's resources (store/). Unused with `stateless`. */
   readonly store: Store;
-  /** The store's simulated clock and the scheduler that reads it: paused, resumed, stepped by `/__mock/clock`. */
-  readonly time: SimulatedTime;
+  /** The same clock, with its controls: paused, resumed, stepped by `/__mock/clock`. */
+  readonly time: SimulatedClock;
   /** The clock shared by replicas (`--redis`, decision SB12); null in one process. */
   readonly clockShare: ClockShare | null;
   /** The fault rules of `/__mock/faults`. */
@@ -105,8 +109,8 @@ export const DEFAULT_STEP_MS = 2000;
 export interface Engines {
   /** The rate limiter replicas share (engines/redis/limiter-redis.ts), made over the policy and the clock; the process's own when absent. */
   limiter?: (policy: RateLimitPolicy, clock: Clock) => Limiter;
-  /** The simulated clock's state shared by replicas (engines/redis/clock-redis.ts), over this process's SimulatedTime. */
-  clockShare?: (time: SimulatedTime) => ClockShare;
+  /** The simulated clock's state shared by replicas (engines/redis/clock-redis.ts), over this process's SimulatedClock. */
+  clockShare?: (time: SimulatedClock) => ClockShare;
   /** What /health reports of those engines, by name. */
   health?: () => Record<string, "ok" | "down">;
   /** The event fan-out replicas share (events-redis.ts); the analysis's own log when absent. */
@@ -122,7 +126,9 @@ export interface Engines {
 export function buildServices(opts: GatewayOptions & { contract: Contract }, platform: Platform, engines: Engines = {}): Services {
   const contract = opts.contract;
   const policy = contract.policy;
-  const clock = opts.clock ?? systemClock;
+  const base = opts.clock ?? systemClock;
+  const time = new SimulatedClock(base);
+  const clock: Clock = time;
   const sink = opts.log === undefined ? consoleSink : opts.log;
   const limits = resolveLimits(opts.limits);
   const fileKeys = opts.keysFile ? loadKeysFile(opts.keysFile, policy) : [];
@@ -145,17 +151,16 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     onChange,
     allowLoopback: opts.allowLoopbackWebhooks ?? false,
     claim: engines.claim,
+    wallClock: base,
     random: opts.random,
   });
   const stateless = opts.stateless ?? false;
-  const time = new SimulatedTime(clock, opts.scheduler ?? timerScheduler);
   const feeds = engines.feeds ?? localFeeds;
   const clockShare = engines.clockShare?.(time) ?? null;
   let faults: Faults | undefined;
   const store = new Store({
     contract,
-    clock: time.clock,
-    scheduler: time.scheduler,
+    clock,
     stepMs: opts.stepMs ?? DEFAULT_STEP_MS,
     webhooks,
     onChange,

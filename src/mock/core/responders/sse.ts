@@ -149,7 +149,7 @@ function breaking(res: ServerResponse, breakAfter: number | undefined): (e: Stre
 /** The stateless mock: the fixed event script of an analysis, paced. */
 function scripted(s: Services, ctx: RequestContext): void {
   const res = ctx.res!;
-  const analysisId = Object.values(ctx.params)[0] ?? newId("anl");
+  const analysisId = Object.values(ctx.params)[0] ?? newId("anl", s.clock.now());
   const events = resumeAfter(s.scripts.analysisEvents(analysisId, ctx.principal!.workspaceId), lastEventId(ctx));
   const ac = new AbortController();
   const end = open(s, ctx, () => ac.abort());

@@ -3,11 +3,10 @@
 // comes next: the service's processing one step every `stepMs`, and time-outs. Nothing here names a resource or
 // a state; what a resource does besides (an analysis's event log and content) is its ResourceHooks'.
 import { followers, initialFields, nextAsync, onExternal, onLinked, onOperation, take, timeouts, type Machine, type Outcome, type Step } from "../../../contract/lifecycle.js";
-import type { Clock } from "../access/limiter.js";
+import type { Clock } from "../clock/clock.js";
 import type { Json } from "../contract/contract-build.js";
 import type { StoreModel } from "./model.js";
 import { Rec, type WorkspaceData } from "./records.js";
-import type { Scheduler } from "../clock/scheduler.js";
 
 /** What a resource of one schema does besides its lifecycle (the analysis: its event log and content). */
 export interface ResourceHooks {
@@ -24,7 +23,7 @@ export interface WebhookSink {
 
 export interface DriverOptions {
   model: StoreModel;
-  scheduler: Scheduler;
+  /** The time steps are stamped with, and the timers of the steps to come. */
   clock: Clock;
   stepMs: number;
   webhooks: WebhookSink;
@@ -159,7 +158,7 @@ export class Driver {
   /** Schedules `run` on `rec` of `ws`, through the gate when there is one. */
   private later(ws: WorkspaceData, rec: Rec, ms: number, run: () => void) {
     const gate = this.o.gate;
-    return this.o.scheduler.after(ms, gate ? () => gate(ws, rec, run) : run);
+    return this.o.clock.after(ms, gate ? () => gate(ws, rec, run) : run);
   }
 
   /** Resources linked to `rec` (a run's approval, an approval's run) follow its move into `state`. */

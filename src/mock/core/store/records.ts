@@ -5,7 +5,7 @@ import { IdempotencyRecords } from "./idempotency-records.js";
 import type { Json } from "../contract/contract-build.js";
 import type { EventLog } from "./log.js";
 import type { ChildModel, CollectionModel } from "./model.js";
-import type { Cancel } from "../clock/scheduler.js";
+import type { Cancel } from "../clock/clock.js";
 
 /** Where a record stands in its list: its time (ms, 0 without one) and the order it was added in. */
 export interface Position {

@@ -6,7 +6,7 @@ import type { Random } from "../util/ids.js";
 import { FileLinks } from "../content/file-links.js";
 import type { Contract, Json, Route } from "../contract/contract-build.js";
 import { readTemplates, type Templates } from "../events/events.js";
-import type { Clock } from "../access/limiter.js";
+import type { Clock } from "../clock/clock.js";
 import type { MockState } from "../state/state.js";
 import { CapReached, DEFAULT_LIMITS, type Limits } from "../access/limits.js";
 import { AnalysisHooks } from "./analysis.js";
@@ -19,13 +19,12 @@ import { readModel, type CollectionModel, type StoreModel } from "./model.js";
 import { IdempotencyRecords } from "./idempotency-records.js";
 import { StorePersistence, type StoreChanges, type StoreRows } from "./persist.js";
 import { Journal, Rec, WorkspaceData, type FixtureItem } from "./records.js";
-import type { Scheduler } from "../clock/scheduler.js";
 import { readSeed, SeedFactory } from "./seed.js";
 
 export interface StoreOptions {
   contract: Contract;
+  /** The gateway's clock: what records are stamped with, and the timers of their lifecycles. */
   clock: Clock;
-  scheduler: Scheduler;
   /** Time between two processing steps of a lifecycle, ms. */
   stepMs: number;
   webhooks: WebhookSink;
@@ -107,16 +106,17 @@ export class Store implements MockState {
     this.templates = readTemplates(o.contract);
     this.limits = o.limits ?? DEFAULT_LIMITS;
     // Whatever runs on a timer changes the store by itself: say so after each task. Pending steps are counted.
-    const scheduler: Scheduler = {
+    const clock: Clock = {
+      now: () => o.clock.now(),
       after: (ms, task) => {
         let pending = true;
         const settle = () => pending && ((pending = false), this.pendingSteps--);
         this.pendingSteps++;
-        const cancel = o.scheduler.after(ms, () => (settle(), task(), o.onChange?.()));
+        const cancel = o.clock.after(ms, () => (settle(), task(), o.onChange?.()));
         return () => (settle(), cancel());
       },
     };
-    this.driver = new Driver({ model: this.model, scheduler, clock: o.clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields), gate: (ws, rec, run) => (this.stepGate ? this.stepGate(ws, rec, run) : run()) });
+    this.driver = new Driver({ model: this.model, clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields), gate: (ws, rec, run) => (this.stepGate ? this.stepGate(ws, rec, run) : run()) });
     for (const [route, plan] of this.model.plans) {
       if (plan.kind === "list") this.listSpecs.set(route, readListSpec(o.contract, route, plan.coll));
     }

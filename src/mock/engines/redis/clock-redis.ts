@@ -8,7 +8,7 @@
 // limiter-redis.ts): a request that sees a newer version waits for the replica to adopt it. Controls read the hash
 // themselves (`refresh`), as they are not counted.
 import type { Redis as RedisClient } from "ioredis";
-import type { ClockShare, SharedClock, SimulatedTime } from "../../core/clock/simulated.js";
+import type { ClockShare, SharedClock, SimulatedClock } from "../../core/clock/simulated.js";
 import { CLOCK_KEY } from "./limiter-redis.js";
 import { DependencyUnavailable } from "../../core/state/shared-state.js";
 
@@ -31,7 +31,7 @@ export class RedisClockShare implements ClockShare {
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly time: SimulatedTime,
+    private readonly time: SimulatedClock,
   ) {
     redis.defineCommand("avtClockPublish", { numberOfKeys: 1, lua: PUBLISH });
     this.sub = redis.duplicate({ enableOfflineQueue: true });

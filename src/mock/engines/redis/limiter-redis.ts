@@ -12,9 +12,10 @@
 // Redis unreachable: commands fail at once (no offline queue), and the stage answers 503 `dependency_unavailable`
 // with Retry-After; ioredis reconnects by itself, and the next request after that is counted again.
 import type { Redis as RedisClient } from "ioredis";
+import type { TimeSource } from "../../core/clock/clock.js";
 import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import type { CategoryRule, RateLimitPolicy } from "../../../contract/policy.js";
-import { DAY_MS, RateLimiter, limitsOf, minuteBucket, verdict, type Clock, type Decision, type Limiter, type Subject } from "../../core/access/limiter.js";
+import { DAY_MS, RateLimiter, limitsOf, minuteBucket, verdict, type Decision, type Limiter, type Subject } from "../../core/access/limiter.js";
 
 const SCRIPT = `
 local m = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -57,7 +58,7 @@ export class RedisRateLimiter implements Limiter {
   constructor(
     readonly policy: RateLimitPolicy,
     private readonly redis: RedisClient,
-    private readonly clock: Clock,
+    private readonly clock: TimeSource,
     private readonly prefix = "avt:rl:",
     /**
      * Told the shared clock's version each count reads (decision SB12): a newer one is adopted before the request

@@ -1,10 +1,10 @@
 // Issue 22 item 2: caps, not eviction. Each cap answers its 403 `limit_reached` or 503 `capacity_exceeded` and
 // deletes nothing (decisions SH*); the numbers are small here so the tests stay quick.
+import type { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocket } from "ws";
 import { seededKeyId } from "../../../../src/mock/core/access/keys.js";
-import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
 import { call, freshKey, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
 const analysis = { media_url: "https://media.example.com/calls/q4.mp3", media_type: "audio", title: "Q4 call" };
@@ -12,7 +12,7 @@ const board = (name: string) => ({ name, widgets: [] });
 
 describe("remembered workspaces", () => {
   const keys = Array.from({ length: 5 }, () => freshKey("pro"));
-  let g: TestGateway & { scheduler: ManualScheduler };
+  let g: TestGateway & { clock: SimulatedClock };
   beforeAll(async () => (g = await startStateful({ extraKeys: keys, limits: { workspaces: 3 } })));
   afterAll(() => g.close());
 
@@ -36,7 +36,7 @@ describe("remembered workspaces", () => {
 
 describe("records per collection per workspace", () => {
   const key = freshKey("pro");
-  let g: TestGateway & { scheduler: ManualScheduler };
+  let g: TestGateway & { clock: SimulatedClock };
   beforeAll(async () => (g = await startStateful({ extraKeys: [key], limits: { records: 4 } })));
   afterAll(() => g.close());
 
@@ -56,7 +56,7 @@ describe("records per collection per workspace", () => {
 
 describe("lifecycle steps pending at once", () => {
   const key = freshKey("business");
-  let g: TestGateway & { scheduler: ManualScheduler };
+  let g: TestGateway & { clock: SimulatedClock };
   beforeAll(async () => (g = await startStateful({ extraKeys: [key], limits: { lifecycleTimers: 3 } })));
   afterAll(() => g.close());
 
@@ -66,7 +66,7 @@ describe("lifecycle steps pending at once", () => {
     const refused = answers.filter((a) => a.status === 503);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused[0]!.body.error).toBe("capacity_exceeded");
-    for (let i = 0; i < 50; i++) g.scheduler.advance(STEP_MS);
+    for (let i = 0; i < 50; i++) g.clock.advance(STEP_MS);
     expect((await call(g.url, "POST", "/v1/analyses", { key: key.key, body: analysis })).status).toBe(202);
   });
 });
@@ -74,7 +74,7 @@ describe("lifecycle steps pending at once", () => {
 describe("API keys: no self-escalation, shared demo keys protected, a cap per workspace", () => {
   const capped = freshKey("pro", { rate_limit_rpm: 10 });
   const owner = freshKey("pro");
-  let g: TestGateway & { scheduler: ManualScheduler };
+  let g: TestGateway & { clock: SimulatedClock };
   beforeAll(async () => (g = await startStateful({ extraKeys: [capped, owner], limits: { keys: 5 } })));
   afterAll(() => g.close());
   const as = (key: string) => (method: string, path: string, body?: unknown) => call(g.url, method, path, { key, body });
@@ -121,7 +121,7 @@ describe("API keys: no self-escalation, shared demo keys protected, a cap per wo
 describe("open streams and connections", () => {
   const a = freshKey("pro");
   const b = freshKey("pro");
-  let g: TestGateway & { scheduler: ManualScheduler };
+  let g: TestGateway & { clock: SimulatedClock };
   beforeAll(async () => (g = await startStateful({ extraKeys: [a, b], limits: { streamsPerWorkspace: 2, streamsPerAddress: 3, streamIdleMs: 1000, connections: 40 } })));
   afterAll(() => g.close());
 
@@ -190,7 +190,7 @@ describe("open streams and connections", () => {
 
 describe("webhooks per workspace", () => {
   const key = freshKey("pro");
-  let g: TestGateway & { scheduler: ManualScheduler };
+  let g: TestGateway & { clock: SimulatedClock };
   beforeAll(async () => (g = await startStateful({ extraKeys: [key], limits: { webhooks: 2 } })));
   afterAll(() => g.close());
 

@@ -1,12 +1,12 @@
 // Content derived per analysis (issue 31): each media analysis's transcript, speakers, signals and alerts come
 // from a generator seeded by the analysis's id, so they differ between analyses, agree with each other and with
 // the features asked for (x-completion in Analysis.yaml), and are valid against the contract.
+import type { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
 import { call, schemaErrors, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
-let g: TestGateway & { scheduler: ManualScheduler };
+let g: TestGateway & { clock: SimulatedClock };
 beforeAll(async () => {
   g = await startStateful();
 });
@@ -22,7 +22,7 @@ async function api(method: string, path: string, body?: unknown) {
   for (;;) {
     const r = await call(g.url, method, path, { body });
     if (r.status !== 429) return r;
-    g.scheduler.advance(r.body.retry_after * 1000);
+    g.clock.advance(r.body.retry_after * 1000);
   }
 }
 
@@ -31,7 +31,7 @@ async function completed(body: Body) {
   const created = await api("POST", "/v1/analyses", body);
   expect(created.status, JSON.stringify(created.body)).toBe(202);
   const id = created.body.id as string;
-  for (let i = 0; i < 3; i++) g.scheduler.advance(STEP_MS);
+  for (let i = 0; i < 3; i++) g.clock.advance(STEP_MS);
   const get = async (path: string) => (await api("GET", `/v1/analyses/${id}${path}`)).body;
   const analysis = await get("");
   const transcript = await get("/transcript");
@@ -144,7 +144,7 @@ describe("content derived per analysis", () => {
       const id = "anl_01HZXB3M5N7P9Q1R3S5T7V9W2X";
       const before = (await call(own.url, "GET", `/v1/analyses/${id}`)).body;
       expect(before.status).toBe("processing");
-      for (let i = 0; i < 3; i++) own.scheduler.advance(STEP_MS);
+      for (let i = 0; i < 3; i++) own.clock.advance(STEP_MS);
       const after = (await call(own.url, "GET", `/v1/analyses/${id}`)).body;
       const t = (await call(own.url, "GET", `/v1/analyses/${id}/transcript`)).body;
       expect(after.status).toBe("completed");

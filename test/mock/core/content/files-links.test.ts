@@ -1,11 +1,11 @@
 // The files a report's download_url points at (stages/files.ts, decision SH13): the link is signed and expires, and
 // the signature is checked before any work, so a request without credentials never loads or creates a workspace
 // (issue 29: 1,000 requests for /__files/ws_<new>/… filled --max-workspaces and locked every new tenant out).
+import type { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
 import { call, contract, freshKey, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
-let g: TestGateway & { scheduler: ManualScheduler };
+let g: TestGateway & { clock: SimulatedClock };
 const tenants = [freshKey("pro"), freshKey("pro")];
 beforeAll(async () => {
   g = await startStateful({ limits: { workspaces: 3 }, extraKeys: tenants });
@@ -15,7 +15,7 @@ afterAll(() => g.close());
 const report = async (key: string) => {
   const created = await call(g.url, "POST", "/v1/reports", { key, body: { ...structuredClone(contract.doc.components.examples.ReportCreate.value), format: "pdf" } });
   expect(created.status).toBe(202);
-  for (let i = 0; i < 8; i++) g.scheduler.advance(STEP_MS);
+  for (let i = 0; i < 8; i++) g.clock.advance(STEP_MS);
   return (await call(g.url, "GET", `/v1/reports/${created.body.id}`, { key })).body;
 };
 

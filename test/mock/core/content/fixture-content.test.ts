@@ -285,7 +285,7 @@ describe("content the mock derives, written back as fixtures, passes the fixture
     const r = await call(g.url, "POST", "/v1/analyses", { body });
     expect(r.status, JSON.stringify(r.body)).toBe(202);
     const created = r.body;
-    for (let i = 0; i < 3; i++) g.scheduler.advance(STEP_MS);
+    for (let i = 0; i < 3; i++) g.clock.advance(STEP_MS);
     const read = async (p: string) => (await call(g.url, "GET", `/v1/analyses/${created.id}${p}`)).body;
     const analysis = { ...(await read("")), workspace_id: WS, use_case_id: null };
     const f: string[] = analysis.features;

@@ -2,12 +2,12 @@
 // are what the mock does: defaults from the contract (not the create example), cross-field rules with their
 // documented status, values derived from the request, completion that fills what a finished resource carries,
 // seeded resources that are complete and move, reverse references, and scopes.
+import type { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintToken } from "../../../../src/mock/core/access/auth.js";
-import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
 import { call, contract, getJson, schemaErrors, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
-let g: TestGateway & { scheduler: ManualScheduler };
+let g: TestGateway & { clock: SimulatedClock };
 beforeAll(async () => {
   g = await startStateful({ jwtSecret: "contract-rules-test-secret-of-32-bytes!!" });
 });
@@ -18,7 +18,7 @@ afterAll(async () => {
 const USE_CASE = "uc_01HZX1C4S8E2K6M0P3R7T9V5W1";
 const example = (name: string) => structuredClone(contract.doc.components.examples[name].value);
 const steps = (n = 8) => {
-  for (let i = 0; i < n; i++) g.scheduler.advance(STEP_MS);
+  for (let i = 0; i < n; i++) g.clock.advance(STEP_MS);
 };
 const post = (path: string, body: unknown, key?: string) => call(g.url, "POST", path, { body, key });
 

@@ -55,7 +55,7 @@ describe("a workspace with a request or a stream in flight stays in memory (--st
     expect(res.status).toBe(200);
     const events = readSse(res);
     expect((await call(g.url, "GET", "/v1/boards", { key: b.key })).status).toBe(200); // would unload a's workspace
-    for (let i = 0; i < 10; i++) g.scheduler.advance(STEP_MS);
+    for (let i = 0; i < 10; i++) g.clock.advance(STEP_MS);
     const got = await Promise.race([events, new Promise<null>((r) => setTimeout(() => r(null), 3000))]);
     expect(got?.at(-1)?.event).toBe("completed");
   });

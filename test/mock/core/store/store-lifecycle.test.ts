@@ -1,11 +1,11 @@
 // Lifecycles of stored resources, driven by the contract's x-lifecycle: processing steps happen when the test
 // advances the gateway's scheduler (STEP_MS each), never by sleeping. GET, the transcript, the SSE stream, the
 // WebSocket and the webhooks are views of one event log, so they agree.
+import type { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
 import { call, contract, readSse, schemaErrors, startReceiver, startStateful, STEP_MS, wsSession, type TestGateway } from "../../../helpers/mock.js";
 
-let g: TestGateway & { scheduler: ManualScheduler };
+let g: TestGateway & { clock: SimulatedClock };
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
   g = await startStateful();
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 const example = (name: string) => contract.doc.components.examples[name].value;
-const step = () => g.scheduler.advance(STEP_MS);
+const step = () => g.clock.advance(STEP_MS);
 // With signals (and so a use case): what a completed analysis carries follows its features (x-completion).
 const body = { media_url: "https://media.example.com/calls/q4.mp3", media_type: "audio", title: "Q4 call", features: ["transcription", "diarization", "signals"], use_case_id: "uc_01HZX1C4S8E2K6M0P3R7T9V5W1" };
 
@@ -37,7 +37,7 @@ async function deliveriesOf(id: string, n: number) {
 async function hook(types: string[], key = "pk_test_demo_pro") {
   const r = await call(g.url, "POST", "/v1/webhooks", { key, body: { url: receiver.url, event_types: types } });
   expect(r.status).toBe(201);
-  g.scheduler.advance(0);
+  g.clock.advance(0);
   await new Promise((r) => setTimeout(r, 50)); // the sample deliveries of a new webhook
   receiver.deliveries.length = 0;
 }
@@ -56,7 +56,7 @@ describe("an analysis", () => {
     step();
     expect((await get()).status).toBe("processing");
     expect((await call(g.url, "GET", `/v1/analyses/${id}/signals`)).body.data).toEqual([]);
-    g.scheduler.advance(STEP_MS * 0.6);
+    g.clock.advance(STEP_MS * 0.6);
     const partial = (await call(g.url, "GET", `/v1/analyses/${id}/signals`)).body.data;
     // The derived content (content.ts) places the timed signal on a seeded segment: some, not all, is out by now.
     expect(partial.length).toBeLessThan(example("SignalList").data.length);
@@ -65,7 +65,7 @@ describe("an analysis", () => {
     expect(during.progress).toBeGreaterThan(5);
     expect(during.progress).toBeLessThan(100);
 
-    g.scheduler.advance(STEP_MS * 0.4);
+    g.clock.advance(STEP_MS * 0.4);
     const done = await get();
     expect(done).toMatchObject({ status: "completed", progress: 100, completed_at: new Date(g.clock.now()).toISOString() });
     expect(schemaErrors("Analysis", done)).toEqual([]);
@@ -172,7 +172,7 @@ describe("an analysis", () => {
     const { events } = await live;
     expect(events.at(-1)).toMatchObject({ event: "status", data: { status: "canceled" } });
     expect((await call(g.url, "GET", `/v1/analyses/${id}`)).status).toBe(404);
-    g.scheduler.advance(STEP_MS * 10); // its pending steps were canceled too
+    g.clock.advance(STEP_MS * 10); // its pending steps were canceled too
     expect((await call(g.url, "GET", `/v1/analyses/${id}`)).status).toBe(404);
   });
 });
@@ -252,9 +252,9 @@ describe("runs and approvals", () => {
     step();
     step();
     const approvalId = (await call(g.url, "GET", `/v1/runs/${run.id}`, { key })).body.approval_id;
-    g.scheduler.advance(72 * 3600_000 - 1);
+    g.clock.advance(72 * 3600_000 - 1);
     expect((await call(g.url, "GET", `/v1/approvals/${approvalId}`, { key })).body.status).toBe("pending");
-    g.scheduler.advance(1);
+    g.clock.advance(1);
     expect((await call(g.url, "GET", `/v1/approvals/${approvalId}`, { key })).body).toMatchObject({ status: "expired", decided_at: new Date(g.clock.now()).toISOString() });
     // The run goes on once its approval is decided, here by expiry.
     step();
@@ -323,7 +323,7 @@ describe("other processing resources", () => {
   it("seeded resources that processing moves move on (decision RM6); those moved from outside rest", async () => {
     const processing = example("AnalysisList").data.find((a: { status: string }) => a.status === "processing");
     const alert = example("AlertList").data.find((a: { status: string }) => a.status === "open");
-    g.scheduler.advance(STEP_MS * 20);
+    g.clock.advance(STEP_MS * 20);
     expect((await call(g.url, "GET", `/v1/analyses/${processing.id}`, { key })).body.status).toBe("completed");
     expect((await call(g.url, "GET", `/v1/analyses/${processing.id}/transcript`, { key })).status).toBe(200);
     if (alert) expect((await call(g.url, "GET", `/v1/analyses/${alert.analysis_id}/alerts`, { key })).body.data.find((a: { id: string }) => a.id === alert.id)?.status).toBe("open");
@@ -380,7 +380,7 @@ describe("a seeded processing analysis (one consistent story)", () => {
         const got = (await call(own.url, "GET", `/v1/analyses/${seeded.id}`)).body;
         seen.push(got.progress);
         if (got.status === "completed") break;
-        own.scheduler.advance(STEP_MS / 10);
+        own.clock.advance(STEP_MS / 10);
       }
       expect(seen[0]).toBe(seeded.progress);
       expect(seen.at(-1)).toBe(100);

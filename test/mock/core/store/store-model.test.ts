@@ -6,9 +6,10 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { refName, successSchema } from "../../../../src/mock/core/store/model.js";
 import { handle } from "../../../../src/mock/core/store/ops.js";
-import { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
 import { Store, StoreError } from "../../../../src/mock/core/store/store.js";
-import { contract, ManualClock, schemaErrors } from "../../../helpers/mock.js";
+import { systemClock } from "../../../../src/mock/core/clock/clock.js";
+import { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
+import { contract, schemaErrors, T0 } from "../../../helpers/mock.js";
 
 const WS = "ws_ModelTest0001";
 const STEP = 100;
@@ -16,7 +17,7 @@ const routes = new Map(contract.router.routes.map((r) => [r.operationId, r]));
 
 interface Real {
   store: Store;
-  scheduler: ManualScheduler;
+  clock: SimulatedClock;
 }
 
 /** Calls an operation of the store as the responder would; a StoreError becomes its status and `{detail}`. */
@@ -176,7 +177,7 @@ class CreateRun implements fc.Command<Model, Real> {
 class Step implements fc.Command<Model, Real> {
   check = () => true;
   run(m: Model, r: Real) {
-    r.scheduler.advance(STEP);
+    r.clock.advance(STEP);
     for (const a of m.analyses) a.steps++;
     for (const run of m.runs) {
       if (++run.steps !== 2) continue;
@@ -228,10 +229,9 @@ describe("the store against a model", () => {
   it("agrees with the model over random sequences of operations", () => {
     fc.assert(
       fc.property(commands, (cmds) => {
-        const clock = new ManualClock();
-        const scheduler = new ManualScheduler(clock);
-        const store = new Store({ contract, clock, scheduler, stepMs: STEP, webhooks: { emit: () => {} } });
-        const real: Real = { store, scheduler };
+        const clock = new SimulatedClock(systemClock, { frozenAt: T0 });
+        const store = new Store({ contract, clock, stepMs: STEP, webhooks: { emit: () => {} } });
+        const real: Real = { store, clock };
         const seededBoards = op(real, "listBoards", {}, { query: "limit=100" }).body.data.map((b: { id: string }) => b.id);
         fc.modelRun(() => ({ model: { boards: [], deletedBoards: [], seededBoards, analyses: [], approvals: [], runs: [] }, real }), cmds);
       }),

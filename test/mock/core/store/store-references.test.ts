@@ -1,11 +1,11 @@
 // Ids in a create body that name other resources (`x-references`, decision LC12), over real HTTP: an id the
 // workspace does not have answers 400, one in a state the contract does not allow answers 409 (both as the
 // contract's descriptions say), and an allowed one creates. Read from the contract, not written per resource.
+import type { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
 import { call, contract, schemaErrors, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
-let g: TestGateway & { scheduler: ManualScheduler };
+let g: TestGateway & { clock: SimulatedClock };
 beforeAll(async () => {
   g = await startStateful();
 });
@@ -49,7 +49,7 @@ describe("a report over analyses", () => {
     const created = await call(g.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/b.mp3", media_type: "audio" } });
     const body = { ...example("ReportCreate"), analysis_ids: [created.body.id] };
     await conflict("/v1/reports", body, 409, `analysis_ids.0: analysis ${created.body.id} is queued; it must be completed.`);
-    for (let i = 0; i < 5; i++) g.scheduler.advance(STEP_MS);
+    for (let i = 0; i < 5; i++) g.clock.advance(STEP_MS);
     expect((await call(g.url, "GET", `/v1/analyses/${created.body.id}`)).body.status).toBe("completed");
     expect((await call(g.url, "POST", "/v1/reports", { body })).status).toBe(202);
   });

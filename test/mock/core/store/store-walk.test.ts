@@ -3,6 +3,7 @@
 // Each answer must be the operation's documented success, and valid as the contract says (status, headers and
 // body checked by the robustness tests' independent oracle, with ajv); the store's answers must be about what
 // was asked for.
+import type { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Json, Route } from "../../../../src/mock/core/contract/contract-build.js";
 import { CaseFactory } from "../../../helpers/robustness/cases.js";
@@ -12,7 +13,7 @@ import { contract, startStateful, STEP_MS, type TestGateway } from "../../../hel
 
 const KEY = "pk_test_demo_business";
 const WORKSPACE = "ws_DemoBusiness";
-let g: TestGateway & { scheduler: import("../../../../src/mock/core/clock/scheduler.js").ManualScheduler };
+let g: TestGateway & { clock: SimulatedClock };
 let multipart: Awaited<ReturnType<typeof CaseFactory.multipartBodies>>;
 const oracle = new ContractOracle(contract);
 const model = () => g.gateway.store.model;
@@ -114,7 +115,7 @@ describe("every operation through the store", () => {
       }
     }
     // What the store created through its lifecycles and handlers: the runs' approvals appear after two steps.
-    g.scheduler.advance(STEP_MS * 2);
+    g.clock.advance(STEP_MS * 2);
     const approvals = (await Promise.all(made.get("Run")!.map(async (id) => json(await send(route("getRun"), `/v1/runs/${id}`)).approval_id))) as string[];
     made.set("Approval", approvals);
     // Webhooks and keys are kept by their own responders: the seeded ones stand in.
@@ -124,7 +125,7 @@ describe("every operation through the store", () => {
   });
 
   it("reads, updates and actions: each answers its documented success about the record named", async () => {
-    g.scheduler.advance(60_000); // a fresh minute of the rate limit
+    g.clock.advance(60_000); // a fresh minute of the rate limit
     const later = routes().filter((r) => !isCreate(r) && !isDelete(r) && r.successCode !== 101);
     expect(later.length).toBeGreaterThan(40);
     for (const route of later) {
@@ -146,7 +147,7 @@ describe("every operation through the store", () => {
   });
 
   it("deletes: each answers 204, and the record is gone", async () => {
-    g.scheduler.advance(60_000);
+    g.clock.advance(60_000);
     for (const route of routes().filter(isDelete).sort((a, b) => b.template.split("/").length - a.template.split("/").length)) {
       const path = pathOf(route);
       const res = await send(route, path);

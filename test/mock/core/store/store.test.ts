@@ -1,11 +1,12 @@
 // The stateful mock through HTTP: what is created is what is read, listed, changed and deleted; each workspace
 // has its own data, seeded from the contract's examples; lists page, filter and end as the contract says.
+import type { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "../../../../src/index.js";
 import { paginate } from "../../../../src/client/pagination.js";
 import { ANALYSIS_ID, call, contract, schemaErrors, startStateful, type TestGateway } from "../../../helpers/mock.js";
 
-let g: TestGateway & { scheduler: import("../../../../src/mock/core/clock/scheduler.js").ManualScheduler };
+let g: TestGateway & { clock: SimulatedClock };
 beforeAll(async () => {
   g = await startStateful();
 });

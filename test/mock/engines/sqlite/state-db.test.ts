@@ -12,9 +12,10 @@ import { StateFileError } from "../../../../src/mock/index.js";
 import { seededKeyId } from "../../../../src/mock/core/access/keys.js";
 import { StateDb } from "../../../../src/mock/engines/sqlite/state-db.js";
 import { StateRegistry } from "../../../../src/mock/core/state/state-registry.js";
-import { ManualScheduler } from "../../../../src/mock/core/clock/scheduler.js";
 import { Store } from "../../../../src/mock/core/store/store.js";
-import { apiKey, call, contract, freshKey, getJson, ManualClock, startGateway, startStateful, STEP_MS } from "../../../helpers/mock.js";
+import { systemClock } from "../../../../src/mock/core/clock/clock.js";
+import { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
+import { apiKey, call, contract, freshKey, getJson, startGateway, startStateful, STEP_MS, T0 } from "../../../helpers/mock.js";
 
 const Database = createRequire(import.meta.url)("better-sqlite3") as typeof BetterSqlite3;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mock-state-db-"));
@@ -127,7 +128,7 @@ describe("state database", () => {
 
   it("writes only what changed: one record row for one change, whatever the workspace holds", async () => {
     const file = fresh();
-    // Steps only when the test advances the scheduler (the default one runs on real timers, whatever the clock): a
+    // Steps only when the test advances the clock (a ManualClock's timers are real, whatever its time): a
     // seeded analysis moving on by itself would change (and write) the workspace that is only read below, on a slow
     // run (the fresh clone's CI failed so).
     const g = await startStateful({ stateFile: file });
@@ -241,7 +242,7 @@ describe("state database", () => {
     const a = await startStateful({ stateFile: file });
     const created = await call(a.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/a.mp3", media_type: "audio", features: ["transcription", "diarization", "signals"], use_case_id: "uc_01HZX1C4S8E2K6M0P3R7T9V5W1" } });
     const id = created.body.id;
-    a.scheduler.advance(STEP_MS * 3);
+    a.clock.advance(STEP_MS * 3);
     const done = (await call(a.url, "GET", `/v1/analyses/${id}`)).body;
     const transcript = (await call(a.url, "GET", `/v1/analyses/${id}/transcript`)).body;
     const signals = (await call(a.url, "GET", `/v1/analyses/${id}/signals`)).body.data;
@@ -283,8 +284,8 @@ describe("state database", () => {
 
   it("lets a workspace leave memory and reads it back when next used: remembered workspaces need no eviction", () => {
     const file = fresh();
-    const clock = new ManualClock();
-    const store = new Store({ contract, clock, scheduler: new ManualScheduler(clock), stepMs: 100, webhooks: { emit: () => {} }, limits: { ...DEFAULT_LIMITS, workspaces: 2 } });
+    const clock = new SimulatedClock(systemClock, { frozenAt: T0 });
+    const store = new Store({ contract, clock, stepMs: 100, webhooks: { emit: () => {} }, limits: { ...DEFAULT_LIMITS, workspaces: 2 } });
     const registry = new StateRegistry();
     registry.register(store);
     const db = StateDb.open(file, registry, { contract });
