@@ -13,7 +13,7 @@ import path from "node:path";
 import { parse } from "yaml";
 import { ROOT } from "../lib/paths.js";
 
-/** Where the released contract lives, relative to the repository (RELEASED_DIR of scripts/lib/diff.ts). */
+/** Where the released contract lives, relative to the repository (RELEASED_DIR of scripts/lib/diff/diff.ts). */
 export const RELEASED_FILE = "generated/released/openapi.yaml";
 
 export interface Release {

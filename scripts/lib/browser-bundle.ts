@@ -1,4 +1,4 @@
-// The simulation's browser bundle (src/mock/homes/browser/browser.ts): what @avt/mock/browser ships (scripts/build-packages.ts),
+// The simulation's browser bundle (src/mock/homes/browser/browser.ts): what @avt/mock/browser ships (scripts/publish/build-packages.ts),
 // what test/mock/homes/browser/core.test.ts checks has no node:* import, and what `npm run bench` weighs (gzip). msw stays
 // outside (the app's own copy, an optional peer); Buffer, which the core's bodies are, comes from the `buffer`
 // package, injected where the code uses it (browsers have no Buffer).

@@ -1,4 +1,4 @@
-// Gateway replicas as a sandbox runs them: separate processes of `npm start`'s script (scripts/run-bundled.mjs), on
+// Gateway replicas as a sandbox runs them: separate processes of `npm start`'s script (scripts/mock/run-bundled.mjs), on
 // loopback and free ports, sharing the engines given by flags. Used by `npm run sandbox` and the sandbox's tests.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -25,7 +25,7 @@ export function keysFile(keys: readonly object[]): string {
 }
 
 export async function startReplica(args: readonly string[], env: Record<string, string> = {}): Promise<Replica> {
-  const child = spawn(process.execPath, ["scripts/run-bundled.mjs", "scripts/start.ts", "--no-generate", "--quiet", ...args], {
+  const child = spawn(process.execPath, ["scripts/mock/run-bundled.mjs", "scripts/mock/start.ts", "--no-generate", "--quiet", ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", MOCK_QUIET: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],

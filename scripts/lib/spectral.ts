@@ -7,7 +7,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { GENERATED, ROOT } from "./paths.js";
-import type { SourcePlace } from "./source-map.js";
+import type { SourcePlace } from "./docs/source-map.js";
 
 export const RULESET = path.join(ROOT, ".spectral.mjs");
 export const BUNDLE_JSON = path.join(GENERATED, "openapi.json");

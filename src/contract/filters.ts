@@ -1,6 +1,6 @@
 // `x-filter` on a list operation's query parameter: which property of the listed item it filters, and how
 // (spec/README.md, "x-filter"). One grammar, read by lint (`policy/filters`), the mock (store/lists.ts), verify
-// (checks/list-filters.ts) and the docs (scripts/generate.ts). The naming conventions the mock once inferred
+// (checks/list-filters.ts) and the docs (scripts/contract/generate.ts). The naming conventions the mock once inferred
 // filters from are kept only as the defaults lint suggests (`defaultFilter`): nothing filters unless declared.
 //
 //   x-filter: { property: name, match: prefix }

@@ -1,4 +1,4 @@
-// The mock gateway's public surface (scripts/start.ts, tests, and the static docs site's Swagger page).
+// The mock gateway's public surface (scripts/mock/start.ts, tests, and the static docs site's Swagger page).
 export { createGateway, DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, DEFAULT_REQUEST_TIMEOUT_MS, MAX_UPLOAD_BYTES, type Gateway, type GatewayOptions } from "./homes/node/gateway.js";
 export { loadContract, withLimitScale, DEFAULT_GENERATED_DIR, type Contract, type Route } from "./homes/node/contract-files.js";
 export { demoKeys, loadKeysFile, KeyStore, KeysFileError, type KeyRecord } from "./core/access/keys.js";

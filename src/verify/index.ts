@@ -1,4 +1,4 @@
-// The verifier's public surface: `verify()` for a whole run (scripts/verify.ts), and the checks on their own for
+// The verifier's public surface: `verify()` for a whole run (scripts/verify/verify.ts), and the checks on their own for
 // judging single request/response pairs (the gateway's proxy mode).
 export { verify, DEFAULTS, type VerifyOptions } from "./runner.js";
 export { createChecks, checkExchange, type CheckResult } from "./checks/index.js";

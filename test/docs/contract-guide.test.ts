@@ -7,7 +7,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
-import { generate } from "../../scripts/generate.js";
+import { generate } from "../../scripts/contract/generate.js";
 import { ROOT } from "../../scripts/lib/paths.js";
 import { loadContract } from "../../src/mock/homes/node/contract-files.js";
 import { getJson, startGateway } from "../helpers/mock.js";
@@ -20,7 +20,7 @@ const KEY = { "X-API-Key": "pk_test_demo_business" };
 
 let dir = "";
 const lint = (root: string) =>
-  run(process.execPath, ["scripts/lint.mjs", root], { cwd: ROOT }).then(
+  run(process.execPath, ["scripts/contract/lint.mjs", root], { cwd: ROOT }).then(
     (r) => ({ code: 0, out: r.stdout + r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
   );

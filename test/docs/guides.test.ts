@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MOCK_EXPORTS } from "../../scripts/build-packages.js";
+import { MOCK_EXPORTS } from "../../scripts/publish/build-packages.js";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { guideFiles, NPM_START_URL, runnableBlocks, type DocBlock } from "../helpers/doc-blocks.js";
 import { runShellBlock } from "../helpers/doc-shell.js";

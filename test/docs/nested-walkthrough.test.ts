@@ -10,7 +10,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generate } from "../../scripts/generate.js";
+import { generate } from "../../scripts/contract/generate.js";
 import { ROOT } from "../../scripts/lib/paths.js";
 import { loadContract, type Contract } from "../../src/mock/homes/node/contract-files.js";
 import { verify } from "../../src/verify/index.js";
@@ -54,7 +54,7 @@ describe("docs/contract.md: a nested resource, as the guide says", () => {
   });
 
   it("npm run lint passes on the copy with the section's files", async () => {
-    const linted = await exec(process.execPath, ["scripts/lint.mjs", path.join(dir, "spec/openapi.yaml")]);
+    const linted = await exec(process.execPath, ["scripts/contract/lint.mjs", path.join(dir, "spec/openapi.yaml")]);
     expect(linted.code, linted.out).toBe(0);
     expect(linted.out).toContain("Woohoo! Your API description is valid."); // 0 errors, 0 warnings
   }, 60_000);

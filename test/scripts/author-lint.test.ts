@@ -1,6 +1,6 @@
 // `npm run lint` is the author's fast gate: each rule spec/README.md lists ("Rules every operation follows", each
 // bullet naming its lint rules) is planted as a mistake in a copy of spec/, every mistake in a file of its own, and
-// one run of `npm run lint` (scripts/lint.mjs) on the copy must fail naming that file, the rule, and what to add.
+// one run of `npm run lint` (scripts/contract/lint.mjs) on the copy must fail naming that file, the rule, and what to add.
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import os from "node:os";
@@ -109,7 +109,7 @@ beforeAll(async () => {
     written.set(p.file, await fs.readFile(file, "utf8"));
   }
   await fs.rename(path.join(dir, "paths/v1_tos.yaml"), path.join(dir, "paths/tos.yaml"));
-  const res = await run(process.execPath, ["scripts/lint.mjs", path.join(dir, "openapi.yaml"), "--max-problems=1000"], { cwd: ROOT }).then(
+  const res = await run(process.execPath, ["scripts/contract/lint.mjs", path.join(dir, "openapi.yaml"), "--max-problems=1000"], { cwd: ROOT }).then(
     (r) => ({ code: 0, out: r.stdout + r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
   );

@@ -1,4 +1,4 @@
-// `npm run check:circles` (scripts/depcruise.cjs, decisions LY1-LY4): no import circle in src/, type-only imports
+// `npm run check:circles` (scripts/checks/depcruise.cjs, decisions LY1-LY4): no import circle in src/, type-only imports
 // included. The check runs in `npm test`, passes on src/ as it is, and fails on a copy of src/ with a circle planted
 // in src/mock and one in src/client, naming both: a check that could not fail would prove nothing.
 import { execFile } from "node:child_process";
@@ -41,7 +41,7 @@ describe("npm run check:circles", () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "circles-"));
     try {
       await fs.cp(path.join(ROOT, "src"), path.join(dir, "src"), { recursive: true });
-      await fs.cp(path.join(ROOT, "scripts/depcruise.cjs"), path.join(dir, "scripts/depcruise.cjs"));
+      await fs.cp(path.join(ROOT, "scripts/checks/depcruise.cjs"), path.join(dir, "scripts/checks/depcruise.cjs"));
       await fs.cp(path.join(ROOT, "tsconfig.json"), path.join(dir, "tsconfig.json"));
       // The options below the gateway, pointing back up at it (the circle issue 25 removed), type only.
       await fs.appendFile(path.join(dir, "src/mock/core/pipeline/options.ts"), '\nimport type { Gateway } from "./gateway.js";\nexport type Planted = Gateway;\n');
@@ -72,7 +72,7 @@ describe("docs/architecture.md: the layers", () => {
     const doc = await fs.readFile(path.join(ROOT, "docs/architecture.md"), "utf8");
     const layers = rows(doc, folder);
     expect(layers.at(-1)).toBeNull();
-    const { stdout } = await run(path.join(ROOT, "node_modules/.bin/depcruise"), [folder, "--config", "scripts/depcruise.cjs", "--output-type", "json"], { cwd: ROOT, maxBuffer: 64 << 20 });
+    const { stdout } = await run(path.join(ROOT, "node_modules/.bin/depcruise"), [folder, "--config", "scripts/checks/depcruise.cjs", "--output-type", "json"], { cwd: ROOT, maxBuffer: 64 << 20 });
     const modules: { source: string; dependencies: { resolved: string }[] }[] = JSON.parse(stdout).modules;
     const inFolder = (f: string) => f.startsWith(`${folder}/`);
     const rowOf = (f: string) => {

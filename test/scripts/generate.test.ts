@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { generate } from "../../scripts/generate.js";
+import { generate } from "../../scripts/contract/generate.js";
 import { lintRoot } from "../../scripts/lib/redocly.js";
 import { renderPython } from "../../scripts/lib/python/index.js";
 import { ROOT } from "../../scripts/lib/paths.js";

@@ -18,7 +18,7 @@ describe("the benchmark's grown contract", () => {
   it("doubles the /v1 operations and still lints clean (copies of exempt operations exempt too)", async () => {
     const g = growContract(2, dir);
     expect(g.operations).toBeGreaterThan(150);
-    const r = await run(process.execPath, ["scripts/lint.mjs", g.root], { cwd: ROOT }).then(
+    const r = await run(process.execPath, ["scripts/contract/lint.mjs", g.root], { cwd: ROOT }).then(
       (x) => ({ code: 0, out: x.stdout + x.stderr }),
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, out: e.stdout + e.stderr }),
     );

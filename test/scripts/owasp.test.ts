@@ -39,7 +39,7 @@ describe("npm run lint:owasp", () => {
       delete planted.components.schemas.WebhookCreate.properties.url.maxLength;
       const file = path.join(dir, "openapi.json");
       await fs.writeFile(file, JSON.stringify(planted, null, 2));
-      const err = await run(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/lint-owasp.ts", file], { cwd: ROOT }).then(
+      const err = await run(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/contract/lint-owasp.ts", file], { cwd: ROOT }).then(
         () => null,
         (e: { code: number; stdout: string }) => e,
       );

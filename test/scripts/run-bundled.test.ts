@@ -1,5 +1,5 @@
-// `npm start` runs scripts/start.ts as one esbuild bundle with plain node (scripts/run-bundled.mjs), and regenerates
-// a stale generated/ through scripts/generate.ts in a child process. Checked in a copy of the repository (its own
+// `npm start` runs scripts/mock/start.ts as one esbuild bundle with plain node (scripts/mock/run-bundled.mjs), and regenerates
+// a stale generated/ through scripts/contract/generate.ts in a child process. Checked in a copy of the repository (its own
 // node_modules/.cache, the packages linked), so nothing here touches this checkout: the bundle is made once and
 // reused, made again when a source changes, and paths the sources compute from `import.meta.url` are theirs.
 import { execFile, spawn } from "node:child_process";
@@ -27,12 +27,12 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(copy, { recursive: true, force: true }));
 
 const bundles = () => path.join(copy, "node_modules/.cache/avt-bundles");
-const help = () => run(process.execPath, ["scripts/run-bundled.mjs", "scripts/start.ts", "--help"], { cwd: copy }).then((r) => r.stdout);
+const help = () => run(process.execPath, ["scripts/mock/run-bundled.mjs", "scripts/mock/start.ts", "--help"], { cwd: copy }).then((r) => r.stdout);
 const bundleFiles = () => fs.readdirSync(bundles()).filter((f) => f.endsWith(".mjs"));
 
 /** Starts the copy's mock the way `npm start` does; resolves with its URL, its output so far and a stop function. */
 async function start(args: string[]) {
-  const child = spawn(process.execPath, ["scripts/run-bundled.mjs", "scripts/start.ts", "--quiet", ...args], {
+  const child = spawn(process.execPath, ["scripts/mock/run-bundled.mjs", "scripts/mock/start.ts", "--quiet", ...args], {
     cwd: copy,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -51,7 +51,7 @@ async function start(args: string[]) {
   return { url, output: () => out, stop: () => (child.kill("SIGTERM"), exited) };
 }
 
-describe("scripts/run-bundled.mjs", () => {
+describe("scripts/mock/run-bundled.mjs", () => {
   it("bundles once, reuses the bundle while nothing changes, and bundles again when a source changes", async () => {
     expect(await help()).toContain("npm start [-- options]");
     const first = bundleFiles();
@@ -61,7 +61,7 @@ describe("scripts/run-bundled.mjs", () => {
     expect(bundleFiles()).toEqual(first);
     expect(fs.statSync(path.join(bundles(), first[0]!)).mtimeMs).toBe(made);
 
-    const script = path.join(copy, "scripts/start.ts");
+    const script = path.join(copy, "scripts/mock/start.ts");
     fs.writeFileSync(script, fs.readFileSync(script, "utf8").replace("Start the mock gateway.", "Start the edited mock gateway."));
     expect(await help()).toContain("Start the edited mock gateway.");
     expect(bundleFiles()).not.toEqual(first); // and the old bundle is gone
@@ -84,7 +84,7 @@ describe("scripts/run-bundled.mjs", () => {
 });
 
 describe("npm start with a stale generated/", () => {
-  it("regenerates it through scripts/generate.ts in a child process, then serves it", async () => {
+  it("regenerates it through scripts/contract/generate.ts in a child process, then serves it", async () => {
     const json = path.join(copy, "generated/openapi.json");
     const fresh = fs.readFileSync(json);
     fs.writeFileSync(json, fresh.toString("utf8").replace('"openapi"', '"openapi" ')); // same JSON, other bytes

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { GENERATED, ROOT, SPEC_ROOT } from "../../scripts/lib/paths.js";
-import { score } from "../../scripts/score.js";
+import { score } from "../../scripts/contract/score.js";
 
 const run = promisify(execFile);
 const pkg = JSON.parse(await fs.readFile(path.join(ROOT, "package.json"), "utf8"));
@@ -32,7 +32,7 @@ describe("npm run score", () => {
       const speaker = parse(await fs.readFile(file, "utf8"));
       for (const p of ["nickname", "pronouns", "team_name", "region"]) speaker.properties[p] = { type: "string", maxLength: 40 };
       await fs.writeFile(file, stringify(speaker));
-      const args = ["scripts/score.ts", "--root", path.join(dir, "openapi.yaml"), "--base", path.join(GENERATED, "openapi.json"), "--min", "100.1"];
+      const args = ["scripts/contract/score.ts", "--root", path.join(dir, "openapi.yaml"), "--base", path.join(GENERATED, "openapi.json"), "--min", "100.1"];
       const err = await run(tsx, args, { cwd: ROOT }).then(() => null, failed);
       expect(err?.code).toBe(1);
       expect(err?.stderr).toMatch(/below the floor 100\.1: the operations above cost the most in this change/);

@@ -1,11 +1,11 @@
 // The audit of issue 20 (docs/contract-rules.md): every sentence of a description that states a rule is listed, with
 // where the rule is machine-readable. Fails when a description states a rule the table does not list (add the rule
-// to the contract and the row with `tsx scripts/lib/contract-rules-audit.ts`), when a row's verdict no longer
+// to the contract and the row with `tsx scripts/lib/docs/contract-rules-audit.ts`), when a row's verdict no longer
 // matches the contract, and when a prose-only row gives no reason.
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { classify, statements } from "../../scripts/lib/contract-rules-audit.js";
+import { classify, statements } from "../../scripts/lib/docs/contract-rules-audit.js";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { contract } from "../helpers/mock.js";
 

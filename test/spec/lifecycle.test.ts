@@ -2,7 +2,7 @@
 // other views of the same states: the schema descriptions, the webhooks, the event stream and every example.
 import { describe, expect, it } from "vitest";
 import { createAjv } from "../../scripts/lib/contract.js";
-import { renderLifecycles, renderLifecycleTable } from "../../scripts/lib/lifecycle-table.js";
+import { renderLifecycles, renderLifecycleTable } from "../../scripts/lib/docs/lifecycle-table.js";
 import { edges, LIFECYCLE_MARKER, NOW, readLifecycles, type Machine } from "../../src/contract/lifecycle.js";
 import { deref, doc, operations } from "../helpers/contract.js";
 import { decisionsText, section } from "../helpers/spec-doc.js";

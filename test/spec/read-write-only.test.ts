@@ -33,7 +33,7 @@ describe("readOnly and writeOnly are read the same way by every tool (VG1)", () 
 
   it("and openapi-typescript keeps readOnly properties required in the generated types (no read/write markers)", async () => {
     const { readFile } = await import("node:fs/promises");
-    const config = await readFile(new URL("../../scripts/generate.ts", import.meta.url), "utf8");
+    const config = await readFile(new URL("../../scripts/contract/generate.ts", import.meta.url), "utf8");
     expect(config).not.toMatch(/readWriteMarkers:\s*true/);
   });
 });

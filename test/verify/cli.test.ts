@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterAll, describe, expect, it } from "vitest";
-import { main } from "../../scripts/verify.js";
+import { main } from "../../scripts/verify/verify.js";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import type { Report } from "../../src/verify/index.js";
 import { startDefectiveServer } from "./fixtures/defective-server.js";

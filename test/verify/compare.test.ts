@@ -1,5 +1,5 @@
 // bench/verify-compare.md stays in step with the planted defects: every defect the fixture can plant has a case,
-// and the table (written by scripts/verify-compare.ts from the same cases) lists each with the rules the case
+// and the table (written by scripts/verify/verify-compare.ts from the same cases) lists each with the rules the case
 // expects, found, and no false alarm on the correct server. The runs themselves are defects.test.ts's.
 import fs from "node:fs";
 import path from "node:path";

@@ -1,5 +1,5 @@
 // The mock package's optional peers (better-sqlite3 for --state FILE, pg for --state postgres://, ioredis for
-// --redis: scripts/build-packages.ts lists them): loaded with `require` when a flag asks for one, never bundled, so
+// --redis: scripts/publish/build-packages.ts lists them): loaded with `require` when a flag asks for one, never bundled, so
 // a memory-only mock needs none. Missing, the error says which flag needs it and the package to install.
 import { createRequire } from "node:module";
 

@@ -12,7 +12,7 @@ const tsx = path.join(REPO_ROOT, "node_modules/.bin/tsx");
 /** Runs start.ts; resolves at its exit, or once `until` matches its output (then it is stopped with SIGTERM). */
 function run(args: string[], env: Record<string, string> = {}, until?: RegExp, then?: (out: string) => Promise<void>) {
   return new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-    const child = spawn(tsx, ["scripts/start.ts", "--no-generate", ...args], { cwd: REPO_ROOT, env: { ...process.env, PORT: "0", MOCK_UPSTREAM: "", MOCK_QUIET: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(tsx, ["scripts/mock/start.ts", "--no-generate", ...args], { cwd: REPO_ROOT, env: { ...process.env, PORT: "0", MOCK_UPSTREAM: "", MOCK_QUIET: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let acting = false;
     const onData = (c: Buffer) => {

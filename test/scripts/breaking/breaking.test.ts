@@ -2,8 +2,8 @@
 // with one planted change, compared with an untouched copy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
-import { compare, gateProblems, type Comparison } from "../../../scripts/lib/diff.js";
-import { textReport } from "../../../scripts/lib/diff-report.js";
+import { compare, gateProblems, type Comparison } from "../../../scripts/lib/diff/diff.js";
+import { textReport } from "../../../scripts/lib/diff/diff-report.js";
 import { dropProperty, operation, pool, schema, scratchDir, writeBundle, type Mutation } from "./fixtures.js";
 import type { Json } from "../../../scripts/lib/contract.js";
 

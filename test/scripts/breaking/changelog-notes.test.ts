@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { compare } from "../../../scripts/lib/diff.js";
-import { markdown } from "../../../scripts/lib/diff-report.js";
+import { compare } from "../../../scripts/lib/diff/diff.js";
+import { markdown } from "../../../scripts/lib/diff/diff-report.js";
 import { operation, pool, realBundle, schema, scratchDir, writeBundle, type Mutation } from "./fixtures.js";
 
 /** The first list operation with a query filter, and a property of its item not yet filtered: found, not named. */

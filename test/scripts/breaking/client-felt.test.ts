@@ -7,8 +7,8 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { ROOT } from "../../../scripts/lib/paths.js";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { clientFeltChanges, reachers } from "../../../scripts/lib/diff-extensions.js";
-import { type Bundle } from "../../../scripts/lib/diff.js";
+import { clientFeltChanges, reachers } from "../../../scripts/lib/diff/diff-extensions.js";
+import { type Bundle } from "../../../scripts/lib/diff/diff.js";
 import { realBundle, runScript, schema, scratchDir, writeBundle, type Mutation } from "./fixtures.js";
 
 const bundle = (doc: Json): Bundle => ({ file: "mem.json", version: doc.info.version, doc, locate: (pointer) => ({ file: "mem.json", pointer }) });

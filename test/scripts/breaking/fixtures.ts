@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { nextVersion } from "../../../scripts/lib/diff.js";
+import { nextVersion } from "../../../scripts/lib/diff/diff.js";
 import { GENERATED, ROOT } from "../../../scripts/lib/paths.js";
 
 export type Mutation = (doc: Json) => void;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { BASELINE, compare, gateProblems, HEAD, nextVersion, type Comparison } from "../../../scripts/lib/diff.js";
+import { BASELINE, compare, gateProblems, HEAD, nextVersion, type Comparison } from "../../../scripts/lib/diff/diff.js";
 import { ROOT } from "../../../scripts/lib/paths.js";
 import { bump, operation, pool, realBundle, runScript, schema, scratchDir, writeBundle, type Mutation } from "./fixtures.js";
 

@@ -1,12 +1,12 @@
-// Decision B12 (scripts/lib/diff-narrowing.ts): request narrowings that break no documented use. An
+// Decision B12 (scripts/lib/diff/diff-narrowing.ts): request narrowings that break no documented use. An
 // upper bound added where there was none is minor when no example of the baseline exceeds it; any other narrowing
 // is minor only when scripts/redocly/accepted-narrowings.yaml lists it with that exact value. Everything else
 // stays major.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { compare, type Comparison } from "../../../scripts/lib/diff.js";
-import { readAcceptedNarrowings } from "../../../scripts/lib/diff-narrowing.js";
+import { compare, type Comparison } from "../../../scripts/lib/diff/diff.js";
+import { readAcceptedNarrowings } from "../../../scripts/lib/diff/diff-narrowing.js";
 import { realBundle, schema, scratchDir, writeBundle } from "./fixtures.js";
 
 let dir: string;

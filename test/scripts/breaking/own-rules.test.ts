@@ -1,12 +1,12 @@
-// The gate's own rules (scripts/lib/diff-rules.ts), for breaking changes `redocly diff` misses or rates too low:
+// The gate's own rules (scripts/lib/diff/diff-rules.ts), for breaking changes `redocly diff` misses or rates too low:
 // the rate-limit policy, an operation's rate-limit category, and a required response header becoming optional.
 // The rules are pure functions over two bundles, so most cases run without redocly; one fixture runs the real
 // `redocly diff` to show its miss next to our verdict.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { compare, gateProblems, type Bundle, type Comparison, type RedoclyChange } from "../../../scripts/lib/diff.js";
-import { contractRules } from "../../../scripts/lib/diff-rules.js";
+import { compare, gateProblems, type Bundle, type Comparison, type RedoclyChange } from "../../../scripts/lib/diff/diff.js";
+import { contractRules } from "../../../scripts/lib/diff/diff-rules.js";
 import { operation, realBundle, scratchDir, writeBundle, type Mutation } from "./fixtures.js";
 
 const bundle = (doc: Json): Bundle => ({ file: "mem.json", version: doc.info.version, doc, locate: (pointer) => ({ file: "mem.json", pointer }) });

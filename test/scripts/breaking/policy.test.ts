@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { clientFeltChanges } from "../../../scripts/lib/diff-extensions.js";
-import { gateProblems, highest, type Bundle, type Comparison } from "../../../scripts/lib/diff.js";
-import { judge, loadPolicy, PolicyError } from "../../../scripts/lib/diff-policy.js";
-import { junit, prComment } from "../../../scripts/lib/diff-report.js";
+import { clientFeltChanges } from "../../../scripts/lib/diff/diff-extensions.js";
+import { gateProblems, highest, type Bundle, type Comparison } from "../../../scripts/lib/diff/diff.js";
+import { judge, loadPolicy, PolicyError } from "../../../scripts/lib/diff/diff-policy.js";
+import { junit, prComment } from "../../../scripts/lib/diff/diff-report.js";
 import { realBundle, schema, scratchDir } from "./fixtures.js";
 
 const bundle = (doc: Json): Bundle => ({ file: "mem.json", version: doc.info.version, doc, locate: (pointer) => ({ file: "mem.json", pointer }) });

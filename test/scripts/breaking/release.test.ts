@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
-import { release, type ReleaseResult } from "../../../scripts/release.js";
+import { release, type ReleaseResult } from "../../../scripts/contract/release.js";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { nextVersion } from "../../../scripts/lib/diff.js";
+import { nextVersion } from "../../../scripts/lib/diff/diff.js";
 import { bump, operation, pool, realBundle, schema, scratchDir, writeBundle } from "./fixtures.js";
 
 /** The working tree's version, which the fixtures start from, and the minor release after it. */

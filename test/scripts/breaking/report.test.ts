@@ -1,8 +1,8 @@
 // Pure parts of the gate: the version rule, readable places for pointers, and the report formats.
 import { describe, expect, it } from "vitest";
-import { gateProblems, nextVersion, versionProblems, type Change, type Comparison } from "../../../scripts/lib/diff.js";
-import { describePointer } from "../../../scripts/lib/diff-pointer.js";
-import { githubAnnotations, markdown, textReport } from "../../../scripts/lib/diff-report.js";
+import { gateProblems, nextVersion, versionProblems, type Change, type Comparison } from "../../../scripts/lib/diff/diff.js";
+import { describePointer } from "../../../scripts/lib/diff/diff-pointer.js";
+import { githubAnnotations, markdown, textReport } from "../../../scripts/lib/diff/diff-report.js";
 import { realBundle } from "./fixtures.js";
 
 describe("info.version must match the changes (--check-version)", () => {

@@ -8,7 +8,7 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
 import type { Json } from "../../../scripts/lib/contract.js";
-import { generate } from "../../../scripts/generate.js";
+import { generate } from "../../../scripts/contract/generate.js";
 import { SPEC_ROOT } from "../../../scripts/lib/paths.js";
 import { pool, runScript, scratchDir } from "./fixtures.js";
 

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { compare } from "../../../scripts/lib/diff.js";
+import { compare } from "../../../scripts/lib/diff/diff.js";
 import { GENERATED } from "../../../scripts/lib/paths.js";
 
 const RELEASED = path.join(GENERATED, "released/openapi.yaml");

@@ -1,7 +1,7 @@
 // The generated docs show each resource's rules (issue 20): `npm run generate` renders defaults, derived values,
-// conditional rules, completion and reverse references into the schema descriptions (scripts/lib/rules-table.ts).
+// conditional rules, completion and reverse references into the schema descriptions (scripts/lib/docs/rules-table.ts).
 import { describe, expect, it } from "vitest";
-import { ruleLines } from "../../../scripts/lib/rules-table.js";
+import { ruleLines } from "../../../scripts/lib/docs/rules-table.js";
 import { contract } from "../../helpers/mock.js";
 
 const description = (name: string): string => contract.doc.components.schemas[name].description;

@@ -4,7 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROOT } from "../../../scripts/lib/paths.js";
-import { pointerSegments, SourceMap } from "../../../scripts/lib/source-map.js";
+import { pointerSegments, SourceMap } from "../../../scripts/lib/docs/source-map.js";
 
 const map = new SourceMap();
 /** The 1-based line of the first line of `file` matching `re`. */

@@ -13,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildMockPackage, packMockPackage } from "../../../scripts/build-packages.js";
+import { buildMockPackage, packMockPackage } from "../../../scripts/publish/build-packages.js";
 import { REPO_ROOT } from "../../../src/mock/homes/node/contract-files.js";
 import { launchChromiumContext } from "../../helpers/chromium.js";
 import { freshProject } from "../../helpers/packages.js";

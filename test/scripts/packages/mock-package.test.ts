@@ -1,4 +1,4 @@
-// The mock package (scripts/build-packages.ts), as a user meets it: built and packed, installed with
+// The mock package (scripts/publish/build-packages.ts), as a user meets it: built and packed, installed with
 // `npm install <tarball>` into fresh projects outside the repository, then
 //   - its runtime tree: no native module, no install script, none of the optional peers;
 //   - `npx avt-mock --port P` serves the README's curl flow, and `npx avt-verify` checks it;
@@ -11,7 +11,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildMockPackage, contractVersion, MOCK_BIN, packMockPackage, VERIFY_BIN } from "../../../scripts/build-packages.js";
+import { buildMockPackage, contractVersion, MOCK_BIN, packMockPackage, VERIFY_BIN } from "../../../scripts/publish/build-packages.js";
 import { REPO_ROOT } from "../../../src/mock/homes/node/contract-files.js";
 import { NPM_START_URL, runnableBlocks } from "../../helpers/doc-blocks.js";
 import { runShellBlock } from "../../helpers/doc-shell.js";

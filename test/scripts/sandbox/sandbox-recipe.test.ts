@@ -34,7 +34,7 @@ async function readBack(api: string, id: string, times: number, replicas: string
 
 /** Starts `npm run sandbox` with `args`; resolves once its banner is out, with the balancer's URL and the replicas' PIDs. */
 async function sandbox(args: string[]) {
-  const child = spawn(process.execPath, ["scripts/run-bundled.mjs", "scripts/sandbox.ts", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["scripts/mock/run-bundled.mjs", "scripts/mock/sandbox.ts", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout!.on("data", (c: Buffer) => (out += c));
   child.stderr!.on("data", (c: Buffer) => (out += c));

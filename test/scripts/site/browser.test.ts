@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import fs from "node:fs/promises";
 import path from "node:path";
 import type { Page } from "playwright-core";
-import { buildSite, type SiteResult } from "../../../scripts/build-site.js";
+import { buildSite, type SiteResult } from "../../../scripts/publish/build-site.js";
 import { readPolicy } from "../../../src/contract/policy.js";
 import { doc, operations } from "../../helpers/contract.js";
 import { startGateway, type TestGateway } from "../../helpers/mock.js";

@@ -5,7 +5,7 @@ import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { buildSite, originAllowed, outsideReferences, SiteError, type SiteResult } from "../../../scripts/build-site.js";
+import { buildSite, originAllowed, outsideReferences, SiteError, type SiteResult } from "../../../scripts/publish/build-site.js";
 import { GENERATED, ROOT } from "../../../scripts/lib/paths.js";
 import { SWAGGER_ASSETS, SWAGGER_ASSETS_DIR, SWAGGER_INIT_FILE, SWAGGER_UI_DIR } from "../../../src/mock/homes/node/swagger.js";
 import { doc, operations } from "../../helpers/contract.js";
@@ -135,7 +135,7 @@ describe("npm run build:site", () => {
 describe("build:site refuses bad input and keeps the previous site", () => {
   it("a --server-url the page's CSP would block: exit 1, clear message, the existing site untouched", async () => {
     const before = await read("index.html");
-    const err = await run(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/build-site.ts", "--out", site.outDir, "--server-url", "https://staging.example.com"], { cwd: ROOT }).then(
+    const err = await run(path.join(ROOT, "node_modules/.bin/tsx"), ["scripts/publish/build-site.ts", "--out", site.outDir, "--server-url", "https://staging.example.com"], { cwd: ROOT }).then(
       () => null,
       (e: { code: number; stderr: string }) => e,
     );

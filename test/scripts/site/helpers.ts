@@ -6,7 +6,7 @@ import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { isLoopbackUrl } from "../../../scripts/build-site.js";
+import { isLoopbackUrl } from "../../../scripts/publish/build-site.js";
 import { ROOT } from "../../../scripts/lib/paths.js";
 import { launchChromiumContext } from "../../helpers/chromium.js";
 

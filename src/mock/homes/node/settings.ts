@@ -1,5 +1,5 @@
 // Every setting `npm start` takes, in one declarative table: its flag, its environment variable, how its text is
-// read, and its help line. scripts/start.ts reads argv and the environment through it, once, before anything
+// read, and its help line. scripts/mock/start.ts reads argv and the environment through it, once, before anything
 // starts: a value that does not parse refuses the start and names the flag or variable (decision MC1). A new
 // setting is one row here (and its use in start.ts); nothing else reads process.env.
 import net from "node:net";

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { JWT_AUDIENCE, JWT_ISSUER } from "../../../../src/mock/core/access/auth.js";
 import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
-import { ensureGenerated } from "../../../../scripts/start.js";
+import { ensureGenerated } from "../../../../scripts/mock/start.js";
 import { SETTINGS } from "../../../../src/mock/homes/node/settings.js";
 
 const FIXTURES_EXAMPLE = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml");
@@ -30,7 +30,7 @@ describe("ensureGenerated", () => {
   const cacheFile = path.join(root, "node_modules/.cache/avt-mock/generated.json");
   let calls = 0;
   let fail = false;
-  // Stands in for scripts/generate.ts: derives the three files from spec/.
+  // Stands in for scripts/contract/generate.ts: derives the three files from spec/.
   const generate = async ({ outDir }: { outDir: string }) => {
     calls++;
     if (fail) throw new Error("spec/openapi.yaml:3:1 error broken");
@@ -133,7 +133,7 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-/** Spawns a command that runs scripts/start.ts and waits for the banner's API line. */
+/** Spawns a command that runs scripts/mock/start.ts and waits for the banner's API line. */
 async function launch(cmd: string, args: string[], env: Record<string, string> = {}): Promise<Started> {
   const child = spawn(cmd, args, { cwd: REPO_ROOT, env: { ...process.env, PORT: "0", HOST: "127.0.0.1", MOCK_QUIET: "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
@@ -153,9 +153,9 @@ async function launch(cmd: string, args: string[], env: Record<string, string> =
 
 const linux = process.platform === "linux";
 
-describe.runIf(linux)("scripts/start.ts as a process", () => {
+describe.runIf(linux)("scripts/mock/start.ts as a process", () => {
   it("comes up on a free port, prints URLs, demo keys and a curl, serves /health, and on SIGTERM exits 0 leaving no process", async () => {
-    const s = await launch(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts", "--no-generate"]);
+    const s = await launch(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/mock/start.ts", "--no-generate"]);
     const health = await fetch(`${s.url}/health`);
     expect(health.status).toBe(200);
     const banner = s.output();
@@ -185,17 +185,17 @@ describe.runIf(linux)("scripts/start.ts as a process", () => {
   it("refuses a malformed keys file with its path and position", async () => {
     const bad = path.join(scratch, "keys.json");
     fs.writeFileSync(bad, '{"keys": [\n  {"key": "pk_test_abcd",}\n]}');
-    const s = launch(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/start.ts", "--no-generate"], { MOCK_KEYS_FILE: bad });
+    const s = launch(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/mock/start.ts", "--no-generate"], { MOCK_KEYS_FILE: bad });
     await expect(s).rejects.toThrow(`${bad}:2:26: invalid JSON`);
   });
 });
 
-describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
+describe.runIf(linux)("scripts/mock/start.ts: the controls of issue 12", () => {
   const tsx = path.join(REPO_ROOT, "node_modules/.bin/tsx");
   /** Runs start.ts to its exit (bad settings stop it before it listens). */
   const run = (args: string[], env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; out: string }>((resolve) => {
-      const child = spawn(tsx, ["scripts/start.ts", "--no-generate", ...args], { cwd: REPO_ROOT, env: { ...process.env, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(tsx, ["scripts/mock/start.ts", "--no-generate", ...args], { cwd: REPO_ROOT, env: { ...process.env, PORT: "0", ...env }, stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       child.stdout!.on("data", (c: Buffer) => (out += c));
       child.stderr!.on("data", (c: Buffer) => (out += c));
@@ -244,7 +244,7 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
   });
 
   it("started with --fixtures on the story example, serves its completed analysis's transcript and speakers (200)", async () => {
-    const s = await launch(tsx, ["scripts/start.ts", "--no-generate", "--fixtures", "docs/mock-fixtures.story.example.yaml"]);
+    const s = await launch(tsx, ["scripts/mock/start.ts", "--no-generate", "--fixtures", "docs/mock-fixtures.story.example.yaml"]);
     const get = async (p: string) => fetch(`${s.url}/v1/analyses/anl_01ReviewCall0000000000001${p}`, { headers: { "X-API-Key": "pk_test_call_review_demo" } });
     const t = await get("/transcript");
     expect(t.status).toBe(200);
@@ -265,7 +265,7 @@ describe.runIf(linux)("scripts/start.ts: the controls of issue 12", () => {
 
   it("writes the state file when stopped by SIGTERM, and shows the controls in the banner", async () => {
     const file = path.join(scratch, "kept-state.json");
-    const s = await launch(tsx, ["scripts/start.ts", "--no-generate", "--latency", "1-2"], { MOCK_STATE_FILE: file });
+    const s = await launch(tsx, ["scripts/mock/start.ts", "--no-generate", "--latency", "1-2"], { MOCK_STATE_FILE: file });
     expect(s.output()).toContain(`State        kept in ${file}; forget it: curl -X POST ${s.url}/__mock/reset`);
     expect(s.output()).toContain("Latency      1-2 ms on every answer under /v1, /aria and /ws");
     expect(s.output()).toContain(`Clock        curl ${s.url}/__mock/clock`);
@@ -318,7 +318,7 @@ describe.runIf(linux)("--state through `npm start`'s bundle (better-sqlite3 is a
 
   it("loses no acknowledged create when killed with SIGKILL mid-burst (kill -9)", async () => {
     const file = path.join(scratch, "killed.db");
-    const bundled = ["scripts/run-bundled.mjs", "scripts/start.ts", "--no-generate", "--quiet", "--state", file];
+    const bundled = ["scripts/mock/run-bundled.mjs", "scripts/mock/start.ts", "--no-generate", "--quiet", "--state", file];
     const a = await launch(process.execPath, bundled); // one process: the server itself, killed without warning
     const acknowledged: string[] = [];
     let killed = false;
@@ -346,10 +346,10 @@ describe.runIf(linux)("--state through `npm start`'s bundle (better-sqlite3 is a
   });
 });
 
-describe("scripts/mock-token.ts (npm run mock:token)", () => {
+describe("scripts/mock/mock-token.ts (npm run mock:token)", () => {
   const mint = (...args: string[]) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/mock-token.ts", ...args], { cwd: REPO_ROOT });
+      const child = spawn(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/mock/mock-token.ts", ...args], { cwd: REPO_ROOT });
       let out = "";
       let err = "";
       child.stdout.on("data", (c: Buffer) => (out += c));
