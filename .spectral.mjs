@@ -1,4 +1,4 @@
-// Spectral ruleset for the bundled contract (generated/openapi.json), run by `npm run lint:owasp` (scripts/lint-owasp.ts)
+// Spectral ruleset for the bundled contract (generated/openapi.json), run by `npm run lint:owasp` (scripts/contract/lint-owasp.ts)
 // and so by `npm test`: the OWASP API Security Top 10 (2023) ruleset and spectral:oas, both must report nothing.
 // A rule turned off says why on its line; `overrides` turn a rule off at one place only. string-limit, array-limit
 // and integer-limit stay on everywhere: every string, array and integer of the contract is bounded.
