@@ -28,7 +28,7 @@ from collections import deque
 from pathlib import Path
 from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
-DEFAULT_PACKAGE = Path(__file__).resolve().parent.parent / "python" / "src" / "analysis_api"
+DEFAULT_PACKAGE = Path(__file__).resolve().parent.parent.parent / "python" / "src" / "analysis_api"
 
 
 class Edge(NamedTuple):

@@ -1,14 +1,14 @@
 // dependency-cruiser's rules for src/ and scripts/ (`npm run check:circles`, in `npm test`): no import circle anywhere,
 // type-only imports included (a type-only back-arrow still hides which file is the lower layer), and the layers of
 // src/mock (docs/architecture.md): the core is platform-neutral and knows no engine and no home; engines and homes
-// import the core, never the reverse; what a browser loads reaches no Node module. test/toolchain/layers.test.ts
+// import the core, never the reverse; what a browser loads reaches no Node module. test/scripts/checks/circles.test.ts
 // plants a violation of each rule and watches it fail.
 const NODE = "^(node:)?(assert|async_hooks|buffer|child_process|cluster|crypto|dgram|diagnostics_channel|dns|events|fs|fs/promises|http|http2|https|inspector|module|net|os|path|perf_hooks|process|querystring|readline|stream|stream/promises|string_decoder|timers|timers/promises|tls|tty|url|util|v8|vm|worker_threads|zlib)$";
 const CORE = "^src/mock/core/";
 const ENGINES = "^src/mock/engines/";
 const HOMES = "^src/mock/homes/";
 /** The engines' drivers: only engines/ loads them. */
-const DRIVERS = "^node_modules/(ioredis|pg|pg-[^/]+|better-sqlite3|@types/(pg|better-sqlite3))/";
+const DRIVERS = "(^|node_modules/)(ioredis|pg|pg-[^/]+|better-sqlite3|@types/(pg|better-sqlite3))(/|$)";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
