@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { ContractLoadError, loadContract } from "../../src/mock/homes/node/contract-files.js";
 import { DEFAULTS, junitXml, summaryTable, verify, VerifyUsageError, type Report } from "../../src/verify/index.js";
-import { readReplay, replaySummary, verdicts, type ReplayPlan } from "../../src/verify/replay.js";
+import { readReplay, replaySummary, verdicts, type ReplayPlan } from "../../src/verify/session/replay.js";
 
 export const HELP = `npm run verify -- --target URL (--api-key KEY | --token JWT) [options]
 

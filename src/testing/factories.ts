@@ -1,14 +1,14 @@
 // Typed test data from the contract's schemas: `build.analysis({ status: "completed" })`, `build.analysisList(3)`,
 // for every schema of components/schemas (the method is the schema's name with a lower-case first letter). Valid
-// by construction: the verifier's generator (src/verify/generate.ts: json-schema-faker proposes, ajv with the
+// by construction: the verifier's generator (src/verify/requests/generate.ts: json-schema-faker proposes, ajv with the
 // gateway's schemas decides) makes each value from a seed and a counter, so the same seed gives the same values;
 // overrides are merged in (objects deeply, arrays and scalars replaced), type-checked against the schema's type,
 // and the result is validated again: an override the contract does not allow throws FactoryError naming the field.
 import type { components } from "../../generated/schema.js";
 import { readLifecycles, stateFields, type Machine } from "../contract/lifecycle.js";
 import { DEFAULT_GENERATED_DIR, loadContract, type Contract } from "../mock/homes/node/contract-files.js";
-import { ContractView } from "../verify/contract-view.js";
-import { ValueGenerator } from "../verify/generate.js";
+import { ContractView } from "../verify/requests/contract-view.js";
+import { ValueGenerator } from "../verify/requests/generate.js";
 
 type Schemas = components["schemas"];
 /** Every field optional, at every depth (arrays are replaced whole). */

@@ -4,7 +4,7 @@
 import { XMLBuilder } from "fast-xml-parser";
 import type { Check, Operation, Reproduction, Violation } from "./types.js";
 import type { CheckResult } from "./checks/index.js";
-import type { NegativeResult } from "./negative-verdict.js";
+import type { NegativeResult } from "./requests/negative-verdict.js";
 
 export interface RuleTally {
   run: number;

@@ -12,27 +12,27 @@
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
 import { loadContract, withLimitScale, type Contract } from "../mock/homes/node/contract-files.js";
-import { CaseBuilder, type RequestCase } from "./cases.js";
+import { CaseBuilder, type RequestCase } from "./requests/cases.js";
 import { createChecks } from "./checks/index.js";
-import { ContractView } from "./contract-view.js";
+import { ContractView } from "./requests/contract-view.js";
 import { idempotencyCases } from "./checks/idempotency-honoured.js";
-import { crudGroups, roundtrip } from "./crud.js";
-import { listOperations, walkPages } from "./pages.js";
-import type { RoundtripContext } from "./probe-context.js";
-import { AnonymousBudget, byPriority, isAnonymous } from "./anonymous.js";
-import { MALFORMED_KINDS, malformedRequests, malformedTarget } from "./malformed.js";
-import { negativeValues } from "./negatives.js";
-import { Prerequisites } from "./prerequisites.js";
-import { foundTenancy } from "./tenancy.js";
-import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes.js";
-import { ValueGenerator } from "./generate.js";
-import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./http.js";
+import { crudGroups, roundtrip } from "./probes/crud.js";
+import { listOperations, walkPages } from "./probes/pages.js";
+import type { RoundtripContext } from "./probes/probe-context.js";
+import { AnonymousBudget, byPriority, isAnonymous } from "./probes/anonymous.js";
+import { MALFORMED_KINDS, malformedRequests, malformedTarget } from "./probes/malformed.js";
+import { negativeValues } from "./probes/negatives.js";
+import { Prerequisites } from "./probes/prerequisites.js";
+import { foundTenancy } from "./probes/tenancy.js";
+import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes/probes.js";
+import { ValueGenerator } from "./requests/generate.js";
+import { DEFAULT_SEND_OPTIONS, type SendOptions } from "./session/http.js";
 import { ReportBuilder, type Report } from "./report.js";
-import { Scheduler, type Job } from "./schedule.js";
+import { Scheduler, type Job } from "./session/schedule.js";
 import { selectOperations } from "./select.js";
-import { Parents } from "./parents.js";
+import { Parents } from "./probes/parents.js";
 import type { Operation } from "./types.js";
-import { realClock, Session, type Clock, type Credential } from "./session.js";
+import { realClock, Session, type Clock, type Credential } from "./session/session.js";
 import { parseTarget, queryTokensAllowed, VerifyUsageError, type Target } from "./target.js";
 
 export interface VerifyOptions {

@@ -1,9 +1,9 @@
-// The anonymous budget (src/verify/anonymous.ts, decision Y41): the requests the service counts without a
+// The anonymous budget (src/verify/probes/anonymous.ts, decision Y41): the requests the service counts without a
 // workspace draw on one window of the anonymous limit per category a run, so a run never waits for that limit to
 // refill; what does not fit is skipped with the reason, and the budget goes round the tags before any tag twice.
 import { describe, expect, it } from "vitest";
-import { AnonymousBudget, anonymousAllowance, byPriority } from "../../src/verify/anonymous.js";
-import type { RequestCase } from "../../src/verify/cases.js";
+import { AnonymousBudget, anonymousAllowance, byPriority } from "../../src/verify/probes/anonymous.js";
+import type { RequestCase } from "../../src/verify/requests/cases.js";
 import { contract } from "../helpers/mock.js";
 import { listed, useMock } from "./helpers.js";
 

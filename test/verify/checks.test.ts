@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { checkExchange, ContractView, createChecks, globToRegExp, isLoopback, parseTarget, selectOperations, VerifyUsageError } from "../../src/verify/index.js";
 import { fitsPolicy } from "../../src/verify/checks/rate-limit-semantics.js";
-import { toReservedHosts, ValueGenerator } from "../../src/verify/generate.js";
+import { toReservedHosts, ValueGenerator } from "../../src/verify/requests/generate.js";
 import type { Operation, ScenarioStep } from "../../src/verify/types.js";
 import { contract, policy } from "../helpers/mock.js";
 

@@ -2,9 +2,9 @@
 // becomes a negative case of its own, with no code for the operation: both fields sent, which the contract answers
 // 422 (judged by invalid-input-rejected); the mock does, and a server that took it would be reported.
 import { describe, expect, it } from "vitest";
-import { CaseBuilder } from "../../src/verify/cases.js";
-import { ContractView } from "../../src/verify/contract-view.js";
-import { ValueGenerator } from "../../src/verify/generate.js";
+import { CaseBuilder } from "../../src/verify/requests/cases.js";
+import { ContractView } from "../../src/verify/requests/contract-view.js";
+import { ValueGenerator } from "../../src/verify/requests/generate.js";
 import { contract } from "../helpers/mock.js";
 import { listed, useMock } from "./helpers.js";
 

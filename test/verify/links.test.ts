@@ -2,8 +2,8 @@
 // success response links to, including the creates path templates cannot pair (the uploads, whose items live
 // under /v1/analyses/{analysis_id}).
 import { describe, expect, it } from "vitest";
-import { ContractView } from "../../src/verify/contract-view.js";
-import { crudGroups } from "../../src/verify/crud.js";
+import { ContractView } from "../../src/verify/requests/contract-view.js";
+import { crudGroups } from "../../src/verify/probes/crud.js";
 import { contract } from "../helpers/mock.js";
 
 const view = ContractView.of(contract);

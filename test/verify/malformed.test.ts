@@ -1,12 +1,12 @@
-// Malformed requests over a raw socket (src/verify/malformed.ts, decision Y40): a control byte in a header value, a
+// Malformed requests over a raw socket (src/verify/probes/malformed.ts, decision Y40): a control byte in a header value, a
 // bad request line, a header line without a colon, each with an Origin, judged by the contract's error and CORS
 // rules. The mock answers each with the declared 400 (its error body, rate-limit headers, Access-Control-Allow-Origin);
 // the planted "400 without CORS" is a case of defects.test.ts (malformed-without-cors).
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { malformedRequestRefused } from "../../src/verify/checks/malformed-request-refused.js";
-import { MALFORMED_KINDS } from "../../src/verify/malformed.js";
-import { parseResponse, rawReproduction, sendRaw } from "../../src/verify/raw-http.js";
+import { MALFORMED_KINDS } from "../../src/verify/probes/malformed.js";
+import { parseResponse, rawReproduction, sendRaw } from "../../src/verify/session/raw-http.js";
 import { startDefectiveServer, type DefectiveServer } from "./fixtures/defective-server.js";
 import { BUSINESS_KEY, listed, useMock } from "./helpers.js";
 import type { Exchange } from "../../src/verify/types.js";

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_JWT_SECRET, mintToken } from "../../src/mock/index.js";
 import { contract } from "../helpers/mock.js";
 import { ContractView } from "../../src/verify/index.js";
-import { crudGroups } from "../../src/verify/crud.js";
+import { crudGroups } from "../../src/verify/probes/crud.js";
 import { OTHER_WORKSPACE_KEY } from "./fixtures/keys.js";
 import { listed, rules, useMock } from "./helpers.js";
 

@@ -1,12 +1,12 @@
-// Parents of nested lists (src/verify/parents.ts, decision VG11): a list under another resource is asked under a
+// Parents of nested lists (src/verify/probes/parents.ts, decision VG11): a list under another resource is asked under a
 // parent that exists, found by itself, and each declared filter is asked there, so list-filters judges nested
 // lists; and the run's DELETEs go after the cases that need what they delete (the first case runs first: the
 // second deletes the example analysis).
 import { describe, expect, it } from "vitest";
 import { contract } from "../helpers/mock.js";
 import { ContractView } from "../../src/verify/index.js";
-import { listOf } from "../../src/verify/probe-context.js";
-import { schemaOfParam } from "../../src/verify/parents.js";
+import { listOf } from "../../src/verify/probes/probe-context.js";
+import { schemaOfParam } from "../../src/verify/probes/parents.js";
 import { BUSINESS_KEY, listed, useMock } from "./helpers.js";
 
 const mock = useMock();

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { ContractView, createChecks, groupViolations, junitXml, summaryTable, type Report } from "../../src/verify/index.js";
 import { contract } from "../helpers/mock.js";
-import { reproduction } from "../../src/verify/reproduce.js";
-import { replaySummary, runKey, verdicts } from "../../src/verify/replay.js";
+import { reproduction } from "../../src/verify/session/reproduce.js";
+import { replaySummary, runKey, verdicts } from "../../src/verify/session/replay.js";
 
 const section = fs.readFileSync(path.join(REPO_ROOT, "docs/backend.md"), "utf8");
 

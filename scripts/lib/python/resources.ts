@@ -19,7 +19,7 @@ const OPTIONS = ["timeout", "retry", "extra_headers", "extra_query"];
 const WRITES = ["POST", "PATCH"];
 /** Hand-written helpers a namespace also offers (not operations of the contract: webhook signatures). */
 const MIXINS: Record<string, string> = { webhooks: "WebhookHelpers" };
-/** The error class of a status, as python/src/analysis_api/_errors.py raises it. */
+/** The error class of a status, as python/src/analysis_api/_calls/_errors.py raises it. */
 const ERROR_CLASSES: Record<number, string> = {
   400: "BadRequestError",
   401: "AuthenticationError",
@@ -234,14 +234,14 @@ export function renderResources(doc: Schema, ops: PyOperation[], modelNames: str
     "from typing import TYPE_CHECKING, AsyncIterator, Dict, Iterator, List, Literal, Optional, Union, cast",
     "",
     "from ._runtime import AsyncCaller, AsyncResource, SyncCaller, SyncResource",
-    "from ._types import (\n    NOT_GIVEN,\n    BinaryBody,\n    Body,\n    Headers,\n    Operation,\n    Param,\n    Query,\n    RequestOptions,\n    RetryOption,\n    TimeoutOption,\n)",
+    "from ._calls._types import (\n    NOT_GIVEN,\n    BinaryBody,\n    Body,\n    Headers,\n    Operation,\n    Param,\n    Query,\n    RequestOptions,\n    RetryOption,\n    TimeoutOption,\n)",
     mixins.length ? `from ._webhooks import ${mixins.join(", ")}` : "",
     used.length ? `from .models import (\n${used.map((n) => `    ${n},\n`).join("")})` : "",
     "",
     "if TYPE_CHECKING:",
-    "    from ._pages import AsyncPage, SyncPage",
-    "    from ._raw import RawResponse",
-    "    from ._streams import AsyncEventStream, EventStream",
+    "    from ._results._pages import AsyncPage, SyncPage",
+    "    from ._results._raw import RawResponse",
+    "    from ._results._streams import AsyncEventStream, EventStream",
     "",
     "OPERATIONS: Dict[str, Operation] = {",
     ops.map(tableEntry).join("").trimEnd(),

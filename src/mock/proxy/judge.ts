@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import zlib from "node:zlib";
 import { checkExchange, createChecks } from "../../verify/checks/index.js";
-import { ContractView, isJsonMediaType, mediaTypeOf } from "../../verify/contract-view.js";
+import { ContractView, isJsonMediaType, mediaTypeOf } from "../../verify/requests/contract-view.js";
 import type { Check, ExchangeResponse, RequestFacts } from "../../verify/types.js";
 import type { Contract } from "../core/contract/contract-build.js";
 import type { LogSink } from "../core/pipeline/log.js";

@@ -1,7 +1,7 @@
 // content-type-declared: a response with a body says what it is, and it is a media type the declared response lists;
 // a `charset` parameter names an encoding that reads the bytes (decision Y37): `application/json; charset=utf-16`
 // on UTF-8 bytes is a violation, as a client decoding by the header reads garbage.
-import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "../contract-view.js";
+import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "../requests/contract-view.js";
 import type { Check } from "../types.js";
 import { bodyless } from "./util.js";
 

@@ -10,8 +10,8 @@
 // for a first answer (live traffic may show it first).
 import { createHash, randomUUID } from "node:crypto";
 import { readIdempotency } from "../../contract/idempotency.js";
-import type { CaseBuilder, Parts, RequestCase } from "../cases.js";
-import type { ContractView } from "../contract-view.js";
+import type { CaseBuilder, Parts, RequestCase } from "../requests/cases.js";
+import type { ContractView } from "../requests/contract-view.js";
 import type { Check, Exchange, Operation } from "../types.js";
 import { parseJson } from "./util.js";
 

@@ -1,8 +1,8 @@
 // The checks, in the order a report lists them. `createChecks` makes a fresh set for one run (rate-limit-semantics
 // remembers what it saw); `checkExchange` runs a set on one request/response pair — all the gateway's proxy mode
 // needs to judge live traffic.
-import type { ContractView } from "../contract-view.js";
-import { requestFacts } from "../request-facts.js";
+import type { ContractView } from "../requests/contract-view.js";
+import { requestFacts } from "../requests/request-facts.js";
 import type { Check, Exchange, ExchangeRequest, ExchangeResponse, Operation, ScenarioStep } from "../types.js";
 import { authEnforced } from "./auth-enforced.js";
 import { contentTypeDeclared } from "./content-type-declared.js";

@@ -2,7 +2,7 @@
 // 409 in the others (a second approve, cancelling a finished run), and so does a PATCH of the state property to a
 // state no `update` transition leads to. The cases are made from the contract (probes.ts), none per operation.
 import type { Check } from "../types.js";
-import { operationPointer } from "../reproduce.js";
+import { operationPointer } from "../session/reproduce.js";
 import { judgeProbe } from "./util.js";
 
 export function lifecycleEnforced(): Check {

@@ -1,7 +1,7 @@
 // list-filters: a list answered to a request that used a filter the contract declares (`x-filter` on a query
 // parameter, src/contract/filters.ts) shows only items that pass it: `?name=Dan` on a `prefix` filter of `name` answers no
 // speaker named "Marcus". The test is the one the mock applies (filterTest), read from the same declaration.
-import type { ContractView } from "../contract-view.js";
+import type { ContractView } from "../requests/contract-view.js";
 import { FILTER_KEY, filterTest, type FilterDecl } from "../../contract/filters.js";
 import type { Json } from "../../mock/core/contract/contract-build.js";
 import type { Check, Operation } from "../types.js";

@@ -4,7 +4,7 @@
 // CR, LF and NUL), so there any declared answer but a 5xx holds. A 429 (the anonymous bucket spent: G26) neither
 // passes nor fails. The error body, the headers and CORS of the answer are the other checks' (malformed.ts).
 import type { Check } from "../types.js";
-import { pointer } from "../reproduce.js";
+import { pointer } from "../session/reproduce.js";
 
 export function malformedRequestRefused(): Check {
   return {

@@ -1,7 +1,7 @@
 // negative-values: a request with one field broken against one constraint of its schema (negatives.ts) is refused
 // as the contract promises: 422 whose `detail` names the field, or the status of the `x-status` rule it breaks —
 // never a success. Statuses before validation (401, 403, 429) answer nothing.
-import { verdictOf } from "../negative-verdict.js";
+import { verdictOf } from "../requests/negative-verdict.js";
 import type { Check } from "../types.js";
 
 export function negativeValues(): Check {

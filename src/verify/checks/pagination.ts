@@ -5,7 +5,7 @@
 // `next_cursor`") and decision W15 say. A list that answers `has_more: true` with the same cursor forever passed
 // every other check.
 import type { Check, Exchange } from "../types.js";
-import { operationPointer } from "../reproduce.js";
+import { operationPointer } from "../session/reproduce.js";
 import { parseJson } from "./util.js";
 
 interface Walk {

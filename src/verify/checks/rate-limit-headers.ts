@@ -2,7 +2,7 @@
 // contract: their responses declare the headers) carries the policy's five X-RateLimit-* headers, each a
 // non-negative integer (spec §8: "Every response carries these headers"; their schemas: integer, minimum 0).
 // Undeclared statuses too: the rule is the edge's, not one response's.
-import type { ContractView } from "../contract-view.js";
+import type { ContractView } from "../requests/contract-view.js";
 import type { Check } from "../types.js";
 import { integerHeader } from "./util.js";
 

@@ -14,7 +14,7 @@
 // Stateful: create one per run. It assumes exchanges arrive in the order the requests were answered, which holds
 // for the verifier (one request at a time); a proxy seeing concurrent traffic would need to order them first.
 import { minuteLimit, type CategoryRule, type RateLimitPolicy } from "../../contract/policy.js";
-import type { ContractView } from "../contract-view.js";
+import type { ContractView } from "../requests/contract-view.js";
 import type { Check, Exchange } from "../types.js";
 import { integerHeader } from "./util.js";
 

@@ -2,7 +2,7 @@
 // is checked (decision LC12): one naming nothing answers 400, one naming a resource in a state the rule excludes
 // answers 409. The cases are made from the contract (probes.ts), none written per operation.
 import type { Check } from "../types.js";
-import { operationPointer } from "../reproduce.js";
+import { operationPointer } from "../session/reproduce.js";
 import { judgeProbe } from "./util.js";
 
 export function referencesEnforced(): Check {

@@ -2,7 +2,7 @@
 // (`Upgrade` on 426, for instance). The rate-limit headers and Retry-After have checks of their own
 // (rate-limit-headers, retry-after), so a missing one is reported once, by the check that owns it.
 import type { Json } from "../../mock/core/contract/contract-build.js";
-import type { ContractView } from "../contract-view.js";
+import type { ContractView } from "../requests/contract-view.js";
 import type { Check } from "../types.js";
 import { describeErrors } from "./util.js";
 

@@ -3,9 +3,9 @@
 // `{event, id, data}` with `data` parsed as JSON, which is how the contract describes its SSE events.
 import type { ValidateFunction } from "ajv/dist/2020.js";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
-import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "../contract-view.js";
+import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "../requests/contract-view.js";
 import type { Json } from "../../mock/core/contract/contract-build.js";
-import { operationPointer } from "../reproduce.js";
+import { operationPointer } from "../session/reproduce.js";
 import type { Check, ExchangeResponse } from "../types.js";
 import { bodyless, describeErrors, parseJson } from "./util.js";
 

@@ -1,7 +1,7 @@
 // retry-after: a 429 carries Retry-After, in whole seconds (spec §7: "a Retry-After header gives seconds to wait";
 // its schema: integer, minimum 0), and agrees with the body's `retry_after` when the body has one. The two are
 // written at the same moment, but a service may round them apart: a difference of one second is tolerated.
-import type { ContractView } from "../contract-view.js";
+import type { ContractView } from "../requests/contract-view.js";
 import type { Check } from "../types.js";
 import { integerHeader, parseJson } from "./util.js";
 

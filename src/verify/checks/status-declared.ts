@@ -1,5 +1,5 @@
 // status-declared: every status is one the operation declares (its code, an `NXX` range, or `default`).
-import type { ContractView } from "../contract-view.js";
+import type { ContractView } from "../requests/contract-view.js";
 import type { Check } from "../types.js";
 
 export function statusDeclared(view: ContractView): Check {

@@ -2,7 +2,7 @@
 // by the second key answer the contract's 404 — never the record, never a success — and the second key's list of
 // its kind does not show it. The cases are sent by tenancy.ts with `--api-key-b`. A 429 answers nothing.
 import type { Check, Exchange } from "../types.js";
-import { operationPointer } from "../reproduce.js";
+import { operationPointer } from "../session/reproduce.js";
 import { parseJson } from "./util.js";
 
 export function tenancy(): Check {

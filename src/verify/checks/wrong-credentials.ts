@@ -2,7 +2,7 @@
 // (spec §5: the key is looked up, not just its form checked). Prism's mock, for one, accepts any key value; the
 // first pass of the verifier sent only "no credentials" and `?token=`, which such a service passes.
 import type { Check } from "../types.js";
-import { pointer } from "../reproduce.js";
+import { pointer } from "../session/reproduce.js";
 import { judgeProbe } from "./util.js";
 
 export function wrongCredentials(): Check {

@@ -6,9 +6,9 @@
 // The budget goes first to the cases that prove most per request: the unknown key (one per tag), then each
 // operation's request without credentials, then `?token=` on a REST path, each taken round robin over the tags so
 // every part of the API is tried before any part twice.
-import { minuteLimit, type RateLimitPolicy } from "../contract/policy.js";
-import type { RequestCase } from "./cases.js";
-import type { Operation } from "./types.js";
+import { minuteLimit, type RateLimitPolicy } from "../../contract/policy.js";
+import type { RequestCase } from "../requests/cases.js";
+import type { Operation } from "../types.js";
 
 /** Does the service count this case in the anonymous bucket (no workspace)? */
 export function isAnonymous(c: Pick<RequestCase, "operation" | "credentials" | "probe">): boolean {

@@ -4,14 +4,14 @@
 // path templates: a collection `P` with POST (create) and an item `P/{id}` with GET (read), and PATCH or PUT
 // (update) and DELETE if it has them. Requests are the contract's first named examples,
 // with the id the create answered. Whatever the round trip creates it deletes again, when the group can.
-import type { Json } from "../mock/core/contract/contract-build.js";
-import type { CaseBuilder, Parts, RequestCase } from "./cases.js";
-import type { ContractView } from "./contract-view.js";
-import type { Job } from "./schedule.js";
-import type { Sent } from "./session.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
+import type { CaseBuilder, Parts, RequestCase } from "../requests/cases.js";
+import type { ContractView } from "../requests/contract-view.js";
+import type { Job } from "../session/schedule.js";
+import type { Sent } from "../session/session.js";
 import { createCandidates, type RoundtripContext } from "./probe-context.js";
 import { crossTenant } from "./tenancy.js";
-import type { Operation, ScenarioStep } from "./types.js";
+import type { Operation, ScenarioStep } from "../types.js";
 
 export interface CrudGroup {
   /** The collection template, e.g. `/v1/speakers`. */

@@ -6,10 +6,10 @@
 // (checks/malformed-request-refused.ts): a request that is not HTTP answers 400. A connection closed without a byte
 // is allowed (RFC 9112 §2.2 says a server SHOULD answer 400, not MUST): nothing to judge, said in a notice.
 // The bytes go out and the answer comes back through raw-http.ts (Session.exchangeRaw).
-import type { Parts } from "./cases.js";
+import type { Parts } from "../requests/cases.js";
 import type { RoundtripContext } from "./probe-context.js";
-import type { Sent } from "./session.js";
-import type { MalformedStep, Operation } from "./types.js";
+import type { Sent } from "../session/session.js";
+import type { MalformedStep, Operation } from "../types.js";
 
 /** The Origin a malformed request carries (a browser's page on another origin): its 400 must still allow it. */
 export const MALFORMED_ORIGIN = "https://verify.invalid";

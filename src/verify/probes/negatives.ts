@@ -7,17 +7,17 @@
 // `detail` item whose `loc` names the field, or the `x-status` rule's status. A candidate the validator accepts is
 // dropped (a schema keyword that does not bind, e.g. a format ajv does not know). Judged by
 // checks/negative-values.ts; bounded by a budget of cases per run (`--negative-budget`, decision Y35).
-import type { Json } from "../mock/core/contract/contract-build.js";
-import { BadRequest } from "../mock/core/contract/validation.js";
-import type { Parts } from "./cases.js";
-import { isJsonMediaType } from "./contract-view.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
+import { BadRequest } from "../../mock/core/contract/validation.js";
+import type { Parts } from "../requests/cases.js";
+import { isJsonMediaType } from "../requests/contract-view.js";
 import { caseOf, sendCase, type RoundtripContext } from "./probe-context.js";
-import { pointer } from "./reproduce.js";
-import type { Operation, Probe } from "./types.js";
-import { fillPath, queryString } from "./encode.js";
-import { locNames, verdictOf, type NegativeResult } from "./negative-verdict.js";
+import { pointer } from "../session/reproduce.js";
+import type { Operation, Probe } from "../types.js";
+import { fillPath, queryString } from "../requests/encode.js";
+import { locNames, verdictOf, type NegativeResult } from "../requests/negative-verdict.js";
 
-export type { NegativeResult } from "./negative-verdict.js";
+export type { NegativeResult } from "../requests/negative-verdict.js";
 
 /** One broken field: where, which constraint, the value sent and the pointer of the constraint in the contract. */
 export interface NegativeSite {

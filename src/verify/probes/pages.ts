@@ -2,9 +2,9 @@
 // `{data, next_cursor, has_more}` that takes `cursor` and `limit`, decision D4), the first page with a small
 // `limit`, then each `next_cursor` until `has_more` is false or the walk's budget of pages is spent, then one
 // request with a cursor this list never gave out. All reads: sent in a read-only run too.
-import type { Parts } from "./cases.js";
+import type { Parts } from "../requests/cases.js";
 import { answeredJson, caseOf, isList, sendCase, type RoundtripContext } from "./probe-context.js";
-import type { Operation, PageStep } from "./types.js";
+import type { Operation, PageStep } from "../types.js";
 
 /** Items per page the walk asks for: small, so a short list still spans pages. */
 export const WALK_LIMIT = 2;

@@ -5,11 +5,11 @@
 // found the same way when nested); else, with --allow-writes, one made by the parent's create (prerequisites.ts,
 // deleted at the end of the run). With a parent, each declared filter (`x-filter`) of the list is asked with a value
 // taken from an item it lists, so list-filters judges nested lists as it judges top-level ones.
-import { FILTER_KEY } from "../contract/filters.js";
-import type { Json } from "../mock/core/contract/contract-build.js";
-import type { Parts } from "./cases.js";
+import { FILTER_KEY } from "../../contract/filters.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
+import type { Parts } from "../requests/cases.js";
 import { answeredJson, caseOf, isList, listOf, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
-import type { Operation } from "./types.js";
+import type { Operation } from "../types.js";
 
 const MAX_DEPTH = 3;
 

@@ -5,12 +5,12 @@
 // completed analysis), one of the caller's own in such a state is looked for in its list first — never the
 // example's id, which a real backend does not have. What was made is deleted at the end of the run, after every case that needed it. When one cannot be made,
 // the cases that needed it are reported as skipped with the reason.
-import type { Json } from "../mock/core/contract/contract-build.js";
-import type { Parts } from "./cases.js";
-import type { ContractView } from "./contract-view.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
+import type { Parts } from "../requests/cases.js";
+import type { ContractView } from "../requests/contract-view.js";
 import { crudGroups } from "./crud.js";
 import { answeredJson, caseOf, listOf, listParts, refName, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
-import type { Operation } from "./types.js";
+import type { Operation } from "../types.js";
 
 export interface ReferenceSite {
   /** Property names from the body's root; `[]` marks an array's items. */

@@ -1,12 +1,12 @@
 // What the multi-step parts of a run share (round trips, page walks, negative cases from the contract's rules):
 // the contract, the case builder, the session and the scheduler, and a way to send one case in order.
-import type { Json } from "../mock/core/contract/contract-build.js";
-import type { CaseBuilder, Parts, RequestCase } from "./cases.js";
-import type { ContractView } from "./contract-view.js";
-import type { ReportBuilder } from "./report.js";
-import type { Job, Scheduler } from "./schedule.js";
-import type { Sent, Session } from "./session.js";
-import type { Operation, ScenarioStep } from "./types.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
+import type { CaseBuilder, Parts, RequestCase } from "../requests/cases.js";
+import type { ContractView } from "../requests/contract-view.js";
+import type { ReportBuilder } from "../report.js";
+import type { Job, Scheduler } from "../session/schedule.js";
+import type { Sent, Session } from "../session/session.js";
+import type { Operation, ScenarioStep } from "../types.js";
 
 /** Fills a body's referenced ids with resources that exist (prerequisites.ts), or says why it cannot. */
 export interface PrerequisiteMaker {

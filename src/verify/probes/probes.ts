@@ -12,15 +12,15 @@
 // one the service leaves by itself (an analysis queued or processing) may be past it when the probe arrives. All are
 // writes (only with --allow-writes), except a GET the lifecycle restricts (`getAnalysisTranscript`), which is sent in
 // a read-only run too.
-import type { Json } from "../mock/core/contract/contract-build.js";
-import { holds, readLifecycles, type Machine } from "../contract/lifecycle.js";
-import type { Parts } from "./cases.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
+import { holds, readLifecycles, type Machine } from "../../contract/lifecycle.js";
+import type { Parts } from "../requests/cases.js";
 import { crudGroups } from "./crud.js";
 import { answeredJson, caseOf, createCandidates, listOf, listParts, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
-import { pointer } from "./reproduce.js";
+import { pointer } from "../session/reproduce.js";
 import { referenceSites, withId, type ReferenceSite } from "./prerequisites.js";
-import { unknownCredential } from "./session.js";
-import type { Operation, Probe } from "./types.js";
+import { unknownCredential } from "../session/session.js";
+import type { Operation, Probe } from "../types.js";
 
 /** Creates a key, revokes it, and calls with it. Returns why it could not, or null. */
 export async function revokedKeyProbe(ctx: RoundtripContext, selected: Set<Operation>): Promise<string | null> {

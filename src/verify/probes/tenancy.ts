@@ -4,11 +4,11 @@
 // kind, asked by the second key, must not show it. Judged by checks/tenancy.ts. Update and delete by the second key
 // are sent only for resources the run created itself (never for one it found), so a leaking backend loses nothing
 // of the caller's but the run's own resource.
-import type { Parts } from "./cases.js";
+import type { Parts } from "../requests/cases.js";
 import { answeredJson, caseOf, isList, sendCase, succeeded, type RoundtripContext } from "./probe-context.js";
-import type { Sent } from "./session.js";
-import { operationPointer } from "./reproduce.js";
-import type { Operation, Probe } from "./types.js";
+import type { Sent } from "../session/session.js";
+import { operationPointer } from "../session/reproduce.js";
+import type { Operation, Probe } from "../types.js";
 
 /** A resource kind's operations on one item (a round trip's group, crud.ts), and its collection template. */
 export interface ItemOperations {

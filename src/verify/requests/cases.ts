@@ -10,11 +10,11 @@
 // Each case says whether it could change state if the service accepted it (`safety`): reads are GET/HEAD; a
 // request without credentials is refused before any effect; everything else is a write, sent only with
 // --allow-writes.
-import type { Json } from "../mock/core/contract/contract-build.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
 import { isJsonMediaType, type ContractView } from "./contract-view.js";
 import { encodeBody, fillPath, queryString, type EncodedBody } from "./encode.js";
 import type { ValueGenerator } from "./generate.js";
-import type { Operation, PageStep, Probe } from "./types.js";
+import type { Operation, PageStep, Probe } from "../types.js";
 
 export type CaseKind = "example" | "generated" | "no-credentials" | "token-query" | "unknown-key" | "invalid-input" | "malformed-json" | "probe" | "page";
 

@@ -3,10 +3,10 @@
 // mock's `createContractAjv`, so ids and formats are the same as the gateway's), the rate-limit policy and the
 // credential names. Nothing here knows about the command line or the network.
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
-import type { Contract, Json } from "../mock/core/contract/contract-build.js";
-import { componentSchemaId, createContractAjv, RequestValidator } from "../mock/core/contract/validation.js";
-import type { RateLimitPolicy } from "../contract/policy.js";
-import type { Operation } from "./types.js";
+import type { Contract, Json } from "../../mock/core/contract/contract-build.js";
+import { componentSchemaId, createContractAjv, RequestValidator } from "../../mock/core/contract/validation.js";
+import type { RateLimitPolicy } from "../../contract/policy.js";
+import type { Operation } from "../types.js";
 
 export interface DeclaredResponse {
   /** The key it is declared under: `200`, `4XX` or `default`. */

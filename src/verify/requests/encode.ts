@@ -1,7 +1,7 @@
 // Request parts as bytes: parameter values in paths and query strings, and bodies in each media type the contract
 // uses (JSON, URL-encoded and multipart forms, raw bytes). Multipart goes through the platform's FormData and
 // Response, so boundaries and part headers are the standard ones.
-import type { Json } from "../mock/core/contract/contract-build.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
 import { isJsonMediaType } from "./contract-view.js";
 
 export interface EncodedBody {

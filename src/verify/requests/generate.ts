@@ -6,7 +6,7 @@
 // Nothing generated points anywhere real: URLs and e-mail addresses use the reserved `.invalid` top-level domain
 // (RFC 2606), so a service that fetches a media URL, calls a webhook or mails an invitation reaches no one.
 import { generateSync, type JsonSchema } from "json-schema-faker";
-import type { Json } from "../mock/core/contract/contract-build.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
 import type { ContractView } from "./contract-view.js";
 
 const ATTEMPTS = 6;

@@ -3,10 +3,10 @@
 // same facts hold for a request seen by the gateway's proxy mode. Validity is judged by the mock gateway's own
 // RequestValidator: one reading of the contract's request schemas for the gateway, the verifier and proxy mode.
 import { createHash } from "node:crypto";
-import type { Json } from "../mock/core/contract/contract-build.js";
-import { BadRequest } from "../mock/core/contract/validation.js";
+import type { Json } from "../../mock/core/contract/contract-build.js";
+import { BadRequest } from "../../mock/core/contract/validation.js";
 import { isJsonMediaType, mediaTypeCovers, mediaTypeOf, type ContractView } from "./contract-view.js";
-import type { ExchangeRequest, Operation, RequestFacts } from "./types.js";
+import type { ExchangeRequest, Operation, RequestFacts } from "../types.js";
 
 /** The name of the query parameter that carries credentials on streaming operations (`token`). */
 export function tokenQueryParam(view: ContractView): string {

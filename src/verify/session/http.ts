@@ -1,7 +1,7 @@
 // Sends one request and reads its response, bounded: a time-out for the headers and the whole body, a cap on the
 // bytes kept, and a short reading window for event streams (they may stay open for as long as the analysis runs;
 // the events that arrived in the window are what the checks see). Redirects are not followed: a 3xx is an answer.
-import type { ExchangeRequest, ExchangeResponse } from "./types.js";
+import type { ExchangeRequest, ExchangeResponse } from "../types.js";
 
 export interface SendOptions {
   /** Time for the headers and the whole body, ms. */

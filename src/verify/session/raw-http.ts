@@ -4,7 +4,7 @@
 // lines, and a body by Content-Length, by chunks, or up to the close.
 import net from "node:net";
 import tls from "node:tls";
-import type { ExchangeResponse } from "./types.js";
+import type { ExchangeResponse } from "../types.js";
 
 /** Sends `bytes` on a fresh connection; the answer, or null when the connection closed without one. */
 export function sendRaw(base: URL, bytes: Buffer, timeoutMs: number): Promise<ExchangeResponse | null> {

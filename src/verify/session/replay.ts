@@ -3,9 +3,9 @@
 // is an ordinary verify run restricted to those cases (runner.ts `only`), with the earlier run's options, so its
 // generated values (same seed and count) and its multi-step cases (page walks, round trips, probes) are the same.
 import fs from "node:fs";
-import type { Report } from "./report.js";
-import { VerifyUsageError } from "./target.js";
-import type { Violation } from "./types.js";
+import type { Report } from "../report.js";
+import { VerifyUsageError } from "../target.js";
+import type { Violation } from "../types.js";
 
 export interface ReplayPlan {
   report: Report;

@@ -1,9 +1,9 @@
 // A violation made reproducible: the request as sent (credentials redacted), the response as received (bodies cut
 // to 2 KB), the place in the contract whose rule failed, and a curl command that sends the same request again with
 // the credential taken from `$API_KEY` (never the key itself), like Schemathesis' reproduction lines.
-import { redact, redactQuery } from "../mock/core/pipeline/log.js";
-import { mediaTypeOf, type ContractView } from "./contract-view.js";
-import type { Check, Exchange, Reproduction } from "./types.js";
+import { redact, redactQuery } from "../../mock/core/pipeline/log.js";
+import { mediaTypeOf, type ContractView } from "../requests/contract-view.js";
+import type { Check, Exchange, Reproduction } from "../types.js";
 
 /** Largest body excerpt a reproduction keeps, in bytes. */
 export const MAX_EXCERPT_BYTES = 2048;

@@ -2,19 +2,19 @@
 // counts them against the request budget, sends, runs every check on the exchange and records the results. It also
 // works out how long a 429 asks to wait. Nothing here decides what to send (cases.ts, crud.ts) or in which order
 // (runner.ts).
-import type { RequestCase } from "./cases.js";
+import type { RequestCase } from "../requests/cases.js";
 import { randomBytes } from "node:crypto";
-import { checkExchange, MALFORMED_RULES } from "./checks/index.js";
+import { checkExchange, MALFORMED_RULES } from "../checks/index.js";
 import { rawReproduction, sendRaw } from "./raw-http.js";
 import { reproduction } from "./reproduce.js";
-import type { ContractView } from "./contract-view.js";
-import { redact } from "../mock/core/pipeline/log.js";
+import type { ContractView } from "../requests/contract-view.js";
+import { redact } from "../../mock/core/pipeline/log.js";
 import { send, TransportError, type SendOptions } from "./http.js";
-import type { ReportBuilder } from "./report.js";
+import type { ReportBuilder } from "../report.js";
 import { runKey } from "./replay.js";
-import { tokenQueryParam } from "./request-facts.js";
-import { VerifyUsageError, type Target } from "./target.js";
-import type { Check, Exchange, ExchangeRequest, MalformedStep, Operation, Probe, ScenarioStep } from "./types.js";
+import { tokenQueryParam } from "../requests/request-facts.js";
+import { VerifyUsageError, type Target } from "../target.js";
+import type { Check, Exchange, ExchangeRequest, MalformedStep, Operation, Probe, ScenarioStep } from "../types.js";
 
 export interface Clock {
   now(): number;
