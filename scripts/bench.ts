@@ -22,13 +22,13 @@ import { ROOT } from "./lib/paths.js";
 import { coldStart, type ColdStart } from "./bench/cold-start.js";
 import { median, medianRatio, stopAllOnExit, timed } from "./bench/lib.js";
 import { mockThroughput, type MockThroughput } from "./bench/mock-throughput.js";
-import { clientSize, ENTRIES, type ClientSize } from "./bench/size.js";
-import { pythonBench, type PythonBench } from "./bench/python.js";
+import { clientSize, ENTRIES, type ClientSize } from "./bench/client/size.js";
+import { pythonBench, type PythonBench } from "./bench/client/python.js";
 import { simBench, type SimBench } from "./bench/sim.js";
 import { DEFAULT_SIZES, scale, type Scale } from "./bench/scale.js";
 import { sandboxBench, type SandboxBench } from "./bench/sandbox.js";
 import type { SandboxStateBench } from "./bench/sandbox-state.js";
-import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain.js";
+import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain/toolchain.js";
 
 const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "sim", "scale", "sandbox"] as const;
 /** Run on their own (--only=…), each written into results.json beside the others: scale takes minutes, sandbox needs engines. */
@@ -114,12 +114,12 @@ function machine(): Results["machine"] {
   };
 }
 
-/** Bundles the client benchmark (scripts/bench/client-overhead.ts) with esbuild and runs it with plain node. */
+/** Bundles the client benchmark (scripts/bench/client/client-overhead.ts) with esbuild and runs it with plain node. */
 async function clientOverhead(rounds: number, n: number, perCallCalls: number): Promise<ClientOverhead> {
   // Inside node_modules, so that the bundle resolves `ws` (external, never loaded here) like the package does.
   const outfile = path.join(ROOT, "node_modules/.cache/bench/client-overhead.mjs");
   await build({
-    entryPoints: [path.join(ROOT, "scripts/bench/client-overhead.ts")],
+    entryPoints: [path.join(ROOT, "scripts/bench/client/client-overhead.ts")],
     absWorkingDir: ROOT,
     bundle: true,
     platform: "node",

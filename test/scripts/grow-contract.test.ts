@@ -1,4 +1,4 @@
-// The benchmark's grown contract (scripts/bench/grow-contract.ts: every /v1 path copied, operationIds suffixed) must
+// The benchmark's grown contract (scripts/bench/toolchain/grow-contract.ts: every /v1 path copied, operationIds suffixed) must
 // still lint clean, or `npm run bench`'s toolchain section fails. It did once: copies of the operations that
 // x-idempotency exempts were not exempt (lint policy/idempotency).
 import { execFile } from "node:child_process";
@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { growContract } from "../../scripts/bench/grow-contract.js";
+import { growContract } from "../../scripts/bench/toolchain/grow-contract.js";
 import { ROOT } from "../../scripts/lib/paths.js";
 
 const run = promisify(execFile);

@@ -1,0 +1,89 @@
+// Client size: small apps bundled by esbuild for the browser, minified, `ws` external (Node only; browsers use their
+// own WebSocket), then gzipped (level 9), all as ES modules so nothing is added by a wrapper, with code splitting
+// on (as app bundlers do): a module the client loads with import() on first use (the stream-body timeout) becomes a
+// chunk of its own, counted apart. The size of an app is what it loads up front: its entry chunk and every chunk
+// that one imports statically.
+//   app            imports only createClient from the package root (src/index.ts, what docs/typescript.md tells browser
+//                  users to import) and makes a client: what a browser app that calls the API pays. Side by side,
+//                  the same app on bare openapi-fetch.
+//   app + <entry>  the app also calling one helper of each entry point (pagination, streaming, websocket,
+//                  webhooks): what each costs on top, when used.
+//   everything     src/index.ts as a whole (every export kept), beside openapi-fetch as a whole.
+// The package has `sideEffects: false`, so a bundler keeps only what an app imports; "app" shows that it does.
+import { build } from "esbuild";
+import path from "node:path";
+import zlib from "node:zlib";
+import { ROOT } from "../../lib/paths.js";
+
+export interface BundleSize {
+  /** What the app loads up front: its entry chunk and the chunks that imports statically. */
+  minified: number;
+  gzipped: number;
+  /** Chunks loaded with import() only when a feature is first used, by file name (minus esbuild's hash). */
+  lazy: Record<string, { minified: number; gzipped: number }>;
+}
+
+export const ENTRIES = ["pagination", "streaming", "websocket", "webhooks"] as const;
+export type Entry = (typeof ENTRIES)[number];
+
+export interface ClientSize {
+  /** An app importing only createClient, ours and on bare openapi-fetch. */
+  app: { ours: BundleSize; openapiFetch: BundleSize; ratio: number };
+  /** The app also using one entry point's helper: gzipped bytes added to `app.ours`. */
+  added: Record<Entry, number>;
+  /** Everything the package exports, and openapi-fetch's every export. */
+  everything: { ours: BundleSize; openapiFetch: BundleSize; ratio: number };
+}
+
+const MAKE = `const api = createClient({ baseUrl: "https://api.example.com", apiKey: "pk_test_x" });`;
+/** One call of each entry point's main helper, imported from its own entry module. */
+const USE: Record<Entry, string> = {
+  pagination: `import { paginate } from "./src/client/pagination.ts"; export const use = () => paginate(api, "/v1/analyses");`,
+  streaming: `import { streamAnalysisEvents } from "./src/client/streaming.ts"; export const use = () => streamAnalysisEvents(api, "anl_1");`,
+  websocket: `import { openWebSocket } from "./src/client/websocket.ts"; export const use = () => openWebSocket(api, "/v1/stream");`,
+  webhooks: `import { verifyWebhookSignature } from "./src/client/webhooks.ts"; export const use = verifyWebhookSignature;`,
+};
+
+const gzip = (code: Uint8Array) => zlib.gzipSync(code, { level: 9 }).length;
+
+async function bundle(contents: string): Promise<BundleSize> {
+  const r = await build({
+    stdin: { contents, resolveDir: ROOT, loader: "ts" },
+    absWorkingDir: ROOT,
+    bundle: true,
+    minify: true,
+    splitting: true,
+    outdir: "out", // nothing is written: the chunks' names only
+    platform: "browser",
+    format: "esm",
+    target: "es2022",
+    external: ["ws"],
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  const code = new Map(r.outputFiles.map((f) => [path.relative(ROOT, f.path), f.contents]));
+  const outputs = r.metafile.outputs;
+  const upFront = new Set(Object.keys(outputs).filter((k) => outputs[k]!.entryPoint === "<stdin>"));
+  for (const k of upFront) for (const i of outputs[k]!.imports) if (i.kind === "import-statement") upFront.add(i.path);
+  const loaded = [...upFront].map((k) => code.get(k)!);
+  const lazy: BundleSize["lazy"] = {};
+  for (const [k, c] of code) if (!upFront.has(k)) lazy[path.basename(k).replace(/-[A-Z0-9]+\.js$/, "")] = { minified: c.length, gzipped: gzip(c) };
+  // Each chunk is its own file, gzipped on its own, as a server sends it.
+  return { minified: loaded.reduce((n, c) => n + c.length, 0), gzipped: loaded.reduce((n, c) => n + gzip(c), 0), lazy };
+}
+
+export async function clientSize(): Promise<ClientSize> {
+  const app = `import { createClient } from "./src/index.ts"; ${MAKE} export { api };`;
+  const ours = await bundle(app);
+  const openapiFetch = await bundle(`import createClient from "openapi-fetch"; export const api = createClient({ baseUrl: "https://api.example.com" });`);
+  const added = {} as Record<Entry, number>;
+  for (const e of ENTRIES) added[e] = (await bundle(`${app}\n${USE[e]}`)).gzipped - ours.gzipped;
+  const all = await bundle(`export * from "./src/index.ts";`);
+  const allFetch = await bundle(`export * from "openapi-fetch"; export { default } from "openapi-fetch";`);
+  return {
+    app: { ours, openapiFetch, ratio: ours.gzipped / openapiFetch.gzipped },
+    added,
+    everything: { ours: all, openapiFetch: allFetch, ratio: all.gzipped / allFetch.gzipped },
+  };
+}
