@@ -269,12 +269,12 @@ class IdempotencyTest(unittest.TestCase):
         self.assertEqual(keys[2:], ["order-42", "from-headers", "patch-1", None])
 
     def test_a_write_without_a_key_is_not_resent_once_sent(self) -> None:
-        from analysis_api._core import RetryState
-        from analysis_api._bodies import EncodedBody
-        from analysis_api._transport_types import Request
+        from analysis_api._calls._core import RetryState
+        from analysis_api._http._bodies import EncodedBody
+        from analysis_api._http._transport_types import Request
 
         clock = FakeClock()
-        core_clock = analysis_api._core.Clock(clock.sleep, clock.monotonic, lambda: 0.5)
+        core_clock = analysis_api._calls._core.Clock(clock.sleep, clock.monotonic, lambda: 0.5)
         for method, headers, sent, retried in [
             ("POST", {}, True, False),  # a timeout after sending: the server may have acted
             ("POST", {}, False, True),  # refused before sending: safe to send again

@@ -29,6 +29,12 @@ def backend() -> ModuleType:
         sys.path.remove(str(PROJECT / "_build"))
 
 
+def source_modules() -> set[str]:
+    """Every module of the package's source, as `analysis_api/<path>.py`, the private subpackages' included."""
+    src = PROJECT / "src"
+    return {p.relative_to(src).as_posix() for p in (src / "analysis_api").rglob("*.py") if "__pycache__" not in p.parts}
+
+
 class PackageTest(unittest.TestCase):
     def test_pip_installs_it_offline_without_build_isolation(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
@@ -50,6 +56,9 @@ class PackageTest(unittest.TestCase):
             self.assertEqual((version, method), (analysis_api.__version__, "list"))
             for name in ("py.typed", "models.py", "_operations.py"):
                 self.assertTrue((target / "analysis_api" / name).exists(), name)
+            # Every module is installed, those of the private subpackages (`_http/`, `_calls/`, ...) included.
+            installed = {p.relative_to(target).as_posix() for p in (target / "analysis_api").rglob("*.py")}
+            self.assertEqual(installed, source_modules())
 
     def test_the_wheel_records_every_file_with_its_hash(self) -> None:
         with tempfile.TemporaryDirectory() as tmp:
@@ -84,6 +93,7 @@ class PackageTest(unittest.TestCase):
         stem = name[: -len(".tar.gz")]
         for needed in ("pyproject.toml", "_build/backend.py", "PKG-INFO", "src/analysis_api/__init__.py", "src/analysis_api/models.py"):
             self.assertIn(f"{stem}/{needed}", names)
+        self.assertLessEqual({f"{stem}/src/{m}" for m in source_modules()}, names)  # the subpackages' modules too
 
     def test_the_pre_3_11_reader_of_pyproject_agrees_with_tomllib(self) -> None:
         b = backend()

@@ -229,7 +229,7 @@ class ResponseHeadTest(unittest.TestCase):
         import http.client
         import io
 
-        from analysis_api._wire import response_fields
+        from analysis_api._http._wire import response_fields
 
         for head in HEADS:
             with self.subTest(head=head):
@@ -259,7 +259,7 @@ class ResponseHeadTest(unittest.TestCase):
         import http.client
         import io
 
-        from analysis_api._transport import _HTTPResponse
+        from analysis_api._transports._transport import _HTTPResponse
 
         class Sock:
             def __init__(self, raw: bytes) -> None:

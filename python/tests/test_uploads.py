@@ -109,7 +109,7 @@ class UploadTest(unittest.TestCase):
     def test_memory_stays_flat_whatever_the_size(self) -> None:
         # The body is a list of segments: the caller's bytes are sent as they are (a memoryview) and files are read
         # 64 KiB at a time, so encoding and sending 16 MiB allocates far less than the file (0.1 made three copies).
-        from analysis_api._bodies import encode_multipart
+        from analysis_api._http._bodies import encode_multipart
 
         big = b"\0" * (16 << 20)
         with tempfile.TemporaryDirectory() as tmp:

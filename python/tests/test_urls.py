@@ -59,7 +59,7 @@ class QueryTest(unittest.TestCase):
         # The hot path joins safe names and values without urlencode; the string must not change.
         from urllib.parse import urlencode
 
-        from analysis_api._urls import _encoded
+        from analysis_api._calls._urls import _encoded
 
         for query in ([("limit", "100"), ("cursor", "c_1.x~")], [("status", "a b"), ("q", "é&=/")], [("empty", "")], [("a b", "1")]):
             self.assertEqual(_encoded(query), urlencode(query), query)

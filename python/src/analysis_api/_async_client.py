@@ -6,18 +6,18 @@ import asyncio
 import time
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Mapping, Optional, Union, cast
 
-from ._async_transport import AsyncStreamedResponse, AsyncTransport
+from ._transports._async_transport import AsyncStreamedResponse, AsyncTransport
 from ._client import BaseClient
-from ._injected import AsyncBufferedStream, AsyncInjectedTransport
-from ._injected import AsyncTransport as InjectedAsyncTransport
-from ._core import error_of, observe, prepare, result_of, token_url, with_stream_options
+from ._transports._injected import AsyncBufferedStream, AsyncInjectedTransport
+from ._transports._injected import AsyncTransport as InjectedAsyncTransport
+from ._calls._core import error_of, observe, prepare, result_of, token_url, with_stream_options
 from ._operations import AsyncClientWithRawResponse, AsyncResources
-from ._pages import AsyncPage
-from ._raw import RawResponse
-from ._response import Response
+from ._results._pages import AsyncPage
+from ._results._raw import RawResponse
+from ._http._response import Response
 from ._runtime import AsyncCaller
-from ._streams import AsyncEventStream
-from ._types import NOT_GIVEN, Operation, RequestOptions, RetryOption, TimeoutOption
+from ._results._streams import AsyncEventStream
+from ._calls._types import NOT_GIVEN, Operation, RequestOptions, RetryOption, TimeoutOption
 
 
 class AsyncClient(BaseClient, AsyncResources, AsyncCaller):

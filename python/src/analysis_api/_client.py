@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Sequence, TypeVar, Union, cast
 
-from ._core import (
+from ._calls._core import (
     DEFAULT_STREAM_IDLE_TIMEOUT,
     DEFAULT_TIMEOUT,
     Clock,
@@ -35,19 +35,19 @@ from ._core import (
     token_url,
     with_stream_options,
 )
-from ._injected import AsyncTransport, BufferedStream, InjectedTransport, SyncTransport
+from ._transports._injected import AsyncTransport, BufferedStream, InjectedTransport, SyncTransport
 from ._operations import ClientWithRawResponse, Resources
-from ._pages import SyncPage
-from ._raw import RawResponse
-from ._rate_limit import RateLimit
-from ._response import Response
+from ._results._pages import SyncPage
+from ._results._raw import RawResponse
+from ._http._rate_limit import RateLimit
+from ._http._response import Response
 from ._runtime import SyncCaller
-from ._sse import StreamSession
-from ._streams import EventStream
-from ._transport import StreamedResponse, Transport
-from ._transport_types import Proxy, Retry, Timeout
-from ._types import NOT_GIVEN, Operation, RequestOptions, RetryOption, TimeoutOption
-from ._urls import operation_url
+from ._results._sse import StreamSession
+from ._results._streams import EventStream
+from ._transports._transport import StreamedResponse, Transport
+from ._http._transport_types import Proxy, Retry, Timeout
+from ._calls._types import NOT_GIVEN, Operation, RequestOptions, RetryOption, TimeoutOption
+from ._calls._urls import operation_url
 from ._version import __version__
 from ._webhooks import ENV_WEBHOOK_SECRET
 

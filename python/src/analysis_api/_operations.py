@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, AsyncIterator, Dict, Iterator, List, Literal, Optional, Union, cast
 
 from ._runtime import AsyncCaller, AsyncResource, SyncCaller, SyncResource
-from ._types import (
+from ._calls._types import (
     NOT_GIVEN,
     BinaryBody,
     Body,
@@ -134,9 +134,9 @@ from .models import (
 )
 
 if TYPE_CHECKING:
-    from ._pages import AsyncPage, SyncPage
-    from ._raw import RawResponse
-    from ._streams import AsyncEventStream, EventStream
+    from ._results._pages import AsyncPage, SyncPage
+    from ._results._raw import RawResponse
+    from ._results._streams import AsyncEventStream, EventStream
 
 OPERATIONS: Dict[str, Operation] = {
     "listAnalyses": Operation(

@@ -1,7 +1,7 @@
 """The bases the generated resources (`_operations.py`) are built on and call into (implemented by `Client` and
 `AsyncClient`).
 
-The types of operations and call options live in `_types.py`, below the core and the pages; `_operations.py` imports
+The types of operations and call options live in `_calls/_types.py`, below the core and the pages; `_operations.py` imports
 them from there (scripts/lib/python/resources.ts writes that import), and only the callers and resources from here.
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, Iterator
 
-from ._types import Operation, RequestOptions
+from ._calls._types import Operation, RequestOptions
 
 if TYPE_CHECKING:
-    from ._pages import AsyncPage, SyncPage
-    from ._raw import RawResponse
-    from ._streams import AsyncEventStream, EventStream
+    from ._results._pages import AsyncPage, SyncPage
+    from ._results._raw import RawResponse
+    from ._results._streams import AsyncEventStream, EventStream
 
 
 class SyncCaller:

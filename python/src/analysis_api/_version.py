@@ -1,6 +1,6 @@
 """The package's version, in a module of its own: `__init__.py` exports it as `analysis_api.__version__` and the
 clients send it in their `User-Agent`, both importing it from here (the clients importing the package back would be
-an import circle; scripts/check-python-circles.py)."""
+an import circle; scripts/checks/check-python-circles.py)."""
 
 from ._constants import CONTRACT_VERSION
 

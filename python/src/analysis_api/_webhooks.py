@@ -12,8 +12,8 @@ import re
 import time
 from typing import Any, Dict, Final, Iterable, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
-from ._errors import WebhookVerificationError
-from ._response import Headers, header
+from ._calls._errors import WebhookVerificationError
+from ._http._response import Headers, header
 from .models import WebhookEvent
 
 ENV_WEBHOOK_SECRET = "ANALYSIS_WEBHOOK_SECRET"

@@ -18,10 +18,10 @@ import http.client
 from dataclasses import dataclass, field
 from typing import AsyncIterator, Awaitable, Callable, Dict, Iterator, Mapping, Optional, Protocol, Union
 
-from ._core import Clock, RetryState, logger
-from ._errors import NetworkError, RequestTimeoutError
-from ._response import Response
-from ._transport_types import Request
+from .._calls._core import Clock, RetryState, logger
+from .._calls._errors import NetworkError, RequestTimeoutError
+from .._http._response import Response
+from .._http._transport_types import Request
 
 @dataclass
 class HttpRequest:

@@ -15,11 +15,11 @@ import ssl
 from dataclasses import dataclass
 from typing import AsyncIterator, Awaitable, Callable, Dict, List, Optional, Tuple, TypeVar, Union
 
-from ._core import Clock, RetryState, logger, may_resend, timeout_error
-from ._errors import NetworkError
-from ._response import Response
-from ._transport_types import Proxy, Request, Timing
-from ._wire import request_head, response_fields
+from .._calls._core import Clock, RetryState, logger, may_resend, timeout_error
+from .._calls._errors import NetworkError
+from .._http._response import Response
+from .._http._transport_types import Proxy, Request, Timing
+from .._http._wire import request_head, response_fields
 
 _Origin = Tuple[str, str, int]
 _CHUNK = 65536

@@ -14,8 +14,8 @@ import warnings
 from itertools import chain
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Generic, Iterator, List, Optional, TypeVar
 
-from ._core import check_page
-from ._types import Operation
+from .._calls._core import check_page
+from .._calls._types import Operation
 
 T = TypeVar("T")
 

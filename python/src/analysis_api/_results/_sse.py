@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from ._errors import StreamError
+from .._calls._errors import StreamError
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 

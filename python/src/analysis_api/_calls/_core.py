@@ -18,12 +18,12 @@ from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
 
-from ._bodies import EncodedBody, encode_body
+from .._http._bodies import EncodedBody, encode_body
 from ._errors import ApiStatusError, CredentialsError, ProtocolError, RequestTimeoutError, to_api_error
-from ._constants import API_KEY_HEADER
-from ._rate_limit import RateLimit, rate_limit_of, retry_after_seconds
-from ._response import Response
-from ._transport_types import Request, Retry, Timeout, Timing
+from .._constants import API_KEY_HEADER
+from .._http._rate_limit import RateLimit, rate_limit_of, retry_after_seconds
+from .._http._response import Response
+from .._http._transport_types import Request, Retry, Timeout, Timing
 from ._types import NOT_GIVEN, NotGiven, Operation, RequestOptions, RetryOption, TimeoutOption
 from ._urls import check_base_url, header_params, operation_url, with_token
 

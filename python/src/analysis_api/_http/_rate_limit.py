@@ -1,5 +1,5 @@
 """The rate-limit headers every response under /v1, /aria and /ws carries, by the contract's names
-(`x-rate-limit-policy.headers`, generated into `_operations.RATE_LIMIT_HEADERS`)."""
+(`x-rate-limit-policy.headers`, generated into `_constants.RATE_LIMIT_HEADERS`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Tuple, Union
 
-from ._constants import RATE_LIMIT_HEADERS
+from .._constants import RATE_LIMIT_HEADERS
 from ._response import Headers, Response, header
 
 _FIVE = ("limit", "remaining", "reset", "daily_limit", "daily_remaining")

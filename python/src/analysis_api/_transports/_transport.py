@@ -23,11 +23,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple, cast
 
-from ._core import Clock, RetryState, logger, may_resend, timeout_error
-from ._errors import NetworkError
-from ._response import Response
-from ._transport_types import Proxy, Request, Timing
-from ._wire import request_head, response_fields
+from .._calls._core import Clock, RetryState, logger, may_resend, timeout_error
+from .._calls._errors import NetworkError
+from .._http._response import Response
+from .._http._transport_types import Proxy, Request, Timing
+from .._http._wire import request_head, response_fields
 
 _CHUNK = 65536
 _Origin = Tuple[str, str, Optional[int]]

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from urllib.parse import SplitResult, quote, urlencode, urlsplit, urlunsplit
 
 from ._errors import InsecureTransportError
-from ._constants import TOKEN_QUERY_PARAM
+from .._constants import TOKEN_QUERY_PARAM
 from ._types import Operation
 
 _TLS = ("https", "wss")

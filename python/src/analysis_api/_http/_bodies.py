@@ -22,7 +22,7 @@ from pathlib import PurePath
 from typing import IO, Any, Iterable, Iterator, List, Mapping, Optional, Tuple, Union, cast
 from urllib.parse import urlencode
 
-from ._file import File
+from .._file import File
 
 _CHUNK = 65536
 

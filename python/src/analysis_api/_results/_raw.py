@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generic, Optional, TypeVar, cast
 
-from ._rate_limit import RateLimit, rate_limit_of
-from ._response import Headers, Response
+from .._http._rate_limit import RateLimit, rate_limit_of
+from .._http._response import Headers, Response
 
 T = TypeVar("T")
 

@@ -1,9 +1,9 @@
 """The types every layer shares: an operation of the contract as the client needs it (`Operation`, `Param`) and
 the options of one call (`RequestOptions`, `NOT_GIVEN`, `BinaryBody`, ...).
 
-Below everything that uses them: it imports only `_transport_types` (the retry and timeout policies), so the core
-(`_core.py`), `_urls.py`, `_pages.py` and the callers in `_runtime.py` all import it without an import circle
-(scripts/check-python-circles.py).
+Below everything that uses them: it imports only `_http/_transport_types.py` (the retry and timeout policies), so
+the core (`_core.py`), `_urls.py`, `_results/_pages.py` and the callers in `_runtime.py` all import it without an
+import circle (scripts/checks/check-python-circles.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import IO, Any, Iterable, Literal, Mapping, NamedTuple, Optional, Tuple, Union
 
-from ._transport_types import Retry, Timeout
+from .._http._transport_types import Retry, Timeout
 
 BinaryBody = Union[bytes, bytearray, memoryview, IO[bytes], PurePath, Iterable[bytes]]
 """A raw request body: bytes, a binary file or a `pathlib.Path` (sent with their length, retried like any body),

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Tuple, cast
 
-from ._rate_limit import retry_after_seconds
-from ._response import Response
-from .models import ValidationErrorItem
+from .._http._rate_limit import retry_after_seconds
+from .._http._response import Response
+from ..models import ValidationErrorItem
 
 ApiErrorKind = Literal[
     "bad_request", "unauthorized", "forbidden", "not_found", "conflict", "validation", "rate_limited", "server", "http"
