@@ -64,10 +64,10 @@ function prefixTable(): Map<string, { ids: string; file: string }> {
 }
 
 describe("decision records: docs/decisions/", () => {
-  it("has the ten area files the index lists, and the index lists every file with the sections it holds", () => {
+  it("has the eleven area files the index lists, and the index lists every file with the sections it holds", () => {
     const listed = areaList();
     expect([...listed.keys()].sort()).toEqual(areaFiles);
-    expect(areaFiles).toEqual(["bench.md", "client.md", "contract.md", "edge.md", "lifecycles.md", "proxy.md", "python.md", "sandbox.md", "store.md", "verify.md"]);
+    expect(areaFiles).toEqual(["bench.md", "client.md", "contract.md", "edge.md", "layout.md", "lifecycles.md", "proxy.md", "python.md", "sandbox.md", "store.md", "verify.md"]);
     for (const f of areaFiles) expect({ f, sections: sections(text(f)).map((s) => s.title) }).toEqual({ f, sections: listed.get(f) });
   });
 

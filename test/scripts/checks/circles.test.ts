@@ -99,7 +99,7 @@ describe("each planted violation fails it, named", () => {
 
   it("a circle in the Python client, made by an import inside a function", async () => {
     const pkgDir = path.join(dir, "python/src/analysis_api");
-    await fs.appendFile(path.join(pkgDir, "_types.py"), "\n\ndef _planted() -> None:\n    from . import _client  # noqa: F401\n");
+    await fs.appendFile(path.join(pkgDir, "_calls", "_types.py"), "\n\ndef _planted() -> None:\n    from .. import _client  # noqa: F401\n");
     const r = await run("python3", [path.join(ROOT, "scripts/checks/check-python-circles.py"), pkgDir]).then(
       () => ({ code: 0, out: "" }),
       (e: { code: number; stdout: string }) => ({ code: e.code, out: e.stdout }),

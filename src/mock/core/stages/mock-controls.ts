@@ -3,7 +3,7 @@
 //                           store), the fault rules cleared, the simulated clock back to real time and running, and
 //                           every open event stream and WebSocket ended (1012); the rate limiter keeps counting, as
 //                           the real edge would. 204.
-//   GET    /__mock/clock    the store's simulated clock (store/sim-time.ts): {now, paused, offset_ms, pending, next_at}
+//   GET    /__mock/clock    the gateway's one clock (core/clock/simulated.ts): {now, paused, offset_ms, pending, next_at}
 //   POST   /__mock/clock    {"action": "pause" | "resume" | "advance", "ms": n}: answers the clock as it is then
 //   GET    /__mock/faults   the fault rules (faults.ts): {rules: [...]}
 //   POST   /__mock/faults   adds one rule: 201 with it, its `id` and `used`; 400 naming what is wrong with it

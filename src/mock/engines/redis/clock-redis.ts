@@ -2,7 +2,7 @@
 // made through one replica (`/__mock/clock`, `/__mock/reset`) hold on all.
 //
 // The state is one Redis hash (`avt:clock`: offset, frozenAt, and a version bumped by each change) and a pub/sub
-// channel telling every replica of a new version, which it then reads and adopts (store/sim-time.ts `adopt`: due
+// channel telling every replica of a new version, which it then reads and adopts (core/clock/simulated.ts `adopt`: due
 // tasks run, in order). Pub/sub alone could let a client's next request reach another replica before the message
 // does, so the version also comes back with every rate-limit count (the same script, no extra round trip:
 // limiter-redis.ts): a request that sees a newer version waits for the replica to adopt it. Controls read the hash

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { JWT_AUDIENCE, JWT_ISSUER } from "../../../../src/mock/core/access/auth.js";
 import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
 import { ensureGenerated } from "../../../../scripts/mock/start.js";
+import { mockToken } from "../../../../scripts/mock/mock-token.js";
 import { SETTINGS } from "../../../../src/mock/homes/node/settings.js";
 
 const FIXTURES_EXAMPLE = path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml");
@@ -153,6 +154,23 @@ async function launch(cmd: string, args: string[], env: Record<string, string> =
 
 const linux = process.platform === "linux";
 
+/**
+ * The time budget of a test that starts processes: PER_PROCESS_MS for each process it starts, one after the other.
+ * A process here is a Node program that loads the mock (tsx and the node it runs the script in, npm, the bundle),
+ * or npm's shell: about half a second each on an idle machine, ten times that at a load average near 20 on two
+ * cores, and three times that again as margin. One tsx run (TSX) comes to the suite's 30 s default.
+ */
+const PER_PROCESS_MS = 15_000;
+const budget = (processes: number) => processes * PER_PROCESS_MS;
+/** `tsx script.ts`: tsx, and the node it runs the script in. */
+const TSX = 2;
+/** `npm start`: npm, its shell, and node running the bundle (scripts/mock/run-bundled.mjs). */
+const NPM_START = 3;
+/** `node scripts/mock/run-bundled.mjs …`: the one node process. */
+const NODE = 1;
+/** `npm run -s mock:token`: npm, its shell, tsx and the node it runs the script in. */
+const NPM_RUN_TSX = 4;
+
 describe.runIf(linux)("scripts/mock/start.ts as a process", () => {
   it("comes up on a free port, prints URLs, demo keys and a curl, serves /health, and on SIGTERM exits 0 leaving no process", async () => {
     const s = await launch(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/mock/start.ts", "--no-generate"]);
@@ -170,7 +188,7 @@ describe.runIf(linux)("scripts/mock/start.ts as a process", () => {
     expect(await s.exited, s.output()).toBe(0);
     expect(s.output()).toContain("Stopped.");
     expect(await survivors([s.child.pid!, ...tree])).toEqual([]);
-  });
+  }, budget(TSX));
 
   it("stops too when the SIGTERM goes to `npm start` (which does not pass it through its shell)", async () => {
     const s = await launch("npm", ["start", "--silent", "--", "--no-generate"]);
@@ -180,14 +198,14 @@ describe.runIf(linux)("scripts/mock/start.ts as a process", () => {
     await s.exited;
     // The server process notices its launcher is gone within a second, drains and exits.
     expect(await survivors(tree, 10_000)).toEqual([]);
-  });
+  }, budget(NPM_START));
 
   it("refuses a malformed keys file with its path and position", async () => {
     const bad = path.join(scratch, "keys.json");
     fs.writeFileSync(bad, '{"keys": [\n  {"key": "pk_test_abcd",}\n]}');
     const s = launch(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/mock/start.ts", "--no-generate"], { MOCK_KEYS_FILE: bad });
     await expect(s).rejects.toThrow(`${bad}:2:26: invalid JSON`);
-  });
+  }, budget(TSX));
 });
 
 describe.runIf(linux)("scripts/mock/start.ts: the controls of issue 12", () => {
@@ -218,22 +236,22 @@ describe.runIf(linux)("scripts/mock/start.ts: the controls of issue 12", () => {
     for (const v of ["MOCK_LATENCY_MS", "MOCK_STATE_FILE", "MOCK_STATELESS", "MOCK_FIXTURES", "PORT=", "HOST="]) expect(section, v).toContain(v);
     // So does --help, every variable of the settings table among them.
     for (const s of Object.values(SETTINGS)) if ("env" in s && s.env) expect(out, s.env).toContain(s.env);
-  });
+  }, budget(TSX));
 
   it("refuses a bad cap naming its flag (exit 2)", async () => {
     expect(await run(["--max-records", "0"])).toEqual({ code: 2, out: '--max-records must be a whole number of at least 1, not "0".\n' });
     expect(await run(["--stream-idle-ms", "soon"])).toEqual({ code: 2, out: '--stream-idle-ms must be a whole number of at least 1000, not "soon".\n' });
-  });
+  }, budget(2 * TSX));
 
   it("refuses a bad latency naming the variable or flag, and --state with --stateless (exit 2)", async () => {
     expect(await run([], { MOCK_LATENCY_MS: "slow" })).toEqual({ code: 2, out: 'MOCK_LATENCY_MS must be a delay in milliseconds such as 300, or a range such as 100-800; got "slow".\n' });
     expect((await run(["--latency", "9-1"])).out).toMatch(/^--latency must be a delay in milliseconds/);
     expect(await run(["--stateless", "--state", path.join(scratch, "s.json")])).toMatchObject({ code: 2, out: expect.stringMatching(/use one or the other/) });
-  });
+  }, budget(3 * TSX));
 
   it("MOCK_STEP_MS=abc stops the start, naming it (exit 2)", async () => {
     expect(await run([], { MOCK_STEP_MS: "abc" })).toEqual({ code: 2, out: 'MOCK_STEP_MS must be a whole number of milliseconds from 1 to 86400000; got "abc".\n' });
-  });
+  }, budget(TSX));
 
   it("an invalid fixtures file stops the start, naming the record and the rule (exit 1)", async () => {
     const file = path.join(scratch, "bad-fixtures.yaml");
@@ -241,7 +259,7 @@ describe.runIf(linux)("scripts/mock/start.ts: the controls of issue 12", () => {
     const { code, out } = await run(["--fixtures", file]);
     expect(code).toBe(1);
     expect(out).toContain(`Bad fixtures file (MOCK_FIXTURES / --fixtures): ${file}:${STATUS_AT}: workspaces.ws_Dashboard01.Analysis.0.status: analysis anl_01DashCall00000000000001: must be equal to one of the allowed values`);
-  });
+  }, budget(TSX));
 
   it("started with --fixtures on the story example, serves its completed analysis's transcript and speakers (200)", async () => {
     const s = await launch(tsx, ["scripts/mock/start.ts", "--no-generate", "--fixtures", "docs/mock-fixtures.story.example.yaml"]);
@@ -252,7 +270,7 @@ describe.runIf(linux)("scripts/mock/start.ts: the controls of issue 12", () => {
     expect(((await (await get("/speakers")).json()) as { data: Array<{ segment_count: number }> }).data.map((x) => x.segment_count)).toEqual([2, 1]);
     s.child.kill("SIGTERM");
     await s.exited;
-  });
+  }, budget(TSX));
 
   it("refuses a malformed state file with its location and leaves it alone", async () => {
     const file = path.join(scratch, "broken-state.json");
@@ -261,7 +279,7 @@ describe.runIf(linux)("scripts/mock/start.ts: the controls of issue 12", () => {
     expect(code).toBe(1);
     expect(out).toContain(`Bad state file (MOCK_STATE_FILE / --state), left as it is: ${file}:1:35: states.keys: must be an object`);
     expect(fs.readFileSync(file, "utf8")).toBe('{"version": 1, "states": {"keys": 5}}');
-  });
+  }, budget(TSX));
 
   it("writes the state file when stopped by SIGTERM, and shows the controls in the banner", async () => {
     const file = path.join(scratch, "kept-state.json");
@@ -286,7 +304,7 @@ describe.runIf(linux)("scripts/mock/start.ts: the controls of issue 12", () => {
     const part = db.prepare("SELECT value FROM parts WHERE name = 'webhooks'").get() as { value: string };
     db.close();
     expect(JSON.parse(part.value).webhooks.map((h: { id: string }) => h.id)).toEqual([hook.id]);
-  });
+  }, budget(TSX));
 });
 
 describe.runIf(linux)("--state through `npm start`'s bundle (better-sqlite3 is a native addon, kept out of the bundle)", () => {
@@ -314,7 +332,7 @@ describe.runIf(linux)("--state through `npm start`'s bundle (better-sqlite3 is a
       await b.exited;
       await survivors(tree, 10_000);
     }
-  });
+  }, budget(2 * NPM_START));
 
   it("loses no acknowledged create when killed with SIGKILL mid-burst (kill -9)", async () => {
     const file = path.join(scratch, "killed.db");
@@ -343,41 +361,52 @@ describe.runIf(linux)("--state through `npm start`'s bundle (better-sqlite3 is a
       b.child.kill("SIGTERM");
       await b.exited;
     }
-  });
+  }, budget(2 * NODE));
 });
 
 describe("scripts/mock/mock-token.ts (npm run mock:token)", () => {
-  const mint = (...args: string[]) =>
+  /** The command's code in-process (mockToken): its exit code and what it writes, stderr not a terminal. */
+  const mint = async (...args: string[]) => {
+    let out = "";
+    let err = "";
+    const code = await mockToken(args, { out: (t) => (out += t), err: (t) => (err += t), errIsTTY: false });
+    return { code, out, err };
+  };
+  /** The command as the docs give it, `npm run -s mock:token -- …`, to its exit. */
+  const mintThroughNpm = (...args: string[]) =>
     new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(path.join(REPO_ROOT, "node_modules/.bin/tsx"), ["scripts/mock/mock-token.ts", ...args], { cwd: REPO_ROOT });
+      const child = spawn("npm", ["run", "-s", "mock:token", "--", ...args], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
       let out = "";
       let err = "";
-      child.stdout.on("data", (c: Buffer) => (out += c));
-      child.stderr.on("data", (c: Buffer) => (err += c));
+      child.stdout!.on("data", (c: Buffer) => (out += c));
+      child.stderr!.on("data", (c: Buffer) => (err += c));
       child.on("exit", (code) => resolve({ code, out, err }));
     });
+  /** A request with the token to a gateway: its status and rate limit. */
+  const call = async (url: string, token: string) => {
+    const res = await fetch(`${url}/v1/analyses`, { headers: { Authorization: `Bearer ${token}` } });
+    await res.body?.cancel();
+    return { status: res.status, limit: res.headers.get("x-ratelimit-limit") };
+  };
 
   it("mints tokens the gateway accepts (plan, workspace) or refuses (--expired: 401, --frozen: 403); bad options exit 2", async () => {
     const g = await startGateway({ clock: new ManualClock(Date.now()) }); // the script signs with the real time
     try {
-      const call = async (token: string) => {
-        const res = await fetch(`${g.url}/v1/analyses`, { headers: { Authorization: `Bearer ${token}` } });
-        await res.body?.cancel();
-        return { status: res.status, limit: res.headers.get("x-ratelimit-limit") };
-      };
       const free = await mint("--plan", "free", "--workspace", "ws_MintedFree01");
       expect(free.code).toBe(0);
-      expect(free.out.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/); // only the token on stdout
-      expect(await call(free.out.trim())).toEqual({ status: 200, limit: "30" });
-      expect((await call((await mint("--expired")).out.trim())).status).toBe(401);
-      expect((await call((await mint("--frozen")).out.trim())).status).toBe(403);
+      expect(free.out).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/); // only the token on stdout
+      expect(decodeJwt(free.out.trim())).toMatchObject({ workspace_id: "ws_MintedFree01", plan: "free" });
+      expect(await call(g.url, free.out.trim())).toEqual({ status: 200, limit: "30" });
+      expect((await call(g.url, (await mint("--expired")).out.trim())).status).toBe(401);
+      expect((await call(g.url, (await mint("--frozen")).out.trim())).status).toBe(403);
       const bad = await mint("--plan", "gold");
       expect(bad.code).toBe(2);
       expect(bad.err).toContain("--plan must be one of");
+      expect(bad.out).toBe("");
       // The longest lifetime the gateway accepts, and the iss and aud it requires; a longer one is refused.
       const day = (await mint("--expires-in", "24h")).out.trim();
       expect(decodeJwt(day)).toMatchObject({ iss: JWT_ISSUER, aud: JWT_AUDIENCE });
-      expect(await call(day)).toMatchObject({ status: 200 });
+      expect(await call(g.url, day)).toMatchObject({ status: 200 });
       const tooLong = await mint("--expires-in", "2d");
       expect(tooLong.code).toBe(2);
       expect(tooLong.err).toContain("--expires-in may be at most 24h");
@@ -385,5 +414,17 @@ describe("scripts/mock/mock-token.ts (npm run mock:token)", () => {
       await g.close();
     }
   });
-});
 
+  // End to end, once: the command the docs give, through npm and tsx (what it computes is checked above, in-process).
+  it("`npm run -s mock:token -- --plan free --workspace …` exits 0 printing only a token the gateway accepts", async () => {
+    const g = await startGateway({ clock: new ManualClock(Date.now()) });
+    try {
+      const free = await mintThroughNpm("--plan", "free", "--workspace", "ws_MintedFree01");
+      expect(free.code, free.err).toBe(0);
+      expect(free.out).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/); // only the token on stdout: TOKEN=$(npm run -s mock:token) works
+      expect(await call(g.url, free.out.trim())).toEqual({ status: 200, limit: "30" });
+    } finally {
+      await g.close();
+    }
+  }, budget(NPM_RUN_TSX));
+});

@@ -1,0 +1,1 @@
+"""Tests of analysis_api/_transports/ (the folder mirrors the package's)."""
