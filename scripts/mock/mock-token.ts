@@ -28,13 +28,25 @@ export function parseSpan(text: string): number {
   return Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[(m[2] ?? "s") as "s" | "m" | "h" | "d"];
 }
 
-async function main(): Promise<void> {
+/** Where `mockToken` writes, as the command does: its stdout, its stderr, and whether that stderr is a terminal. */
+export interface TokenOutput {
+  out(text: string): void;
+  err(text: string): void;
+  errIsTTY: boolean;
+}
+
+/**
+ * The command without its process: reads `args` (what follows `npm run -s mock:token --`), writes what the command
+ * writes and returns its exit code (0, or 2 for a bad option), so a test can call it in-process.
+ */
+export async function mockToken(args: string[], output: TokenOutput): Promise<number> {
   const policy = loadContract(GENERATED).policy;
   const plans = Object.keys(policy.plans);
   const help = HELP.replace("<plans>", plans.join(", ")).replace("<iss>", JWT_ISSUER).replace("<aud>", JWT_AUDIENCE);
   let values;
   try {
     values = parseArgs({
+      args,
       options: {
         workspace: { type: "string", short: "w" },
         plan: { type: "string", short: "p" },
@@ -46,22 +58,22 @@ async function main(): Promise<void> {
       },
     }).values;
   } catch (e) {
-    console.error(`${(e as Error).message}\n\n${help}`);
-    process.exit(2);
+    output.err(`${(e as Error).message}\n\n${help}\n`);
+    return 2;
   }
   if (values.help) {
-    console.log(help);
-    return;
+    output.out(`${help}\n`);
+    return 0;
   }
   const plan = values.plan ?? "pro";
   if (!plans.includes(plan)) {
-    console.error(`--plan must be one of ${plans.join(", ")}, not "${plan}".`);
-    process.exit(2);
+    output.err(`--plan must be one of ${plans.join(", ")}, not "${plan}".\n`);
+    return 2;
   }
   const workspaceId = values.workspace ?? demoKeys(policy).find((k) => k.plan === plan && !k.frozen && !k.rate_limit_rpm)!.workspace_id;
   if (!/^ws_[0-9A-Za-z]{8,40}$/.test(workspaceId)) {
-    console.error(`--workspace must look like ws_ followed by 8 to 40 letters or digits, not "${workspaceId}".`);
-    process.exit(2);
+    output.err(`--workspace must look like ws_ followed by 8 to 40 letters or digits, not "${workspaceId}".\n`);
+    return 2;
   }
   let seconds: number;
   try {
@@ -69,21 +81,25 @@ async function main(): Promise<void> {
     if (seconds > JWT_MAX_LIFETIME_SECONDS) throw new Error(`--expires-in may be at most 24h (${JWT_MAX_LIFETIME_SECONDS} seconds): the mock refuses longer-lived tokens.`);
     if (seconds === 0) throw new Error("--expires-in must be at least 1 second (use --expired for an expired token).");
   } catch (e) {
-    console.error((e as Error).message);
-    process.exit(2);
+    output.err(`${(e as Error).message}\n`);
+    return 2;
   }
   if (values.sub !== undefined && !/^usr_[0-9A-Za-z]{8,40}$/.test(values.sub)) {
-    console.error(`--sub must look like usr_ followed by 8 to 40 letters or digits.`);
-    process.exit(2);
+    output.err(`--sub must look like usr_ followed by 8 to 40 letters or digits.\n`);
+    return 2;
   }
   const token = await mintToken({ secret: jwtSecretFromEnv(), workspaceId, plan, sub: values.sub, frozen: values.frozen, expiresInSeconds: seconds });
-  process.stdout.write(token + "\n");
-  if (process.stderr.isTTY) {
+  output.out(token + "\n");
+  if (output.errIsTTY) {
     const until = new Date(Date.now() + seconds * 1000).toISOString();
-    process.stderr.write(`(workspace ${workspaceId}, plan ${plan}${values.frozen ? ", frozen" : ""}, ${seconds < 0 ? "expired" : "valid until"} ${until})\n`);
+    output.err(`(workspace ${workspaceId}, plan ${plan}${values.frozen ? ", frozen" : ""}, ${seconds < 0 ? "expired" : "valid until"} ${until})\n`);
   }
+  return 0;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scripts/mock/mock-token.ts")) {
-  void main();
+  const output: TokenOutput = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTTY: Boolean(process.stderr.isTTY) };
+  void mockToken(process.argv.slice(2), output).then((code) => {
+    if (code !== 0) process.exit(code);
+  });
 }
