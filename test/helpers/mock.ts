@@ -17,7 +17,7 @@ export const T0 = Date.UTC(2026, 10, 21, 12, 0, 30);
 /**
  * A clock whose time the test sets by hand, under the gateway's simulated one (core/clock/), while its timers are
  * real: a gateway's streams and lifecycles run on their own, with the time the test chose (each minute's rate limit
- * and each expiry where the test puts it). A test that wants the timers by hand too takes startStateful's clock, a
+ * and each expiry where the test puts it); a timer that fires moves the time to its due time if it stood before. A test that wants the timers by hand too takes startStateful's clock, a
  * SimulatedClock held paused. Not a third clock of the mock: a test's, handing on real timers.
  */
 export class ManualClock implements Clock {
@@ -34,8 +34,16 @@ export class ManualClock implements Clock {
   set(ms: number): void {
     this.t = ms;
   }
+  /**
+   * A real timer; when it fires, the time has come at least to its due time (a clock never runs a task before the
+   * task's time), so the gateway's simulated clock over this one stays equal to it and `set(t)` means t there too.
+   */
   after(ms: number, task: () => void): Cancel {
-    return systemClock.after(ms, task);
+    const due = this.t + Math.max(0, ms);
+    return systemClock.after(ms, () => {
+      if (this.t < due) this.t = due;
+      task();
+    });
   }
 }
 

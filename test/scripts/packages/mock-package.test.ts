@@ -127,7 +127,7 @@ export async function flow(): Promise<string> {
 /** docs/frontend.md's Storybook preview, as written (the ts block after its type-checked marker). */
 async function storybookPreview(): Promise<string> {
   const doc = await fs.readFile(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
-  const block = /<!-- type-checked: test\/packages\/mock-package\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(doc);
+  const block = /<!-- type-checked: test\/scripts\/packages\/mock-package\.test\.ts -->\n```ts\n([\s\S]*?)```/.exec(doc);
   expect(block, "docs/frontend.md has the Storybook preview block").not.toBeNull();
   return block![1]!;
 }

@@ -8,7 +8,9 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mintToken, type RateLimiter } from "../../../../src/mock/index.js";
 import { dailyLimit, minuteLimit } from "../../../../src/contract/policy.js";
-import { ANALYSIS_ID, freshKey, policy, startGateway, type TestGateway } from "../../../helpers/mock.js";
+import { systemClock } from "../../../../src/mock/core/clock/clock.js";
+import { SimulatedClock } from "../../../../src/mock/core/clock/simulated.js";
+import { ANALYSIS_ID, freshKey, policy, startGateway, T0, type TestGateway } from "../../../helpers/mock.js";
 import { header, rawRequest, type RawRequest, type RawResponse } from "../../../helpers/robustness/http.js";
 import { ContractOracle } from "../../../helpers/robustness/oracle.js";
 
@@ -38,7 +40,9 @@ const keys = {
 let g: TestGateway;
 let oracle: ContractOracle;
 beforeAll(async () => {
-  g = await startGateway({ jwtSecret: JWT_SECRET, extraKeys: Object.values(keys) });
+  // Every timer by hand (a SimulatedClock held paused): the rate limiter reads the gateway's one clock, and a
+  // seeded analysis's step firing on a real timer would move that clock past the millisecond a test sets.
+  g = await startGateway({ jwtSecret: JWT_SECRET, extraKeys: Object.values(keys), clock: new SimulatedClock(systemClock, { frozenAt: T0 }) });
   oracle = new ContractOracle(g.gateway.contract);
   await g.gateway.ready;
 });
