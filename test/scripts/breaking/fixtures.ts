@@ -68,7 +68,7 @@ const run = promisify(execFile);
 /** Runs one of our scripts as `npm run` would (tsx), returning its exit code and output. */
 export async function runScript(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, "scripts", script), ...args], {
+    const { stdout, stderr } = await run(path.join(ROOT, "node_modules/.bin/tsx"), [path.join(ROOT, "scripts/contract", script), ...args], {
       cwd: ROOT,
       env: { ...process.env, REDOCLY_TELEMETRY: "off", NO_COLOR: "1" },
       maxBuffer: 16 * 1024 * 1024,
