@@ -1,7 +1,6 @@
 // Shared pieces of `npm run bench`: statistics, child processes (spawned in their own process group and ended by
 // that id, never by name), free ports, and waiting for an HTTP answer.
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
-import net from "node:net";
 import path from "node:path";
 import { ROOT } from "../lib/paths.js";
 
@@ -48,16 +47,7 @@ export async function alternate<K extends string, T>(
   return out;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from "../lib/engines.js";
 
 const children = new Set<ChildProcess>();
 

@@ -2,7 +2,6 @@
 // stopped after: by `npm run sandbox` and by the tests. Debian's packages, installed by .ci/run. Without them a dev
 // test run skips the suites with "skipped: no redis"; under CI (CI=true) a missing engine is a failure, never a skip.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { freePort } from "../bench/lib.js";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -34,7 +33,17 @@ export function missing(engine: "redis" | "haproxy"): string | null {
   return why;
 }
 
-export { freePort };
+/** A free TCP port on loopback: the OS picks one, and it is released for the caller to listen on. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 export async function waitForPort(port: number, child: ChildProcess, log: () => string, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs;
