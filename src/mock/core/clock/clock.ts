@@ -7,6 +7,8 @@
 // What is not on it: durations measured with performance.now() (request latency in the log), and the transport's
 // own deadlines (an idle socket, a stream with nothing to send), which are about the network, not the service.
 
+import { unref } from "../util/sleep.js";
+
 /** Cancels a scheduled task (nothing when it has run already). */
 export type Cancel = () => void;
 
@@ -30,8 +32,7 @@ export const systemClock: Clock = {
     let timer: ReturnType<typeof setTimeout>;
     const arm = (left: number) => {
       timer = setTimeout(() => (left > MAX_TIMER_MS ? arm(left - MAX_TIMER_MS) : task()), Math.min(Math.max(0, left), MAX_TIMER_MS));
-      // A browser's timers are numbers, with no unref: a page lives as long as its tab anyway.
-      (timer as { unref?: () => void }).unref?.();
+      unref(timer);
     };
     arm(ms);
     return () => clearTimeout(timer);

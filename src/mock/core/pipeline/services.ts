@@ -38,10 +38,10 @@ export interface Services {
   readonly contract: Contract;
   readonly policy: RateLimitPolicy;
   /**
-   * The gateway's one clock (core/clock/): simulated over `opts.clock` (the system's), the same object as `time`,
-   * handed to every part that reads the time or sets a timer.
+   * The gateway's one clock (core/clock/): simulated over `opts.clock` (the system's), handed to every part that
+   * reads the time or sets a timer, and paused, resumed and stepped by `/__mock/clock`.
    */
-  readonly clock: Clock;
+  readonly clock: SimulatedClock;
   readonly keys: KeyStore;
   readonly auth: Authenticator;
   readonly limiter: Limiter;
@@ -65,8 +65,6 @@ export interface Services {
   readonly scripts: EventScripts;
   /** The stateful mock: every workspace's resources (store/). Unused with `stateless`. */
   readonly store: Store;
-  /** The same clock, with its controls: paused, resumed, stepped by `/__mock/clock`. */
-  readonly time: SimulatedClock;
   /** The clock shared by replicas (`--redis`, decision SB12); null in one process. */
   readonly clockShare: ClockShare | null;
   /** The fault rules of `/__mock/faults`. */
@@ -127,8 +125,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
   const contract = opts.contract;
   const policy = contract.policy;
   const base = opts.clock ?? systemClock;
-  const time = new SimulatedClock(base);
-  const clock: Clock = time;
+  const clock = new SimulatedClock(base);
   const sink = opts.log === undefined ? consoleSink : opts.log;
   const limits = resolveLimits(opts.limits);
   const fileKeys = opts.keysFile ? loadKeysFile(opts.keysFile, policy) : [];
@@ -156,7 +153,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
   });
   const stateless = opts.stateless ?? false;
   const feeds = engines.feeds ?? localFeeds;
-  const clockShare = engines.clockShare?.(time) ?? null;
+  const clockShare = engines.clockShare?.(clock) ?? null;
   let faults: Faults | undefined;
   const store = new Store({
     contract,
@@ -191,7 +188,6 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     states,
     scripts: new EventScripts(contract),
     store,
-    time,
     clockShare,
     faults,
     wss: platform.webSocketServer(),

@@ -113,7 +113,7 @@ function reset(s: Services): void {
   for (const ws of [...s.live.sockets]) ws.close(1012, "mock reset");
   s.states.reset();
   s.faults.clear();
-  s.time.reset();
+  s.clock.reset();
   s.sink?.(`${new Date(s.clock.now()).toISOString()} mock state reset: ${s.states.all.map((p) => p.name).join(", ") || "nothing is kept (--stateless)"}`);
 }
 
@@ -123,14 +123,14 @@ function reset(s: Services): void {
  */
 function shared(s: Services, reply: Reply): Reply | Promise<Reply> {
   if (!s.clockShare || reply.status >= 400) return reply;
-  const fresh = () => (reply.status === 200 ? noStore(200, s.time.state()) : reply);
-  return s.clockShare.publish(s.time.shared()).then(fresh, unavailable);
+  const fresh = () => (reply.status === 200 ? noStore(200, s.clock.state()) : reply);
+  return s.clockShare.publish(s.clock.shared()).then(fresh, unavailable);
 }
 
 /** GET /__mock/clock: in replicas, the shared state read first (another replica may have just changed it). */
 function clockRead(s: Services): Reply | Promise<Reply> {
-  if (!s.clockShare) return noStore(200, s.time.state());
-  return s.clockShare.refresh().then(() => noStore(200, s.time.state()), unavailable);
+  if (!s.clockShare) return noStore(200, s.clock.state());
+  return s.clockShare.refresh().then(() => noStore(200, s.clock.state()), unavailable);
 }
 
 /** POST /__mock/clock. */
@@ -141,17 +141,17 @@ function clock(s: Services, body: unknown): Reply {
   if (extra.length) return json(400, { detail: `${extra[0]}: not a field of the clock control (action, ms).` });
   if (b.action === "pause" || b.action === "resume") {
     if (b.ms !== undefined) return json(400, { detail: `ms: only "advance" takes ms.` });
-    s.time[b.action]();
+    s.clock[b.action]();
   } else if (b.action === "advance") {
     if (!Number.isSafeInteger(b.ms) || (b.ms as number) < 0 || (b.ms as number) > MAX_ADVANCE_MS) {
       return json(400, { detail: `ms: "advance" takes a whole number of milliseconds from 0 to ${MAX_ADVANCE_MS}; got ${JSON.stringify(b.ms) ?? "none"}.` });
     }
-    s.time.advance(b.ms as number);
+    s.clock.advance(b.ms as number);
     s.states.changed();
   } else {
     return json(400, { detail: `action: one of pause, resume, advance; got ${JSON.stringify(b.action) ?? "none"}.` });
   }
-  return noStore(200, s.time.state());
+  return noStore(200, s.clock.state());
 }
 
 /**

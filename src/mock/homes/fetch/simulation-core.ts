@@ -89,7 +89,7 @@ function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string, 
     rt.platform,
   );
   s.store.baseUrl = baseUrl;
-  if ((opts.clock ?? "paused") === "paused") s.time.pause();
+  if ((opts.clock ?? "paused") === "paused") s.clock.pause();
   return { s, handle: serveRequests(s, httpPipeline(s)) };
 }
 
@@ -133,7 +133,7 @@ export function simulate(rt: SimulationRuntime, options: SimulationOptions = {})
       await controls.reset();
       ids.restart();
       // The server's reset leaves the clock running; a simulation created paused is paused again.
-      if ((opts.clock ?? "paused") === "paused") current.s.time.pause();
+      if ((opts.clock ?? "paused") === "paused") current.s.clock.pause();
     },
     async load(fixtures) {
       const old = current;
