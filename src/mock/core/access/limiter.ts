@@ -10,7 +10,6 @@
 import { systemClock, type TimeSource } from "../clock/clock.js";
 import { dailyLimit, minuteLimit, type CategoryRule, type PlanName, type RateLimitPolicy } from "../../../contract/policy.js";
 
-
 /** Whose buckets a request is counted in. */
 export interface Subject {
   /** Bucket owner: the workspace id (or, for unauthenticated requests, an anonymous client id). */
