@@ -17,10 +17,10 @@ import { BIN, median, NPM, NPM_ENV, timed } from "../lib.js";
 
 const CONSUMER_DIR = "scripts/bench/toolchain/consumer";
 const CLIENT_BLOCK = /\/\/ --- client ---\n[\s\S]*?\/\/ --- end client ---\n/;
-/** The consumer's client block, for the bare openapi-fetch copy. */
+/** The consumer's client block, for the bare openapi-fetch copy (its import of the types climbs out of CONSUMER_DIR). */
 const BARE_CLIENT = `// --- client ---
 import createFetchClient from "openapi-fetch";
-import type { paths } from "../../../generated/schema.js";
+import type { paths } from "${"../".repeat(CONSUMER_DIR.split("/").length)}generated/schema.js";
 
 const api = createFetchClient<paths>({ baseUrl: "http://127.0.0.1:4010", headers: { "X-API-Key": "pk_test_demo_pro" } });
 // --- end client ---
