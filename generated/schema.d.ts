@@ -219,6 +219,10 @@ export interface paths {
          *     never answers 413). For real-time results while the media is still being
          *     produced, use the `/v1/stream` WebSocket instead.
          *
+         *     Safe to retry with the same `Idempotency-Key`: a client whose answer was
+         *     lost after the last chunk sends the whole body again and gets the first
+         *     answer replayed, not a second analysis (the fingerprint covers the bytes).
+         *
          *     Rate-limit category `upload`: the path matches both the upload and the
          *     streaming rule, and the policy's first match, `upload`, applies.
          */
@@ -1308,6 +1312,8 @@ export interface paths {
          * @description Creates an API key for server-to-server calls. A `live` key starts with `pk_live_` and is a production key; a `test` key starts with `pk_test_` and is a development key. The response carries the secret in `secret`: it is shown once and never again, so store it now. Keys can also be created and revoked in the dashboard.
          *
          *     Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
+         *
+         *     A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -1386,7 +1392,7 @@ export interface paths {
          * Revoke an OAuth token
          * @description Revokes an access token or a refresh token (RFC 7009). Revoking a refresh token also revokes the access tokens issued from it. Answers 200 with `revoked: true` even when the token is unknown, expired or already revoked, so the answer tells nothing about the token.
          *
-         *     Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token.
+         *     Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token. Revoking a credential is managing credentials: a token whose `scope` lacks `keys:write` answers 403.
          */
         post: operations["revokeOAuthToken"];
         delete?: never;
@@ -2891,6 +2897,13 @@ export interface components {
              */
             expires_at: string | null;
             /**
+             * @description The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`); null for a key without limits.
+             * @example [
+             *       "keys:write"
+             *     ]
+             */
+            readonly scopes?: string[] | null;
+            /**
              * Format: date-time
              * @description When the key was revoked; null while it is not. Revoking is final.
              * @example 2026-11-22T12:30:05Z
@@ -2993,6 +3006,13 @@ export interface components {
              * @example 2027-11-03T00:00:00Z
              */
             expires_at: string | null;
+            /**
+             * @description The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`); null for a key without limits.
+             * @example [
+             *       "keys:write"
+             *     ]
+             */
+            readonly scopes?: string[] | null;
             /**
              * Format: date-time
              * @description Always null for a new key.
@@ -6916,7 +6936,21 @@ export interface operations {
                 /** @description Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`. */
                 features?: components["schemas"]["AnalysisFeature"][];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retried write safe: a unique value the client picks per logical
+                 *     call (a UUID) and sends again, unchanged, on every retry of that call. The
+                 *     same key with the same body within 24 hours answers the first answer
+                 *     again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                 *     acting twice; with a different body it answers 422
+                 *     `idempotency_key_reused`; while the first request is still being
+                 *     processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                 *     A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                 *     so the key may be sent again. The rules are machine-readable in the root
+                 *     extension `x-idempotency`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6936,6 +6970,7 @@ export interface operations {
                     "X-RateLimit-Daily-Limit": components["headers"]["X-RateLimit-Daily-Limit"];
                     "X-RateLimit-Daily-Remaining": components["headers"]["X-RateLimit-Daily-Remaining"];
                     "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6945,6 +6980,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];

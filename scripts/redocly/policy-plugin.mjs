@@ -330,27 +330,41 @@ const SEE_SCOPES = ' See spec/README.md § x-scopes.';
 const CEILING_KEY = 'x-scope-ceiling';
 
 /**
- * `x-scope-ceiling: caller` (the one value) on an operation that issues tokens: a POST whose success response carries
- * an `access_token`, and that itself needs no scope (`x-scopes: []`), since every caller may ask for a token.
+ * `x-scope-ceiling: caller` (the one value) on an operation that issues credentials: a POST whose success response
+ * carries an `access_token` (a token endpoint, which itself needs no scope, `x-scopes: []`, since every caller may
+ * ask for a token) or a `secret` (an API key, issue 47: never wider than the caller that made it).
  */
 function checkScopeCeiling(op, method, location, report, resolve) {
   const value = op[CEILING_KEY];
   if (value === undefined) return;
   const at = location.child(CEILING_KEY);
   if (value !== 'caller') report({ message: `\`${CEILING_KEY}\` is \`caller\` (the scopes granted are bounded by the caller's own), not ${JSON.stringify(value)}.${SEE_SCOPES}`, location: at });
+  const props = successProperties(op, location, resolve);
+  if (method !== 'post' || !(props.access_token || props.secret)) report({ message: `\`${CEILING_KEY}\` belongs on an operation that issues credentials (a POST whose success response has \`access_token\` or \`secret\`); ${op.operationId ?? 'this one'} issues none.${SEE_SCOPES}`, location: at.key() });
+  if (props.access_token && Array.isArray(op[rules.SCOPES_KEY]) && op[rules.SCOPES_KEY].length) report({ message: `${op.operationId} issues tokens bounded by its caller's scopes: it needs none itself (\`${rules.SCOPES_KEY}: []\`).${SEE_SCOPES}`, location: location.child(rules.SCOPES_KEY) });
+}
+
+/** The properties of an operation's first 2xx response body schema ({} when there is none). */
+function successProperties(op, location, resolve) {
   const ok = Object.entries(op.responses ?? {}).find(([c]) => /^2\d\d$/.test(c))?.[1];
   const res = ok ? resolve(ok, location.source.absoluteRef) : undefined;
   const media = Object.values(res?.node?.content ?? {})[0];
   const schema = media?.schema ? resolve(media.schema, res.location?.source.absoluteRef ?? location.source.absoluteRef).node : undefined;
-  if (method !== 'post' || !schema?.properties?.access_token) report({ message: `\`${CEILING_KEY}\` belongs on an operation that issues tokens (a POST whose success response has \`access_token\`); ${op.operationId ?? 'this one'} issues none.${SEE_SCOPES}`, location: at.key() });
-  if (Array.isArray(op[rules.SCOPES_KEY]) && op[rules.SCOPES_KEY].length) report({ message: `${op.operationId} issues tokens bounded by its caller's scopes: it needs none itself (\`${rules.SCOPES_KEY}: []\`).${SEE_SCOPES}`, location: location.child(rules.SCOPES_KEY) });
+  return schema?.properties ?? {};
 }
 
-/** `x-scopes` on every operation that needs credentials: `<group>:read` for GET, `<group>:write` otherwise (or none). */
-function checkScopes(op, method, location, report) {
+/**
+ * `x-scopes` on every operation that needs credentials: `<group>:read` for GET, `<group>:write` otherwise. `[]`
+ * (no scope) only on a token endpoint (`x-scope-ceiling`, a success response with `access_token`): every other
+ * operation, `revokeOAuthToken` included, needs a scope, or a token of any scope could call it (issue 47).
+ */
+function checkScopes(op, method, location, report, resolve) {
   const scopes = op[rules.SCOPES_KEY];
   const at = location.child(rules.SCOPES_KEY);
-  if (!Array.isArray(scopes)) return report({ message: `${op.operationId} needs credentials: declare the scopes it needs in \`${rules.SCOPES_KEY}\` (\`[]\` for none).${SEE_SCOPES}`, location: location.key() });
+  if (!Array.isArray(scopes)) return report({ message: `${op.operationId} needs credentials: declare the scopes it needs in \`${rules.SCOPES_KEY}\`.${SEE_SCOPES}`, location: location.key() });
+  if (!scopes.length && !(op[CEILING_KEY] !== undefined && successProperties(op, location, resolve).access_token)) {
+    report({ message: `${op.operationId} declares no scope (\`${rules.SCOPES_KEY}: []\`): only a token endpoint (\`${CEILING_KEY}\`) needs none; name the \`<group>:${method === 'get' || method === 'head' ? 'read' : 'write'}\` scope it needs.${SEE_SCOPES}`, location: at });
+  }
   const access = method === 'get' || method === 'head' ? 'read' : 'write';
   scopes.forEach((s, i) => {
     if (typeof s !== 'string' || !rules.SCOPE.test(s)) report({ message: `\`${s}\` is not a scope (\`<group>:read\` or \`<group>:write\`).${SEE_SCOPES}`, location: at.child(i) });
@@ -469,7 +483,7 @@ function contractRules({ public_paths: publicPaths = [] }) {
             checkScopeCeiling(op, method, location, report, resolve);
             if (op.operationId) operations[op.operationId] = { codes: Object.keys(op.responses ?? {}) };
             const isPublic = publicPaths.includes(currentPath) || (Array.isArray(op.security) && op.security.length === 0);
-            if (!isPublic) checkScopes(op, method, location, report);
+            if (!isPublic) checkScopes(op, method, location, report, resolve);
           },
         },
       },

@@ -6,7 +6,7 @@ export const KEYED_METHODS: readonly string[] = ["POST","PATCH"];
 export const KEYED_PREFIXES: readonly string[] = ["/v1/","/aria/"];
 
 /** but these (`METHOD /path/template`), exempt in x-idempotency. */
-export const NOT_KEYED: ReadonlySet<string> = new Set(["POST /v1/analysis/stream-upload","POST /v1/oauth/revoke","POST /v1/oauth/token","POST /v1/query","POST /v1/text/analyze"]);
+export const NOT_KEYED: ReadonlySet<string> = new Set(["POST /v1/oauth/revoke","POST /v1/oauth/token","POST /v1/query","POST /v1/text/analyze"]);
 
 /** The operations whose request body is a form (`METHOD /path/template` → media type). */
 export const FORM_BODIES: Readonly<Record<string, string>> = {"POST /v1/analyses/upload":"multipart/form-data","POST /v1/oauth/token":"application/x-www-form-urlencoded","POST /v1/oauth/revoke":"application/x-www-form-urlencoded"};

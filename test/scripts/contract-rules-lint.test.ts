@@ -69,6 +69,9 @@ function fixture(): { root: Json; files: Record<string, Json> } {
         patch: { operationId: "updateThing", "x-scopes": ["things:read"], responses: ok },
       },
       "/gadgets": { get: { operationId: "listGadgets", responses: ok }, post: { operationId: "createGadget", "x-scopes": ["gadgets"], responses: ok } },
+      // Issue 47: a revocation that declares no scope, and a key issuer bounded by its caller (allowed with a scope).
+      "/revoke": { post: { operationId: "revokeGadget", "x-scopes": [], responses: ok } },
+      "/keys": { post: { operationId: "createKey", "x-scopes": ["keys:write"], "x-scope-ceiling": "caller", responses: { "201": { description: "Created", content: { "application/json": { schema: { type: "object", properties: { secret: { type: "string" } } } } } } } } },
     },
     components: { schemas: Object.fromEntries(Object.keys(files).map((f) => [f.replace(".yaml", ""), { $ref: `schemas/${f}` }])) },
   };
@@ -107,5 +110,10 @@ describe("lint rule policy/contract-rules", () => {
     expect(root.some((l) => /listGadgets needs credentials: declare the scopes/.test(l))).toBe(true);
     expect(root.some((l) => /`gadgets` is not a scope/.test(l))).toBe(true);
     expect(root.some((l) => /updateThing is a PATCH: its scope ends in `:write`, not `things:read`/.test(l))).toBe(true);
+  });
+  it("x-scopes: [] only on a token endpoint; x-scope-ceiling also on an operation that issues a key (issue 47)", () => {
+    const root = lines.filter((l) => l.includes("openapi.yaml:"));
+    expect(root.some((l) => /revokeGadget declares no scope/.test(l)), root.join("\n")).toBe(true);
+    expect(root.some((l) => /createKey/.test(l) || /issues none/.test(l)), root.join("\n")).toBe(false);
   });
 });

@@ -221,7 +221,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createStreamUpload",
         "POST",
         "/v1/analysis/stream-upload",
-        params=(Param("media_type", "media_type", "query", True), Param("title", "title", "query", False), Param("language", "language", "query", False), Param("use_case_id", "use_case_id", "query", False), Param("features", "features", "query", False)),
+        params=(Param("Idempotency-Key", "idempotency_key", "header", False), Param("media_type", "media_type", "query", True), Param("title", "title", "query", False), Param("language", "language", "query", False), Param("use_case_id", "use_case_id", "query", False), Param("features", "features", "query", False)),
         body="application/octet-stream",
         answers=("json",),
     ),
@@ -1588,6 +1588,7 @@ class StreamUploadsResource(SyncResource):
         self,
         body: BinaryBody,
         *,
+        idempotency_key: Optional[str] = None,
         media_type: AnalysisMediaType,
         title: Optional[str] = None,
         language: Optional[AnalysisLanguage] = None,
@@ -1597,7 +1598,6 @@ class StreamUploadsResource(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Analysis:
         """Stream media of unknown length for analysis: `POST /v1/analysis/stream-upload`.
 
@@ -1614,11 +1614,25 @@ class StreamUploadsResource(SyncResource):
         never answers 413). For real-time results while the media is still being
         produced, use the `/v1/stream` WebSocket instead.
 
+        Safe to retry with the same `Idempotency-Key`: a client whose answer was
+        lost after the last chunk sends the whole body again and gets the first
+        answer replayed, not a second analysis (the fingerprint covers the bytes).
+
         Rate-limit category `upload`: the path matches both the upload and the
         streaming rule, and the policy's first match, `upload`, applies.
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             media_type: Kind of content sent in the body.
             title: Display title.
             language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
@@ -1626,18 +1640,18 @@ class StreamUploadsResource(SyncResource):
             features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             body: The raw media bytes, in any supported audio, video or text format.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", self._client._call(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Analysis", self._client._call(OPERATIONS["createStreamUpload"], {"idempotency_key": idempotency_key, "media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class StreamingResource(SyncResource):
@@ -4607,6 +4621,8 @@ class ApiKeysResource(SyncResource):
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
 
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
@@ -4796,7 +4812,7 @@ class OauthResource(SyncResource):
 
         Revokes an access token or a refresh token (RFC 7009). Revoking a refresh token also revokes the access tokens issued from it. Answers 200 with `revoked: true` even when the token is unknown, expired or already revoked, so the answer tells nothing about the token.
 
-        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token.
+        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token. Revoking a credential is managing credentials: a token whose `scope` lacks `keys:write` answers 403.
 
 
         Args:
@@ -6001,6 +6017,7 @@ class AsyncStreamUploadsResource(AsyncResource):
         self,
         body: BinaryBody,
         *,
+        idempotency_key: Optional[str] = None,
         media_type: AnalysisMediaType,
         title: Optional[str] = None,
         language: Optional[AnalysisLanguage] = None,
@@ -6010,7 +6027,6 @@ class AsyncStreamUploadsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> Analysis:
         """Stream media of unknown length for analysis: `POST /v1/analysis/stream-upload`.
 
@@ -6027,11 +6043,25 @@ class AsyncStreamUploadsResource(AsyncResource):
         never answers 413). For real-time results while the media is still being
         produced, use the `/v1/stream` WebSocket instead.
 
+        Safe to retry with the same `Idempotency-Key`: a client whose answer was
+        lost after the last chunk sends the whole body again and gets the first
+        answer replayed, not a second analysis (the fingerprint covers the bytes).
+
         Rate-limit category `upload`: the path matches both the upload and the
         streaming rule, and the policy's first match, `upload`, applies.
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             media_type: Kind of content sent in the body.
             title: Display title.
             language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
@@ -6039,18 +6069,18 @@ class AsyncStreamUploadsResource(AsyncResource):
             features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             body: The raw media bytes, in any supported audio, video or text format.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", await self._client._call(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("Analysis", await self._client._call(OPERATIONS["createStreamUpload"], {"idempotency_key": idempotency_key, "media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncStreamingResource(AsyncResource):
@@ -9020,6 +9050,8 @@ class AsyncApiKeysResource(AsyncResource):
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
 
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
@@ -9209,7 +9241,7 @@ class AsyncOauthResource(AsyncResource):
 
         Revokes an access token or a refresh token (RFC 7009). Revoking a refresh token also revokes the access tokens issued from it. Answers 200 with `revoked: true` even when the token is unknown, expired or already revoked, so the answer tells nothing about the token.
 
-        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token.
+        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token. Revoking a credential is managing credentials: a token whose `scope` lacks `keys:write` answers 403.
 
 
         Args:
@@ -10275,6 +10307,7 @@ class StreamUploadsWithRawResponse(SyncResource):
         self,
         body: BinaryBody,
         *,
+        idempotency_key: Optional[str] = None,
         media_type: AnalysisMediaType,
         title: Optional[str] = None,
         language: Optional[AnalysisLanguage] = None,
@@ -10284,7 +10317,6 @@ class StreamUploadsWithRawResponse(SyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Analysis]:
         """Stream media of unknown length for analysis: `POST /v1/analysis/stream-upload`. Returns the answer's status and headers with `parse()`.
 
@@ -10301,11 +10333,25 @@ class StreamUploadsWithRawResponse(SyncResource):
         never answers 413). For real-time results while the media is still being
         produced, use the `/v1/stream` WebSocket instead.
 
+        Safe to retry with the same `Idempotency-Key`: a client whose answer was
+        lost after the last chunk sends the whole body again and gets the first
+        answer replayed, not a second analysis (the fingerprint covers the bytes).
+
         Rate-limit category `upload`: the path matches both the upload and the
         streaming rule, and the policy's first match, `upload`, applies.
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             media_type: Kind of content sent in the body.
             title: Display title.
             language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
@@ -10313,18 +10359,18 @@ class StreamUploadsWithRawResponse(SyncResource):
             features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             body: The raw media bytes, in any supported audio, video or text format.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["createStreamUpload"], {"idempotency_key": idempotency_key, "media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class StreamingWithRawResponse(SyncResource):
@@ -12763,6 +12809,8 @@ class ApiKeysWithRawResponse(SyncResource):
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
 
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
@@ -12952,7 +13000,7 @@ class OauthWithRawResponse(SyncResource):
 
         Revokes an access token or a refresh token (RFC 7009). Revoking a refresh token also revokes the access tokens issued from it. Answers 200 with `revoked: true` even when the token is unknown, expired or already revoked, so the answer tells nothing about the token.
 
-        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token.
+        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token. Revoking a credential is managing credentials: a token whose `scope` lacks `keys:write` answers 403.
 
 
         Args:
@@ -13930,6 +13978,7 @@ class AsyncStreamUploadsWithRawResponse(AsyncResource):
         self,
         body: BinaryBody,
         *,
+        idempotency_key: Optional[str] = None,
         media_type: AnalysisMediaType,
         title: Optional[str] = None,
         language: Optional[AnalysisLanguage] = None,
@@ -13939,7 +13988,6 @@ class AsyncStreamUploadsWithRawResponse(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-        idempotency_key: Optional[str] = None,
     ) -> RawResponse[Analysis]:
         """Stream media of unknown length for analysis: `POST /v1/analysis/stream-upload`. Returns the answer's status and headers with `parse()`.
 
@@ -13956,11 +14004,25 @@ class AsyncStreamUploadsWithRawResponse(AsyncResource):
         never answers 413). For real-time results while the media is still being
         produced, use the `/v1/stream` WebSocket instead.
 
+        Safe to retry with the same `Idempotency-Key`: a client whose answer was
+        lost after the last chunk sends the whole body again and gets the first
+        answer replayed, not a second analysis (the fingerprint covers the bytes).
+
         Rate-limit category `upload`: the path matches both the upload and the
         streaming rule, and the policy's first match, `upload`, applies.
 
 
         Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
             media_type: Kind of content sent in the body.
             title: Display title.
             language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
@@ -13968,18 +14030,18 @@ class AsyncStreamUploadsWithRawResponse(AsyncResource):
             features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             body: The raw media bytes, in any supported audio, video or text format.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
-            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
 
         Raises:
             BadRequestError: the service answered 400.
             AuthenticationError: the service answered 401.
             PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
             UnprocessableEntityError: the service answered 422.
             RateLimitError: the service answered 429.
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key)))
+        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["createStreamUpload"], {"idempotency_key": idempotency_key, "media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncStreamingWithRawResponse(AsyncResource):
@@ -16418,6 +16480,8 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
 
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+
 
         Args:
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
@@ -16607,7 +16671,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
 
         Revokes an access token or a refresh token (RFC 7009). Revoking a refresh token also revokes the access tokens issued from it. Answers 200 with `revoked: true` even when the token is unknown, expired or already revoked, so the answer tells nothing about the token.
 
-        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token.
+        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token. Revoking a credential is managing credentials: a token whose `scope` lacks `keys:write` answers 403.
 
 
         Args:

@@ -686,11 +686,7 @@ class AnalysisUpload(_AnalysisUploadRequired, total=False):
     metadata: Metadata
 
 
-class ApiKey(TypedDict):
-    """An API key, sent in the `X-API-Key` header by server-to-server integrations. Its secret is shown only once, at creation; afterwards `prefix` and `last_four` identify it.
-
-    A key is usable until it is revoked (`revoked_at` set) or expires (`expires_at` passed); both are final. A key's requests count against its workspace's limits, and `rate_limit_rpm` can lower the per-minute limit for this key alone.
-    """
+class _ApiKeyRequired(TypedDict):
     # Identifier of the key, not its secret.
     id: str
     workspace_id: str
@@ -711,6 +707,15 @@ class ApiKey(TypedDict):
     expires_at: Optional[str]
     # When the key was revoked; null while it is not. Revoking is final.
     revoked_at: Optional[str]
+
+
+class ApiKey(_ApiKeyRequired, total=False):
+    """An API key, sent in the `X-API-Key` header by server-to-server integrations. Its secret is shown only once, at creation; afterwards `prefix` and `last_four` identify it.
+
+    A key is usable until it is revoked (`revoked_at` set) or expires (`expires_at` passed); both are final. A key's requests count against its workspace's limits, and `rate_limit_rpm` can lower the per-minute limit for this key alone.
+    """
+    # The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`); null for a key without limits.
+    scopes: Optional[List[str]]
 
 
 class _ApiKeyCreateRequired(TypedDict):
@@ -744,8 +749,7 @@ class ApiKeyUpdate(TypedDict, total=False):
     rate_limit_rpm: Optional[int]
 
 
-class ApiKeyWithSecret(TypedDict):
-    """A newly created API key with its secret. The secret is shown in this response once and never again; store it now."""
+class _ApiKeyWithSecretRequired(TypedDict):
     # Identifier of the key, not its secret.
     id: str
     workspace_id: str
@@ -768,6 +772,12 @@ class ApiKeyWithSecret(TypedDict):
     revoked_at: Optional[str]
     # The key to send in `X-API-Key`. Shown once, in this response, and never again. It starts with `prefix` and ends with `last_four`.
     secret: str
+
+
+class ApiKeyWithSecret(_ApiKeyWithSecretRequired, total=False):
+    """A newly created API key with its secret. The secret is shown in this response once and never again; store it now."""
+    # The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`); null for a key without limits.
+    scopes: Optional[List[str]]
 
 
 class Approval(TypedDict):

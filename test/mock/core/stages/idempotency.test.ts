@@ -150,6 +150,30 @@ describe("Idempotency-Key in the mock", () => {
     expect([again.status, again.headers.get(policy.replayed_header), again.body.id]).toEqual([202, "true", first.body.id]);
   });
 
+  it("a chunked stream upload sent again after a lost answer replays: one analysis, not two (issue 47)", async () => {
+    const key = newKey();
+    const title = `Streamed once ${key}`;
+    const send = () =>
+      new Promise<{ status: number; replayed: string | undefined; body: { id: string } }>((resolve, reject) => {
+        const u = new URL(`${g.url}/v1/analysis/stream-upload?media_type=audio&title=${encodeURIComponent(title)}`);
+        const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: "POST", headers: { ...apiKey(own.key), "Content-Type": "application/octet-stream", "Idempotency-Key": key } });
+        req.on("response", (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode!, replayed: res.headers[policy.replayed_header.toLowerCase()] as string | undefined, body: JSON.parse(text) }));
+        });
+        req.on("error", reject);
+        for (const chunk of ["RIFF", "....", "WAVEfmt "]) req.write(chunk); // no Content-Length: chunked
+        req.end();
+      });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(202);
+    expect([again.status, again.replayed, again.body.id]).toEqual([202, "true", first.body.id]);
+    const list = await getJson(`${g.url}/v1/analyses?limit=100`, { headers: apiKey(own.key) });
+    expect(list.body.data.filter((a: { title: string }) => a.title === title).length).toBe(1);
+  });
+
   it("a key is forgotten after the window", async () => {
     const key = newKey();
     await post(`${g.url}/v1/boards`, { name: "Window one" }, key);
