@@ -26,7 +26,10 @@ export interface Principal {
   keyId: string | null;
   frozen: boolean;
   via: "api_key" | "bearer";
-  /** The scopes of a bearer token with a `scope` claim (an OAuth access token); absent: unrestricted. */
+  /**
+   * The scopes of a bearer token with a `scope` claim (an OAuth access token), or of a key made by a scoped caller
+   * (`scopes`, issue 47); absent: unrestricted.
+   */
   scopes?: readonly string[];
 }
 
@@ -181,6 +184,7 @@ export class Authenticator {
         keyId: rec.id,
         frozen: keys.isFrozen(rec.workspace_id),
         via: "api_key",
+        ...(rec.scopes ? { scopes: rec.scopes } : {}),
       },
     };
   }

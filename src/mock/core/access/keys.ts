@@ -36,6 +36,8 @@ export interface StoredKey {
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
+  /** The scopes the key is limited to (those of the scoped caller that made it, issue 47); null: not limited. */
+  readonly scopes: readonly string[] | null;
 }
 
 /**
@@ -127,6 +129,7 @@ export class KeyStore implements MockState {
         last_used_at: null,
         expires_at: null,
         revoked_at: null,
+        scopes: null,
       });
     }
   }
@@ -176,8 +179,11 @@ export class KeyStore implements MockState {
     return out.reverse();
   }
 
-  /** Creates a key in `workspaceId` (checked by the caller: the limit, the expiry, who may create it). */
-  create(workspaceId: string, plan: PlanName, body: components["schemas"]["ApiKeyCreate"]): { key: StoredKey; secret: string } {
+  /**
+   * Creates a key in `workspaceId` (checked by the caller: the limit, the expiry, who may create it), limited to
+   * `scopes` when given (the scoped caller's own: a key is never wider than its maker).
+   */
+  create(workspaceId: string, plan: PlanName, body: components["schemas"]["ApiKeyCreate"], scopes: readonly string[] | null = null): { key: StoredKey; secret: string } {
     const now = this.clock.now();
     const secret = `pk_${body.environment}_${randomBase62(32, this.random)}`;
     const key = this.add({
@@ -193,6 +199,7 @@ export class KeyStore implements MockState {
       last_used_at: null,
       expires_at: body.expires_at ? isoSeconds(Date.parse(body.expires_at)) : null,
       revoked_at: null,
+      scopes: scopes ? [...scopes] : null,
     });
     this.onChange();
     return { key, secret };
@@ -238,6 +245,7 @@ export class KeyStore implements MockState {
       last_used_at: k.last_used_at,
       expires_at: k.expires_at,
       revoked_at: k.revoked_at,
+      scopes: k.scopes ? [...k.scopes] : null,
     };
   }
 
@@ -273,7 +281,7 @@ export class KeyStore implements MockState {
       if (typeof plan !== "string" || !this.planNames.includes(plan)) throw new SnapshotError(["created", i, "plan"], `must be one of ${this.planNames.join(", ")}`);
       const k = key as unknown as ApiKey & { secret: string };
       const { id, workspace_id, name, rate_limit_rpm, created_at, last_used_at, expires_at, revoked_at, secret } = k;
-      return { secret, id, workspace_id, plan, seeded: false, seq: 0, name, rate_limit_rpm, created_at, last_used_at, expires_at, revoked_at };
+      return { secret, id, workspace_id, plan, seeded: false, seq: 0, name, rate_limit_rpm, created_at, last_used_at, expires_at, revoked_at, scopes: k.scopes ?? null };
     });
     this.startedAt = startedAt;
     this.seed();

@@ -1,5 +1,6 @@
 // Responder `keys`: the workspace's API keys for real (keys.ts). A created key authenticates at once, with its
-// `rate_limit_rpm` as its own bucket (decision G6) in the creator's workspace and plan; its secret is shown once
+// `rate_limit_rpm` as its own bucket (decision G6) in the creator's workspace and plan, limited to a scoped
+// creator's scopes (x-scope-ceiling, issue 47: a key is never wider than its maker); its secret is shown once
 // (decision A5); lists show every key of the workspace, the demo and file keys too; a revoked key answers 401
 // `key_revoked` from then on, and revoking again changes nothing. Roles are not modelled: every caller may manage
 // its workspace's keys, but a `pk_test_` key cannot create a `live` key (the contract's 403).
@@ -42,7 +43,9 @@ function create(s: Services, ctx: RequestContext): Reply {
   if (body.expires_at !== undefined && Date.parse(body.expires_at) <= s.clock.now()) {
     return ctx.json(400, { detail: "expires_at must be in the future." });
   }
-  const { key, secret } = s.keys.create(p.workspaceId, p.plan, body);
+  // `x-scope-ceiling: caller` (the contract's createApiKey): a scoped caller's key holds the caller's scopes, no more.
+  const ceiling = ctx.route.op["x-scope-ceiling"] === "caller" ? (p.scopes ?? null) : null;
+  const { key, secret } = s.keys.create(p.workspaceId, p.plan, body, ceiling);
   return ctx.json(201, { ...s.keys.view(key), secret });
 }
 

@@ -159,3 +159,45 @@ describe("a scoped token never mints a wider one (issue 29)", () => {
     expect(r.body).toMatchObject({ error: "invalid_scope" });
   });
 });
+
+describe("a key is never wider than its maker, and revoking needs keys:write (issue 47)", () => {
+  const withBearer = (t: string, path: string, body: unknown, type = "application/json") =>
+    getJson(`${g.url}${path}`, { method: "POST", headers: { Authorization: `Bearer ${t}`, "Content-Type": type }, body: type === "application/json" ? JSON.stringify(body) : new URLSearchParams(body as Record<string, string>).toString() });
+  const scopedToken = async (scope: string) => (await token({ grant_type: "client_credentials", client_id: CLIENT, scope })).body.access_token as string;
+
+  it("a keys:write-only token creates a key holding keys:write alone: it cannot create boards nor mint a wider token", async () => {
+    const t = await scopedToken("keys:write");
+    const made = await withBearer(t, "/v1/keys", { name: "Made by a narrow token", environment: "test" });
+    expect(made.status).toBe(201);
+    expect(made.body.scopes).toEqual(["keys:write"]);
+    const key: string = made.body.secret;
+    const board = await getJson(`${g.url}/v1/boards`, { method: "POST", headers: { ...apiKey(key), "Content-Type": "application/json" }, body: JSON.stringify({ name: "Escalated by key" }) });
+    expect([board.status, board.body.error]).toEqual([403, "insufficient_permission"]);
+    const all = await token({ grant_type: "client_credentials", client_id: CLIENT }, key);
+    expect([all.status, all.body.scope]).toEqual([200, "keys:write"]);
+    const wider = await token({ grant_type: "client_credentials", client_id: CLIENT, scope: "boards:write" }, key);
+    expect([wider.status, wider.body.error]).toEqual([400, "invalid_scope"]);
+    // A key it makes in turn is no wider either, and GET shows the scopes too.
+    const grandchild = await getJson(`${g.url}/v1/keys`, { method: "POST", headers: { ...apiKey(key), "Content-Type": "application/json" }, body: JSON.stringify({ name: "Made by the narrow key", environment: "test" }) });
+    expect([grandchild.status, grandchild.body.scopes]).toEqual([201, ["keys:write"]]);
+    const shown = await getJson(`${g.url}/v1/keys/${made.body.id}`, { headers: apiKey("pk_test_demo_business") });
+    expect(shown.body.scopes).toEqual(["keys:write"]);
+  });
+
+  it("a key made without a scoped caller has scopes null and is not limited", async () => {
+    const made = await getJson(`${g.url}/v1/keys`, { method: "POST", headers: { ...apiKey("pk_test_demo_business"), "Content-Type": "application/json" }, body: JSON.stringify({ name: "Unlimited", environment: "test" }) });
+    expect([made.status, made.body.scopes]).toEqual([201, null]);
+  });
+
+  it("a boards:read token cannot revoke a token (403 naming keys:write); a keys:write one can", async () => {
+    const victim = await scopedToken("analyses:read");
+    const reader = await scopedToken("boards:read");
+    const refused = await withBearer(reader, "/v1/oauth/revoke", { token: victim }, "application/x-www-form-urlencoded");
+    expect([refused.status, refused.body.error]).toEqual([403, "insufficient_permission"]);
+    expect(refused.body.detail).toContain("keys:write");
+    expect((await bearer(victim, "/v1/analyses")).status).toBe(200);
+    const admin = await scopedToken("keys:write");
+    expect((await withBearer(admin, "/v1/oauth/revoke", { token: victim }, "application/x-www-form-urlencoded")).status).toBe(200);
+    expect((await bearer(victim, "/v1/analyses")).status).toBe(401);
+  });
+});
