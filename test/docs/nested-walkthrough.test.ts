@@ -4,11 +4,15 @@
 // list edited: lint passes, generate writes the bundle and both clients, the mock serves the requests of step 4,
 // verify finds nothing wrong with the mock's comments (the nested list's parent found by itself), the fuzz suite's
 // requests for the new operations get only answers the contract allows, tsc type-checks the TypeScript client over
-// the new types and mypy --strict the Python client, whose new methods also run against the mock.
+// the new types and mypy --strict the Python client, whose new methods also run against the mock. And the change
+// breaks nothing else: over the whole contract (the new paths placed beside their parent, as an author would), a
+// diarized analysis keeps its speakers, verify (writes, then stateful with a second workspace) finds no violation,
+// and the fuzz suite's answers are all ones the contract allows.
 import { execFile } from "node:child_process";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
+import { parse } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../../scripts/contract/generate.js";
 import { ROOT } from "../../scripts/lib/paths.js";
@@ -16,7 +20,7 @@ import { loadContract, type Contract } from "../../src/mock/homes/node/contract-
 import { verify } from "../../src/verify/index.js";
 import { runShellBlock } from "../helpers/doc-shell.js";
 import { applyToScratchSpec, fencedBlocks, guideSection, specBlocks } from "../helpers/guide-walkthrough.js";
-import { ManualClock, startGateway, type TestGateway } from "../helpers/mock.js";
+import { call, ManualClock, startGateway, startStateful, STEP_MS, type TestGateway } from "../helpers/mock.js";
 import { fuzzGateway } from "../helpers/robustness/fuzz.js";
 import { BUSINESS_KEY, OTHER_WORKSPACE_KEY } from "../verify/fixtures/keys.js";
 
@@ -25,6 +29,7 @@ const section = guideSection("Walkthrough: a nested resource");
 const blocks = specBlocks(section);
 const requests = fencedBlocks(section, "sh")[0]!;
 const NESTED = "/v1/analyses/{analysis_id}/comments";
+const DAY = 86_400_000;
 
 let dir = "";
 let contract: Contract;
@@ -123,6 +128,52 @@ describe("docs/contract.md: a nested resource, as the guide says", () => {
     const report = await fuzzGateway({ runs: 250, seed: 20261127, contract, only: (op) => op.template.startsWith(NESTED) });
     expect(report.runs).toBe(250);
     for (const status of [200, 201, 204, 404, 422]) expect(report.byStatus[status], `status ${status}`).toBeGreaterThan(0);
+  }, 240_000);
+
+  it("the copy places the new paths beside their parent, as an author would: before the analysis's speakers", async () => {
+    const urls = Object.keys(parse(await fs.readFile(path.join(dir, "spec/openapi.yaml"), "utf8")).paths);
+    expect(urls.indexOf(NESTED)).toBe(urls.indexOf("/v1/analyses/{analysis_id}") + 1);
+    expect(urls.indexOf(NESTED)).toBeLessThan(urls.indexOf("/v1/analyses/{analysis_id}/speakers"));
+  });
+
+  // The whole contract after the change, not only the new paths: a new resource must break no other (issue 48).
+  it("the whole contract, the mock: a diarized analysis still has its speakers, in the transcript and in its list", async () => {
+    const sg = await startStateful({ contract });
+    try {
+      const made = await call(sg.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/a.mp3", media_type: "audio", features: ["transcription", "diarization"], use_case_id: "uc_01HZX1C4S8E2K6M0P3R7T9V5W1" } });
+      expect(made.status, JSON.stringify(made.body)).toBe(202);
+      sg.clock.advance(STEP_MS * 3);
+      const transcript = (await call(sg.url, "GET", `/v1/analyses/${made.body.id}/transcript`)).body;
+      const labels = [...new Set(transcript.segments.map((s: { speaker_label: string }) => s.speaker_label))].sort();
+      expect(labels.length).toBeGreaterThan(1);
+      expect(transcript.speakers.map((s: { label: string }) => s.label).sort()).toEqual(labels);
+      const listed = (await call(sg.url, "GET", `/v1/analyses/${made.body.id}/speakers`)).body;
+      expect(listed.data.map((s: { label: string }) => s.label).sort()).toEqual(labels);
+    } finally {
+      await sg.close();
+    }
+  }, 60_000);
+
+  it("the whole contract, verify: --allow-writes, then --stateful --api-key-b, against one mock: no violation", async () => {
+    const clock = new ManualClock();
+    const vg = await startGateway({ contract, clock, webhookDelayMs: 1_000_000_000 });
+    try {
+      for (const o of [{ allowWrites: true }, { allowWrites: true, stateful: true, apiKeyB: OTHER_WORKSPACE_KEY }]) {
+        clock.set(Math.floor(clock.now() / DAY) * DAY + DAY + 12 * 3_600_000 + 30_000); // a day of its own: no limit carries over
+        const report = await verify({ target: vg.url, apiKey: BUSINESS_KEY, contract, rps: null, maxWaitSeconds: 3600, ...o, clock: { now: () => clock.now(), sleep: async (ms) => void clock.advance(ms) } });
+        const listed = report.violations.map((v) => `${v.operationId} [${v.rule}] ${v.status}: ${v.message}`).join("\n");
+        expect(report.violations, listed).toEqual([]);
+        expect(report.operations.length).toBe(contract.router.routes.length);
+      }
+    } finally {
+      await vg.close();
+    }
+  }, 300_000);
+
+  it("the whole contract, the fuzz suite: every operation's answers are ones the contract allows", async () => {
+    const report = await fuzzGateway({ runs: 600, seed: 20261128, contract });
+    expect(report.runs).toBe(600);
+    expect(Object.keys(report.byStatus).length).toBeGreaterThan(3);
   }, 240_000);
 
   it("the TypeScript client type-checks over the new types (tsc), and a wrong filter value is a type error", async () => {

@@ -33,6 +33,24 @@ export function fencedBlocks(section: string, lang: string): string[] {
   return [...section.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]!);
 }
 
+/**
+ * `paths` with each added path placed where an author puts it: after the longest existing path it nests under
+ * (`/v1/analyses/{analysis_id}/comments` after `/v1/analyses/{analysis_id}`, before the analysis's speakers), else
+ * at the end. The order of paths must not matter to the mock or verify; placing a resource among its siblings is
+ * what once showed it did (issue 48: the comments took the speakers' place).
+ */
+export function besideParents(paths: Record<string, unknown>, added: Record<string, unknown> = {}): Record<string, unknown> {
+  const out = Object.entries(paths);
+  for (const entry of Object.entries(added)) {
+    let at = -1;
+    out.forEach(([u], i) => {
+      if (entry[0].startsWith(`${u}/`) && (at < 0 || u.length > out[at]![0].length)) at = i;
+    });
+    out.splice(at < 0 ? out.length : at + 1, 0, entry);
+  }
+  return Object.fromEntries(out);
+}
+
 /** A scratch folder holding a copy of spec/ with the blocks applied; its path. */
 export async function applyToScratchSpec(blocks: GuideBlock[], prefix: string): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
@@ -45,7 +63,7 @@ export async function applyToScratchSpec(blocks: GuideBlock[], prefix: string): 
     }
     const root = parse(await fs.readFile(file, "utf8"));
     const add = parse(b.text);
-    root.paths = { ...root.paths, ...add.paths };
+    root.paths = besideParents(root.paths, add.paths);
     root.tags = [...root.tags, ...(add.tags ?? [])];
     await fs.writeFile(file, stringify(root, { lineWidth: 0 }));
   }

@@ -54,6 +54,24 @@ export class Parents {
     return { ...example, path };
   }
 
+  /**
+   * `parts` with the path parameters a nested operation shares with its collection's list (`createComment`'s
+   * `analysis_id`, from `listComments`) naming a parent that exists; unchanged when the operation is not nested or
+   * none could be had. A probe that must fail on its body alone (an unknown reference: 400) is otherwise answered
+   * 404 for a parent an earlier write of the run deleted (the example's analysis).
+   */
+  async withParents(op: Operation, parts: Parts): Promise<Parts> {
+    const own = op.parameters.filter((p) => p.in === "path").map((p) => p.name);
+    if (!own.length) return parts;
+    const lists = this.ctx.view.operations.filter((l) => isList(this.ctx.view, l) && l.template.includes("{") && (op.template === l.template || op.template.startsWith(`${l.template}/`)));
+    const list = lists.sort((a, b) => b.template.length - a.template.length)[0];
+    if (!list) return parts;
+    const found = await this.partsOf(list);
+    if ("reason" in found) return parts;
+    const shared = Object.fromEntries(Object.entries(found.path ?? {}).filter(([k]) => own.includes(k)));
+    return { ...parts, path: { ...parts.path, ...shared } };
+  }
+
   /** An id of `schema`: the first of its list, else one made (writes only). */
   private async existing(schema: string, forOp: Operation, depth: number): Promise<string | { reason: string }> {
     const list = listOf(this.ctx.view, schema);

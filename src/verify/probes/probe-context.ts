@@ -18,6 +18,8 @@ export interface PrerequisiteMaker {
 /** Resources that exist for a nested list's path parameters (parents.ts), or why none could be had. */
 export interface ParentFinder {
   partsOf(list: Operation): Promise<Parts | { reason: string }>;
+  /** `parts` with a nested operation's parent path parameters naming resources that exist (when any can be had). */
+  withParents(op: Operation, parts: Parts): Promise<Parts>;
   /** Each declared filter of every selected nested list, asked under a parent that exists. */
   filterCases(operations: Operation[]): Promise<void>;
 }

@@ -60,9 +60,11 @@ function responseProperties(ctx: RoundtripContext, op: Operation): Record<string
 
 export async function referenceProbes(ctx: RoundtripContext, selected: Operation[], machines: Record<string, Machine>): Promise<void> {
   for (const op of selected) {
-    const base = ctx.builder.examples(op)[0];
-    if (!base?.body || !base.body.mediaType.includes("json")) continue;
-    const sites = referenceSites(ctx.view, base.body.media.schema, [], pointer("paths", op.template, op.method, "requestBody"));
+    const example = ctx.builder.examples(op)[0];
+    if (!example?.body || !example.body.mediaType.includes("json")) continue;
+    // Under a parent that exists (the example's may be gone): the case must fail on the reference alone.
+    const base = ctx.parents ? await ctx.parents.withParents(op, example) : example;
+    const sites = referenceSites(ctx.view, example.body.media.schema, [], pointer("paths", op.template, op.method, "requestBody"));
     for (const site of sites) {
       const where = site.path.filter((p) => p !== "[]").join(".");
       const idSchema = ctx.view.contract.deref(ctx.view.contract.doc.components?.schemas?.[site.schema])?.properties?.id;

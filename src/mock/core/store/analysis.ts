@@ -73,7 +73,7 @@ export class AnalysisHooks implements ResourceHooks {
       const target = this.targetOf(contract, refName(data), subs);
       if (target) this.targets.set(event, target);
     }
-    this.speakers = subs.find((c) => ![...this.targets.values()].some((t) => t.kind === "records" && t.coll === c));
+    this.speakers = AnalysisHooks.speakersOf(model, subs, [...this.targets.values()]);
     const listOp = (c: CollectionModel) => [...model.plans].find(([, p]) => p.kind === "list" && p.coll === c)?.[0].operationId;
     for (const [event, t] of this.targets) {
       const op = t.kind === "records" ? listOp(t.coll) : t.child.route.operationId;
@@ -81,6 +81,18 @@ export class AnalysisHooks implements ResourceHooks {
     }
     this.speakersOp = this.speakers ? listOp(this.speakers) : undefined;
     this.done = this.m.transitions.find((t) => t.trigger === "async" && t.scenario === undefined && isTerminal(this.m, t.to) && this.m.set[t.to]?.error === undefined)?.to;
+  }
+
+  /**
+   * The sub-collection the processing fills with speakers: one no content event fills and no client creates (a
+   * speaker appears with its first segment). Not merely the first one no event fills: a sub-resource an author
+   * adds under the analysis (comments, with a create) would take its place when its paths come first.
+   */
+  private static speakersOf(model: StoreModel, subs: CollectionModel[], targets: Target[]): CollectionModel | undefined {
+    const created = new Set([...model.plans.values()].filter((p) => p.kind === "create").map((p) => (p as { coll: CollectionModel }).coll));
+    const found = subs.filter((c) => !created.has(c) && !targets.some((t) => t.kind === "records" && t.coll === c));
+    if (found.length > 1) throw new Error(`${found.map((c) => c.collectionPath).join(", ")}: more than one sub-collection of ${subs[0]!.parent!.schema} is filled by no content event and created by no operation; the mock cannot tell which holds the speakers`);
+    return found[0];
   }
 
   /** Does `rec`, once done, have the content of `operation` (`x-completion`)? Everything, without the extension. */
