@@ -4,7 +4,7 @@
 // (mockServiceWorker.js of the installed msw) served beside it from 127.0.0.1, and the page driven in Chromium
 // (test/helpers/chromium.ts: Debian's, else the one inside @sparticuz/chromium; never a downloaded browser).
 // The page's plain `fetch` calls http://localhost:4010, where nothing listens: every answer comes from the
-// simulation through the service worker. It lists, creates, uploads a File (multipart) and follows the analysis's
+// simulation through the service worker. It lists, creates (with an Idempotency-Key, then replays it), uploads a File (multipart) and follows the analysis's
 // event stream to completion while the simulated clock advances.
 import esbuild from "esbuild";
 import fs from "node:fs/promises";
@@ -79,12 +79,17 @@ describe("@avt/mock/browser through MSW's service worker in Chromium", () => {
       const key = { "X-API-Key": sim.keys.pro as string };
       const list = await fetch(`${base}/v1/analyses?limit=3`, { headers: key });
       const listed = (await list.json()) as { data: unknown[] };
-      const created = await fetch(`${base}/v1/analyses`, {
-        method: "POST",
-        headers: { ...key, "Content-Type": "application/json" },
-        body: JSON.stringify({ media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" }),
-      });
+      // Keyed: the body is hashed for the key's fingerprint, and the same request again is the remembered answer.
+      const create = () =>
+        fetch(`${base}/v1/analyses`, {
+          method: "POST",
+          headers: { ...key, "Content-Type": "application/json", "Idempotency-Key": "browser-create-1" },
+          body: JSON.stringify({ media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" }),
+        });
+      const created = await create();
       const analysis = (await created.json()) as { id: string; status: string };
+      const again = await create();
+      const replayed = [again.status, again.headers.get("Idempotent-Replayed"), ((await again.json()) as { id: string }).id === analysis.id];
       const form = new FormData();
       form.append("file", new File([new Uint8Array([0x49, 0x44, 0x33, 3, 0, 0, 0, 0, 0, 0])], "call.mp3", { type: "audio/mpeg" }));
       form.append("title", "Uploaded from the browser");
@@ -111,6 +116,7 @@ describe("@avt/mock/browser through MSW's service worker in Chromium", () => {
       return {
         list: [list.status, list.headers.get("X-RateLimit-Limit"), Array.isArray(listed.data)],
         created: [created.status, analysis.status],
+        replayed,
         upload: [uploaded.status, upload.title, upload.media_type],
         stream: [stream.status, stream.headers.get("Content-Type")],
         events,
@@ -123,6 +129,7 @@ describe("@avt/mock/browser through MSW's service worker in Chromium", () => {
     expect(result.controlled).toBe(true);
     expect(result.list).toEqual([200, expect.stringMatching(/^\d+$/), true]);
     expect(result.created).toEqual([202, "queued"]);
+    expect(result.replayed).toEqual([202, "true", true]);
     expect(result.upload).toEqual([202, "Uploaded from the browser", "audio"]);
     expect(result.stream[0]).toBe(200);
     expect(result.stream[1]).toMatch(/^text\/event-stream/);

@@ -3,7 +3,8 @@
 //   - its runtime tree: no native module, no install script, none of the optional peers;
 //   - `npx avt-mock --port P` serves the README's curl flow, and `npx avt-verify` checks it;
 //   - `--help` lists npm start's flags; `--state` without better-sqlite3 says what to install;
-//   - a vitest project with happy-dom tests against createSimulation() with no port opened;
+//   - a vitest project with happy-dom tests against createSimulation() with no port opened, and a keyed POST and
+//     its replay, a fault rule's 429, the event stream and the clock under vitest's jsdom, happy-dom and node;
 //   - a TypeScript project type-checks against the package's declarations (tsc --noEmit), with docs/frontend.md's
 //     Storybook preview (msw-storybook-addon), and a wrong call fails.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -94,6 +95,38 @@ it("shows an analysis as it completes, a fault, and nothing after reset; no port
 });
 `;
 
+/**
+ * The writes and controls a component test leans on, run as written under each environment: a keyed POST (its
+ * body hashed for the key's fingerprint) and its replay, a fault rule's 429, the event stream and the clock.
+ */
+const WRITES_TEST = `import { expect, it } from "vitest";
+import { createSimulation } from "@avt/mock";
+
+it("writes, replays, a fault rule's 429, the event stream and the clock", async () => {
+  const sim = createSimulation();
+  const headers = { "X-API-Key": sim.keys.pro, "Content-Type": "application/json", "Idempotency-Key": "k-1" };
+  const body = JSON.stringify({ media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" });
+  const created = await sim.fetch(sim.baseUrl + "/v1/analyses", { method: "POST", headers, body });
+  expect(created.status).toBe(202);
+  const { id } = await created.json();
+  const again = await sim.fetch(sim.baseUrl + "/v1/analyses", { method: "POST", headers, body });
+  expect([again.status, again.headers.get("Idempotent-Replayed"), (await again.json()).id]).toEqual([202, "true", id]);
+  await sim.faults.add({ operationId: "createAnalysis", status: 429, times: 1 });
+  const limited = await sim.fetch(sim.baseUrl + "/v1/analyses", { method: "POST", headers: { ...headers, "Idempotency-Key": "k-2" }, body });
+  expect(limited.status).toBe(429);
+  const stream = await sim.fetch(sim.baseUrl + "/v1/analysis/" + id + "/stream", { headers: { "X-API-Key": sim.keys.pro } });
+  const reader = stream.body.getReader();
+  let text = new TextDecoder().decode((await reader.read()).value);
+  await sim.clock.advance(120000);
+  for (let r = await reader.read(); !r.done; r = await reader.read()) text += new TextDecoder().decode(r.value);
+  expect(text).toMatch(/^event: completed$/m);
+  expect(typeof document).toBe(process.env.DOM_EXPECTED);
+  await sim.close();
+});
+`;
+/** jsdom's current major (vitest's "jsdom" environment). */
+const JSDOM = "jsdom@26";
+
 const TYPESCRIPT_VERSION = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "node_modules/typescript/package.json"), "utf8")).version as string;
 const MSW_VERSION = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "node_modules/msw/package.json"), "utf8")).version as string;
 
@@ -174,6 +207,20 @@ describe("the mock package", () => {
     expect(stdout).toMatch(/✓ .*shows an analysis as it completes/);
     expect(stdout).toMatch(/1 passed/);
     expect(stdout).not.toMatch(/fail/i);
+  });
+
+  it("answers writes, a fault rule, the event stream and the clock under vitest's jsdom, happy-dom and node environments", { timeout: 300_000 }, async () => {
+    const app = await freshProject(tmp, "environments", [tarball, `vitest@${VITEST_VERSION}`, HAPPY_DOM, JSDOM]);
+    await fs.writeFile(path.join(app, "writes.test.js"), WRITES_TEST);
+    for (const environment of ["jsdom", "happy-dom", "node"]) {
+      const env = { ...NPM_ENV, DOM_EXPECTED: environment === "node" ? "undefined" : "object" };
+      const out = await run("npx", ["--no-install", "vitest", "run", "--environment", environment, "--reporter=verbose"], { cwd: app, env, maxBuffer: 1 << 24 }).catch(
+        (e: { stdout: string; stderr: string }) => ({ stdout: e.stdout + e.stderr }),
+      );
+      const stdout = out.stdout.replace(/\x1b\[[0-9;]*m/g, "");
+      expect(stdout, environment).toMatch(/✓ .*writes, replays, a fault rule's 429/);
+      expect(stdout, environment).toMatch(/1 passed/);
+    }
   });
 
   it("type-checks a TypeScript project against its declarations (tsc --noEmit), docs/frontend.md's Storybook preview included, and refuses a wrong call", { timeout: 240_000 }, async () => {

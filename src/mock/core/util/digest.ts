@@ -8,7 +8,12 @@ import { sha256 } from "@noble/hashes/sha2.js";
 
 const encoder = new TextEncoder();
 type Data = string | Uint8Array;
-const bytes = (d: Data): Uint8Array => (typeof d === "string" ? encoder.encode(d) : d);
+/**
+ * The realm's own Uint8Array over the same memory. @noble/hashes takes only an `instanceof Uint8Array` of the realm
+ * it runs in, and under a DOM test environment (vitest's jsdom) that realm's Uint8Array is the DOM's: Node's Buffer,
+ * or a view made in Node's realm, is refused. A view costs no copy.
+ */
+const bytes = (d: Data): Uint8Array => (typeof d === "string" ? encoder.encode(d) : d.constructor === Uint8Array ? d : new Uint8Array(d.buffer, d.byteOffset, d.byteLength));
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 export function toHex(b: Uint8Array): string {

@@ -7,7 +7,8 @@
 // http.IncomingMessage the stages read (method, url, headers and rawHeaders, the peer's address, the body as one
 // 'data' event then 'end'); the response is the small part of http.ServerResponse the pipeline writes with
 // (writeHead, write, flushHeaders, end, destroy, 'close'), turned into a Response as soon as the head is known.
-// No node:http or node:events: this is the core's door, and it runs in a browser too (MSW's service worker).
+// No node:http or node:events: this is the core's door, and it runs in a browser too (MSW's service worker). Bytes
+// are Uint8Array, never Buffer: under a DOM test environment (jsdom) Buffer is not the realm's Uint8Array.
 import type http from "node:http";
 import { Emitter } from "./emitter.js";
 import { STATUS_TEXT } from "../../core/http/status-text.js";
@@ -25,7 +26,7 @@ export function inProcessFetch(handler: RequestHandler): InProcessFetch {
   return async (input, init) => {
     const request = new Request(input, init);
     request.signal.throwIfAborted();
-    const body = request.body ? Buffer.from(await request.arrayBuffer()) : null;
+    const body = request.body ? new Uint8Array(await request.arrayBuffer()) : null;
     const req = new InProcessRequest(request, body);
     const res = new InProcessResponse(req, request.method === "HEAD");
     request.signal.addEventListener("abort", () => res.abort(request.signal.reason), { once: true });
@@ -52,7 +53,7 @@ class InProcessRequest extends Emitter {
 
   constructor(
     request: Request,
-    private readonly body: Buffer | null,
+    private readonly body: Uint8Array | null,
   ) {
     super();
     const url = new URL(request.url);
