@@ -86,12 +86,20 @@ export interface StreamUploadOptions extends CallOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The client: openapi-fetch's `Client<paths>` (every method it has, OPTIONS, HEAD and TRACE included, so that the
+ * openapi-fetch family's bindings such as openapi-react-query take it as it is), whose methods also accept the
+ * per-call options, plus streamed uploads.
+ */
 export interface ApiClient {
   GET: ClientMethod<"get">;
   PUT: ClientMethod<"put">;
   POST: ClientMethod<"post">;
   DELETE: ClientMethod<"delete">;
+  OPTIONS: ClientMethod<"options">;
+  HEAD: ClientMethod<"head">;
   PATCH: ClientMethod<"patch">;
+  TRACE: ClientMethod<"trace">;
   request: Client<paths>["request"];
   use: Client<paths>["use"];
   eject: Client<paths>["eject"];

@@ -11,8 +11,11 @@ type MediaType = `${string}/${string}`;
 
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 
-/** The init argument of a call: optional when nothing in it is required; always accepts `CallOptions`. */
-export type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & CallOptions)?] : [Init & CallOptions];
+/**
+ * The init argument of a call: optional when nothing in it is required; always accepts `CallOptions`, and, as
+ * openapi-fetch's own, any other key (its `[key: string]: unknown`), so the client is assignable to `Client<paths>`.
+ */
+export type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & CallOptions & { [key: string]: unknown })?] : [Init & CallOptions & { [key: string]: unknown }];
 
 /** Paths (of `Paths`, the contract's by default) that have an operation for `M`. */
 export type PathsWith<M extends HttpMethod, Paths = paths> = {
