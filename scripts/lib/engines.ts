@@ -132,8 +132,9 @@ const stopPostgres = (child: ChildProcess) => stopChild(child, "SIGINT", 10_000)
 /**
  * PostgreSQL on 127.0.0.1 and a free port, its cluster in a temporary folder (trust on loopback, fsync on: a commit
  * is durable as in production), its socket in that folder. The database is `postgres`, the user `postgres`.
+ * `settings`: more server settings (`-c name=value`).
  */
-export async function startPostgres(): Promise<Engine> {
+export async function startPostgres(opts: { settings?: Record<string, string> } = {}): Promise<Engine> {
   const bin = postgresBin();
   if (!bin) throw new Error(missingPostgres() ?? "no postgres");
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "avt-pg-"));
@@ -149,6 +150,8 @@ export async function startPostgres(): Promise<Engine> {
   const launch = async () => {
     out = "";
     const args = ["-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", dir, "-c", "max_connections=200", "-c", "shared_buffers=64MB"];
+    // More settings, e.g. shared_preload_libraries=pg_stat_statements for a test that counts statements.
+    for (const [k, v] of Object.entries(opts.settings ?? {})) args.push("-c", `${k}=${v}`);
     child = spawn(path.join(bin, "postgres"), args, { stdio: ["ignore", "pipe", "pipe"], cwd: dir, ...user });
     child.stdout!.on("data", (c: Buffer) => (out += c));
     child.stderr!.on("data", (c: Buffer) => (out += c));

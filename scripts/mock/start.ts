@@ -30,6 +30,8 @@ import {
   type KeyRecord,
 } from "../../src/mock/index.js";
 import { RedisSetupError } from "../../src/mock/engines/redis/redis.js";
+import { StateDatabaseError } from "../../src/mock/engines/postgres/migrate.js";
+import { runMigrate } from "./migrate.js";
 import { consoleSink, redact as redactUrl } from "../../src/mock/core/pipeline/log.js";
 import { refuseMockSettings } from "../../src/mock/proxy/upstream.js";
 import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../../src/mock/homes/node/settings.js";
@@ -243,6 +245,7 @@ function proxyBanner(g: Gateway, url: string, upstream: string, ms: number): str
 }
 
 export async function main(): Promise<void> {
+  if (process.argv[2] === "migrate") process.exit(await runMigrate(process.argv.slice(3)));
   // Times are since the process started (performance.now()'s origin), module loading included.
   // Every flag and variable is read and checked here, through one table (src/mock/homes/node/settings.ts): a bad value stops
   // the start and names the flag or variable (decision MC1).
@@ -328,7 +331,9 @@ export async function main(): Promise<void> {
     const prefix =
       e instanceof KeysFileError
         ? "Bad keys file (MOCK_KEYS_FILE / --keys): "
-        : e instanceof StateFileError
+        : e instanceof StateDatabaseError
+          ? "State database (--state postgres://…): "
+          : e instanceof StateFileError
           ? "Bad state file (MOCK_STATE_FILE / --state), left as it is: "
           : e instanceof FixturesError
             ? "Bad fixtures file (MOCK_FIXTURES / --fixtures): "

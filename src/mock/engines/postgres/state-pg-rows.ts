@@ -19,13 +19,13 @@
 import type pg from "pg";
 import type { EntryRow, FieldRow, RecordRow, StoreRows } from "../../core/store/persist.js";
 
-/** 2: `ver` columns, `gone` and `versions.floor` (SB15); a database of version 1 is upgraded in place. */
-export const PG_STATE_VERSION = "2";
-
-/** Tombstones are kept for this many versions of their workspace (a replica further behind reads it whole). */
-export const TOMBSTONE_VERSIONS = 256;
-
-export const PG_SCHEMA = `
+/**
+ * The schema's migrations, in order: migration i brings a database from version i to i + 1 (version 0: no tables).
+ * Run once, by `avt-mock migrate --state URL` or by the first replica on an empty database (migrate.ts, SB22), never
+ * by a replica's start on a database that has tables: DDL takes exclusive locks that live reads and writes wait on.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS parts (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS records (
@@ -36,6 +36,9 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE TABLE IF NOT EXISTS fields (ws TEXT NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (ws, name));
 CREATE TABLE IF NOT EXISTS entries (id BIGSERIAL, owner TEXT NOT NULL, name TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (owner, name, key));
 CREATE TABLE IF NOT EXISTS versions (scope TEXT PRIMARY KEY, v BIGINT NOT NULL);
+`,
+  // 2: `ver` columns, `gone` and `versions.floor` (SB15).
+  `
 CREATE TABLE IF NOT EXISTS gone (ws TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, parent TEXT NOT NULL, key TEXT NOT NULL, ver BIGINT NOT NULL, PRIMARY KEY (ws, kind, name, parent, key));
 ALTER TABLE records ADD COLUMN IF NOT EXISTS ver BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE fields ADD COLUMN IF NOT EXISTS ver BIGINT NOT NULL DEFAULT 0;
@@ -45,7 +48,17 @@ CREATE INDEX IF NOT EXISTS records_ver ON records (ws, ver);
 CREATE INDEX IF NOT EXISTS fields_ver ON fields (ws, ver);
 CREATE INDEX IF NOT EXISTS entries_ver ON entries (owner, ver);
 CREATE INDEX IF NOT EXISTS gone_ver ON gone (ws, ver);
-`;
+`,
+];
+
+/** The schema version this mock reads and writes: every migration run. */
+export const PG_STATE_VERSION = String(MIGRATIONS.length);
+
+/** Tombstones are kept for this many versions of their workspace (a replica further behind reads it whole). */
+export const TOMBSTONE_VERSIONS = 256;
+
+/** Every migration at once (tests that make a database from nothing). */
+export const PG_SCHEMA = MIGRATIONS.join("");
 
 /** The scope of the parts' version and lock. */
 export const PARTS = "";

@@ -19,11 +19,12 @@ import type { Contract } from "../../core/contract/contract-build.js";
 import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import { redact } from "../../core/pipeline/log.js";
 import { merge3 } from "./merge-json.js";
+import { checkSchema, pgCause, StateDatabaseError } from "./migrate.js";
 import { optionalPeer } from "../optional-peer.js";
 import { hasRows, type HasRows } from "../../core/state/row-map.js";
 import type { SharedState } from "../../core/state/shared-state.js";
 import { StateFileError } from "../sqlite/state-file.js";
-import { bump, changesSince, deleteEntry, lockScope, shareReset, tryLockScope, PARTS, PG_SCHEMA, PG_STATE_VERSION, PgRows, putEntry, RESET, run, versionOf, type Fetched, type Queryable, type Statement } from "./state-pg-rows.js";
+import { bump, changesSince, deleteEntry, lockScope, shareReset, tryLockScope, PARTS, PgRows, putEntry, RESET, run, versionOf, type Fetched, type Queryable, type Statement } from "./state-pg-rows.js";
 import type { StateRegistry } from "../../core/state/state-registry.js";
 import type { MockState } from "../../core/state/state.js";
 import { parseStored, StoredRecordError, type RecordRow, type StorePersistence } from "../../core/store/persist.js";
@@ -171,8 +172,10 @@ export class PgState implements SharedState {
       await state.checkRecords();
     } catch (e) {
       await state.close();
+      if (e instanceof StateDatabaseError) throw new StateDatabaseError(`${redact(url)}: ${e.message}`);
       if (e instanceof StateFileError) throw e;
-      throw new StateFileError(`${redact(url)}: ${(e as Error).message}`);
+      // Named by its cause: a deadlock, a refused statement, a lost connection are not a bad state file.
+      throw new StateDatabaseError(`${redact(url)}: ${pgCause(e)}`);
     }
     registry.onCommitAsync(() => state.commit());
     registry.onRollback(() => state.rollback());
@@ -187,24 +190,9 @@ export class PgState implements SharedState {
     return state;
   }
 
-  /** The schema, created once by whichever replica comes first (under a lock: CREATE IF NOT EXISTS races). */
-  private async prepare(): Promise<void> {
-    const c = await this.pool.connect();
-    try {
-      await c.query("BEGIN");
-      await lockScope(c, "schema");
-      await c.query(PG_SCHEMA);
-      const v = (await c.query<{ value: string }>("SELECT value FROM meta WHERE key = 'version'")).rows[0]?.value;
-      // Version 1 had no `ver`, `gone` nor `floor`: the schema's ALTERs just added them (every old row at ver 0).
-      if (v !== undefined && v !== "1" && v !== PG_STATE_VERSION) throw new Error(`format version ${v}; this mock reads versions 1 and ${PG_STATE_VERSION}`);
-      if (v !== PG_STATE_VERSION) await c.query("INSERT INTO meta (key, value) VALUES ('version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value", [PG_STATE_VERSION]);
-      await c.query("COMMIT");
-    } catch (e) {
-      await c.query("ROLLBACK").catch(() => {});
-      throw e;
-    } finally {
-      c.release();
-    }
+  /** The schema's version checked; only an empty database is migrated here (migrate.ts, SB22). */
+  private prepare(): Promise<void> {
+    return checkSchema(this.pool);
   }
 
   private log(line: string): void {
