@@ -168,6 +168,9 @@ const HELP = `npm start [-- options]   Start the mock gateway.
                     or state of the mock's then (so not with --stateless, --state, --latency or --keys)
   --fixtures <file> Load your own records (JSON or YAML) into named workspaces, checked against the contract
                     (env MOCK_FIXTURES); see docs/frontend.md
+  --seed <n>        Mint ids and secrets from this seed (env MOCK_SEED): the same on every start, one stream per
+                    workspace, whatever order workspaces are used in; as createSimulation({ seed: n }). The secrets
+                    then follow from the seed: for test runs, not a mock others reach
   --limit-scale <n> Multiply every plan's per-minute and daily limits by n (env MOCK_LIMIT_SCALE; default 1,
                     the contract's): for conformance runs, with verify --limit-scale n; see docs/backend.md
   --no-generate     Do not check generated/ against spec/ (env MOCK_NO_GENERATE=1)
@@ -311,6 +314,7 @@ export async function main(): Promise<void> {
       violationLog: consoleSink,
       streamIntervalMs: args.streamIntervalMs,
       stepMs: args.stepMs,
+      seed: args.seed,
       webhookDelayMs: args.webhookDelayMs,
       fixtures,
       warm: true,

@@ -7,7 +7,7 @@ import type { components } from "../../../../generated/schema.js";
 import type { PlanName, RateLimitPolicy } from "../../../contract/policy.js";
 import type { Contract } from "../contract/contract-build.js";
 import { newId } from "../events/events.js";
-import { isoSeconds, randomBase62, type Random } from "../util/ids.js";
+import { isoSeconds, randomBase62, type RandomStreams } from "../util/ids.js";
 import { KeysFileError } from "./keys-file.js";
 import { KEY_PREFIXES, type KeyRecord } from "./key-record.js";
 import { systemClock, type TimeSource } from "../clock/clock.js";
@@ -84,7 +84,7 @@ export class KeyStore implements MockState {
 
   private readonly clock: TimeSource;
   /** The random part of new keys' ids and secrets (a seeded simulation's), else Math.random and WebCrypto. */
-  private readonly random: Random | undefined;
+  private readonly random: RandomStreams | undefined;
   private readonly onChange: () => void;
   /** The policy's plans: a restored key must be on one of them. */
   private readonly planNames: readonly string[];
@@ -93,7 +93,7 @@ export class KeyStore implements MockState {
 
   constructor(
     private readonly seeds: readonly KeyRecord[],
-    opts: { clock?: TimeSource; onChange?: () => void; contract?: Contract; random?: Random } = {},
+    opts: { clock?: TimeSource; onChange?: () => void; contract?: Contract; random?: RandomStreams } = {},
   ) {
     this.contract = opts.contract;
     this.random = opts.random;
@@ -185,10 +185,11 @@ export class KeyStore implements MockState {
    */
   create(workspaceId: string, plan: PlanName, body: components["schemas"]["ApiKeyCreate"], scopes: readonly string[] | null = null): { key: StoredKey; secret: string } {
     const now = this.clock.now();
-    const secret = `pk_${body.environment}_${randomBase62(32, this.random)}`;
+    const random = this.random?.of(workspaceId);
+    const secret = `pk_${body.environment}_${randomBase62(32, random)}`;
     const key = this.add({
       secret,
-      id: newId("key", now, this.random),
+      id: newId("key", now, random),
       workspace_id: workspaceId,
       plan,
       seeded: false,

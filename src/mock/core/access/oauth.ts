@@ -15,7 +15,7 @@ import type { components } from "../../../../generated/schema.js";
 import type { Principal } from "./auth.js";
 import { JWT_AUDIENCE, JWT_ISSUER, mintToken } from "./auth.js";
 import { newId } from "../events/events.js";
-import { isoSeconds, randomBase62, type Random } from "../util/ids.js";
+import { isoSeconds, randomBase62, type RandomStreams } from "../util/ids.js";
 import type { TimeSource } from "../clock/clock.js";
 import { RowMap } from "../state/row-map.js";
 import { array, DATE_TIME, object, SnapshotError, string, type Fields } from "../state/snapshot.js";
@@ -63,7 +63,7 @@ export interface OAuthOptions {
   boundByCaller?: boolean;
   onChange?: () => void;
   /** The random part of grant ids and refresh tokens (a seeded simulation's), else Math.random and WebCrypto. */
-  random?: Random;
+  random?: RandomStreams;
 }
 
 const fields = (v: unknown): Fields => object(v, []);
@@ -130,7 +130,7 @@ export class OAuthTokens implements MockState {
         if (this.usedCodes.has(body.code)) return { error: "invalid_grant", detail: "The authorization code has already been used." };
         this.usedCodes.set(body.code, this.opts.clock.now() + CODE_MS);
         const grant: Grant = {
-          id: newId("grt", this.opts.clock.now(), this.opts.random),
+          id: newId("grt", this.opts.clock.now(), this.opts.random?.of(caller.workspaceId)),
           workspace_id: caller.workspaceId,
           plan: caller.plan,
           client_id: body.client_id,
@@ -189,7 +189,7 @@ export class OAuthTokens implements MockState {
     });
     let refreshToken: string | null = null;
     if (grant.id) {
-      refreshToken = "rt_" + randomBase62(32, this.opts.random);
+      refreshToken = "rt_" + randomBase62(32, this.opts.random?.of(grant.workspace_id));
       this.refresh.set(refreshToken, { grant: grant.id, expires: now + REFRESH_TOKEN_MS });
     }
     this.changed();

@@ -14,22 +14,7 @@
 // choices among them and the timings come from the seed.
 import type { Json } from "../contract/contract-build.js";
 import type { Templates } from "../events/events.js";
-
-/**
- * A small seeded PRNG (FNV-1a hash of the seed, then mulberry32): hand-written because the content must be a pure
- * function of the analysis id in any runtime (browser too), and these ten lines are all it needs.
- */
-export function seeded(seed: string): () => number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 0x01000193);
-  let a = h >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from "../util/ids.js";
 
 /** What the content of an analysis is derived from. */
 export interface ContentRequest {

@@ -14,7 +14,7 @@ import { isLoopbackAddress } from "../../../loopback.js";
 import type { components } from "../../../../generated/schema.js";
 import type { Contract, Json } from "../contract/contract-build.js";
 import { newId } from "./events.js";
-import { isoSeconds, randomBase62, type Random } from "../util/ids.js";
+import { isoSeconds, randomBase62, type Random, type RandomStreams } from "../util/ids.js";
 import type { Cancel, Clock, TimeSource } from "../clock/clock.js";
 import { redact } from "../pipeline/log.js";
 import { array, componentCheck, object, SnapshotError } from "../state/snapshot.js";
@@ -118,7 +118,7 @@ export interface WebhookOptions {
    */
   wallClock?: TimeSource;
   /** The random part of webhook, delivery and event ids and of signing secrets (a seeded simulation's). */
-  random?: Random;
+  random?: RandomStreams;
 }
 
 /** Where one delivery goes, fixed when it is queued: a later change of the URL does not move it (updateWebhook). */
@@ -193,8 +193,9 @@ export class Webhooks implements MockState {
   /** Registers a webhook from a validated `WebhookCreate` body; answers the `WebhookWithSecret` to return. */
   register(workspaceId: string, body: components["schemas"]["WebhookCreate"]): RegisteredWebhook {
     const now = isoSeconds(this.opts.clock.now());
+    const random = this.opts.random?.of(workspaceId);
     const hook: RegisteredWebhook = {
-      id: newId("whk", this.opts.clock.now(), this.opts.random),
+      id: newId("whk", this.opts.clock.now(), random),
       workspace_id: workspaceId,
       url: body.url,
       event_types: [...body.event_types],
@@ -204,7 +205,7 @@ export class Webhooks implements MockState {
       updated_at: now,
       last_delivery_at: null,
       last_delivery_status: null,
-      secret: newWebhookSecret(this.opts.random),
+      secret: newWebhookSecret(random),
     };
     this.add(hook);
     this.changed();
@@ -263,7 +264,7 @@ export class Webhooks implements MockState {
   /** Queues one test delivery of `type` (sent whatever the webhook subscribes to, enabled or not). */
   test(hook: RegisteredWebhook, type: string): { delivery_id: string; event_type: WebhookEventType; status: "queued" } {
     this.track(this.deliver([this.target(hook)], this.event(hook.workspace_id, type, this.sample(type))));
-    return { delivery_id: newId("dlv", this.opts.clock.now(), this.opts.random), event_type: type as WebhookEventType, status: "queued" };
+    return { delivery_id: newId("dlv", this.opts.clock.now(), this.opts.random?.of(hook.workspace_id)), event_type: type as WebhookEventType, status: "queued" };
   }
 
   /**
@@ -336,7 +337,7 @@ export class Webhooks implements MockState {
   /** The JSON body of one event: a fresh id, the time, the real workspace. */
   private event(workspaceId: string, type: string, data: unknown): Json {
     const now = this.opts.clock.now();
-    return { id: newId("evt", now, this.opts.random), type, created_at: isoSeconds(now), workspace_id: workspaceId, data };
+    return { id: newId("evt", now, this.opts.random?.of(workspaceId)), type, created_at: isoSeconds(now), workspace_id: workspaceId, data };
   }
 
   private target(hook: RegisteredWebhook): Target {

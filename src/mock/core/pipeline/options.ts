@@ -1,6 +1,5 @@
 // The gateway's options (createGateway's argument): the settings of a run, as types only. Below the gateway, the
 // services and the stages, so each of them can read the options without importing the gateway (decision LY1).
-import type { Random } from "../util/ids.js";
 import type { Contract } from "../contract/contract-build.js";
 import type { KeyRecord } from "../access/key-record.js";
 import type { Latency } from "./latency.js";
@@ -89,6 +88,10 @@ export interface GatewayOptions {
   maxViolations?: number;
   /** The caps (limits.ts, docs/limits.md): any not given keeps its default; a bad value throws LimitError. */
   limits?: Partial<Limits>;
-  /** The random part of the ids minted and the secrets made (ids.ts): a seeded simulation's; unset, Math.random and WebCrypto. */
-  random?: Random;
+  /**
+   * The seed of the ids minted and the secrets made (`createSimulation({ seed })`, `--seed`): one stream per
+   * workspace (ids.ts SeededStreams), so they do not depend on the order workspaces are used; unset, Math.random
+   * and WebCrypto.
+   */
+  seed?: string | number;
 }

@@ -3,6 +3,7 @@
 // registry of the state kept between requests, and the gateway's live state (draining, open streams and sockets).
 import { FileLinks } from "../content/file-links.js";
 import { sleep } from "../util/sleep.js";
+import { SeededStreams } from "../util/ids.js";
 import type { WebSocket, WebSocketServer } from "ws";
 import { Authenticator, jwtSecretFromEnv } from "../access/auth.js";
 import type { Contract, Json } from "../contract/contract-build.js";
@@ -43,6 +44,8 @@ export interface Services {
    */
   readonly clock: SimulatedClock;
   readonly keys: KeyStore;
+  /** The seeded streams of the ids and secrets (`seed`); null without a seed. `/__mock/reset` restarts them. */
+  readonly ids: SeededStreams | null;
   readonly auth: Authenticator;
   readonly limiter: Limiter;
   /** What /health reports of the engines replicas share besides PostgreSQL (`--redis`: `{redis: "ok"}`); null in one process. */
@@ -136,9 +139,11 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
       : null;
   const states = new StateRegistry();
   const onChange = () => states.changed();
-  const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract, random: opts.random });
+  const ids = opts.seed === undefined ? null : new SeededStreams(opts.seed);
+  const random = ids ?? undefined;
+  const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract, random });
   const secret = opts.jwtSecret ?? jwtSecretFromEnv();
-  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}), boundByCaller: scopeCeiling(contract.doc.paths ?? {}), random: opts.random });
+  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}), boundByCaller: scopeCeiling(contract.doc.paths ?? {}), random });
   const apiKeyScheme = Object.values<Json>(contract.doc.components?.securitySchemes ?? {}).find((s) => s.type === "apiKey" && s.in === "header");
   const auth = new Authenticator({ keys, policy, clock, secret, apiKeyHeader: apiKeyScheme?.name ?? "X-API-Key", isRevoked: (c) => oauth.isRevoked(c) });
   const webhooks = new Webhooks(contract, {
@@ -149,7 +154,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     allowLoopback: opts.allowLoopbackWebhooks ?? false,
     claim: engines.claim,
     wallClock: base,
-    random: opts.random,
+    random,
   });
   const stateless = opts.stateless ?? false;
   const feeds = engines.feeds ?? localFeeds;
@@ -166,7 +171,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     scenarioOf: (ws, rec, scenarios) => faults!.resourceScenario(rec.key, ws.id, scenarios),
     limits,
     links: new FileLinks(secret),
-    random: opts.random,
+    random,
   });
   faults = new Faults(contract, store.model);
   if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);
@@ -175,6 +180,7 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     policy,
     clock,
     keys,
+    ids,
     auth,
     limiter: engines.limiter?.(policy, clock) ?? new RateLimiter(policy, clock),
     engineHealth: engines.health ?? null,

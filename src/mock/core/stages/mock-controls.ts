@@ -112,6 +112,7 @@ function reset(s: Services): void {
   for (const ac of [...s.live.streams]) ac.abort();
   for (const ws of [...s.live.sockets]) ws.close(1012, "mock reset");
   s.states.reset();
+  s.ids?.restart();
   s.faults.clear();
   s.clock.reset();
   s.sink?.(`${new Date(s.clock.now()).toISOString()} mock state reset: ${s.states.all.map((p) => p.name).join(", ") || "nothing is kept (--stateless)"}`);

@@ -14,7 +14,7 @@
 //     ends in by default, `error` (the resource's `error.message`) after a state that sets an `error`, and the log
 //     is finished. A seeded analysis's log is written the first time it is needed, as its processing would have
 //     written it.
-import type { Random } from "../util/ids.js";
+import type { Random, RandomStreams } from "../util/ids.js";
 import { isTerminal, type Machine, type Step } from "../../../contract/lifecycle.js";
 import type { Contract, Json } from "../contract/contract-build.js";
 import { mediaContent, seededText, transcriptContent, type ContentRequest, type MediaContent } from "../content/content.js";
@@ -31,8 +31,8 @@ export interface ContentSink {
   now(): number;
   /** A new event log for the resource `key` of `ws` (tapped, in a sandbox's replicas, to publish its events). */
   newLog(ws: WorkspaceData, key: string): EventLog;
-  /** The random part of the ids it mints (StoreOptions.random). */
-  random?: Random;
+  /** The random part of the ids it mints, per workspace (StoreOptions.random). */
+  random?: RandomStreams;
 }
 
 type Target = { kind: "records"; coll: CollectionModel } | { kind: "child"; child: ChildModel; property: string };
@@ -160,12 +160,13 @@ export class AnalysisHooks implements ResourceHooks {
     const text = rec.input?.text;
     const lines = text === undefined ? [] : sentences(text);
     const media = text === undefined ? this.mediaOf(rec) : undefined;
-    const segments = media ? media.segments : lines.map((line, i) => this.textSegment(line, i));
+    const random = this.sink.random?.of(String(rec.value.workspace_id));
+    const segments = media ? media.segments : lines.map((line, i) => this.textSegment(line, i, random));
     const signals = media ? media.signals : t.signals.map((sig, i) => ({ ...sig, start: null, end: null, speaker_label: null, evidence: lines.length ? lines[i % lines.length]!.slice(0, 2000) : null }));
     const keep = (event: string, items: Json[]) => (this.promised(rec, this.opOf.get(event)) ? items : []);
     const own = (v: Json) => ({ ...v, ...(v.analysis_id !== undefined ? { analysis_id: rec.key } : {}) });
     const all = [...keep("transcript.segment", segments), ...keep("signal", signals), ...keep("alert", media ? media.alerts : t.alerts)];
-    const fresh = freshIds(all, this.sink.now(), this.sink.random).map(own);
+    const fresh = freshIds(all, this.sink.now(), random).map(own);
     const ofKind = (n: number, skip: number) => fresh.slice(skip, skip + n);
     const nSeg = keep("transcript.segment", segments).length;
     const nSig = keep("signal", signals).length;
@@ -223,8 +224,8 @@ export class AnalysisHooks implements ResourceHooks {
   }
 
   /** One sentence of a text analysis as a transcript segment: no timeline, no speaker, confidence 1. */
-  private textSegment(line: string, i: number): Json {
-    return { id: newId("seg", this.sink.now() + i, this.sink.random), start: null, end: null, speaker_label: null, speaker_id: null, text: line, confidence: 1, words: [] };
+  private textSegment(line: string, i: number, random: Random | undefined): Json {
+    return { id: newId("seg", this.sink.now() + i, random), start: null, end: null, speaker_label: null, speaker_id: null, text: line, confidence: 1, words: [] };
   }
 
   /** Stores one content item and logs its event (a progress report updates `progress`). */

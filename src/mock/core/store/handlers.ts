@@ -46,8 +46,9 @@ function converse(store: Store, ws: WorkspaceData, conversation: Json, question:
   const now = store.now();
   const create = [...store.model.plans].find(([, p]) => p.kind === "create" && p.coll === coll)?.[0];
   const template = (create && store.routeExample(create)) ?? store.template(null, coll);
-  const user = { ...structuredClone(template), id: newId("msg", now, store.random), conversation_id: conversation.id, role: "user", content: question, citations: [], created_at: iso(now) };
-  const reply = { ...structuredClone(template), id: newId("msg", now + 1, store.random), conversation_id: conversation.id, role: "assistant", created_at: iso(now + 1) };
+  const random = store.random?.of(ws.id);
+  const user = { ...structuredClone(template), id: newId("msg", now, random), conversation_id: conversation.id, role: "user", content: question, citations: [], created_at: iso(now) };
+  const reply = { ...structuredClone(template), id: newId("msg", now + 1, random), conversation_id: conversation.id, role: "assistant", created_at: iso(now + 1) };
   store.insert(ws, coll, conversation.id, user);
   store.insert(ws, coll, conversation.id, reply);
   conversation.message_count = (conversation.message_count ?? 0) + 2;

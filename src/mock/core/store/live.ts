@@ -18,7 +18,7 @@ export function liveSession(store: Store, workspaceId: string, route: Route, que
   const sent = sentFields(contract, route, coll, undefined, query);
   sent.source = { type: "stream", url: null, filename: null, content_type: opts.contentType, size_bytes: null };
   if (opts.mediaType) sent.media_type = opts.mediaType;
-  const value = buildRecord(contract, route, coll, sent, { workspaceId, parent: null, now: store.now(), template: store.template(null, coll), random: store.random });
+  const value = buildRecord(contract, route, coll, sent, { workspaceId, parent: null, now: store.now(), template: store.template(null, coll), random: store.random?.of(workspaceId) });
   const log = store.newLog(ws, value[coll.key]);
   const started: StreamEvent = { event: "session.started", id: log.allocate(), data: { analysis_id: value[coll.key] } };
   const rec = store.insert(ws, coll, null, value, { held: true, log });

@@ -117,7 +117,7 @@ export function create(store: Store, ws: WorkspaceData, coll: CollectionModel, r
   const defaults = requestDefaults(contract, requestSchemaOf(contract, req.route), input);
   for (const k of Object.keys(defaults)) if (!Object.hasOwn(coll.properties, k)) delete defaults[k];
   const sent = adaptCreate(contract, coll, { ...defaults, ...fields }, req.body, input);
-  const value = buildRecord(contract, req.route, coll, sent, { workspaceId: ws.id, parent, now: store.now(), template: store.template(req.route, coll), random: store.random });
+  const value = buildRecord(contract, req.route, coll, sent, { workspaceId: ws.id, parent, now: store.now(), template: store.template(req.route, coll), random: store.random?.of(ws.id) });
   const m = coll.machine;
   const requested = m && typeof sent[m.property] === "string" ? (sent[m.property] as string) : undefined;
   const scenario = m ? (req.scenario ?? impliedScenario(store.model, ws, m, value)) : undefined;
@@ -137,7 +137,7 @@ function write(store: Store, rec: Rec, req: StoreRequest, replace: boolean): voi
   const coll = rec.coll;
   const sent = sentFields(store.model.contract, req.route, coll, req.body, req.query);
   if (replace) {
-    const fresh = buildRecord(store.model.contract, req.route, coll, sent, { workspaceId: rec.value.workspace_id, parent: rec.parent, now: store.now(), template: rec.value, random: store.random });
+    const fresh = buildRecord(store.model.contract, req.route, coll, sent, { workspaceId: rec.value.workspace_id, parent: rec.parent, now: store.now(), template: rec.value, random: store.random?.of(String(rec.value.workspace_id)) });
     const kept = [coll.key, "workspace_id", "created_at", ...(coll.machine ? [coll.machine.property] : []), ...(coll.parent?.property ? [coll.parent.property] : [])];
     for (const k of kept) if (Object.hasOwn(rec.value, k)) fresh[k] = rec.value[k];
     rec.value = fresh;

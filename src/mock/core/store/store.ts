@@ -2,7 +2,7 @@
 // time the workspace is used (seed.ts), holding every collection the contract describes (model.ts). Operations
 // (ops.ts) read and write it; lifecycles move it (driver.ts); an analysis keeps an event log its streams show
 // (analysis.ts). Implements MockState: reset, snapshot and restore.
-import type { Random } from "../util/ids.js";
+import type { RandomStreams } from "../util/ids.js";
 import { FileLinks } from "../content/file-links.js";
 import type { Contract, Json, Route } from "../contract/contract-build.js";
 import { readTemplates, type Templates } from "../events/events.js";
@@ -43,8 +43,8 @@ export interface StoreOptions {
   scenarioOf?: DriverOptions["scenarioOf"];
   /** Signs the links to the mock's own files (file-links.ts); a random key when not given. */
   links?: FileLinks;
-  /** The random part of the ids it mints (a seeded simulation's generator); Math.random when not given. */
-  random?: Random;
+  /** The random part of the ids it mints: a seed's stream per workspace; Math.random when not given. */
+  random?: RandomStreams;
 }
 
 export interface InsertOptions {
@@ -150,7 +150,7 @@ export class Store implements MockState {
   baseUrl = "http://127.0.0.1:4010";
 
   /** The random part of the ids it mints (StoreOptions.random). */
-  readonly random: Random | undefined;
+  readonly random: RandomStreams | undefined;
 
   now(): number {
     return this.o.clock.now();
@@ -457,7 +457,7 @@ export class Store implements MockState {
   /** A record created by a lifecycle (`creates`): built from the collection's example, with the linking fields. */
   private createLinked(ws: WorkspaceData, schema: string, fields: Json): Rec {
     const coll = this.model.collections.get(schema)!;
-    const value = buildRecord(this.o.contract, null, coll, fields, { workspaceId: ws.id, parent: null, now: this.now(), template: this.template(null, coll), random: this.random });
+    const value = buildRecord(this.o.contract, null, coll, fields, { workspaceId: ws.id, parent: null, now: this.now(), template: this.template(null, coll), random: this.random?.of(ws.id) });
     return this.insert(ws, coll, null, value);
   }
 

@@ -6,10 +6,50 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /**
  * Where the random part of the ids the mock mints, and of the secrets it makes, comes from: a number in [0, 1).
- * Unset (the server, a simulation without `seed`) the ids draw from Math.random and the secrets from WebCrypto; a
- * simulation given `seed` draws both from one seeded generator, so the same seed mints the same ids.
+ * Unset (no `seed`) the ids draw from Math.random and the secrets from WebCrypto; with a seed, each workspace's
+ * from its own seeded stream (RandomStreams), so the same seed mints the same ids.
  */
 export type Random = () => number;
+
+/**
+ * One seeded stream per scope (a workspace's id): what a workspace mints depends on the seed, the workspace and
+ * what that workspace did before, never on what other workspaces did first (nor on the order they were first used).
+ */
+export interface RandomStreams {
+  of(scope: string): Random;
+}
+
+/**
+ * A small seeded PRNG (FNV-1a hash of the seed, then mulberry32): hand-written because the content must be a pure
+ * function of the analysis id in any runtime (browser too), and these ten lines are all it needs.
+ */
+export function seeded(seed: string): Random {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 0x01000193);
+  let a = h >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The streams of one seed (`createSimulation({ seed })`, `avt-mock --seed`); `restart()` takes each back to its start. */
+export class SeededStreams implements RandomStreams {
+  private readonly streams = new Map<string, Random>();
+  constructor(readonly seed: string | number) {}
+
+  of(scope: string): Random {
+    let r = this.streams.get(scope);
+    if (!r) this.streams.set(scope, (r = seeded(`ids:${this.seed}:${scope}`)));
+    return r;
+  }
+
+  restart(): void {
+    this.streams.clear();
+  }
+}
 
 /**
  * `n` characters of `alphabet` (at most 256 of them), each uniformly drawn from a cryptographic source: bytes at or

@@ -15,8 +15,6 @@ import { httpPipeline } from "../../core/pipeline/pipeline.js";
 import type { Platform } from "../../core/pipeline/platform.js";
 import { serveRequests } from "../../core/pipeline/serve.js";
 import { buildServices, type Services } from "../../core/pipeline/services.js";
-import { seeded } from "../../core/content/content.js";
-import type { Random } from "../../core/util/ids.js";
 
 /** Fixtures as `--fixtures` takes them (docs/mock-fixtures.example.yaml): a file's path, or the document itself. */
 export type SimulationFixtures = string | { workspaces: Record<string, unknown>; keys?: unknown[] };
@@ -36,7 +34,8 @@ export interface SimulationOptions {
   stateless?: boolean;
   /**
    * Draws every id the simulation mints (whole: no time part) and every secret it makes from a generator of this
-   * seed: two simulations with one seed mint the same ids in the same order; `reset()` and `load()` start over.
+   * seed, one per workspace: two simulations with one seed mint the same ids in each workspace, whatever order the
+   * workspaces are used in (as `avt-mock --seed`); `reset()` and `load()` start over.
    */
   seed?: string | number;
   /** Webhook URLs on loopback may be registered and are called (as --allow-loopback-webhooks). */
@@ -72,8 +71,8 @@ export interface SimulationRuntime {
   handlers(sim: Pick<Simulation, "baseUrl" | "fetch">): HttpHandler[];
 }
 
-/** The services and request handler of one simulation, built from its options (`random`: its seeded ids). */
-function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string, random: Random | undefined): { s: Services; handle: RequestHandler } {
+/** The services and request handler of one simulation, built from its options (a new build: its seed's streams at their start). */
+function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string): { s: Services; handle: RequestHandler } {
   const fixtures = opts.fixtures;
   const s = buildServices(
     {
@@ -83,7 +82,7 @@ function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string, 
       extraKeys: opts.keys,
       stateless: opts.stateless,
       allowLoopbackWebhooks: opts.allowLoopbackWebhooks,
-      random,
+      seed: opts.seed,
       ...(typeof fixtures === "string" ? { fixtures } : fixtures ? { fixturesText: { text: stringify(fixtures), source: "fixtures" } } : {}),
     },
     rt.platform,
@@ -91,16 +90,6 @@ function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string, 
   s.store.baseUrl = baseUrl;
   if ((opts.clock ?? "paused") === "paused") s.clock.pause();
   return { s, handle: serveRequests(s, httpPipeline(s)) };
-}
-
-/**
- * The simulation's source of randomness for ids: none without a seed (the services' own); with one, a generator
- * of it (content.ts's seeded PRNG, keyed apart from the content's seeds) that `restart()` takes back to its start.
- */
-function idSource(seed: string | number | undefined): { random: Random | undefined; restart(): void } {
-  if (seed === undefined) return { random: undefined, restart: () => {} };
-  let next = seeded(`ids:${seed}`);
-  return { random: () => next(), restart: () => void (next = seeded(`ids:${seed}`)) };
 }
 
 /** Ends what a simulation has open: streams, WebSocket sessions, webhook deliveries. */
@@ -115,8 +104,7 @@ async function shut(s: Services): Promise<void> {
 export function simulate(rt: SimulationRuntime, options: SimulationOptions = {}): Simulation {
   const baseUrl = (options.baseUrl ?? "http://localhost:4010").replace(/\/+$/, "");
   let opts = options;
-  const ids = idSource(options.seed);
-  let current = build(rt, opts, baseUrl, ids.random);
+  let current = build(rt, opts, baseUrl);
   const fetch = inProcessFetch((req, res) => current.handle(req, res));
   const controls = mockControls(baseUrl, fetch);
   let handlers: HttpHandler[] | undefined;
@@ -130,16 +118,14 @@ export function simulate(rt: SimulationRuntime, options: SimulationOptions = {})
     clock: controls.clock,
     faults: controls.faults,
     async reset() {
-      await controls.reset();
-      ids.restart();
+      await controls.reset(); // the seed's streams restart with it
       // The server's reset leaves the clock running; a simulation created paused is paused again.
       if ((opts.clock ?? "paused") === "paused") current.s.clock.pause();
     },
     async load(fixtures) {
       const old = current;
       opts = { ...opts, fixtures };
-      ids.restart();
-      current = build(rt, opts, baseUrl, ids.random);
+      current = build(rt, opts, baseUrl);
       await shut(old.s);
     },
     close: () => shut(current.s),

@@ -99,6 +99,7 @@ export const SETTINGS = {
     help: "Proxy mode: forward to this backend",
   } satisfies Setting<string | undefined>,
   fixtures: text({ flag: "fixtures", env: "MOCK_FIXTURES", help: "JSON or YAML file of records loaded into named workspaces" }),
+  seed: text({ flag: "seed", env: "MOCK_SEED", help: "Mint ids and secrets from this seed, one stream per workspace: the same on every start (as createSimulation({ seed }))" }),
   limitScale: integer({ flag: "limit-scale", env: "MOCK_LIMIT_SCALE", min: 1, max: 10000, default: 1, help: "Multiply every plan's per-minute and daily limits (conformance runs; verify --limit-scale the same)" }),
   noGenerate: flag({ flag: "no-generate", env: "MOCK_NO_GENERATE", help: "Do not check generated/ against spec/" }),
   quiet: flag({ flag: "quiet", env: "MOCK_QUIET", help: "No request log lines" }),

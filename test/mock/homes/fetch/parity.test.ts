@@ -2,7 +2,8 @@
 // idempotent replay, 401, 422, 429, a fault rule, reset) run against the gateway on a port and against
 // createSimulation's in-process fetch, through the same typed controls (mockControls). Each answer is written down
 // as status, headers and body, with what differs by nature generalised (ids, times, the base URL, the server's
-// hop-by-hop headers); the two transcripts must be equal, step by step.
+// hop-by-hop headers); the two transcripts must be equal, step by step. On one seed, the records both create are
+// equal with their ids and secrets, whatever order each touched its workspaces in.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGateway, type Gateway } from "../../../../src/mock/homes/node/gateway.js";
 import { mockControls, type MockControls } from "../../../../src/mock/core/controls/controls-api.js";
@@ -84,6 +85,28 @@ async function scenario(t: Target): Promise<Array<[string, unknown]>> {
   return out;
 }
 
+/**
+ * Created records on one seed, ids and secrets kept (only times and the base URL generalised): an analysis and its
+ * content, a key, a webhook; the server's workspaces touched in another order than the simulation's.
+ */
+async function created(t: Target, otherFirst: boolean): Promise<string[]> {
+  const post = async (path: string, body: unknown, key = PRO) => {
+    const res = await t.fetch(`${t.base}${path}`, { method: "POST", headers: key, body: JSON.stringify(body) });
+    return res.text();
+  };
+  const FREE = { ...PRO, "X-API-Key": "pk_test_demo_free" };
+  if (otherFirst) {
+    await t.fetch(`${t.base}/v1/analyses`, { headers: FREE });
+    await post("/v1/analyses", MEDIA, FREE);
+  }
+  await t.controls.clock.pause();
+  const out = [await post("/v1/analyses", MEDIA), await post("/v1/keys", { name: "ci", environment: "test" }), await post("/v1/webhooks", { url: "https://hooks.example.com/avt", event_types: ["analysis.completed"] })];
+  const { id } = JSON.parse(out[0]!) as { id: string };
+  await t.controls.clock.advance(120_000);
+  out.push(await (await t.fetch(`${t.base}/v1/analyses/${id}/transcript`, { headers: PRO })).text());
+  return out.map((text) => text.split(t.base).join("{base}").replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "{time}"));
+}
+
 let gateway: Gateway;
 let sim: Simulation;
 let server: Array<[string, unknown]>;
@@ -126,5 +149,23 @@ describe("parity: the gateway and createSimulation's fetch", () => {
     expect(answer("idempotent replay").headers["idempotent-replayed"]).toBe("true");
     expect((answer("event stream").body as string[]).at(-1)).toMatch(/^completed /);
     expect(answer("completed after the clock").body).toContain('"status":"completed"');
+  });
+});
+
+describe("parity on one seed: avt-mock --seed and createSimulation({ seed })", () => {
+  it("create the same records, ids and secrets included, whatever order the workspaces are used in", async () => {
+    const seeded = await createGateway({ contract, log: null, seed: 11 });
+    const s = createSimulation({ seed: 11 });
+    try {
+      const base = await seeded.listen(0, "127.0.0.1");
+      const server = await created({ base, fetch: (i, init) => fetch(i, init), controls: mockControls(base) }, true);
+      const inProcess = await created({ base: s.baseUrl, fetch: s.fetch, controls: mockControls(s.baseUrl, s.fetch) }, false);
+      expect(server[0]).toMatch(/"id":"anl_[0-9A-Z]{26}"/);
+      expect(server[1]).toMatch(/"secret":"pk_test_/);
+      expect(inProcess).toEqual(server);
+    } finally {
+      await seeded.close();
+      await s.close();
+    }
   });
 });

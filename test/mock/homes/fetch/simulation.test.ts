@@ -102,6 +102,24 @@ describe("createSimulation", () => {
     expect(await story(a)).toEqual(first); // the sequence starts over
   });
 
+  it("mints per workspace: one seed gives the same ids and secrets whatever other workspaces did first", async () => {
+    const story = async (s: Simulation) => {
+      const api = createClient({ baseUrl: s.baseUrl, apiKey: s.keys.pro, fetch: s.fetch, retry: false });
+      const analysis = await unwrap(api.POST("/v1/analyses", { body: MEDIA }));
+      const key = await unwrap(api.POST("/v1/keys", { body: { name: "ci", environment: "test" } }));
+      const hook = await unwrap(api.POST("/v1/webhooks", { body: { url: "https://hooks.example.com/avt", event_types: ["analysis.completed"] } }));
+      return { analysis: analysis.id, key: [key.id, key.secret], hook: [hook.id, hook.secret] };
+    };
+    const alone = await story(sim({ seed: 7 }));
+    const busy = sim({ seed: 7 });
+    // Another workspace first: a read-only GET (its workspace seeded from the examples), then writes of its own.
+    const other = createClient({ baseUrl: busy.baseUrl, apiKey: busy.keys.free, fetch: busy.fetch, retry: false });
+    await unwrap(other.GET("/v1/analyses"));
+    await unwrap(other.POST("/v1/analyses", { body: MEDIA }));
+    await unwrap(other.POST("/v1/webhooks", { body: { url: "https://hooks.example.com/other", event_types: ["analysis.completed"] } }));
+    expect(await story(busy)).toEqual(alone);
+  });
+
   it("registers loopback webhooks only when allowLoopbackWebhooks says so", async () => {
     const body = JSON.stringify({ url: "http://127.0.0.1:9/hook", event_types: ["analysis.completed"] });
     const register = (s: Simulation) => s.fetch(`${s.baseUrl}/v1/webhooks`, { method: "POST", headers: { "X-API-Key": s.keys.pro!, "Content-Type": "application/json" }, body });

@@ -261,6 +261,27 @@ describe.runIf(linux)("scripts/mock/start.ts: the controls of issue 12", () => {
     expect(out).toContain(`Bad fixtures file (MOCK_FIXTURES / --fixtures): ${file}:${STATUS_AT}: workspaces.ws_Dashboard01.Analysis.0.status: analysis anl_01DashCall00000000000001: must be equal to one of the allowed values`);
   }, budget(TSX));
 
+  it("--seed N mints the same ids and secrets on every start, whatever other workspaces did first; MOCK_SEED too", async () => {
+    const story = async (seed: string[], env: Record<string, string>, otherFirst: boolean) => {
+      const s = await launch(tsx, ["scripts/mock/start.ts", "--no-generate", ...seed], env);
+      try {
+        const post = async (key: string, p: string, body: unknown) =>
+          (await (await fetch(`${s.url}${p}`, { method: "POST", headers: { "X-API-Key": key, "Content-Type": "application/json" }, body: JSON.stringify(body) })).json()) as Record<string, string>;
+        if (otherFirst) await post("pk_test_demo_free", "/v1/analyses", { media_url: "https://media.example.com/a.mp3", media_type: "audio" });
+        const analysis = await post("pk_test_demo_pro", "/v1/analyses", { media_url: "https://media.example.com/a.mp3", media_type: "audio" });
+        const key = await post("pk_test_demo_pro", "/v1/keys", { name: "ci", environment: "test" });
+        return [analysis.id, key.id, key.secret];
+      } finally {
+        s.child.kill("SIGTERM");
+        await s.exited;
+      }
+    };
+    const first = await story(["--seed", "7"], {}, false);
+    expect(first[0]).toMatch(/^anl_/);
+    expect(await story([], { MOCK_SEED: "7" }, true)).toEqual(first);
+    expect((await story(["--seed", "8"], {}, false))[0]).not.toBe(first[0]);
+  }, budget(3 * TSX));
+
   it("started with --fixtures on the story example, serves its completed analysis's transcript and speakers (200)", async () => {
     const s = await launch(tsx, ["scripts/mock/start.ts", "--no-generate", "--fixtures", "docs/mock-fixtures.story.example.yaml"]);
     const get = async (p: string) => fetch(`${s.url}/v1/analyses/anl_01ReviewCall0000000000001${p}`, { headers: { "X-API-Key": "pk_test_call_review_demo" } });
