@@ -9,8 +9,9 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import os from "node:os";
-import { CLIENT_GENERATED, GENERATED, PYTHON_PACKAGE, ROOT, SPEC_ROOT } from "../lib/paths.js";
+import { CLIENT_GENERATED, GENERATED, PYTHON_PACKAGE, QUERY_GENERATED, ROOT, SPEC_ROOT } from "../lib/paths.js";
 import { renderClientFacts } from "../lib/client-facts.js";
+import { renderInvalidation } from "../lib/frontend/query-facts.js";
 import ts from "typescript";
 import { renderPython } from "../lib/python/index.js";
 import { bundleRoot, lintRoot } from "../lib/redocly.js";
@@ -95,6 +96,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
   const outDir = opts.outDir ?? GENERATED;
   const pythonDir = opts.pythonDir ?? (opts.outDir ? path.join(opts.outDir, "python") : PYTHON_PACKAGE);
   const clientDir = opts.outDir ? path.join(opts.outDir, "client") : CLIENT_GENERATED;
+  const queryDir = opts.outDir ? path.join(opts.outDir, "query") : QUERY_GENERATED;
 
   // 1. Lint: any error or warning stops the run (invalid YAML and broken $refs surface here too).
   const problems = await lintRoot(root);
@@ -143,6 +145,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
     [outDir, "schema.d.ts", dtsText],
     ...Object.entries(python).map(([name, text]): [string, string, string] => [pythonDir, name, text]),
     ...Object.entries(renderClientFacts(doc)).map(([name, text]): [string, string, string] => [clientDir, name, text]),
+    [queryDir, "invalidation.generated.ts", renderInvalidation(doc)],
   ];
   const temps: Array<[string, string]> = [];
   try {
@@ -164,7 +167,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
     0,
   );
   const schemas = Object.keys(((doc.components as Record<string, object>)?.schemas ?? {}) as object).length;
-  const committed = (dir: string, name: string) => path.relative(ROOT, path.join(dir === outDir ? GENERATED : dir === clientDir ? CLIENT_GENERATED : PYTHON_PACKAGE, name));
+  const committed = (dir: string, name: string) => path.relative(ROOT, path.join(dir === outDir ? GENERATED : dir === clientDir ? CLIENT_GENERATED : dir === queryDir ? QUERY_GENERATED : PYTHON_PACKAGE, name));
   return {
     operations,
     schemas,

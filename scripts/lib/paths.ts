@@ -9,3 +9,5 @@ export const GENERATED = path.join(ROOT, "generated");
 export const PYTHON_PACKAGE = path.join(ROOT, "python/src/analysis_api");
 /** The TypeScript client's module of facts read from the contract at generation (`contract.generated.ts`). */
 export const CLIENT_GENERATED = path.join(ROOT, "src/client");
+/** The TanStack Query bindings' generated invalidation table (`invalidation.generated.ts`). */
+export const QUERY_GENERATED = path.join(ROOT, "src/query");
