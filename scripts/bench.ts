@@ -256,6 +256,15 @@ export function table(r: Results): string {
         `no worse than linear: ${check(growth.every((g) => g.ratio <= g.ops))}`,
       ]);
     }
+    // The gate beside generate, at ×1 (issue 48: staleness from generated/inputs.json, not a second generate).
+    const gate = scaleMedian(base, (x) => x.gateMs);
+    const genLint = scaleMedian(base, (x) => x.generateMs + x.lintMs);
+    rows.push([
+      "Toolchain: npm run check:breaking, unchanged contract (×1)",
+      `${sec(gate)} · generate ${sec(scaleMedian(base, (x) => x.generateMs))} + lint ${sec(scaleMedian(base, (x) => x.lintMs))}`,
+      `gate÷(generate+lint) ${x2(gate / genLint)}`,
+      `within a quarter: ${check(gate / genLint <= 0.25)}`,
+    ]);
     const inst = (s: Toolchain["scales"][number], bare = false) => scaleMedian(s, (x) => (bare ? x.tscBare?.instantiations : x.tsc.instantiations));
     const checkS = (s: Toolchain["scales"][number], bare = false) => scaleMedian(s, (x) => (bare ? x.tscBare?.checkSeconds : x.tsc.checkSeconds));
     const paired = base.runs.filter((x) => x.tscBare);

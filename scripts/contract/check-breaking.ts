@@ -4,15 +4,14 @@
 //
 //   npm run check:breaking -- [--base <file>] [--head <file>] [--spec <openapi.yaml>] [--check-version] [--format text|github-actions|markdown|junit] [--all]
 //
-// It never judges a stale bundle: unless --head names another file, it first generates spec/ (or --spec) into a
-// scratch folder and refuses (exit 2) when generated/openapi.yaml is not what spec/ makes now.
+// It never judges a stale bundle: unless --head names another file, it refuses (exit 2) when generated/openapi.yaml
+// is not what spec/ (or --spec) makes now, told by the hash of the inputs `npm run generate` recorded beside it
+// (generated/inputs.json, inputs-digest.ts) instead of generating again.
 //
 // Exit codes: 0 passed, 1 the gate failed, 2 the comparison could not run (missing file, redocly error).
-import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { generate } from "./generate.js";
+import { staleness } from "./inputs-digest.js";
 import { SPEC_ROOT } from "../lib/paths.js";
 import { compare, DiffError, gateProblems, HEAD, rel } from "../lib/diff/diff.js";
 import { PolicyError } from "../lib/diff/diff-policy.js";
@@ -50,20 +49,17 @@ try {
   process.exitCode = 2;
 }
 
-/** Generates the contract into a scratch folder and refuses to judge `head` when it differs from that fresh bundle. */
+/**
+ * Refuses to judge `head` when it is not what generation makes of `spec` now: the hash of spec/ and the generator
+ * recorded beside it by `npm run generate` (inputs-digest.ts) differs from today's, or the bundle was edited since.
+ * Milliseconds, where generating again took most of the gate's time (issue 48).
+ */
 async function refuseStale(spec: string, head: string): Promise<void> {
-  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), "check-breaking-"));
-  try {
-    await generate({ root: spec, outDir: scratch, quiet: true });
-    const fresh = await fs.readFile(path.join(scratch, "openapi.yaml"), "utf8");
-    const judged = await fs.readFile(head, "utf8").catch(() => null);
-    if (judged !== fresh) {
-      throw new DiffError(
-        `${rel(head)} is stale: it is not what \`npm run generate\` makes of ${rel(spec)} now, ` +
-          "so judging it would judge an old contract. Run `npm run generate` first.",
-      );
-    }
-  } finally {
-    await fs.rm(scratch, { recursive: true, force: true });
+  const why = await staleness(spec, path.dirname(head), [path.basename(head)]);
+  if (why.length) {
+    throw new DiffError(
+      `${rel(head)} is stale: it is not what \`npm run generate\` makes of ${rel(spec)} now (${why.join("; ")}), ` +
+        "so judging it would judge an old contract. Run `npm run generate` first.",
+    );
   }
 }

@@ -3,6 +3,9 @@
 //   generate  npm run generate -- --root=<copy>/spec/openapi.yaml --out=<copy>/generated
 //   lint      npm run lint -- <copy>/spec/openapi.yaml           (the repository's redocly.yaml and policy plugin)
 //   tsc       tsc --noEmit --extendedDiagnostics -p <copy>/…/consumer/tsconfig.json
+//   gate      npm run check:breaking -- --spec <copy>/spec/openapi.yaml --head <copy>/generated/openapi.yaml
+//             (×1 only: the unchanged contract against the repository's release baseline, its staleness told by
+//             the copy's generated/inputs.json, without generating again)
 // The consumer (consumer/consumer.ts, ten operations) is checked the way a package consumer checks it: against
 // the client's emitted declarations (built once here) and the copy's generated/schema.d.ts, with skipLibCheck.
 // A second copy of it with bare openapi-fetch in place of createClient gives the type-cost ratio.
@@ -38,6 +41,8 @@ export interface ScaleRun {
   generateMs: number;
   lintMs: number;
   tsc: TscDiagnostics;
+  /** npm run check:breaking on the unchanged contract (×1 only). */
+  gateMs?: number;
   /** The bare openapi-fetch consumer: every ×1 run, the first run of a grown copy. */
   tscBare: TscDiagnostics | null;
 }
@@ -114,14 +119,15 @@ export async function toolchain(o: { factors: number[]; rounds: number; scaledRo
         const gen = await timed(NPM, ["run", "--silent", "generate", "--", `--root=${dir}/spec/openapi.yaml`, `--out=${dir}/generated`], { env: NPM_ENV });
         if (f === 1 && round === 0) generatedFresh = sameFiles(path.join(dir, "generated"), path.join(ROOT, "generated"), ["openapi.json", "openapi.yaml", "schema.d.ts"]);
         const lint = await timed(NPM, ["run", "--silent", "lint", "--", `${dir}/spec/openapi.yaml`], { env: NPM_ENV });
+        const gate = f === 1 ? await timed(NPM, ["run", "--silent", "check:breaking", "--", "--spec", `${dir}/spec/openapi.yaml`, "--head", `${dir}/generated/openapi.yaml`], { env: NPM_ENV }) : null;
         const consumerDir = path.join(dir, CONSUMER_DIR);
         const tsc = await tscRun(path.join(consumerDir, "tsconfig.json"));
         const tscBare = f === 1 || round === 0 ? await tscRun(path.join(consumerDir, "tsconfig.bare.json")) : null;
         o.say(
-          `  round ${round + 1} ×${String(f).padEnd(2)} (${operations} ops)  generate ${(gen.ms / 1000).toFixed(1)} s  lint ${(lint.ms / 1000).toFixed(1)} s  ` +
+          `  round ${round + 1} ×${String(f).padEnd(2)} (${operations} ops)  generate ${(gen.ms / 1000).toFixed(1)} s  lint ${(lint.ms / 1000).toFixed(1)} s  ${gate ? `gate ${(gate.ms / 1000).toFixed(1)} s  ` : ""}` +
             `tsc ${(tsc.ms / 1000).toFixed(1)} s (${tsc.instantiations} instantiations${tscBare ? `; bare openapi-fetch ${tscBare.instantiations}` : ""})`,
         );
-        runs.get(f)!.push({ generateMs: gen.ms, lintMs: lint.ms, tsc, tscBare });
+        runs.get(f)!.push({ generateMs: gen.ms, lintMs: lint.ms, tsc, tscBare, ...(gate ? { gateMs: gate.ms } : {}) });
       }
     }
     return {
