@@ -106,7 +106,7 @@ class ApiStatusError(ApiError):
         super().__init__(f"{response.method} {response.path} failed with {response.status}: {detail}", method=response.method, path=response.path)
         self.response = response
         self.status = response.status
-        self.request_id = response.request_id
+        self.request_id: Optional[str] = response.request_id
         self.kind: ApiErrorKind = kind_of_status(response.status)
         self.detail = detail
         fields = cast(Dict[str, Any], body) if isinstance(body, dict) else {}
