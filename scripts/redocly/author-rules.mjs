@@ -61,16 +61,22 @@ export function boundedValues() {
   };
 }
 
-/** Every response but a WebSocket's 101 declares Access-Control-Allow-Origin (browsers call this API). */
-export function corsHeader() {
-  // Under `paths` only: a webhook's response is the subscriber's, not this API's.
-  return { Paths: { PathItem: { Operation: { Response: checkCors } } } };
-}
+/**
+ * Every response but a WebSocket's 101 declares the headers every answer carries: Access-Control-Allow-Origin
+ * (browsers call this API) and X-Request-Id (the root's `x-request-id`). One check, one rule per header.
+ */
+export const corsHeader = () => everyResponseHeader('Access-Control-Allow-Origin');
+export const requestIdHeader = () => everyResponseHeader('X-Request-Id');
 
-function checkCors(response, { report, location, key }) {
-  if (String(key) === '101') return;
-  if (Object.keys(response.headers ?? {}).some((h) => h.toLowerCase() === 'access-control-allow-origin')) return;
-  report({ message: `Response ${key} has no Access-Control-Allow-Origin header: add \`Access-Control-Allow-Origin: {$ref: ../components/headers/Access-Control-Allow-Origin.yaml}\` to its headers.${see()}`, location: location.key() });
+function everyResponseHeader(name) {
+  const lower = name.toLowerCase();
+  function check(response, { report, location, key }) {
+    if (String(key) === '101') return;
+    if (Object.keys(response.headers ?? {}).some((h) => h.toLowerCase() === lower)) return;
+    report({ message: `Response ${key} has no ${name} header: add \`${name}: {$ref: ../components/headers/${name}.yaml}\` to its headers.${see()}`, location: location.key() });
+  }
+  // Under `paths` only: a webhook's response is the subscriber's, not this API's.
+  return { Paths: { PathItem: { Operation: { Response: check } } } };
 }
 
 const SHARED = { 400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 422: 'UnprocessableEntity', 429: 'TooManyRequests', 500: 'InternalServerError' };

@@ -517,6 +517,7 @@ export default function policyPlugin() {
         'unreferenced-files': author.unreferencedFiles,
         'bounded-values': author.boundedValues,
         'cors-header': author.corsHeader,
+        'request-id-header': author.requestIdHeader,
         'shared-errors': author.sharedErrors,
         'timestamps': author.timestamps,
         'closed-status': author.closedStatus,

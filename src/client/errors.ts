@@ -57,6 +57,9 @@ export function urlPath(url: string): string {
   return new URL(url, "http://h").pathname;
 }
 
+/** The header naming the request on every answer (the contract's `x-request-id`, decision RQ1). */
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
 export class ApiError extends Error {
   override name = "ApiError";
   readonly kind: ApiErrorKind;
@@ -68,6 +71,8 @@ export class ApiError extends Error {
   /** Method and path of the request (no query string). */
   readonly method: string;
   readonly path: string;
+  /** The answer's `X-Request-Id`, to quote to support; null when the server sent none. */
+  readonly requestId: string | null;
   /** The response itself (headers such as `X-RateLimit-*` included). Not enumerable, to keep logs short. */
   declare readonly response: Response;
 
@@ -82,6 +87,7 @@ export class ApiError extends Error {
     this.body = body;
     this.method = line.method;
     this.path = line.path;
+    this.requestId = response.headers.get(REQUEST_ID_HEADER);
     Object.defineProperty(this, "response", { value: response, enumerable: false });
   }
 }

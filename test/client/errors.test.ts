@@ -104,3 +104,21 @@ describe("error typing", () => {
     expect(error).toEqual({ detail: "Resource not found." });
   });
 });
+
+describe("request ids (issue 49)", () => {
+  it("an error carries the answer's X-Request-Id as requestId, null when none was sent", async () => {
+    const body = { detail: "Analysis not found." };
+    const { client } = testClient(() => json(404, body, { "X-Request-Id": "req_abc123" }), { retry: false, timeoutMs: 0 });
+    const thrown = (await caught(unwrap(client.GET("/v1/analyses/{analysis_id}", { params: { path: { analysis_id: ID } } })))) as ApiError;
+    expect(thrown.requestId).toBe("req_abc123");
+    expectTypeOf(thrown.requestId).toEqualTypeOf<string | null>();
+    const { thrown: without } = await failWith(404, body);
+    expect((without as ApiError).requestId).toBeNull();
+  });
+
+  it("the header it reads is the contract's", async () => {
+    const { REQUEST_ID_HEADER } = await import("../../src/client/errors.js");
+    const { doc } = await import("../helpers/contract.js");
+    expect(REQUEST_ID_HEADER).toBe(doc["x-request-id"].header);
+  });
+});

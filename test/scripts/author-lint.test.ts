@@ -36,6 +36,7 @@ const PLANTS: Plant[] = [
   { rule: "policy/security", file: "paths/v1_keys.yaml", mutate: (d) => (d.get.security = []), message: /requires credentials/ },
   { rule: "policy/rate-limit-headers", file: "paths/v1_webhooks.yaml", mutate: (d) => delete hdr(d, "get", "200")["X-RateLimit-Limit"], message: /must carry the X-RateLimit-Limit header/ },
   { rule: "policy/cors-header", file: "paths/v1_boards_{board_id}.yaml", mutate: (d) => delete hdr(d, "get", "200")["Access-Control-Allow-Origin"], message: /add `Access-Control-Allow-Origin: \{\$ref/ },
+  { rule: "policy/request-id-header", file: "paths/v1_speakers.yaml", mutate: (d) => delete hdr(d, "get", "200")["X-Request-Id"], message: /add `X-Request-Id: \{\$ref/ },
   { rule: "policy/error-responses", file: "paths/v1_speakers_{speaker_id}.yaml", mutate: (d) => delete d.get.responses["404"], message: /getSpeaker must document a 404 response \(it has a path id\): add `'404': \{\$ref: \.\.\/components\/responses\/NotFound\.yaml\}`/ },
   { rule: "policy/error-responses", file: "paths/v1_webhooks_{webhook_id}.yaml", mutate: (d) => delete d.get.responses["422"], message: /getWebhook must document a 422 response \(it has a path id\)/ },
   { rule: "policy/shared-errors", file: "paths/v1_agents.yaml", mutate: (d) => (d.get.responses["400"] = { description: "Bad request." }), message: /Response 400 is written inline: replace it with `\$ref: \.\.\/components\/responses\/BadRequest\.yaml`/ },

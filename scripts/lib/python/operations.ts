@@ -268,6 +268,8 @@ export function constants(doc: Schema): string[] {
   if (!policy.headers) throw new PythonGenerateError("#/x-rate-limit-policy/headers is missing: the Python client reads the rate-limit headers by it");
   const apiKey = schemeName(doc, "header");
   const token = schemeName(doc, "query");
+  const requestId = (doc["x-request-id"] as { header?: unknown } | undefined)?.header;
+  if (typeof requestId !== "string") throw new PythonGenerateError("#/x-request-id/header is missing: the Python client reads the request id by it");
   const version = (doc.info as Schema | undefined)?.version;
   if (typeof version !== "string") throw new PythonGenerateError("#/info/version is missing: the Python package's version is the contract's");
   return [
@@ -277,6 +279,8 @@ export function constants(doc: Schema): string[] {
     '"""The header an API key is sent in (security scheme `' + apiKey.scheme + '`)."""',
     `TOKEN_QUERY_PARAM = ${JSON.stringify(token.name)}`,
     '"""The query parameter of a token on WebSocket and SSE operations (security scheme `' + token.scheme + '`)."""',
+    `REQUEST_ID_HEADER = ${JSON.stringify(requestId)}`,
+    '"""The header naming the request on every answer (`x-request-id.header`)."""',
     "RATE_LIMIT_HEADERS: Dict[str, str] = {",
     ...Object.entries(policy.headers).map(([k, v]) => `    ${JSON.stringify(k)}: ${JSON.stringify(v)},`),
     "}",

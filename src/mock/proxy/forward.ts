@@ -11,7 +11,7 @@ import type { RequestContext } from "../core/pipeline/context.js";
 import type { Services } from "../core/pipeline/services.js";
 import { TAKEN, type Stage } from "../core/pipeline/stage.js";
 import { BodyCopy } from "./body-copy.js";
-import { forwardedRequestHeaders, forwardedResponseHeaders } from "./headers.js";
+import { forwardedRequestHeaders, forwardedResponseHeaders, withRequestId } from "./headers.js";
 import type { Observed } from "./judge.js";
 import { responseKeep } from "./judge.js";
 import type { Proxy } from "./proxy.js";
@@ -36,7 +36,7 @@ function relay(s: Services, p: Proxy, ctx: RequestContext): void {
   const res = ctx.res!;
   const copy = hasBody(req) ? new BodyCopy(p.judge.requestKeep(ctx.method, ctx.pathname, req.headers["content-type"]), p.judge.limit) : null;
   const c: Crossing = { observed: { method: ctx.method, target: ctx.url, pathname: ctx.pathname, headers: req.headers, request: copy }, judged: false, clientGone: false };
-  const upstream = p.request(ctx.method, ctx.url, forwardedRequestHeaders(req.rawHeaders, p.upstream.host, false));
+  const upstream = p.request(ctx.method, ctx.url, withRequestId(forwardedRequestHeaders(req.rawHeaders, p.upstream.host, false), ctx.idHead));
   let timedOut = false;
   upstream.setTimeout(p.timeoutMs, () => ((timedOut = true), upstream.destroy()));
   if (copy) {
@@ -49,7 +49,7 @@ function relay(s: Services, p: Proxy, ctx: RequestContext): void {
     req.unpipe(upstream);
     // The request body may still be arriving: read and drop it, then close (as a refused body does, http/body.ts).
     if (!req.complete) lingerAfterAnswer(req), (failure.reply.headers.Connection = "close");
-    send(res, failure.reply, s.head, s.live.draining);
+    send(res, failure.reply, s.head, s.live.draining, ctx.idHead);
     judgeOnce(p, c, { transport: failure });
   };
   upstream.on("response", (ures) => {

@@ -34,6 +34,19 @@ export function forwardedRequestHeaders(raw: readonly string[], upstreamHost: st
   return out;
 }
 
+/**
+ * `headers` (forwardedRequestHeaders') with the request id the proxy answers with (`idHead`, stage `requestId`): the
+ * client's own when it fits the contract's bounds, else a fresh one in place of whatever it sent, so the upstream,
+ * the proxy's own answers (502, 503, 504) and the judge's records name one id (decision RQ3).
+ */
+export function withRequestId(headers: string[], idHead: readonly string[]): string[] {
+  if (idHead.length < 2) return headers;
+  const lower = idHead[0]!.toLowerCase();
+  const out = without(headers, new Set([lower]));
+  out.push(idHead[0]!, idHead[1]!);
+  return out;
+}
+
 /** The upstream's response headers for the client, as a flat [name, value, …] list. */
 export function forwardedResponseHeaders(raw: readonly string[], keep: readonly string[] = []): string[] {
   const drop = new Set([...CONNECTION_SPECIFIC, ...connectionOptions(raw)]);

@@ -10,7 +10,7 @@ import type { RequestContext } from "../core/pipeline/context.js";
 import type { Services } from "../core/pipeline/services.js";
 import { TAKEN, type Stage } from "../core/pipeline/stage.js";
 import { BodyCopy } from "./body-copy.js";
-import { forwardedRequestHeaders, forwardedResponseHeaders } from "./headers.js";
+import { forwardedRequestHeaders, forwardedResponseHeaders, withRequestId } from "./headers.js";
 import { responseKeep, type Observed } from "./judge.js";
 import type { Proxy } from "./proxy.js";
 
@@ -18,7 +18,7 @@ export function tunnel(s: Services, p: Proxy): Stage {
   return function tunnel(ctx) {
     const { socket, head } = ctx.upgrade!;
     const observed: Observed = { method: ctx.method, target: ctx.url, pathname: ctx.pathname, headers: ctx.req.headers, request: null };
-    const upstream = p.request(ctx.method, ctx.url, forwardedRequestHeaders(ctx.req.rawHeaders, p.upstream.host, true));
+    const upstream = p.request(ctx.method, ctx.url, withRequestId(forwardedRequestHeaders(ctx.req.rawHeaders, p.upstream.host, true), ctx.idHead));
     let timedOut = false;
     upstream.setTimeout(p.timeoutMs, () => ((timedOut = true), upstream.destroy()));
     socket.on("close", () => upstream.destroy());
@@ -40,7 +40,7 @@ export function tunnel(s: Services, p: Proxy): Stage {
     upstream.on("error", (e: NodeJS.ErrnoException) => {
       if (socket.destroyed) return;
       const failure = p.failure(timedOut, e);
-      writeRaw(socket, failure.reply, s.head);
+      writeRaw(socket, failure.reply, s.head, ctx.idHead);
       s.logRequest(ctx, failure.status);
       p.judge.judge({ ...observed, transport: failure });
     });

@@ -20,7 +20,7 @@ import { malformedJsonRejected } from "./malformed-json-rejected.js";
 import { malformedRequestRefused } from "./malformed-request-refused.js";
 import { rateLimitHeaders } from "./rate-limit-headers.js";
 import { rateLimitSemantics } from "./rate-limit-semantics.js";
-import { responseHeaders } from "./response-headers.js";
+import { requestIdEchoed, responseHeaders } from "./response-headers.js";
 import { responseSchema } from "./response-schema.js";
 import { retryAfter } from "./retry-after.js";
 import { statusDeclared } from "./status-declared.js";
@@ -38,6 +38,7 @@ export function createChecks(view: ContractView): Check[] {
     contentTypeDeclared(view),
     responseSchema(view),
     responseHeaders(view),
+    requestIdEchoed(view),
     rateLimitHeaders(view),
     retryAfter(view),
     errorBody(),

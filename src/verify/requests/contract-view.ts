@@ -2,6 +2,7 @@
 // `4XX` range or `default`), compiled validators of response bodies and headers (ajv, JSON Schema 2020-12, the
 // mock's `createContractAjv`, so ids and formats are the same as the gateway's), the rate-limit policy and the
 // credential names. Nothing here knows about the command line or the network.
+import { readRequestId, type RequestIdPolicy } from "../../contract/request-id.js";
 import type { Ajv2020, ValidateFunction } from "ajv/dist/2020.js";
 import type { Contract, Json } from "../../mock/core/contract/contract-build.js";
 import { componentSchemaId, createContractAjv, RequestValidator } from "../../mock/core/contract/validation.js";
@@ -30,6 +31,8 @@ export class ContractView {
   /** The five per-minute and daily headers, named as the policy names them. */
   readonly rateHeaders: string[];
   readonly retryAfterHeader: string;
+  /** The root's `x-request-id`: the header every answer carries, echoed when it fits its bounds. */
+  readonly requestId: RequestIdPolicy;
   /** The header of the API-key scheme (`X-API-Key`). */
   readonly apiKeyHeader: string;
   readonly requestValidator: RequestValidator;
@@ -43,6 +46,7 @@ export class ContractView {
     const h = this.policy.headers;
     this.rateHeaders = [h.limit, h.remaining, h.reset, h.daily_limit, h.daily_remaining];
     this.retryAfterHeader = h.retry_after;
+    this.requestId = readRequestId(contract.doc);
     const schemes = Object.values<Json>(contract.doc.components?.securitySchemes ?? {});
     this.apiKeyHeader = schemes.find((s) => s.type === "apiKey" && s.in === "header")?.name ?? "X-API-Key";
     this.requestValidator = new RequestValidator(contract);

@@ -58,6 +58,7 @@ export class Session {
   private lastSent = -Infinity;
   private credentialsAccepted = false;
   private reachable = false;
+  private sentIds = 0;
 
   constructor(readonly o: SessionOptions) {}
 
@@ -134,6 +135,15 @@ export class Session {
     return [[this.o.credential.secret, "$API_KEY"], ...(c.secret ? [[c.secret, c.secretVar ?? "$REVOKED_API_KEY"] as [string, string]] : [])];
   }
 
+  /**
+   * The X-Request-Id of the next request (check request-id-echoed): `verify-<n>`, and every eighth one a value
+   * outside the header's schema (a space in it), which must come back replaced.
+   */
+  private nextRequestId(): string {
+    const n = ++this.sentIds;
+    return n % 8 === 0 ? `verify ${n}` : `verify-${n}`;
+  }
+
   private request(c: RequestCase): ExchangeRequest {
     const headers: Record<string, string> = { "user-agent": "avt-verify/1", accept: "application/json, text/event-stream;q=0.9, */*;q=0.8", ...c.headers };
     let path = c.path;
@@ -144,6 +154,7 @@ export class Session {
       path += `${path.includes("?") ? "&" : "?"}${tokenQueryParam(this.o.view)}=${encodeURIComponent(this.o.credential.secret)}`;
     }
     if (c.body) headers["content-type"] = c.body.contentType;
+    headers[this.o.view.requestId.header.toLowerCase()] ??= this.nextRequestId();
     return { method: c.method, url: this.o.target.base + path, headers, body: c.body?.bytes ?? null };
   }
 

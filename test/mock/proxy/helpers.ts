@@ -70,10 +70,10 @@ export async function listening(server: http.Server, received: Received[] = []):
   return { url: `http://127.0.0.1:${port}`, received, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
 }
 
-/** The headers every answer under /v1 carries: CORS, and the five X-RateLimit-* with values of the Pro plan. */
+/** The headers every answer under /v1 carries: CORS, a request id, and the five X-RateLimit-* with values of the Pro plan. */
 export function conformingHeaders(): Record<string, string> {
   const h = contract.policy.headers;
-  return { "Access-Control-Allow-Origin": "*", [h.limit]: "150", [h.remaining]: "149", [h.reset]: "1795262460", [h.daily_limit]: "10000", [h.daily_remaining]: "9999" };
+  return { "Access-Control-Allow-Origin": "*", "X-Request-Id": "req_upstream0001", [h.limit]: "150", [h.remaining]: "149", [h.reset]: "1795262460", [h.daily_limit]: "10000", [h.daily_remaining]: "9999" };
 }
 
 /** An example event of the analysis stream, as the contract gives it, written as one SSE message. */

@@ -9,7 +9,7 @@ import { contract, policy } from "../../helpers/mock.js";
 
 const view = new ContractView(contract);
 const op = (id: string): Operation => view.operations.find((o) => o.operationId === id)!;
-const RATE = { "access-control-allow-origin": "*", "x-ratelimit-limit": "300", "x-ratelimit-remaining": "299", "x-ratelimit-reset": "1790000040", "x-ratelimit-daily-limit": "50000", "x-ratelimit-daily-remaining": "49000" };
+const RATE = { "access-control-allow-origin": "*", "x-request-id": "req_abc", "x-ratelimit-limit": "300", "x-ratelimit-remaining": "299", "x-ratelimit-reset": "1790000040", "x-ratelimit-daily-limit": "50000", "x-ratelimit-daily-remaining": "49000" };
 const LIST = { data: [], next_cursor: null, has_more: false };
 
 interface Pair {
@@ -64,7 +64,7 @@ describe("response checks on one exchange", () => {
     const { results } = await checkExchange(view, createChecks(view), {
       operation: op("getGatewayHealth"),
       request: { method: "GET", url: "http://127.0.0.1:1/health", headers: {}, body: null },
-      response: { status: 200, headers: new Headers({ "content-type": "application/json", "access-control-allow-origin": "*" }), body: Buffer.from(JSON.stringify(health)) },
+      response: { status: 200, headers: new Headers({ "content-type": "application/json", "access-control-allow-origin": "*", "x-request-id": "req_abc" }), body: Buffer.from(JSON.stringify(health)) },
     });
     expect(results.map((r) => r.rule)).not.toContain("rate-limit-headers");
     expect(results.every((r) => r.violations.length === 0)).toBe(true);
@@ -224,5 +224,22 @@ describe("targets, selection, generated values", () => {
     expect(list.length).toBeLessThanOrEqual(3);
     for (const item of list) expect(item.length).toBeGreaterThanOrEqual(5);
     for (const item of list) expect(item.length).toBeLessThanOrEqual(40);
+  });
+});
+
+describe("request-id-echoed (issue 49)", () => {
+  const sent = (id: string, got?: string) =>
+    judge({ operationId: "listAnalyses", status: 200, response: LIST, headers: { "x-api-key": "pk_test_k", "x-request-id": id }, responseHeaders: got === undefined ? {} : { "x-request-id": got } });
+  it("an echoed id, and a bad one replaced, pass", async () => {
+    expect(await sent("trace-1", "trace-1")).toEqual({});
+    expect(await sent("two words", "req_0123456789abcdef")).toEqual({});
+  });
+  it("a valid id not echoed, and a bad one echoed, are reported", async () => {
+    expect((await sent("trace-1", "req_other"))["request-id-echoed"]).toEqual(['sent X-Request-Id: "trace-1" came back as "req_other"; expected it echoed']);
+    expect(Object.keys(await sent("x".repeat(129), "x".repeat(129)))).toContain("request-id-echoed");
+  });
+  it("an answer without one is response-headers' finding", async () => {
+    const rules = await judge({ operationId: "listAnalyses", status: 200, response: LIST, responseHeaders: { "x-request-id": "" } });
+    expect(Object.keys(rules)).toEqual(["response-headers"]);
   });
 });

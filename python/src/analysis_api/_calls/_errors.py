@@ -66,6 +66,8 @@ class ApiError(ClientError):
     """The server's `detail` (for a 422 its items joined into one line), or what went wrong when no response came."""
     response: Optional[Response]
     """The response, headers such as `X-RateLimit-*` included (None when no response came)."""
+    request_id: Optional[str]
+    """The answer's `X-Request-Id`, to quote to support (None when no response came, or it carried none)."""
     method: str
     path: str
     """The request's path, without the query string (which may hold a token)."""
@@ -78,6 +80,12 @@ class ApiError(ClientError):
         self.error = None
         self.detail = message
         self.response = None
+        self.request_id = None
+
+    @property
+    def status_code(self) -> Optional[int]:
+        """`status`, as openai-python and httpx spell it."""
+        return self.status
 
 
 class ApiStatusError(ApiError):
@@ -87,12 +95,18 @@ class ApiStatusError(ApiError):
     status: int
     response: Response
 
+    @property
+    def status_code(self) -> int:
+        """`status`, as openai-python and httpx spell it."""
+        return self.status
+
     def __init__(self, response: Response, body: Any, detail: Optional[str] = None) -> None:
         if detail is None:
             detail = _detail_of(body, response)
         super().__init__(f"{response.method} {response.path} failed with {response.status}: {detail}", method=response.method, path=response.path)
         self.response = response
         self.status = response.status
+        self.request_id: Optional[str] = response.request_id
         self.kind: ApiErrorKind = kind_of_status(response.status)
         self.detail = detail
         fields = cast(Dict[str, Any], body) if isinstance(body, dict) else {}

@@ -6,6 +6,10 @@ import json
 from email.message import Message
 from typing import Any, Dict, Iterable, Mapping, Optional, Tuple, Union
 
+from .._constants import REQUEST_ID_HEADER
+
+_REQUEST_ID = REQUEST_ID_HEADER.lower()
+
 Headers = Union[Message, Mapping[str, str]]
 """Response headers: the `http.client` message (case-insensitive), or any mapping of names to values."""
 
@@ -65,6 +69,11 @@ class Response:
                 lower.setdefault(k.lower(), str(v))
             self._lower = lower
         return self._lower
+
+    @property
+    def request_id(self) -> Optional[str]:
+        """The answer's `X-Request-Id` (None when it carried none)."""
+        return self.lower_headers.get(_REQUEST_ID)
 
     @property
     def ok(self) -> bool:

@@ -22,6 +22,16 @@ class RawResponse(Generic[T]):
         return self.response.status
 
     @property
+    def status_code(self) -> int:
+        """`status`, as openai-python and httpx spell it."""
+        return self.response.status
+
+    @property
+    def request_id(self) -> Optional[str]:
+        """The answer's `X-Request-Id`, to quote to support (None when it carried none)."""
+        return self.response.request_id
+
+    @property
     def headers(self) -> Headers:
         return self.response.headers
 

@@ -39,6 +39,8 @@ export class RequestContext {
   /** The credentials' verdict (`authenticate`), and the principal when they are valid. */
   auth: AuthResult | null = null;
   principal: Principal | null = null;
+  /** `X-Request-Id` and the request's id, as [name, value] (`requestId`, the first stage; none before it). */
+  idHead: readonly string[] = NO_HEADERS;
   /** The five X-RateLimit-* headers of the bucket the request was counted in, as [name, value, …] (`rateLimit`). */
   rate: readonly string[] = NO_HEADERS;
   /** The rate limiter's verdict those headers show (`rateLimit`): `GET /v1/billing/usage` reports it. */

@@ -2,7 +2,8 @@
 // stages/ or responders/ (the contract they keep: stage.ts); a request goes down the list until one answers.
 //
 // Plain HTTP requests:                                        answers
-//   edge       malformed           no Host, or several         400, closes
+//   edge       requestId           names the request (X-Request-Id, x-request-id)  - (every answer carries it)
+//              malformed           no Host, or several         400, closes
 //              cors                CORS preflight, any path    204
 //              ownPaths            /health, /healthz, /openapi.yaml, /swagger.html, /swagger-ui/*, /
 //              mockControls        /__mock/reset, clock, faults  200, 201, 204, 400, 403, 404, 405
@@ -43,7 +44,7 @@
 // browser too, runs `httpPipeline`. The lists below need sockets (ws, the upstream's connections), so they are in
 // node-pipelines.ts, for the Node server only.
 //
-// WebSocket upgrades: malformed (400) → shuttingDown (503) → apiPrefix → latency → the same admission →
+// WebSocket upgrades: requestId → malformed (400) → shuttingDown (503) → apiPrefix → latency → the same admission →
 // webSocketOnly (400) → webSocket (101, or 400 for a handshake ws refuses).
 //
 // Proxy mode (--upstream, proxy/): no admission and no responders; the backend answers, and each exchange is judged
@@ -69,6 +70,7 @@ import { webhooks } from "../responders/webhooks.js";
 import { apiPrefix } from "../stages/api-prefix.js";
 import { authenticate } from "../stages/authenticate.js";
 import { cors } from "../stages/cors.js";
+import { requestId } from "./request-id.js";
 import { faultRules } from "../stages/fault-rules.js";
 import { files } from "../stages/files.js";
 import { frozen } from "../stages/frozen.js";
@@ -127,7 +129,7 @@ export function httpPipeline(s: Services): Stage[] {
   const answers = [faultRules(s), ...responders(s)];
   const body = [readBody(s), validateBody(s)];
   return [
-    ...[malformed(s), cors(s), ownPaths(s), ...(s.settings.stateless ? [] : [files(s)]), mockControls(s), apiPrefix(s), ...delay(s)],
+    ...[requestId(s), malformed(s), cors(s), ownPaths(s), ...(s.settings.stateless ? [] : [files(s)]), mockControls(s), apiPrefix(s), ...delay(s)],
     ...admission(s),
     // From here on the operation is known: each runs only the stages that can act on it (stage.ts `appliesTo`).
     perRoute([prefer(s), ...idempotency(s, body, answers), ...body, ...answers]),

@@ -58,10 +58,10 @@ function answer(s: Services, ctx: RequestContext, out: Outcome): void {
   const changing = out.status < 400 && ctx.method !== "GET" && ctx.method !== "HEAD" && ctx.method !== "OPTIONS";
   if (changing || s.states.pending) {
     s.states.commitThen(
-      () => send(ctx.res!, out, s.head, s.live.draining || unread),
+      () => send(ctx.res!, out, s.head, s.live.draining || unread, ctx.idHead),
       (e) => failed(s, ctx, e),
     );
-  } else send(ctx.res!, out, s.head, s.live.draining || unread);
+  } else send(ctx.res!, out, s.head, s.live.draining || unread, ctx.idHead);
 }
 
 function failed(s: Services, ctx: RequestContext, e: Error): void {
@@ -71,7 +71,7 @@ function failed(s: Services, ctx: RequestContext, e: Error): void {
   // A client that went away mid-request is no internal error: its request line (499) records it.
   if (req.destroyed && !req.complete) return;
   s.sink?.(`${new Date(s.clock.now()).toISOString()} internal error on ${req.method} ${redact(req.url ?? "")}: ${redact(e.stack ?? e.message)}`);
-  if (!res!.headersSent) send(res!, json(500, { detail: "Internal server error. Retry with exponential backoff." }), s.head, s.live.draining);
+  if (!res!.headersSent) send(res!, json(500, { detail: "Internal server error. Retry with exponential backoff." }), s.head, s.live.draining, ctx.idHead);
   else res!.destroy();
 }
 
@@ -93,7 +93,7 @@ export function serveUpgrades(s: Services, stages: readonly Stage[]): (req: http
     }
     if (out === TAKEN || out === undefined) return;
     // With the headers every answer carries (CORS), as the contract's refusals declare them.
-    writeRaw(socket, out, s.head);
+    writeRaw(socket, out, s.head, ctx.idHead);
     s.logRequest(ctx, out.status);
   };
 }

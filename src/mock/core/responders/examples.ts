@@ -10,6 +10,7 @@ import type { MockAnswer } from "../contract/preferences.js";
 import type { Services } from "../pipeline/services.js";
 import type { StageFactory } from "../pipeline/stage.js";
 import { askedTooMany } from "../access/rate-answers.js";
+import { readRequestId } from "../../../contract/request-id.js";
 
 export const examples: StageFactory = (s) => {
   const retryAfterHeader = s.policy.headers.retry_after;
@@ -54,13 +55,14 @@ async function fromPrism(s: Services, ctx: RequestContext, request: { path: stri
 }
 
 /**
- * The headers a response of the contract requires that no other part of the gateway sends (the CORS and rate-limit
- * headers are everyone's), each with the one value its schema names (`const`, the first of its `enum` or
+ * The headers a response of the contract requires that no other part of the gateway sends (the CORS, rate-limit
+ * and request-id headers are everyone's), each with the one value its schema names (`const`, the first of its `enum` or
  * `examples`): `WWW-Authenticate` on a 401 asked for with `Prefer`, `Upgrade` on a 426. Worked out once per
  * operation and status.
  */
 function requiredHeaders(s: Services): (route: Route, status: number) => Record<string, string> | undefined {
-  const sentByAll = new Set([...s.head.filter((_, i) => i % 2 === 0), ...Object.values(s.policy.headers)].map((h) => h.toLowerCase()));
+  const everyone = [...s.head.filter((_, i) => i % 2 === 0), ...Object.values(s.policy.headers), readRequestId(s.contract.doc).header];
+  const sentByAll = new Set(everyone.map((h) => h.toLowerCase()));
   const known = new Map<Route, Map<number, Record<string, string> | undefined>>();
   const build = (route: Route, status: number) => {
     const out: Record<string, string> = {};

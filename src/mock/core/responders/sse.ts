@@ -60,7 +60,7 @@ export const sse: StageFactory = (s) => {
 function open(s: Services, ctx: RequestContext, onClose: () => void): () => void {
   const release = s.slots.take(ctx.principal!.workspaceId, ctx.req.socket.remoteAddress ?? "");
   const res = ctx.res!;
-  res.writeHead(200, [...s.head, ...ctx.rate, ...SSE_HEAD]);
+  res.writeHead(200, [...s.head, ...ctx.idHead, ...ctx.rate, ...SSE_HEAD]);
   res.flushHeaders();
   const ac = new AbortController();
   s.live.streams.add(ac);

@@ -21,6 +21,7 @@ import type { Store } from "../../core/store/store.js";
 import { httpPipeline } from "../../core/pipeline/pipeline.js";
 import { proxyPipeline, proxyUpgradePipeline, upgradePipeline } from "./pipelines.js";
 import { serveRefusals, serveRequests, serveUpgrades } from "../../core/pipeline/serve.js";
+import { freshIdHead } from "../../core/pipeline/request-id.js";
 import { buildServices, type Services } from "../../core/pipeline/services.js";
 import { StateDb } from "../../engines/sqlite/state-db.js";
 import { isPostgresUrl, PgState } from "../../engines/postgres/state-pg.js";
@@ -93,6 +94,7 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
     requestTimeoutMs: opts.requestTimeoutMs,
     // Every answer carries the CORS headers, these too (Schemathesis's finding: a browser could not read them).
     head: s.head,
+    ownHead: freshIdHead(s),
     maxConnections: s.settings.limits.connections,
     addressShare: s.settings.limits.addressShare,
     idleMs: s.settings.limits.connectionIdleMs,

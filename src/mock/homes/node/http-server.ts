@@ -25,6 +25,8 @@ export interface ServerHandlers {
   refused?(socket: Duplex, reply: Reply, inFlight: http.ServerResponse | undefined): Reply;
   /** The headers every answer carries (CORS: cors-head.ts), on the answers given here too. */
   head?: readonly string[];
+  /** The headers of one answer given here: a fresh X-Request-Id each (request-id.ts `freshIdHead`). */
+  ownHead?: () => readonly string[];
   /**
    * A request node:http could not parse, as its bytes (`rawPacket`): true when it was taken care of (proxy mode relays
    * it to the upstream, proxy/unparsed.ts); otherwise it is answered 400 here. `refuse` answers that 400 (when the
@@ -56,7 +58,7 @@ const KEEP_ALIVE_MS = 5000;
  * `maxConnections` would close it without a word). The share keeps one address from taking every connection
  * (issue 29: 150 idle sockets made /health answer 503 to everyone).
  */
-function capConnections(server: http.Server, max: number, sharePercent: number, head: readonly string[] | undefined): void {
+function capConnections(server: http.Server, max: number, sharePercent: number, head: readonly string[] | undefined, ownHead?: () => readonly string[]): void {
   const perAddress = Math.max(1, Math.floor((max * Math.min(100, sharePercent)) / 100));
   const byAddress = new Map<string, number>();
   let open = 0;
@@ -77,7 +79,7 @@ function capConnections(server: http.Server, max: number, sharePercent: number, 
       open > max
         ? `The mock has ${max} connections open, the most it keeps (--max-connections): retry shortly.`
         : `Your address has ${perAddress} connections open, its share (--address-connection-share ${sharePercent}% of --max-connections ${max}): close some, or retry shortly.`;
-    writeRaw(socket, json(503, { detail, error: "capacity_exceeded" }, { "Retry-After": String(CAPACITY_RETRY_AFTER_SECONDS) }), head);
+    writeRaw(socket, json(503, { detail, error: "capacity_exceeded" }, { "Retry-After": String(CAPACITY_RETRY_AFTER_SECONDS) }), head, ownHead?.());
   });
 }
 
@@ -135,19 +137,19 @@ export function createHttpServer(h: ServerHandlers): http.Server {
           : "Malformed HTTP request.";
     const reply = json(err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400, { detail });
     const raw = (err as NodeJS.ErrnoException & { rawPacket?: Buffer }).rawPacket;
-    if (!inFlight && err.code?.startsWith("HPE_") && err.code !== "HPE_HEADER_OVERFLOW" && h.unparsed?.(socket, raw, () => writeRaw(socket, reply, h.head))) return;
-    writeRaw(socket, h.refused ? h.refused(socket, reply, inFlight) : reply, h.head);
+    if (!inFlight && err.code?.startsWith("HPE_") && err.code !== "HPE_HEADER_OVERFLOW" && h.unparsed?.(socket, raw, () => writeRaw(socket, reply, h.head, h.ownHead?.()))) return;
+    writeRaw(socket, h.refused ? h.refused(socket, reply, inFlight) : reply, h.head, h.ownHead?.());
   });
   // CONNECT would otherwise get its connection closed without an answer: the gateway is no proxy.
   server.on("connect", (req: http.IncomingMessage, socket: Duplex) => {
     socket.on("error", () => socket.destroy());
-    writeRaw(socket, json(405, { detail: `${req.method} is not allowed: the gateway is not a proxy.` }), h.head);
+    writeRaw(socket, json(405, { detail: `${req.method} is not allowed: the gateway is not a proxy.` }), h.head, h.ownHead?.());
   });
   server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on("error", () => socket.destroy());
     h.upgrade(req, socket, head).catch(() => writeRaw(socket, json(500, { detail: "Internal server error." })));
   });
-  if (h.maxConnections !== undefined) capConnections(server, h.maxConnections, h.addressShare ?? 100, h.head);
+  if (h.maxConnections !== undefined) capConnections(server, h.maxConnections, h.addressShare ?? 100, h.head, h.ownHead);
   if (h.idleMs !== undefined) closeIdle(server, h.idleMs);
   return server;
 }
