@@ -286,6 +286,9 @@ export function table(r: Results): string {
       `simulation÷static ${x2(r.sim.simulationOverStatic)}`,
       "reported (no target)",
     ]);
+    if (r.sim.directOverLoopback !== undefined) {
+      rows.push(["In-process simulation: sim.fetch ÷ the same GET to the gateway over loopback HTTP (call by call, median ratio)", `${x2(r.sim.directOverLoopback)}`, "—", "reported (no target)"]);
+    }
     if (r.sim.browserBundle) {
       const b = r.sim.browserBundle;
       rows.push(["Simulation's browser bundle (@avt/mock/browser: core, contract, packages but msw; esbuild, minified, gzip -9)", `${kb(b.gzipped)} (${kb(b.minified)} min)`, "—", "reported (no target)"]);

@@ -10,13 +10,16 @@ import { http, HttpResponse } from "msw";
 import { browserBundle } from "../lib/browser-bundle.js";
 import { setupServer } from "msw/node";
 import { createSimulation } from "../../src/mock/homes/node/simulation.js";
+import { createGateway } from "../../src/mock/homes/node/gateway.js";
 import { simulationHandlers } from "../../src/mock/homes/fetch/msw.js";
-import { median, shuffled } from "./lib.js";
+import { median, medianRatio, shuffled } from "./lib.js";
 
 export interface SimBench {
   calls: number;
   perCallMicros: { simulationMsw: number; simulationDirect: number; staticMsw: number };
   simulationOverStatic: number;
+  /** sim.fetch ÷ the same GET to the gateway over loopback HTTP (global fetch, keep-alive), call by call, no MSW. */
+  directOverLoopback: number;
   /** @avt/mock/browser, minified: bytes, and bytes gzipped at level 9. */
   browserBundle: { minified: number; gzipped: number };
 }
@@ -56,5 +59,39 @@ export async function simBench(o: { rounds: number; calls: number }): Promise<Si
   }
   const m = (v: Variant) => Math.round(median(times[v]) * 10) / 10;
   const perCallMicros = { simulationMsw: m("simulationMsw"), simulationDirect: m("simulationDirect"), staticMsw: m("staticMsw") };
-  return { calls: o.rounds * o.calls, perCallMicros, browserBundle: await simBrowserBundle(), simulationOverStatic: Math.round((perCallMicros.simulationMsw / perCallMicros.staticMsw) * 100) / 100 };
+  return { calls: o.rounds * o.calls, perCallMicros, directOverLoopback: await directOverLoopback(o), browserBundle: await simBrowserBundle(), simulationOverStatic: Math.round((perCallMicros.simulationMsw / perCallMicros.staticMsw) * 100) / 100 };
+}
+
+/**
+ * sim.fetch against the same GET to a gateway on 127.0.0.1 (the server a Playwright run starts), alternating call by
+ * call in a random order each round, after MSW's interception is gone: the median of the per-call ratios.
+ */
+async function directOverLoopback(o: { rounds: number; calls: number }): Promise<number> {
+  const sim = createSimulation();
+  const gateway = await createGateway({ log: null });
+  const base = await gateway.listen(0, "127.0.0.1");
+  const headers = { "X-API-Key": sim.keys.pro! };
+  const variants = {
+    direct: () => sim.fetch(`${sim.baseUrl}/v1/analyses?limit=3`, { headers }),
+    loopback: () => fetch(`${base}/v1/analyses?limit=3`, { headers }),
+  };
+  const times: Record<keyof typeof variants, number[]> = { direct: [], loopback: [] };
+  try {
+    for (let round = 0; round < o.rounds; round++) {
+      // At most 40 a round: 3 rounds stay under the pro key's 150 a minute on both (the simulation's clock is paused).
+      for (let i = 0; i < Math.min(o.calls, 40); i++) {
+        for (const v of shuffled(["direct", "loopback"] as const)) {
+          const t = performance.now();
+          const res = await variants[v]();
+          if (res.status !== 200) throw new Error(`${v}: GET /v1/analyses answered ${res.status}`);
+          await res.json();
+          times[v].push(performance.now() - t);
+        }
+      }
+    }
+  } finally {
+    await gateway.close();
+    await sim.close();
+  }
+  return Math.round(medianRatio(times.direct, times.loopback) * 100) / 100;
 }

@@ -7,7 +7,10 @@ import { JWT_AUDIENCE, JWT_ISSUER, JWT_MAX_LIFETIME_SECONDS } from "../../src/mo
 import { demoKeys, jwtSecretFromEnv, loadContract, mintToken } from "../../src/mock/index.js";
 import { GENERATED, ROOT } from "../lib/paths.js";
 
-const HELP = `npm run -s mock:token -- [options]   Mint a bearer JWT for the mock gateway.
+/** How the command is run: from the repository, or from the installed package (`npx avt-mock token`). */
+export const TOKEN_COMMAND = "npm run -s mock:token --";
+
+const HELP = `<command> [options]   Mint a bearer JWT for the mock gateway.
 
   -w, --workspace <ws_id>   Workspace the token acts in (default: the demo workspace of --plan)
   -p, --plan <plan>         Plan of that workspace: ${"<plans>"} (default pro)
@@ -19,7 +22,7 @@ const HELP = `npm run -s mock:token -- [options]   Mint a bearer JWT for the moc
 
 The token carries iss "<iss>" and aud "<aud>", which the mock requires.
 
-Use it as:  curl -H "Authorization: Bearer $(npm run -s mock:token)" http://127.0.0.1:4010/v1/analyses`;
+Use it as:  curl -H "Authorization: Bearer $(<bare>)" http://127.0.0.1:4010/v1/analyses`;
 
 /** `90s`, `15m`, `2h`, `7d` or a plain number of seconds. */
 export function parseSpan(text: string): number {
@@ -35,14 +38,20 @@ export interface TokenOutput {
   errIsTTY: boolean;
 }
 
+/** The process's own stdout and stderr. */
+export function processOutput(): TokenOutput {
+  return { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTTY: Boolean(process.stderr.isTTY) };
+}
+
 /**
- * The command without its process: reads `args` (what follows `npm run -s mock:token --`), writes what the command
- * writes and returns its exit code (0, or 2 for a bad option), so a test can call it in-process.
+ * The command without its process: reads `args` (what follows `npm run -s mock:token --`, or `npx avt-mock token`:
+ * `command`, which its help names), writes what the command writes and returns its exit code (0, or 2 for a bad
+ * option), so a test can call it in-process.
  */
-export async function mockToken(args: string[], output: TokenOutput): Promise<number> {
+export async function mockToken(args: string[], output: TokenOutput, command = TOKEN_COMMAND): Promise<number> {
   const policy = loadContract(GENERATED).policy;
   const plans = Object.keys(policy.plans);
-  const help = HELP.replace("<plans>", plans.join(", ")).replace("<iss>", JWT_ISSUER).replace("<aud>", JWT_AUDIENCE);
+  const help = HELP.replace("<command>", command).replace("<bare>", command.replace(/ --$/, "")).replace("<plans>", plans.join(", ")).replace("<iss>", JWT_ISSUER).replace("<aud>", JWT_AUDIENCE);
   let values;
   try {
     values = parseArgs({
@@ -98,8 +107,7 @@ export async function mockToken(args: string[], output: TokenOutput): Promise<nu
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(ROOT, "scripts/mock/mock-token.ts")) {
-  const output: TokenOutput = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), errIsTTY: Boolean(process.stderr.isTTY) };
-  void mockToken(process.argv.slice(2), output).then((code) => {
+  void mockToken(process.argv.slice(2), processOutput()).then((code) => {
     if (code !== 0) process.exit(code);
   });
 }

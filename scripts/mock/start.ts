@@ -145,7 +145,30 @@ function generateInto(outDir: string): Promise<void> {
   });
 }
 
-const HELP = `npm start [-- options]   Start the mock gateway.
+/**
+ * How the user runs the mock: from the repository (`npm start`, `npm run -s mock:token --`) or from the installed
+ * package (`npx avt-mock`, `npx avt-mock token`, scripts/mock/bin-mock.ts). The help and the banner name these, and
+ * name each doc by its path from where the command runs (docs/… in the repository, node_modules/@avt/mock/docs/…
+ * once installed: the package ships the docs they name, build-packages.ts MOCK_DOCS).
+ */
+export interface Invocation {
+  /** The usage line's command and its options. */
+  usage: string;
+  /** The command, then what comes before its own flags (`npm start --`). */
+  options: string;
+  start: string;
+  token: string;
+}
+export const FROM_REPOSITORY: Invocation = { usage: "npm start [-- options]", options: "npm start --", start: "npm start", token: "npm run -s mock:token --" };
+export const INSTALLED: Invocation = { usage: "npx avt-mock [options]", options: "npx avt-mock", start: "npx avt-mock", token: "npx avt-mock token" };
+
+/** Each `docs/…` a text names, as a path from the working directory to that doc where the mock runs from. */
+function docPaths(text: string): string {
+  return text.replace(/(?<![\w/.])docs\/([\w.-]*\w)/g, (_, file: string) => path.relative(process.cwd(), path.join(ROOT, "docs", file)));
+}
+
+const help = (inv: Invocation) => docPaths(`${inv.usage}   Start the mock gateway.${inv === FROM_REPOSITORY ? "" : `
+${inv.token} [options]   Mint a bearer JWT the mock accepts (${inv.token} --help).`}
 
   --port <n>        Port (env PORT, default 4010; 0 picks a free one)
   --host <addr>     Address to listen on (env HOST, default 127.0.0.1)
@@ -185,11 +208,11 @@ Other settings (env only):
 ${envOnlyHelp().join("\n")}
 
 MOCK_JWT_SECRET: on an address beyond loopback without it, a random one is made for the process and the banner
-prints how npm run mock:token uses it.
-Every value is checked at start: one that does not parse stops the mock, naming the flag or variable.`;
+prints how ${inv.token.replace(/ --$/, "")} uses it.
+Every value is checked at start: one that does not parse stops the mock, naming the flag or variable.`);
 
 
-function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[], tokenCommand: string): string {
+function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord[], keysFile: string | undefined, ms: number, controls: string[], tokenCommand: string, inv: Invocation): string {
   const policy: RateLimitPolicy = g.contract.policy;
   const general = policy.categories.find((c) => c.default)!;
   const info = g.contract.doc.info ?? {};
@@ -213,20 +236,20 @@ function banner(g: Gateway, url: string, operations: number, fileKeys: KeyRecord
     "  Demo keys (send as X-API-Key; on SSE and WebSocket also as ?token=):",
     ...demo,
     ...(fileKeys.length ? [`    + ${fileKeys.length} key(s) from ${keysFile}`] : []),
-    `  Bearer JWT:  ${tokenCommand} -- --plan pro      (--help for workspace, expiry, frozen)`,
+    `  Bearer JWT:  ${tokenCommand} --plan pro      (--help for workspace, expiry, frozen)`,
     "",
     "  Try it:",
     `    curl -i -H "X-API-Key: pk_test_demo_pro" ${url}/v1/analyses`,
     `    curl -i -H "X-API-Key: pk_test_demo_pro" -H "Prefer: code=404" ${url}/v1/analyses/anl_01HZX4A9B7C5D3E1F2G4H6J8K0`,
     `    curl -N "${url}/v1/analysis/anl_01HZX4A9B7C5D3E1F2G4H6J8K0/stream?token=pk_test_demo_pro"`,
     "",
-    "  Ctrl-C stops it; `npm start -- --help` lists the settings. One line per request follows.",
+    `  Ctrl-C stops it; \`${inv.options} --help\` lists the settings. One line per request follows.`,
     "",
   ];
-  return lines.join("\n");
+  return docPaths(lines.join("\n"));
 }
 
-function proxyBanner(g: Gateway, url: string, upstream: string, ms: number): string {
+function proxyBanner(g: Gateway, url: string, upstream: string, ms: number, inv: Invocation): string {
   const info = g.contract.doc.info ?? {};
   return [
     "",
@@ -242,12 +265,12 @@ function proxyBanner(g: Gateway, url: string, upstream: string, ms: number): str
     "  checked against the contract, and each departure is written below on one line beginning `violation`.",
     "  The mock's keys, limits, examples and state play no part in this mode.",
     "",
-    "  Ctrl-C stops it; `npm start -- --help` lists the settings. One line per request and one per violation follow.",
+    `  Ctrl-C stops it; \`${inv.options} --help\` lists the settings. One line per request and one per violation follow.`,
     "",
   ].join("\n");
 }
 
-export async function main(): Promise<void> {
+export async function main(inv: Invocation = FROM_REPOSITORY): Promise<void> {
   if (process.argv[2] === "migrate") process.exit(await runMigrate(process.argv.slice(3)));
   // Times are since the process started (performance.now()'s origin), module loading included.
   // Every flag and variable is read and checked here, through one table (src/mock/homes/node/settings.ts): a bad value stops
@@ -256,11 +279,11 @@ export async function main(): Promise<void> {
   try {
     args = readSettings(process.argv.slice(2), process.env, { ...SETTINGS, ...LIMIT_SETTINGS } as typeof SETTINGS);
   } catch (e) {
-    console.error(e instanceof SettingsError && e.usage ? `${e.message}\n\n${HELP}` : (e as Error).message);
+    console.error(e instanceof SettingsError && e.usage ? `${e.message}\n\n${help(inv)}` : (e as Error).message);
     process.exit(2);
   }
   if (args.help) {
-    console.log(HELP);
+    console.log(help(inv));
     return;
   }
   const { port, host, keysFile, stateFile, stateless, latency: latencyMs, upstream, quiet, fixtures, redis } = args;
@@ -352,15 +375,15 @@ export async function main(): Promise<void> {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (e instanceof RedisSetupError) console.error(`Cannot start: ${e.message}`);
-    else if (code === "EADDRINUSE") console.error(`Port ${port} on ${host} is already in use (another mock running?). Try: PORT=${port + 1} npm start`);
-    else if (code === "EACCES") console.error(`Not allowed to listen on ${host}:${port}. Pick a port above 1023: PORT=4010 npm start`);
+    else if (code === "EADDRINUSE") console.error(`Port ${port} on ${host} is already in use (another mock running?). Try: PORT=${port + 1} ${inv.start}`);
+    else if (code === "EACCES") console.error(`Not allowed to listen on ${host}:${port}. Pick a port above 1023: PORT=4010 ${inv.start}`);
     else console.error(`Cannot listen on ${host}:${port}: ${(e as Error).message}`);
     process.exit(1);
   }
   // Listening on every interface: show an address a browser on this machine can open.
   const shown = /^http:\/\/(0\.0\.0\.0|\[::\])/.test(url) ? url.replace(/^http:\/\/[^/]+?(?=:\d+$)/, "http://localhost") : url;
   if (upstream !== undefined) {
-    console.log(proxyBanner(gateway, shown, parseUpstream(upstream).url, performance.now()));
+    console.log(proxyBanner(gateway, shown, parseUpstream(upstream).url, performance.now(), inv));
     stopOnSignals(gateway);
     return;
   }
@@ -372,9 +395,9 @@ export async function main(): Promise<void> {
     ...(fixtures ? [`  Fixtures     ${fixtures}: ${gateway.store.fixtureWorkspaces.join(", ")}`] : []),
     ...(latencyMs !== null ? [`  Latency      ${typeof latencyMs === "number" ? latencyMs : latencyMs.join("-")} ms on every answer under /v1, /aria and /ws`] : []),
   ];
-  const tokenCommand = jwt.generated ? `MOCK_JWT_SECRET=${jwt.secret} npm run -s mock:token` : "npm run -s mock:token";
+  const tokenCommand = jwt.generated ? `MOCK_JWT_SECRET=${jwt.secret} ${inv.token}` : inv.token;
   if (jwt.generated) controls.push(`  JWT secret   made for this process (listening on ${host}, no MOCK_JWT_SECRET): tokens need it, as below`);
-  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls, tokenCommand));
+  console.log(banner(gateway, shown, gateway.contract.router.routes.length, fileKeys, keysFile, performance.now(), controls, tokenCommand, inv));
   stopOnSignals(gateway);
 }
 

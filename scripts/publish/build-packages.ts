@@ -2,7 +2,8 @@
 // it), from the same sources `npm start` runs. The client package is the repository's own package.json (`npm pack`).
 //
 //   @avt/mock  (version: the contract's info.version, as the client's and the Python package's)
-//     bin      avt-mock (npm start's CLI: every flag, --help), avt-verify (npm run verify's)
+//     bin      avt-mock (npm start's CLI: every flag, --help; `avt-mock token` is npm run mock:token), avt-verify
+//              (npm run verify's)
 //     exports  "."      createSimulation, mockControls, createGateway, … (src/mock/index.ts)
 //              "./msw"  simulationHandlers (msw: an optional peer)
 //              "./factories"  createFactories: typed test data from the contract's schemas
@@ -12,7 +13,7 @@
 //              contract's generated/schema.d.ts, so a TypeScript project type-checks createSimulation, its
 //              controls, the handlers and the factories
 //     files    lib/ (esbuild bundles: the pure-JavaScript packages the code imports are inside), generated/
-//              (the contract the mock serves), bin/
+//              (the contract the mock serves), bin/, docs/ (MOCK_DOCS: the guides the CLI's help and banner name)
 //     dependencies     what is read from disk at run time, so cannot be bundled: swagger-ui-dist (the /swagger.html assets) as a
 //                      bundled dependency holding only the files the page loads: the published one depends on
 //                      @scarf/scarf, whose install script reports the install to a third party
@@ -59,6 +60,8 @@ const ENTRIES: Record<string, string> = {
   "scripts/mock/bin-mock.ts": "lib/mock/bin-mock.js",
   "scripts/verify/bin-verify.ts": "lib/mock/bin-verify.js",
 };
+/** The docs the CLI's help and banner name (start.ts), shipped under docs/ so the paths they print hold once installed. */
+export const MOCK_DOCS = ["frontend.md", "backend.md", "sandbox.md", "limits.md", "mock-keys.example.json"];
 const PEERS = ["better-sqlite3", "ioredis", "pg", "msw", "@stoplight/prism-http"];
 const RUNTIME = ["swagger-ui-dist"];
 const SWAGGER_UI = "swagger-ui-dist";
@@ -92,7 +95,7 @@ async function manifest(): Promise<Record<string, unknown>> {
       "./package.json": "./package.json",
     },
     types: TYPES["."],
-    files: ["lib/", "bin/", "generated/", "types/"],
+    files: ["lib/", "bin/", "generated/", "types/", "docs/"],
     dependencies: await versions(RUNTIME),
     bundleDependencies: [SWAGGER_UI],
     peerDependencies: Object.fromEntries(Object.entries(await versions(PEERS)).map(([n, v]) => [n, n === "msw" ? "^2.0.0" : v])),
@@ -125,11 +128,13 @@ export async function buildMockPackage(out = MOCK_PACKAGE_DIR): Promise<string> 
   await fs.writeFile(path.join(out, "bin/avt-verify.js"), BIN("bin-verify"), { mode: 0o755 });
   await fs.mkdir(path.join(out, "generated"));
   for (const f of ["openapi.json", "openapi.yaml"]) await fs.copyFile(path.join(ROOT, "generated", f), path.join(out, "generated", f));
+  await fs.mkdir(path.join(out, "docs"));
+  for (const f of MOCK_DOCS) await fs.copyFile(path.join(ROOT, "docs", f), path.join(out, "docs", f));
   await vendorSwaggerUi(out);
   await fs.writeFile(path.join(out, "package.json"), JSON.stringify(await manifest(), null, 2) + "\n");
   await fs.writeFile(
     path.join(out, "README.md"),
-    `# @avt/mock\n\nThe stateful mock of the analysis API. \`npx ${MOCK_BIN} --port 4010\` (\`--help\` for every flag), \`npx ${VERIFY_BIN} --target URL\`, and in-process \`createSimulation()\` (see docs/frontend.md of the repository).\n`,
+    `# @avt/mock\n\nThe stateful mock of the analysis API. \`npx ${MOCK_BIN} --port 4010\` (\`--help\` for every flag), \`npx ${MOCK_BIN} token\` (a bearer JWT it accepts), \`npx ${VERIFY_BIN} --target URL\`, and in-process \`createSimulation()\`: see [docs/frontend.md](docs/frontend.md), in this package.\n`,
   );
   return out;
 }

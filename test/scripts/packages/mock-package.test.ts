@@ -32,14 +32,14 @@ afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
 const npx = (project: string, args: string[]) => run("npx", ["--no-install", ...args], { cwd: project, env: NPM_ENV, maxBuffer: 1 << 24 });
 
 /** Starts `npx avt-mock` on a free port; resolves with its URL once it says it is ready. */
-function startBin(cwd: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn("npx", ["--no-install", MOCK_BIN, "--port", "0", "--quiet"], { cwd, env: NPM_ENV, stdio: ["ignore", "pipe", "pipe"], detached: true });
+function startBin(cwd: string, extra = ["--quiet"]): Promise<{ url: string; child: ChildProcess; output: () => string }> {
+  const child = spawn("npx", ["--no-install", MOCK_BIN, "--port", "0", ...extra], { cwd, env: NPM_ENV, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let out = "";
   return new Promise((resolve, reject) => {
     child.stdout!.on("data", (b: Buffer) => {
       out += b.toString();
       const m = /API\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) resolve({ url: m[1]!, child });
+      if (m) resolve({ url: m[1]!, child, output: () => out });
     });
     child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
     child.once("exit", (code) => reject(new Error(`${MOCK_BIN} exited ${code}: ${out}`)));
@@ -186,6 +186,40 @@ describe("the mock package", () => {
     } finally {
       process.kill(-child.pid!, "SIGTERM");
     }
+  });
+
+  it("speaks as installed: --help, the banner and `npx avt-mock token` name npx avt-mock, and every doc they name is in the package", { timeout: 120_000 }, async () => {
+    const help = (await npx(project, [MOCK_BIN, "--help"])).stdout;
+    const { url, child, output } = await startBin(project, []);
+    try {
+      await expect.poll(output, { timeout: 30_000 }).toMatch(/Ctrl-C stops it[^\n]*\n/);
+    } finally {
+      process.kill(-child.pid!, "SIGTERM");
+    }
+    const banner = output();
+    expect(help).toMatch(/^npx avt-mock \[options\]/);
+    expect(help).toContain("npx avt-mock token");
+    expect(banner).toContain("npx avt-mock token --plan pro");
+    expect(banner).toContain("npx avt-mock --help");
+    for (const text of [help, banner]) {
+      expect(text).not.toMatch(/npm (start|run)/);
+      const docs = [...text.matchAll(/(?:^|[\s(])((?:node_modules\/@avt\/mock\/)?docs\/[\w./-]+\w)/g)].map((m) => m[1]!);
+      expect(docs.length).toBeGreaterThan(0);
+      for (const doc of docs) {
+        expect(doc).toMatch(/^node_modules\/@avt\/mock\/docs\//);
+        await fs.stat(path.join(project, doc)); // shipped: the path works from the project
+      }
+    }
+    const token = await npx(project, [MOCK_BIN, "token", "--plan", "free"]);
+    expect(token.stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
+    const res = await fetch(`${url}/v1/analyses`, { headers: { Authorization: `Bearer ${token.stdout.trim()}` } }).catch(() => null);
+    expect(res).toBeNull(); // the server is stopped: the token was minted offline, by the package alone
+    expect((await npx(project, [MOCK_BIN, "token", "--help"])).stdout).toMatch(/^npx avt-mock token \[options\]/);
+    // docs/frontend.md's install block, as written.
+    const doc = await fs.readFile(path.join(REPO_ROOT, "docs/frontend.md"), "utf8");
+    const line = /^npx (avt-mock token [^#\n]*?)\s+#/m.exec(doc);
+    expect(line, "docs/frontend.md names npx avt-mock token").not.toBeNull();
+    expect((await npx(project, line![1]!.split(/\s+/))).stdout).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+\n$/);
   });
 
   it("--help lists npm start's flags; --state without better-sqlite3 says what to install", { timeout: 60_000 }, async () => {
