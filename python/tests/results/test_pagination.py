@@ -111,6 +111,24 @@ class AsyncPageTest(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual(len([p async for p in page.iter_pages()]), 3)
                 self.assertEqual([s["id"] async for s in c.speakers.iter()], ALL)
 
+    async def test_list_is_awaitable_and_async_iterable_like_openai_s_paginator(self) -> None:
+        # Issue 49: `async for x in c.speakers.list()` raised TypeError ('async for' requires __aiter__, got coroutine).
+        with FakeServer(pages) as server:
+            async with analysis_api.AsyncClient(server.url, api_key="pk_test_python_unit") as c:
+                ids: List[Any] = [s["id"] async for s in c.speakers.list(limit=2)]
+                self.assertEqual(ids, ALL)
+                listing = c.speakers.list(limit=2)
+                self.assertIsInstance(listing, analysis_api.AsyncPaginator)
+                first = await listing
+                self.assertIsInstance(first, analysis_api.AsyncPage)
+                self.assertEqual([s["id"] for s in first.data], ALL[:2])
+        # Nothing is sent until it is awaited or iterated: 3 pages for the loop, 1 for the await.
+        self.assertEqual(len(server.requests), 4)
+
+    async def test_the_sync_list_is_a_page_iterable_the_same_way(self) -> None:
+        with FakeServer(pages) as server:
+            self.assertEqual([s["id"] for s in client(server.url).speakers.list(limit=2)], ALL)
+
 
 if __name__ == "__main__":
     unittest.main()
