@@ -71,6 +71,21 @@ class BasePage(Generic[T]):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {len(self.data)} items, has_more={self.has_more}>"
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # Pickled with its answer and cursor, not the client that fetches (its sockets and locks do not pickle,
+        # issue 49): an unpickled page reads as it was, and `get_next_page()` says to list again from the cursor.
+        state = dict(self.__dict__)
+        state.pop("_fetch", None)
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_fetch"] = _cannot_fetch
+
+
+def _cannot_fetch(cursor: str) -> Any:
+    raise RuntimeError(f"an unpickled page cannot fetch the next one: call list(cursor={cursor!r}) on a client")
+
 
 class SyncPage(BasePage[T]):
     """A page of a list; `for item in page` walks every item of this page and the following ones."""
