@@ -217,13 +217,13 @@ class SecretsTest(unittest.TestCase):
         self.assertEqual(analysis_api.redacted({"X-API-Key": "k", "Authorization": "Bearer t", "Accept": "a"}), {"X-API-Key": "***", "Authorization": "***", "Accept": "a"})
 
     def test_an_environment_switch_turns_logging_on(self) -> None:
-        # Issue 34: logging needed `logging` configured by hand.
-        with FakeServer([Answer(200, {}, ANALYSIS)]) as server:
+        # Issue 34: logging needed `logging` configured by hand. Issue 49: at `info` it printed nothing.
+        with FakeServer([Answer(200, {"X-Request-Id": "req_env"}, ANALYSIS)]) as server:
             code = f"import analysis_api; analysis_api.Client({server.url!r}, api_key='pk_live_SECRET').analyses.get({ANALYSIS_ID!r})"
-            env = {**os.environ, "ANALYSIS_API_LOG": "debug", "PYTHONPATH": os.pathsep.join(sys.path)}
+            env = {**os.environ, "ANALYSIS_API_LOG": "info", "PYTHONPATH": os.pathsep.join(sys.path)}
             run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
         self.assertEqual(run.returncode, 0, run.stderr)
-        self.assertIn(f"GET /v1/analyses/{ANALYSIS_ID} -> 200", run.stderr)
+        self.assertIn(f"GET /v1/analyses/{ANALYSIS_ID} -> 200 (request id req_env)", run.stderr)
         self.assertNotIn("SECRET", run.stderr)
 
     def test_reprs_hide_secrets(self) -> None:

@@ -109,6 +109,22 @@ class UnwrapTest(unittest.TestCase):
             c.webhooks.unwrap(BODY, self.headers, "whsec_wrong", now=NOW)
         self.assertEqual(caught.exception.reason, "signature_mismatch")
 
+    def test_the_environment_s_secret_is_read_when_used(self) -> None:
+        # Issue 49: $ANALYSIS_WEBHOOK_SECRET was read only when the client was made.
+        import os
+        from unittest import mock
+
+        for cls in (analysis_api.Client, analysis_api.AsyncClient):
+            with mock.patch.dict(os.environ, {}, clear=False):
+                os.environ.pop("ANALYSIS_WEBHOOK_SECRET", None)
+                c = cls("https://api.example.com", api_key="pk_test_x")
+                self.assertIsNone(c.webhook_secret)
+                os.environ["ANALYSIS_WEBHOOK_SECRET"] = SECRET
+                self.assertEqual(c.webhook_secret, SECRET, cls.__name__)
+                self.assertEqual(c.webhooks.unwrap(BODY, self.headers, now=NOW)["type"], "analysis.completed")
+                given = cls("https://api.example.com", api_key="pk_test_x", webhook_secret="whsec_given")
+                self.assertEqual(given.webhook_secret, "whsec_given")
+
     def test_refusals_are_typed(self) -> None:
         c = analysis_api.Client("https://api.example.com", api_key="pk_test_x")
         with self.assertRaises(analysis_api.WebhookVerificationError) as caught:

@@ -71,7 +71,8 @@ async function runBlock(b: DocBlock): Promise<void> {
     return;
   }
   if (b.lang === "python") {
-    const r = await run(process.env.PYTHON ?? "python3", ["-c", code], env);
+    // A guide shows no deprecated call (issue 49: README's `page["data"]` warned): a DeprecationWarning fails it.
+    const r = await run(process.env.PYTHON ?? "python3", ["-W", "error::DeprecationWarning", "-c", code], env);
     expect(r.code, `${where} exited ${r.code}:\n${r.output.slice(-2000)}`).toBe(0);
     return;
   }

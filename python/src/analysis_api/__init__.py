@@ -66,7 +66,7 @@ from ._calls._urls import is_loopback_host  # noqa: E402
 from ._http._bodies import guess_content_type  # noqa: E402
 from ._file import File  # noqa: E402
 from ._transports._injected import AsyncTransport, HttpRequest, HttpResponse, SyncTransport  # noqa: E402
-from ._results._pages import AsyncPage, BasePage, SyncPage  # noqa: E402
+from ._results._pages import AsyncPage, AsyncPaginator, BasePage, SyncPage  # noqa: E402
 from ._webhooks import (  # noqa: E402
     WEBHOOK_HEADERS,
     WEBHOOK_TOLERANCE_SECONDS,
@@ -86,6 +86,7 @@ __all__ = [
     "AsyncClient",
     "AsyncEventStream",
     "AsyncPage",
+    "AsyncPaginator",
     "AsyncTransport",
     "AuthenticationError",
     "BadRequestError",

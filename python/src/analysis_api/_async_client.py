@@ -12,7 +12,7 @@ from ._transports._injected import AsyncBufferedStream, AsyncInjectedTransport
 from ._transports._injected import AsyncTransport as InjectedAsyncTransport
 from ._calls._core import error_of, observe, prepare, result_of, token_url, with_stream_options
 from ._operations import AsyncClientWithRawResponse, AsyncResources
-from ._results._pages import AsyncPage
+from ._results._pages import AsyncPage, AsyncPaginator
 from ._results._raw import RawResponse
 from ._http._response import Response
 from ._runtime import AsyncCaller
@@ -63,11 +63,18 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    def with_options(self, *, timeout: TimeoutOption = NOT_GIVEN, retry: RetryOption = NOT_GIVEN, headers: Optional[Mapping[str, str]] = None) -> "AsyncClient":
-        """A copy with another timeout, retry policy or extra headers; it shares the connection pool."""
-        clone = self._with_config(timeout, retry, headers)
+    def with_options(
+        self, *, timeout: TimeoutOption = NOT_GIVEN, retry: RetryOption = NOT_GIVEN, headers: Optional[Mapping[str, str]] = None,
+        max_retries: Optional[int] = None, default_headers: Optional[Mapping[str, str]] = None,
+    ) -> "AsyncClient":
+        """A copy with another timeout, retry policy or extra headers; it shares the connection pool.
+        `max_retries=` and `default_headers=` are openai-python's spellings of `retry=` and `headers=`."""
+        clone = self._with_config(timeout, retry, headers, max_retries, default_headers)
         clone._bind_resources(clone)
         return clone
+
+    copy = with_options
+    """openai-python's name of `with_options`."""
 
     @property
     def with_raw_response(self) -> AsyncClientWithRawResponse:
@@ -90,6 +97,9 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
     async def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncPage[Any]:
         cursor: Optional[str] = args.get("cursor")
         return AsyncPage(op, await self._call(op, args, None, options), cursor, lambda following: self._page(op, {**args, "cursor": following}, options))
+
+    def _pager(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncPaginator[Any]:
+        return AsyncPaginator(lambda: self._page(op, args, options))
 
     async def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncIterator[Any]:
         async for item in await self._page(op, args, options):

@@ -61,6 +61,27 @@ class _LastRateLimit(threading.local):
     value: Optional[RateLimit] = None
 
 
+def _retry_alias(retry: Any, max_retries: Optional[int], unset: Any) -> Any:
+    """`retry=`, or openai-python's `max_retries=n`: n retries after the first attempt (`Retry(max_attempts=n + 1)`;
+    0 sends every request once). Both given is refused, as is anything but an integer >= 0."""
+    if max_retries is None:
+        return retry
+    if retry is not unset:
+        raise ValueError("give retry= or max_retries=, not both")
+    if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
+        raise ValueError(f"max_retries must be an integer >= 0 (got {max_retries!r})")
+    return Retry(max_attempts=max_retries + 1) if max_retries else False
+
+
+def _headers_alias(headers: Optional[Mapping[str, str]], default_headers: Optional[Mapping[str, str]]) -> Optional[Mapping[str, str]]:
+    """`headers=`, or openai-python's `default_headers=`; both given is refused."""
+    if default_headers is None:
+        return headers
+    if headers is not None:
+        raise ValueError("give headers= or default_headers=, not both")
+    return default_headers
+
+
 class BaseClient:
     """The settings `Client` and `AsyncClient` share.
 
@@ -71,7 +92,8 @@ class BaseClient:
       `Timeout(connect=t, read=t, total=t)`: connecting, each wait for bytes, and the whole attempt, headers and
       body, within t. Default 30; None waits forever; 0 is refused.
     - `retry`: a `Retry` policy (default: 3 attempts within 60 s), or False to send every request once.
-    - `headers`: sent with every request; `default_query`: query parameters sent with every call (a call's
+    - `max_retries`: openai-python's spelling of `retry`: n retries after the first attempt (0: none).
+    - `headers` (or `default_headers`, openai-python's name): sent with every request; `default_query`: query parameters sent with every call (a call's
       `extra_query` wins).
     - `on_request(method, path, headers)`: a hook told every call before it is sent (tracing: add a
       `traceparent`); it may change the headers, and never sees the credentials, added after it.
@@ -117,8 +139,12 @@ class BaseClient:
         sleep: Callable[[float], None] = time.sleep,
         monotonic: Callable[[], float] = time.monotonic,
         random: Callable[[], float] = _random.random,
+        max_retries: Optional[int] = None,
+        default_headers: Optional[Mapping[str, str]] = None,
     ) -> None:
         log_from_environment()
+        retry = _retry_alias(retry, max_retries, True)
+        headers = _headers_alias(headers, default_headers)
         if on_request is not None and not callable(on_request):
             raise TypeError("on_request must be a function (method, path, headers) -> None")
         if on_response is not None and not callable(on_response):
@@ -146,7 +172,7 @@ class BaseClient:
         if max_connections is not None and (not isinstance(max_connections, int) or isinstance(max_connections, bool) or max_connections < 1):
             raise ValueError(f"max_connections must be an integer >= 1, or None for no cap (got {max_connections!r})")
         self._max_connections = max_connections
-        self._webhook_secret = webhook_secret if webhook_secret is not None else (os.environ.get(ENV_WEBHOOK_SECRET) or None)
+        self._webhook_secret = webhook_secret
         self._setup()
 
     def _setup(self) -> None:
@@ -159,8 +185,12 @@ class BaseClient:
 
     @property
     def webhook_secret(self) -> Union[str, Sequence[str], None]:
-        """The secret(s) `client.webhooks.unwrap()` checks deliveries with (never in the client's `repr`)."""
-        return self._webhook_secret
+        """The secret(s) `client.webhooks.unwrap()` checks deliveries with (never in the client's `repr`): the one
+        given, else `$ANALYSIS_WEBHOOK_SECRET` as it is when read (issue 49: a secret set or rotated after the client
+        was made is used)."""
+        if self._webhook_secret is not None:
+            return self._webhook_secret
+        return os.environ.get(ENV_WEBHOOK_SECRET) or None
 
     @property
     def last_rate_limit(self) -> Optional[RateLimit]:
@@ -172,7 +202,12 @@ class BaseClient:
         # Never the credentials (decision PY21).
         return f"<{type(self).__name__} base_url={self._config.base_url!r}>"
 
-    def _with_config(self: _Self, timeout: TimeoutOption, retry: RetryOption, headers: Optional[Mapping[str, str]]) -> _Self:
+    def _with_config(
+        self: _Self, timeout: TimeoutOption, retry: RetryOption, headers: Optional[Mapping[str, str]],
+        max_retries: Optional[int] = None, default_headers: Optional[Mapping[str, str]] = None,
+    ) -> _Self:
+        retry = _retry_alias(retry, max_retries, NOT_GIVEN)
+        headers = _headers_alias(headers, default_headers)
         clone = copy.copy(self)
         clone._config = self._config.with_changes(timeout, retry, headers)
         return clone
@@ -219,12 +254,19 @@ class Client(BaseClient, Resources, SyncCaller):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def with_options(self, *, timeout: TimeoutOption = NOT_GIVEN, retry: RetryOption = NOT_GIVEN, headers: Optional[Mapping[str, str]] = None) -> "Client":
+    def with_options(
+        self, *, timeout: TimeoutOption = NOT_GIVEN, retry: RetryOption = NOT_GIVEN, headers: Optional[Mapping[str, str]] = None,
+        max_retries: Optional[int] = None, default_headers: Optional[Mapping[str, str]] = None,
+    ) -> "Client":
         """A copy with another timeout, retry policy or extra headers, e.g. `client.with_options(retry=False)`.
-        It shares the connection pool, credentials, hooks and `last_rate_limit`."""
-        clone = self._with_config(timeout, retry, headers)
+        It shares the connection pool, credentials, hooks and `last_rate_limit`. `max_retries=` and
+        `default_headers=` are openai-python's spellings of `retry=` and `headers=`."""
+        clone = self._with_config(timeout, retry, headers, max_retries, default_headers)
         clone._bind_resources(clone)
         return clone
+
+    copy = with_options
+    """openai-python's name of `with_options`."""
 
     @property
     def with_raw_response(self) -> ClientWithRawResponse:

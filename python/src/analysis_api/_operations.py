@@ -134,7 +134,7 @@ from .models import (
 )
 
 if TYPE_CHECKING:
-    from ._results._pages import AsyncPage, SyncPage
+    from ._results._pages import AsyncPaginator, SyncPage
     from ._results._raw import RawResponse
     from ._results._streams import AsyncEventStream, EventStream
 
@@ -5468,7 +5468,7 @@ class DocumentationResource(SyncResource):
 class AsyncAnalysesResource(AsyncResource):
     """`client.analyses`: Media and text analyses, their uploads, transcripts, speaker labels, signals and alerts."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -5482,8 +5482,8 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Analysis]:
-        """List analyses: `GET /v1/analyses`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Analysis]:
+        """List analyses: `GET /v1/analyses`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's analyses, newest first. Filters combine with AND.
 
@@ -5507,7 +5507,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Analysis]", await self._client._page(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Analysis]", self._client._pager(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -5789,7 +5789,7 @@ class AsyncAnalysesResource(AsyncResource):
         """
         return cast("Transcript", await self._client._call(OPERATIONS["getAnalysisTranscript"], {"analysis_id": analysis_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
-    async def list_speakers(
+    def list_speakers(
         self,
         analysis_id: str,
         *,
@@ -5799,8 +5799,8 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[AnalysisSpeaker]:
-        """List the speakers of an analysis: `GET /v1/analyses/{analysis_id}/speakers`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[AnalysisSpeaker]:
+        """List the speakers of an analysis: `GET /v1/analyses/{analysis_id}/speakers`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the speaker labels found by diarization, in order of first speech,
         with their talk time, segment count and the enrolled speaker each matched.
@@ -5824,7 +5824,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[AnalysisSpeaker]", await self._client._page(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[AnalysisSpeaker]", self._client._pager(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_speakers(
         self,
@@ -5857,7 +5857,7 @@ class AsyncAnalysesResource(AsyncResource):
         """
         return cast("AsyncIterator[AnalysisSpeaker]", self._client._paginate(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
-    async def list_signals(
+    def list_signals(
         self,
         analysis_id: str,
         *,
@@ -5869,8 +5869,8 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Signal]:
-        """List the signals of an analysis: `GET /v1/analyses/{analysis_id}/signals`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Signal]:
+        """List the signals of an analysis: `GET /v1/analyses/{analysis_id}/signals`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the signals the use case's skills produced, ordered by `start`;
         signals about the whole analysis (`start` null) come last. While the analysis
@@ -5896,7 +5896,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Signal]", await self._client._page(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Signal]", self._client._pager(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_signals(
         self,
@@ -5933,7 +5933,7 @@ class AsyncAnalysesResource(AsyncResource):
         """
         return cast("AsyncIterator[Signal]", self._client._paginate(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
-    async def list_alerts(
+    def list_alerts(
         self,
         analysis_id: str,
         *,
@@ -5945,8 +5945,8 @@ class AsyncAnalysesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Alert]:
-        """List the alerts of an analysis: `GET /v1/analyses/{analysis_id}/alerts`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Alert]:
+        """List the alerts of an analysis: `GET /v1/analyses/{analysis_id}/alerts`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the alerts that the analysis's signals triggered under the use
         case's alert rules, oldest first. While the analysis is `processing`, lists
@@ -5972,7 +5972,7 @@ class AsyncAnalysesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Alert]", await self._client._page(OPERATIONS["listAnalysisAlerts"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "status": status, "severity": severity}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Alert]", self._client._pager(OPERATIONS["listAnalysisAlerts"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "status": status, "severity": severity}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_alerts(
         self,
@@ -6178,7 +6178,7 @@ class AsyncStreamingResource(AsyncResource):
 class AsyncSpeakersResource(AsyncResource):
     """`client.speakers`: Enrolled speaker profiles used to name the speaker labels of transcripts."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -6188,8 +6188,8 @@ class AsyncSpeakersResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Speaker]:
-        """List speakers: `GET /v1/speakers`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Speaker]:
+        """List speakers: `GET /v1/speakers`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's enrolled speakers, newest first.
 
@@ -6208,7 +6208,7 @@ class AsyncSpeakersResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Speaker]", await self._client._page(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Speaker]", self._client._pager(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -6389,7 +6389,7 @@ class AsyncSpeakersResource(AsyncResource):
 class AsyncUseCasesResource(AsyncResource):
     """`client.use_cases`: Reusable analysis configurations that pick skills, features and alert rules."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -6398,8 +6398,8 @@ class AsyncUseCasesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[UseCase]:
-        """List use cases: `GET /v1/use-cases`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[UseCase]:
+        """List use cases: `GET /v1/use-cases`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's use cases, newest first.
 
@@ -6417,7 +6417,7 @@ class AsyncUseCasesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[UseCase]", await self._client._page(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[UseCase]", self._client._pager(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -6597,7 +6597,7 @@ class AsyncUseCasesResource(AsyncResource):
 class AsyncSkillsResource(AsyncResource):
     """`client.skills`: Detectors and classifiers that score analyses and produce signals."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -6608,8 +6608,8 @@ class AsyncSkillsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Skill]:
-        """List skills: `GET /v1/skills`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Skill]:
+        """List skills: `GET /v1/skills`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the built-in skills and the workspace's own skills, sorted by name.
 
@@ -6629,7 +6629,7 @@ class AsyncSkillsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Skill]", await self._client._page(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Skill]", self._client._pager(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -6813,7 +6813,7 @@ class AsyncSkillsResource(AsyncResource):
 class AsyncReportsResource(AsyncResource):
     """`client.reports`: Generated reports over one or more analyses."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -6823,8 +6823,8 @@ class AsyncReportsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Report]:
-        """List reports: `GET /v1/reports`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Report]:
+        """List reports: `GET /v1/reports`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's reports, newest first.
 
@@ -6843,7 +6843,7 @@ class AsyncReportsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Report]", await self._client._page(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Report]", self._client._pager(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -7015,7 +7015,7 @@ class AsyncQueriesResource(AsyncResource):
 class AsyncAgentsResource(AsyncResource):
     """`client.agents`: Automated agents that act on analysis results."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -7025,8 +7025,8 @@ class AsyncAgentsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Agent]:
-        """List agents: `GET /v1/agents`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Agent]:
+        """List agents: `GET /v1/agents`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's agents, newest first. Filter by `status`; archived agents are included unless you filter them out.
 
@@ -7045,7 +7045,7 @@ class AsyncAgentsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Agent]", await self._client._page(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Agent]", self._client._pager(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -7227,7 +7227,7 @@ class AsyncAgentsResource(AsyncResource):
 class AsyncRunsResource(AsyncResource):
     """`client.runs`: Executions of agents."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -7238,8 +7238,8 @@ class AsyncRunsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Run]:
-        """List runs: `GET /v1/runs`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Run]:
+        """List runs: `GET /v1/runs`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's runs, newest first. Filter by `agent_id` and `status`.
 
@@ -7259,7 +7259,7 @@ class AsyncRunsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Run]", await self._client._page(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Run]", self._client._pager(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -7409,7 +7409,7 @@ class AsyncRunsResource(AsyncResource):
 class AsyncApprovalsResource(AsyncResource):
     """`client.approvals`: Human approval of actions proposed by agent runs."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -7420,8 +7420,8 @@ class AsyncApprovalsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Approval]:
-        """List approvals: `GET /v1/approvals`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Approval]:
+        """List approvals: `GET /v1/approvals`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's approvals, newest first. Filter by `status` (for example `pending` for the approval inbox) and `run_id`.
 
@@ -7441,7 +7441,7 @@ class AsyncApprovalsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Approval]", await self._client._page(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Approval]", self._client._pager(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -7604,7 +7604,7 @@ class AsyncApprovalsResource(AsyncResource):
 class AsyncBoardsResource(AsyncResource):
     """`client.boards`: Dashboards that arrange signals, alerts and metrics."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -7613,8 +7613,8 @@ class AsyncBoardsResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Board]:
-        """List boards: `GET /v1/boards`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Board]:
+        """List boards: `GET /v1/boards`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the boards the caller can see, newest first: shared boards and the caller's own.
 
@@ -7632,7 +7632,7 @@ class AsyncBoardsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Board]", await self._client._page(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Board]", self._client._pager(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -7811,7 +7811,7 @@ class AsyncBoardsResource(AsyncResource):
 class AsyncWorkspacesResource(AsyncResource):
     """`client.workspaces`: Workspaces, the unit of ownership and rate limiting, and their members."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -7820,8 +7820,8 @@ class AsyncWorkspacesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Workspace]:
-        """List workspaces: `GET /v1/workspaces`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Workspace]:
+        """List workspaces: `GET /v1/workspaces`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspaces the caller can reach, oldest first: with an API key, the key's own workspace; with a bearer token, every workspace the user is a member of, frozen ones included so the user can see their `status`.
 
@@ -7839,7 +7839,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Workspace]", await self._client._page(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Workspace]", self._client._pager(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -8015,7 +8015,7 @@ class AsyncWorkspacesResource(AsyncResource):
         """
         return cast("Workspace", await self._client._call(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
 
-    async def list_members(
+    def list_members(
         self,
         workspace_id: str,
         *,
@@ -8025,8 +8025,8 @@ class AsyncWorkspacesResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[WorkspaceMember]:
-        """List workspace members: `GET /v1/workspaces/{workspace_id}/members`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[WorkspaceMember]:
+        """List workspace members: `GET /v1/workspaces/{workspace_id}/members`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's members, in the order they joined. Every member may list members.
 
@@ -8046,7 +8046,7 @@ class AsyncWorkspacesResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[WorkspaceMember]", await self._client._page(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[WorkspaceMember]", self._client._pager(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_members(
         self,
@@ -8207,7 +8207,7 @@ class AsyncWorkspacesResource(AsyncResource):
 class AsyncAssistantResource(AsyncResource):
     """`client.assistant`: Conversations with the assistant about analysis results. Follows the assistant's own versioning."""
 
-    async def list_conversations(
+    def list_conversations(
         self,
         *,
         cursor: Optional[str] = None,
@@ -8216,8 +8216,8 @@ class AsyncAssistantResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Conversation]:
-        """List conversations: `GET /aria/conversations`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Conversation]:
+        """List conversations: `GET /aria/conversations`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the caller's conversations with the assistant in the workspace, most recently active first.
 
@@ -8236,7 +8236,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Conversation]", await self._client._page(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Conversation]", self._client._pager(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_conversations(
         self,
@@ -8342,7 +8342,7 @@ class AsyncAssistantResource(AsyncResource):
         """
         return cast("Conversation", await self._client._call(OPERATIONS["getConversation"], {"conversation_id": conversation_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
-    async def list_conversation_messages(
+    def list_conversation_messages(
         self,
         conversation_id: str,
         *,
@@ -8352,8 +8352,8 @@ class AsyncAssistantResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Message]:
-        """List messages: `GET /aria/conversations/{conversation_id}/messages`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Message]:
+        """List messages: `GET /aria/conversations/{conversation_id}/messages`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the conversation's messages, oldest first, so that pages can be appended as they are read.
 
@@ -8374,7 +8374,7 @@ class AsyncAssistantResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Message]", await self._client._page(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Message]", self._client._pager(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_conversation_messages(
         self,
@@ -8543,7 +8543,7 @@ class AsyncTextAnalysisResource(AsyncResource):
 class AsyncPrivacyResource(AsyncResource):
     """`client.privacy`: Data export and deletion requests, consent, terms of service and the privacy policy."""
 
-    async def list_exports(
+    def list_exports(
         self,
         *,
         cursor: Optional[str] = None,
@@ -8552,8 +8552,8 @@ class AsyncPrivacyResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[PrivacyExport]:
-        """List privacy exports: `GET /v1/privacy/exports`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[PrivacyExport]:
+        """List privacy exports: `GET /v1/privacy/exports`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's data-subject access exports, newest first. Requires the workspace admin role; other callers get 403.
 
@@ -8572,7 +8572,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[PrivacyExport]", await self._client._page(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[PrivacyExport]", self._client._pager(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_exports(
         self,
@@ -8679,7 +8679,7 @@ class AsyncPrivacyResource(AsyncResource):
         """
         return cast("PrivacyExport", await self._client._call(OPERATIONS["getPrivacyExport"], {"export_id": export_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
-    async def list_deletions(
+    def list_deletions(
         self,
         *,
         cursor: Optional[str] = None,
@@ -8688,8 +8688,8 @@ class AsyncPrivacyResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[PrivacyDeletion]:
-        """List privacy deletions: `GET /v1/privacy/deletions`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[PrivacyDeletion]:
+        """List privacy deletions: `GET /v1/privacy/deletions`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's erasure requests, newest first. Requires the workspace admin role; other callers get 403.
 
@@ -8708,7 +8708,7 @@ class AsyncPrivacyResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[PrivacyDeletion]", await self._client._page(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[PrivacyDeletion]", self._client._pager(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_deletions(
         self,
@@ -8975,7 +8975,7 @@ class AsyncPrivacyResource(AsyncResource):
 class AsyncApiKeysResource(AsyncResource):
     """`client.api_keys`: API keys for server-to-server integrations. The secret is shown once, at creation."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -8984,8 +8984,8 @@ class AsyncApiKeysResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[ApiKey]:
-        """List API keys: `GET /v1/keys`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[ApiKey]:
+        """List API keys: `GET /v1/keys`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's API keys, newest first, revoked ones included. The secret of a key is never returned after creation; `prefix` and `last_four` identify it.
 
@@ -9003,7 +9003,7 @@ class AsyncApiKeysResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[ApiKey]", await self._client._page(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[ApiKey]", self._client._pager(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,
@@ -9315,7 +9315,7 @@ class AsyncBillingResource(AsyncResource):
         """
         return cast("Usage", await self._client._call(OPERATIONS["getBillingUsage"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
-    async def list_invoices(
+    def list_invoices(
         self,
         *,
         cursor: Optional[str] = None,
@@ -9324,8 +9324,8 @@ class AsyncBillingResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Invoice]:
-        """List invoices: `GET /v1/billing/invoices`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Invoice]:
+        """List invoices: `GET /v1/billing/invoices`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's invoices, newest first, drafts included. Requires role `owner` or `admin`.
 
@@ -9343,7 +9343,7 @@ class AsyncBillingResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Invoice]", await self._client._page(OPERATIONS["listInvoices"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Invoice]", self._client._pager(OPERATIONS["listInvoices"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_invoices(
         self,
@@ -9406,7 +9406,7 @@ class AsyncBillingResource(AsyncResource):
 class AsyncAgentMonitoringResource(AsyncResource):
     """`client.agent_monitoring`: Health and performance of agents."""
 
-    async def list_agent_health(
+    def list_agent_health(
         self,
         *,
         cursor: Optional[str] = None,
@@ -9417,8 +9417,8 @@ class AsyncAgentMonitoringResource(AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[AgentHealth]:
-        """List agent health: `GET /v1/agent-monitoring/agents`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[AgentHealth]:
+        """List agent health: `GET /v1/agent-monitoring/agents`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the health of the workspace's agents that are not archived over a window, worst first (`failing`, `degraded`, `healthy`, then `idle`), then by name. Filter by health `status`.
 
@@ -9438,7 +9438,7 @@ class AsyncAgentMonitoringResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[AgentHealth]", await self._client._page(OPERATIONS["listAgentHealth"], {"cursor": cursor, "limit": limit, "status": status, "window": window}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[AgentHealth]", self._client._pager(OPERATIONS["listAgentHealth"], {"cursor": cursor, "limit": limit, "status": status, "window": window}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter_agent_health(
         self,
@@ -9507,7 +9507,7 @@ class AsyncAgentMonitoringResource(AsyncResource):
 class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
     """`client.webhooks`: Webhook endpoints that receive signed event deliveries."""
 
-    async def list(
+    def list(
         self,
         *,
         cursor: Optional[str] = None,
@@ -9516,8 +9516,8 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
         extra_query: Query = None,
-    ) -> AsyncPage[Webhook]:
-        """List webhooks: `GET /v1/webhooks`. Returns a `AsyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `async for` over it walks every item of every page.
+    ) -> AsyncPaginator[Webhook]:
+        """List webhooks: `GET /v1/webhooks`. Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page.
 
         Lists the workspace's webhooks, newest first. Secrets are never returned after creation.
 
@@ -9535,7 +9535,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("AsyncPage[Webhook]", await self._client._page(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("AsyncPaginator[Webhook]", self._client._pager(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
     def iter(
         self,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, AsyncIterator, Dict, Iterator
 from ._calls._types import Operation, RequestOptions
 
 if TYPE_CHECKING:
-    from ._results._pages import AsyncPage, SyncPage
+    from ._results._pages import AsyncPage, AsyncPaginator, SyncPage
     from ._results._raw import RawResponse
     from ._results._streams import AsyncEventStream, EventStream
 
@@ -49,6 +49,9 @@ class AsyncCaller:
         raise NotImplementedError
 
     async def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> "AsyncPage[Any]":
+        raise NotImplementedError
+
+    def _pager(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> "AsyncPaginator[Any]":
         raise NotImplementedError
 
     def _paginate(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncIterator[Any]:

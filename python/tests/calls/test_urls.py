@@ -125,6 +125,10 @@ class RequestTest(unittest.TestCase):
         for bad in ("http://127.0.0.1:99999", "http://127.0.0.1:port"):
             with self.assertRaisesRegex(ValueError, "invalid port", msg=bad):
                 analysis_api.Client(bad, api_key="pk_test_x")
+        # Issue 49: port 0 (a server's "any free port", never one to connect to) too, sync and async.
+        for cls in (analysis_api.Client, analysis_api.AsyncClient):
+            with self.assertRaisesRegex(ValueError, r"port 0 .*'http://127.0.0.1:0'", msg=cls.__name__):
+                cls("http://127.0.0.1:0", api_key="pk_test_x")
         c = analysis_api.Client("https://api.example.com/base/", api_key="pk_test_x")
         self.assertEqual(c.streaming.stream_analysis_events_url("anl_1"), "https://api.example.com/base/v1/analysis/anl_1/stream?token=pk_test_x")
 

@@ -111,6 +111,42 @@ class AsyncPageTest(unittest.IsolatedAsyncioTestCase):
                 self.assertEqual(len([p async for p in page.iter_pages()]), 3)
                 self.assertEqual([s["id"] async for s in c.speakers.iter()], ALL)
 
+    async def test_pages_pickle_with_their_answer_and_cursor_sync_and_async(self) -> None:
+        # Issue 49: "Can't pickle local object 'Client._page.<locals>.<lambda>'".
+        import pickle
+
+        with FakeServer(pages) as server:
+            sync_page = client(server.url).speakers.list(limit=2)
+            async with analysis_api.AsyncClient(server.url, api_key="pk_test_python_unit") as c:
+                async_page = await c.speakers.list(limit=2)
+        for page in (sync_page, async_page):
+            copy = pickle.loads(pickle.dumps(page))
+            self.assertIs(type(copy), type(page))
+            self.assertEqual((copy, copy.data, copy.next_cursor, copy.has_more), (page, page.data, "c2", True))
+            self.assertEqual(copy.to_dict(), page.to_dict())
+        with self.assertRaisesRegex(RuntimeError, "unpickled page"):
+            pickle.loads(pickle.dumps(sync_page)).get_next_page()
+        with self.assertRaisesRegex(RuntimeError, "unpickled page"):
+            await pickle.loads(pickle.dumps(async_page)).get_next_page()
+
+    async def test_list_is_awaitable_and_async_iterable_like_openai_s_paginator(self) -> None:
+        # Issue 49: `async for x in c.speakers.list()` raised TypeError ('async for' requires __aiter__, got coroutine).
+        with FakeServer(pages) as server:
+            async with analysis_api.AsyncClient(server.url, api_key="pk_test_python_unit") as c:
+                ids: List[Any] = [s["id"] async for s in c.speakers.list(limit=2)]
+                self.assertEqual(ids, ALL)
+                listing = c.speakers.list(limit=2)
+                self.assertIsInstance(listing, analysis_api.AsyncPaginator)
+                first = await listing
+                self.assertIsInstance(first, analysis_api.AsyncPage)
+                self.assertEqual([s["id"] for s in first.data], ALL[:2])
+        # Nothing is sent until it is awaited or iterated: 3 pages for the loop, 1 for the await.
+        self.assertEqual(len(server.requests), 4)
+
+    async def test_the_sync_list_is_a_page_iterable_the_same_way(self) -> None:
+        with FakeServer(pages) as server:
+            self.assertEqual([s["id"] for s in client(server.url).speakers.list(limit=2)], ALL)
+
 
 if __name__ == "__main__":
     unittest.main()

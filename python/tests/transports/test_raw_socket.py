@@ -206,6 +206,20 @@ class ParityTest(unittest.TestCase):
     def test_a_connection_closed_without_an_answer(self) -> None:
         self.same_error([])
 
+    def same_cause(self, script: Script, cause: type) -> None:
+        for name, get in CLIENTS:
+            with self.subTest(client=name), RawServer(script) as server:
+                with self.assertRaises(analysis_api.NetworkError) as caught:
+                    get(server.url, timeout=5)
+                self.assertIsInstance(caught.exception.__cause__, cause)
+
+    def test_no_status_line_at_all_has_the_same_cause(self) -> None:
+        # Issue 49: async gave a bare ValueError (an unpacking error) where sync gives BadStatusLine.
+        import http.client
+
+        self.same_cause([(0.0, b"\r\n\r\n")], http.client.BadStatusLine)
+        self.same_cause([(0.0, b"garbage")], http.client.BadStatusLine)
+
 
 HEADS = [
     b"Content-Type: application/json\r\nContent-Length: 2\r\n",

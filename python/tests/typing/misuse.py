@@ -3,7 +3,7 @@ an unused `type: ignore`, each line below fails the check unless mypy finds exac
 
 from __future__ import annotations
 
-from analysis_api import AsyncClient, Client
+from analysis_api import AsyncClient, AsyncPage, Client
 from analysis_api.models import Analysis, AnalysisStreamEvent
 
 
@@ -33,4 +33,5 @@ def misuse(client: Client, event: AnalysisStreamEvent, async_client: AsyncClient
     not_awaited: Analysis = async_client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")  # type: ignore[assignment]
     with client.streaming.stream_analysis_events("anl_01HZX4A9B7C5D3E1F2G4H6J8K0") as events:
         events.aclose()  # type: ignore[attr-defined]
-    del title, not_awaited
+    not_a_page: AsyncPage[Analysis] = async_client.analyses.list()  # type: ignore[assignment]
+    del title, not_awaited, not_a_page

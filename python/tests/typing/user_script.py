@@ -95,6 +95,8 @@ async def async_titles() -> List[str]:
             names.extend(a["id"] for a in each.data)
         analysis = await client.analyses.get(names[0], timeout=Timeout(total=5))
         names.append(analysis["status"])
+        # Issue 49: `list()` is also async-iterable, item by item across pages.
+        names.extend([a["status"] async for a in client.analyses.list(limit=10)])
         return names
 
 

@@ -13,7 +13,7 @@ import { type PyOperation, tableEntry } from "./operations.js";
 import { PythonGenerateError, compoundWords, docstring, pascal, snake, type Schema } from "./types.js";
 
 /** Public names of the hand-written clients (python/src/analysis_api/_client.py) that no namespace may take. */
-const CLIENT_NAMES = ["base_url", "webhook_secret", "last_rate_limit", "with_options", "with_raw_response", "close", "aclose"];
+const CLIENT_NAMES = ["base_url", "webhook_secret", "last_rate_limit", "with_options", "copy", "with_raw_response", "close", "aclose"];
 /** The per-call options every method takes, after the contract's parameters. */
 const OPTIONS = ["timeout", "retry", "extra_headers", "extra_query"];
 const WRITES = ["POST", "PATCH"];
@@ -168,14 +168,17 @@ function methods(n: Named, mode: Mode): string[] {
   if (op.kind === "call") {
     const sig = signature(op, true, true, true);
     // A list answers a page object (issue 34): iterating it walks every item of every page.
-    const page = op.listItem && !raw ? `${isAsync ? "AsyncPage" : "SyncPage"}[${op.listItem}]` : undefined;
+    // On AsyncClient, an AsyncPaginator (issue 49): awaited, the first page; `async for`, every item.
+    const page = op.listItem && !raw ? `${isAsync ? "AsyncPaginator" : "SyncPage"}[${op.listItem}]` : undefined;
     const returns = raw ? `RawResponse[${op.returns}]` : page ?? op.returns;
     const call = page
-      ? `${aw}self._client._page(${ref}, ${sig.args}, ${sig.options})`
+      ? `self._client.${isAsync ? "_pager" : "_page"}(${ref}, ${sig.args}, ${sig.options})`
       : `${aw}self._client.${raw ? "_call_raw" : "_call"}(${ref}, ${sig.args}, ${sig.body}, ${sig.options})`;
-    const pageDoc = page ? ` Returns a \`${page.split("[")[0]}\`: \`.data\`, \`.has_more\`, \`.next_cursor\`, \`get_next_page()\`, \`iter_pages()\`; \`${isAsync ? "async for" : "for"}\` over it walks every item of every page.` : "";
+    const pageDoc = !page ? "" : isAsync
+      ? " Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page."
+      : " Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.";
     const doc = `${op.summary}: ${where}.${raw ? " Returns the answer's status and headers with `parse()`." : ""}${pageDoc}\n\n${op.description}${sections(op, true, true)}`;
-    out.push(method(name, sig, returns, doc, returns === "None" ? call : `return cast(${JSON.stringify(returns)}, ${call})`, isAsync));
+    out.push(method(name, sig, returns, doc, returns === "None" ? call : `return cast(${JSON.stringify(returns)}, ${call})`, isAsync && !(page && isAsync)));
     if (op.listItem && !raw) {
       const itDoc = `Every item of \`${name}\`, page after page: follows \`next_cursor\` while \`has_more\` (${where}).${sections(op, false, true)}`;
       const ret = `${isAsync ? "AsyncIterator" : "Iterator"}[${op.listItem}]`;
@@ -239,7 +242,7 @@ export function renderResources(doc: Schema, ops: PyOperation[], modelNames: str
     used.length ? `from .models import (\n${used.map((n) => `    ${n},\n`).join("")})` : "",
     "",
     "if TYPE_CHECKING:",
-    "    from ._results._pages import AsyncPage, SyncPage",
+    "    from ._results._pages import AsyncPaginator, SyncPage",
     "    from ._results._raw import RawResponse",
     "    from ._results._streams import AsyncEventStream, EventStream",
     "",

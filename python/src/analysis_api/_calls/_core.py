@@ -327,8 +327,8 @@ class RetryState:
 
 def observe(config: Config, response: Response) -> None:
     """Tells the rate-limit hook and `last_rate_limit` about a response, and logs it."""
-    if logger.isEnabledFor(logging.DEBUG):
-        logger.debug("%s %s -> %s", response.method, response.path, response.status)
+    if logger.isEnabledFor(logging.INFO):
+        logger.info("%s %s -> %s (request id %s)", response.method, response.path, response.status, response.request_id)
     if config.on_response is not None:
         config.on_response(response)
     rate_limit = rate_limit_of(response)

@@ -43,9 +43,11 @@ def check_base_url(base_url: str) -> str:
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
         raise ValueError(f"base_url must be an http(s) URL without query or fragment, e.g. https://api.example.com (got {base_url!r})")
     try:
-        parts.port
+        port = parts.port
     except ValueError:
         raise ValueError(f"base_url has an invalid port (0-65535): {base_url!r}") from None
+    if port == 0:
+        raise ValueError(f"base_url has port 0 (a server listens on 0 to get any free port; connect to the port it got): {base_url!r}")
     return base_url.rstrip("/")
 
 

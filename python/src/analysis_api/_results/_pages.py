@@ -2,7 +2,8 @@
 
 A page holds one answer `{data, next_cursor, has_more}` and knows how to fetch the next one with the same
 arguments. Iterating a page yields its items and then those of every following page, fetched only when the loop
-gets there (`for` on `SyncPage`, `async for` on `AsyncPage`); `iter_pages()` yields the pages themselves.
+gets there (`for` on `SyncPage`, `async for` on `AsyncPage`); `iter_pages()` yields the pages themselves. On
+`AsyncClient`, `list()` answers an `AsyncPaginator`: awaited, the first page; `async for`, every item.
 
 `page["data"]` (the 1.2 dict) still works for this release with a `DeprecationWarning`; `to_dict()` is the answer
 as it came, unknown fields included.
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 from itertools import chain
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Generic, Iterator, List, Optional, TypeVar
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Generator, Generic, Iterator, List, Optional, TypeVar
 
 from .._calls._core import check_page
 from .._calls._types import Operation
@@ -70,6 +71,21 @@ class BasePage(Generic[T]):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} of {len(self.data)} items, has_more={self.has_more}>"
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # Pickled with its answer and cursor, not the client that fetches (its sockets and locks do not pickle,
+        # issue 49): an unpickled page reads as it was, and `get_next_page()` says to list again from the cursor.
+        state = dict(self.__dict__)
+        state.pop("_fetch", None)
+        return state
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__["_fetch"] = _cannot_fetch
+
+
+def _cannot_fetch(cursor: str) -> Any:
+    raise RuntimeError(f"an unpickled page cannot fetch the next one: call list(cursor={cursor!r}) on a client")
+
 
 class SyncPage(BasePage[T]):
     """A page of a list; `for item in page` walks every item of this page and the following ones."""
@@ -126,3 +142,21 @@ class AsyncPage(BasePage[T]):
         async for page in self.iter_pages():
             for item in page.data:
                 yield item
+
+
+class AsyncPaginator(Generic[T]):
+    """What `list()` on `AsyncClient` returns (issue 49), as openai-python's `AsyncPaginator`: `await` it for the
+    first page (an `AsyncPage`), or `async for item in client.analyses.list()` for every item of every page.
+    Nothing is sent until it is awaited or iterated; each await or loop sends its own requests."""
+
+    __slots__ = ("_first",)
+
+    def __init__(self, first: Callable[[], Awaitable[AsyncPage[T]]]) -> None:
+        self._first = first
+
+    def __await__(self) -> Generator[Any, None, AsyncPage[T]]:
+        return self._first().__await__()
+
+    async def __aiter__(self) -> AsyncIterator[T]:
+        async for item in await self._first():
+            yield item

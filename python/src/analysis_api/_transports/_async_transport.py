@@ -54,7 +54,14 @@ async def _read_head(reader: asyncio.StreamReader, timing: Timing) -> bytes:
     lines: List[bytes] = []
     size = 0
     while True:
-        line = await _within(reader.readuntil(b"\n"), timing.wait())
+        try:
+            line = await _within(reader.readuntil(b"\n"), timing.wait())
+        except asyncio.IncompleteReadError as e:
+            # A status line cut off by the end of the connection: what `http.client` calls it (issue 49). Nothing
+            # at all stays an IncompleteReadError: a kept-alive connection the server had closed (retried).
+            if not lines and e.partial:
+                raise http.client.BadStatusLine(e.partial.decode("latin-1")) from None
+            raise
         lines.append(line)
         size += len(line)
         if size > _MAX_LINE:
@@ -243,7 +250,7 @@ class AsyncTransport:
                     continue
                 raise
             status_line, _, rest = head_bytes.partition(b"\r\n")
-            version, status, reason = (status_line.decode("latin-1").split(" ", 2) + [""])[:3]
+            version, status, reason = (status_line.decode("latin-1").split(" ", 2) + ["", ""])[:3]
             if not version.startswith("HTTP/") or not status.isdigit():
                 await conn.close()
                 raise http.client.BadStatusLine(status_line.decode("latin-1"))
@@ -300,7 +307,7 @@ class AsyncTransport:
                 wait = state.after_failure(e, sent=not isinstance(e, ConnectionRefusedError))
                 if wait is None:
                     raise _failure(request, timing, e) from e
-                logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, type(e).__name__, wait)
+                logger.info("%s %s: %s; retrying in %.2f s", request.method, request.path, type(e).__name__, wait)
                 await self._sleep(wait)
                 continue
             self._on_response(response)
@@ -311,7 +318,7 @@ class AsyncTransport:
                 response.content = await self._read_body(request, conn, body, timing)
                 return state.done(response)
             await conn.close()
-            logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, response.status, wait)
+            logger.info("%s %s: %s; retrying in %.2f s", request.method, request.path, response.status, wait)
             await self._sleep(wait)
 
 

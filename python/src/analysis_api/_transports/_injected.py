@@ -115,7 +115,7 @@ class _Injected:
             if isinstance(error, TimeoutError):
                 raise RequestTimeoutError(request.method, request.path, 0.0, "response (the transport's timeout)") from error
             raise NetworkError(request.method, request.path, f"no response ({type(error).__name__}: {error})") from error
-        logger.debug("%s %s: %s; retrying in %.2f s", state.request.method, state.request.path, type(error).__name__, wait)
+        logger.info("%s %s: %s; retrying in %.2f s", state.request.method, state.request.path, type(error).__name__, wait)
         return wait
 
     def _answered(self, state: RetryState, response: Response, stream: bool) -> Optional[float]:

@@ -347,7 +347,7 @@ class Transport:
                 wait = state.after_failure(e, sent=not isinstance(e, ConnectionRefusedError))
                 if wait is None:
                     raise _failure(request, timing, e) from e
-                logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, type(e).__name__, wait)
+                logger.info("%s %s: %s; retrying in %.2f s", request.method, request.path, type(e).__name__, wait)
                 self._clock.sleep(wait)
                 continue
             raw = attempt.raw
@@ -360,7 +360,7 @@ class Transport:
                 response.content = self._read_body(request, attempt)
                 return state.done(response)
             _close(attempt.conn)  # a response we will not hand out
-            logger.debug("%s %s: %s; retrying in %.2f s", request.method, request.path, response.status, wait)
+            logger.info("%s %s: %s; retrying in %.2f s", request.method, request.path, response.status, wait)
             self._clock.sleep(wait)
 
 
