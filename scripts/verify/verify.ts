@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { ContractLoadError, loadContract } from "../../src/mock/homes/node/contract-files.js";
 import { DEFAULTS, junitXml, summaryTable, verify, VerifyUsageError, type Report } from "../../src/verify/index.js";
+import { redactReport } from "../../src/verify/report.js";
 import { readReplay, replaySummary, verdicts, type ReplayPlan } from "../../src/verify/session/replay.js";
 
 export const HELP = `npm run verify -- --target URL (--api-key KEY | --token JWT) [options]
@@ -137,8 +138,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     throw e;
   }
   io.out(summaryTable(report) + "\n");
-  if (args.report) write(args.report, JSON.stringify(report, null, 2) + "\n");
-  if (args.junit) write(args.junit, junitXml(report));
+  const secrets = [args["api-key"], args["api-key-b"], args.token, io.env.VERIFY_API_KEY, io.env.VERIFY_API_KEY_B, io.env.VERIFY_TOKEN].filter((x): x is string => !!x);
+  if (args.report) write(args.report, redactReport(JSON.stringify(report, null, 2) + "\n", secrets));
+  if (args.junit) write(args.junit, redactReport(junitXml(report), secrets));
   if (plan) {
     const list = verdicts(plan.report, report);
     io.out(replaySummary(list) + "\n");
@@ -157,9 +159,11 @@ function usage(io: Io, message: string): number {
   return 2;
 }
 
+/** A report holds what a service answered: readable by its owner only (0600, an existing file made so too). */
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  fs.writeFileSync(file, text);
+  fs.writeFileSync(file, text, { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
 }
 
 /** `--ref UseCase=uc_1` → `{ UseCase: "uc_1" }`. */

@@ -320,3 +320,19 @@ export function junitXml(report: Report): string {
     testsuites: { "@_name": clean(`verify ${report.target}`), "@_tests": tests, "@_failures": failures, "@_errors": 0, "@_time": (report.duration_ms / 1000).toFixed(3), testsuite: suites },
   });
 }
+
+/** JSON properties whose string value is a credential (a created key's `secret`, OAuth tokens), in JSON or in JSON quoted in JSON. */
+const SECRET_FIELDS = /(\\*"(?:secret|access_token|refresh_token|client_secret|api_key|token)\\*"\s*:\s*\\*")((?:[^"\\]|\\(?!"))*)/g;
+/** An API key of the contract's form (`pk_live_…`, `pk_test_…`), however it is quoted or escaped. */
+const API_KEY = /\bpk_(live|test)_[0-9A-Za-z_]{4,}/g;
+
+/**
+ * A report's text with every credential replaced by `[redacted]` (issue 47): the values given on the command line
+ * (`known`: --api-key, --api-key-b, --token), any API key, and the values of the JSON fields that carry secrets, in
+ * headers, bodies and curl lines alike.
+ */
+export function redactReport(text: string, known: readonly string[]): string {
+  let out = text;
+  for (const k of known) if (k.length >= 4) out = out.split(k).join("[redacted]");
+  return out.replace(SECRET_FIELDS, "$1[redacted]").replace(API_KEY, (_m, env: string) => `pk_${env}_[redacted]`);
+}

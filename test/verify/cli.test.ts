@@ -8,6 +8,7 @@ import path from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { afterAll, describe, expect, it } from "vitest";
 import { main } from "../../scripts/verify/verify.js";
+import { redactReport } from "../../src/verify/report.js";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import type { Report } from "../../src/verify/index.js";
 import { startDefectiveServer } from "./fixtures/defective-server.js";
@@ -160,5 +161,35 @@ describe("npm run verify", () => {
     const r = await inProcess(["--help"]);
     expect(r.code).toBe(0);
     for (const o of ["--target", "--api-key", "--token", "--operations", "--allow-writes", "--stateful", "--report", "--junit", "--rps", "--max-requests", "--max-wait"]) expect(r.out).toContain(o);
+  });
+});
+
+describe("verify's report files (issue 47)", () => {
+  it("are created 0600 and name no credential: the --api-key, nor a created key's secret", async () => {
+    const json = path.join(dir, "secret.json");
+    const xml = path.join(dir, "secret.xml");
+    fs.writeFileSync(json, "old"); // an existing file is made 0600 too
+    fs.chmodSync(json, 0o644);
+    const r = await inProcess(["--target", mock.g.url, "--api-key", BUSINESS_KEY, "--operations", "createApiKey,listApiKeys", "--allow-writes", "--rps", "1000", "--report", json, "--junit", xml]);
+    expect(r.code, r.err).not.toBe(2);
+    for (const f of [json, xml]) {
+      expect((fs.statSync(f).mode & 0o777).toString(8), f).toBe("600");
+      const text = fs.readFileSync(f, "utf8");
+      expect(text).not.toContain(BUSINESS_KEY);
+      expect(text).not.toMatch(/pk_(live|test)_(?!\[redacted\])[0-9A-Za-z]{4}/);
+    }
+  });
+
+  it("redactReport hides credentials in headers, bodies and curl lines", () => {
+    const key = "pk_live_Upstream0123456789abcdefABCDEF";
+    const text = JSON.stringify({
+      request: { headers: { "x-api-key": key }, body: `{"secret":"${key}","access_token":"eyJhbGciOi.x.y"}` },
+      curl: `curl -sS -H "X-API-Key: ${key}" -H "Authorization: Bearer tok-given-on-the-command-line"`,
+    });
+    const out = redactReport(text, ["tok-given-on-the-command-line"]);
+    expect(out).not.toContain("Upstream0123");
+    expect(out).not.toContain("eyJhbGciOi");
+    expect(out).not.toContain("tok-given-on-the-command-line");
+    expect(out).toContain("[redacted]");
   });
 });

@@ -168,11 +168,14 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     onChange,
     fixtures: fixtures?.workspaces,
     tapFor: feeds.tapFor,
+    // Publish after commit (issue 47): a log's followers, like a webhook, hear of a change once it is durable.
+    publish: (send, drop) => states.commitThen(send, drop),
     scenarioOf: (ws, rec, scenarios) => faults!.resourceScenario(rec.key, ws.id, scenarios),
     limits,
     links: new FileLinks(secret),
     random,
   });
+  webhooks.afterCommit = (send, drop) => states.commitThen(send, drop);
   faults = new Faults(contract, store.model);
   if (!stateless) for (const part of [keys, webhooks, oauth, store]) states.register(part);
   return {

@@ -307,14 +307,17 @@ export class AnalysisHooks implements ResourceHooks {
   /** The log a resource's processing would have written to reach `state`. */
   private history(ws: WorkspaceData, rec: Rec, state: string, current: boolean): EventLog {
     const log = this.sink.newLog(ws, rec.key);
-    const path = pathTo(this.m, state);
-    for (const s of path) {
-      const progress = s === state && current ? rec.value.progress : (this.m.set[s]?.progress ?? (s === this.m.initial ? 0 : PROCESSING_START_PROGRESS));
-      log.append("status", this.status(rec, s, progress));
-      if (this.isContentWait(s) && s !== state) for (const item of this.storedContent(ws, rec)) log.append(item.event, item.event === "status" ? this.status(rec, s, item.data.progress) : item.data);
-    }
-    rec.log = log;
-    if (current) this.ending(rec, state, this.m.transitions.some((t) => t.trigger === "async" && t.scenario === undefined && t.to === state));
+    // What the stored records say happened is durable already: told at once (log.ts `rebuilt`).
+    log.rebuilt(() => {
+      const path = pathTo(this.m, state);
+      for (const s of path) {
+        const progress = s === state && current ? rec.value.progress : (this.m.set[s]?.progress ?? (s === this.m.initial ? 0 : PROCESSING_START_PROGRESS));
+        log.append("status", this.status(rec, s, progress));
+        if (this.isContentWait(s) && s !== state) for (const item of this.storedContent(ws, rec)) log.append(item.event, item.event === "status" ? this.status(rec, s, item.data.progress) : item.data);
+      }
+      rec.log = log;
+      if (current) this.ending(rec, state, this.m.transitions.some((t) => t.trigger === "async" && t.scenario === undefined && t.to === state));
+    });
     return log;
   }
 

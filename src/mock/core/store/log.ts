@@ -16,6 +16,14 @@ type Listener = (e: StreamEvent | null) => void;
  */
 export type LogTap = (log: EventLog, e: StreamEvent | null) => void;
 
+/**
+ * Runs `send` once the change that produced an event is durable, or `drop` when it could not be written (the state
+ * registry's `commitThen`; issue 47): the followers are told only of what was committed. Without one, at once.
+ */
+export type Publish = (send: () => void, drop: (e: Error) => void) => void;
+
+const atOnce: Publish = (send) => send();
+
 export class EventLog {
   readonly events: StreamEvent[] = [];
   private readonly seqOf = new Map<string, number>();
@@ -24,10 +32,15 @@ export class EventLog {
   private readonly stem: string;
   /** The last event has been appended: nothing more will come. */
   finished = false;
+  /** How many events the followers have been told of (published: their change is durable); `after` shows no more. */
+  private shown = 0;
+  /** The end has been published: followers stop. */
+  private ended = false;
 
   constructor(
     readonly resourceId: string,
     private readonly tap?: LogTap,
+    private publish: Publish = atOnce,
   ) {
     this.stem = eventStem(resourceId);
   }
@@ -50,29 +63,55 @@ export class EventLog {
     if (this.finished) throw new Error(`the event log of ${this.stem} is finished`);
     const e = { event, id: this.allocate(), data };
     this.events.push(e);
-    for (const l of this.listeners) l(e);
-    this.tap?.(this, e);
+    const at = this.events.length;
+    // Told once its write is committed; a failed write tells no one (memory is put back as the database holds it).
+    this.publish(
+      () => {
+        this.shown = Math.max(this.shown, at);
+        for (const l of this.listeners) l(e);
+        this.tap?.(this, e);
+      },
+      () => {},
+    );
     return e;
   }
 
-  /** The resource reached its end: tells the followers, who stop. */
+  /** Appends made in `build` are history that is durable already (a log rebuilt from stored records): told at once. */
+  rebuilt(build: () => void): void {
+    const later = this.publish;
+    this.publish = atOnce;
+    try {
+      build();
+    } finally {
+      this.publish = later;
+    }
+  }
+
+  /** The resource reached its end: tells the followers, who stop, once that is committed. */
   finish(): void {
     if (this.finished) return;
     this.finished = true;
-    for (const l of [...this.listeners]) l(null);
-    this.listeners.clear();
-    this.tap?.(this, null);
+    this.publish(
+      () => {
+        this.ended = true;
+        for (const l of [...this.listeners]) l(null);
+        this.listeners.clear();
+        this.tap?.(this, null);
+      },
+      () => {},
+    );
   }
 
   /** The events after `lastEventId`; all of them when it is absent or not an id of this log. */
   after(lastEventId: string | null | undefined): StreamEvent[] {
     const seq = lastEventId ? this.seqOf.get(lastEventId) : undefined;
-    return seq === undefined ? [...this.events] : this.events.filter((e) => this.seqOf.get(e.id)! > seq);
+    const shown = this.events.slice(0, this.shown);
+    return seq === undefined ? shown : shown.filter((e) => this.seqOf.get(e.id)! > seq);
   }
 
   /** Whether `lastEventId` is the log's last event, or later, in a finished log: a reader has had everything. */
   hasSeenAll(lastEventId: string | null | undefined): boolean {
-    if (!this.finished || !lastEventId) return false;
+    if (!this.ended || !lastEventId) return false;
     const seq = this.seqOf.get(lastEventId);
     const last = this.events.at(-1);
     return seq !== undefined && last !== undefined && seq >= this.seqOf.get(last.id)!;
@@ -80,7 +119,7 @@ export class EventLog {
 
   /** Calls `listener` with each new event, then with null when the log finishes. Returns the unsubscribe. */
   subscribe(listener: Listener): () => void {
-    if (this.finished) {
+    if (this.ended) {
       listener(null);
       return () => {};
     }
@@ -92,11 +131,12 @@ export class EventLog {
     return { events: this.events, next: this.next, finished: this.finished, ids: [...this.seqOf] };
   }
 
-  static restore(resourceId: string, data: Json, tap?: LogTap): EventLog {
-    const log = new EventLog(resourceId, tap);
+  static restore(resourceId: string, data: Json, tap?: LogTap, publish?: Publish): EventLog {
+    const log = new EventLog(resourceId, tap, publish);
     log.events.push(...data.events);
+    log.shown = log.events.length; // restored from the database: durable
     log.next = data.next;
-    log.finished = data.finished;
+    log.finished = log.ended = data.finished;
     for (const [id, seq] of data.ids) log.seqOf.set(id, seq);
     return log;
   }

@@ -14,7 +14,7 @@ import { buildRecord } from "./build.js";
 import { COMPLETION_KEY, CompletionHooks } from "./completion.js";
 import { Driver, type DriverOptions, type WebhookSink } from "./driver.js";
 import { readListSpec, type ListSpec } from "./lists.js";
-import { EventLog, type LogTap } from "./log.js";
+import { EventLog, type LogTap, type Publish } from "./log.js";
 import { readModel, type CollectionModel, type StoreModel } from "./model.js";
 import { IdempotencyRecords } from "./idempotency-records.js";
 import { StorePersistence, type StoreChanges, type StoreRows } from "./persist.js";
@@ -39,6 +39,8 @@ export interface StoreOptions {
   fixtures?: ReadonlyMap<string, readonly FixtureItem[]>;
   /** The tap of every event log of a workspace (a sandbox's replicas publish each analysis's events: events-redis.ts). */
   tapFor?: (workspaceId: string) => LogTap;
+  /** How an event log tells its followers once the change is durable (the state registry's `commitThen`; issue 47). */
+  publish?: Publish;
   /** The outcome a resource's next processing step takes besides its own (a fault rule), among `scenarios`. */
   scenarioOf?: DriverOptions["scenarioOf"];
   /** Signs the links to the mock's own files (file-links.ts); a random key when not given. */
@@ -472,7 +474,7 @@ export class Store implements MockState {
 
   /** A new event log of the resource `key` of `ws`, tapped when the sandbox shares its events (option `tapFor`). */
   newLog(ws: WorkspaceData, key: string): EventLog {
-    return new EventLog(key, this.o.tapFor?.(ws.id));
+    return new EventLog(key, this.o.tapFor?.(ws.id), this.o.publish);
   }
 
   /** The event log of a streamed resource (an analysis), or undefined when the workspace has no such resource. */
@@ -559,7 +561,7 @@ export class Store implements MockState {
       const rec = new Rec(coll, r.parent ?? null, Number(r.seq), r.value);
       rec.scenario = r.scenario ?? undefined;
       rec.driven = r.driven === true;
-      if (r.log) rec.log = EventLog.restore(rec.key, r.log, this.o.tapFor?.(id));
+      if (r.log) rec.log = EventLog.restore(rec.key, r.log, this.o.tapFor?.(id), this.o.publish);
       ws.table(coll).add(rec);
     });
     for (const [schema, m] of Object.entries<Json>(w.children ?? {})) for (const [parent, v] of Object.entries(m)) ws.child(schema).set(parent, v);

@@ -184,9 +184,8 @@ export class PgState implements SharedState {
       store.stepGate = (ws, rec, step) => state.gate(ws, rec, step);
       store.stepBackupMs = BACKUP_STEPS * store.o.stepMs + BACKUP_MS;
     }
-    // A step's event goes out once its write is committed (a step rolled back is run again: SB8).
-    const hooks = registry.get("webhooks") as { afterCommit?: unknown } | undefined;
-    if (hooks && "afterCommit" in hooks) hooks.afterCommit = (send: () => void, drop: (e: Error) => void) => registry.commitThen(send, drop);
+    // A step's event goes out once its write is committed (a step rolled back is run again: SB8): services.ts wires
+    // every webhook and event log to the registry's commitThen, which waits for this committer.
     return state;
   }
 

@@ -103,6 +103,55 @@ describe.skipIf(!canMount)("the write path with --state on a failing disk", () =
     await g.close();
   });
 
+  it("publish after commit: a DELETE that fails on the full disk sends no event to open streams (issue 47)", async () => {
+    const dir = tmpfs("4m");
+    const file = path.join(dir, "state.db");
+    const g = await startGateway({ stateFile: file });
+    try {
+      const made = await call(g.url, "POST", "/v1/analyses", { body: { media_url: "https://media.example.com/a.mp3", media_type: "audio", title: "Watched" } });
+      expect(made.status).toBe(202);
+      const id = made.body.id as string;
+      // An SSE stream of the analysis, read as it arrives.
+      const res = await fetch(`${g.url}/v1/analysis/${id}/stream?token=pk_test_demo_pro`);
+      expect(res.status).toBe(200);
+      let text = "";
+      const reader = res.body!.getReader();
+      const reading = (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) return;
+          text += Buffer.from(value).toString();
+        }
+      })();
+      // The status so far arrives first (queued).
+      while (!text.includes("queued")) await new Promise((r) => setImmediate(r));
+      const filler = fill(dir);
+      let failed = false;
+      for (let i = 0; i < 50 && !failed; i++) {
+        const r = await call(g.url, "DELETE", `/v1/analyses/${id}`);
+        if (r.status === 500) failed = true;
+        else {
+          // A write that still found room: make another change so the disk really fills.
+          expect(r.status).toBe(409); // it cannot be canceled twice; the board below is the filler write
+          break;
+        }
+      }
+      expect(failed, "the DELETE failed on the full disk").toBe(true);
+      // A round trip after the 500: whatever the failed change would have published has been written by now.
+      expect((await call(g.url, "GET", `/v1/analyses/${id}`)).status).not.toBe(404);
+      expect(text).not.toContain("canceled");
+      fs.rmSync(filler);
+      const ok = await call(g.url, "DELETE", `/v1/analyses/${id}`);
+      expect(ok.status).toBeLessThan(300);
+      // The committed DELETE is shown: the analysis is gone.
+      expect((await call(g.url, "GET", `/v1/analyses/${id}`)).status).toBe(404);
+      await reader.cancel();
+      await reading;
+    } finally {
+      await g.close();
+    }
+  });
+
   it("a state file on a read-only file system refuses the start, naming it", async () => {
     const dir = tmpfs("4m");
     const file = path.join(dir, "state.db");
