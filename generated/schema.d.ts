@@ -2897,7 +2897,7 @@ export interface components {
              */
             expires_at: string | null;
             /**
-             * @description The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`); null for a key without limits.
+             * @description The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
              * @example [
              *       "keys:write"
              *     ]
@@ -3007,7 +3007,7 @@ export interface components {
              */
             expires_at: string | null;
             /**
-             * @description The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`); null for a key without limits.
+             * @description The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
              * @example [
              *       "keys:write"
              *     ]

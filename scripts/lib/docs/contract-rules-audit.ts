@@ -103,6 +103,7 @@ export function classify(doc: Json, s: Statement): Verdict {
     if (/x-references/.test(JSON.stringify(node ?? {}))) return { where: "`x-references` `states`", readers: "mock, docs" };
     return { where: "prose: a uniqueness or count rule (a name in use, a 21st webhook, a reply still generating) no keyword states", readers: "mock (hand-written)" };
   }
+  if (scopeRule(doc, op, sentence)) return { where: "`x-scopes` / `x-scope-ceiling`", readers: "mock, lint" };
   if (/answers? 401|answer 401/.test(phrase)) return { where: "`security` + `securitySchemes`", readers: "mock, verify, docs" };
   if (/answers? 403|answer 403/.test(phrase)) return { where: "prose: roles and key environments are not in the contract's data (`x-scopes` covers token scopes)", readers: "mock (keys.ts)" };
   if (/answers? 404|answer 404/.test(phrase)) return { where: "path id pattern + store lookup (generic)", readers: "mock, verify" };
@@ -132,6 +133,17 @@ export function classify(doc: Json, s: Statement): Verdict {
   if (/requires? role/.test(phrase)) return { where: "prose: workspace roles are not modelled (the mock's credentials carry none)", readers: "-" };
   if (/is never|are never/.test(phrase)) return { where: "`readOnly` / server-set fields (build.ts)", readers: "mock" };
   return { where: "prose", readers: "-" };
+}
+
+/**
+ * A rule on token scopes: the sentence names the `x-scope-ceiling` extension, or its operation carries one, or it
+ * names a scope its operation's `x-scopes` lists (revoke's `keys:write`).
+ */
+function scopeRule(doc: Json, op: Json, sentence: string): boolean {
+  if (/x-scope-ceiling/.test(sentence)) return true;
+  if (!/scope/.test(sentence) || !op) return false;
+  if (op["x-scope-ceiling"]) return true;
+  return (op["x-scopes"] ?? []).some((name: string) => sentence.includes(`\`${name}\``));
 }
 
 export const isProse = (v: Verdict) => v.where.startsWith("prose");
