@@ -16,7 +16,7 @@ export interface IdempotencyPolicy {
   path_prefixes: string[];
   scope: "workspace";
   window_seconds: number;
-  fingerprint: Array<"method" | "path" | "body">;
+  fingerprint: Array<"method" | "path" | "query" | "body">;
   /** Set to `true` on a replayed answer. */
   replayed_header: string;
   stored: Array<"status" | "headers" | "body">;

@@ -29,7 +29,8 @@ function takesKey(op: Operation, header: string): boolean {
 }
 
 function fingerprint(e: Exchange): string {
-  return createHash("sha256").update(`${e.request.method} ${new URL(e.request.url).pathname}\n`).update(e.request.body ?? new Uint8Array()).digest("hex");
+  const url = new URL(e.request.url);
+  return createHash("sha256").update(`${e.request.method} ${url.pathname}\n${url.searchParams.toString()}\n`).update(e.request.body ?? new Uint8Array()).digest("hex");
 }
 
 function bodyOf(e: Exchange): { id?: unknown; error?: unknown } {

@@ -1,6 +1,7 @@
 // Request bodies: read with a byte limit, and the "lingering close" that follows a refused one.
 import type http from "node:http";
 import { BadRequest } from "../contract/validation.js";
+import { sha256Stream } from "../util/digest.js";
 
 /** Largest JSON, form or multipart body the gateway reads into memory: a larger one answers 400 (E2: no 413). */
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
@@ -24,9 +25,17 @@ export function hasBody(req: http.IncomingMessage): boolean {
 /** The size of each body read without keeping its bytes (a stream upload: `size_bytes` is what arrived). */
 const RECEIVED = new WeakMap<Buffer, number>();
 
+/** The SHA-256 of each body read without keeping its bytes, so an Idempotency-Key tells two stream uploads apart. */
+const DIGESTS = new WeakMap<Buffer, Uint8Array>();
+
 /** How many bytes the request body `b` had: its length, or what was counted for a body not kept. */
 export function bytesReceived(b: Buffer): number {
   return RECEIVED.get(b) ?? b.length;
+}
+
+/** The SHA-256 of a body that was hashed as it streamed by instead of kept; undefined for a kept body. */
+export function streamedDigest(b: Uint8Array): Uint8Array | undefined {
+  return DIGESTS.get(b as Buffer);
 }
 
 /**
@@ -40,6 +49,7 @@ export function readBody(req: http.IncomingMessage, keep: boolean, limit: number
   if (Number(req.headers["content-length"]) > limit) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    const hash = keep ? null : sha256Stream();
     let size = 0;
     const done = () => {
       req.off("data", onData).off("end", onEnd).off("error", reject);
@@ -52,12 +62,14 @@ export function readBody(req: http.IncomingMessage, keep: boolean, limit: number
         return reject(tooLarge());
       }
       if (keep) chunks.push(chunk);
+      else hash!.update(chunk);
     };
     const onEnd = () => {
       done();
       if (keep) return resolve(Buffer.concat(chunks));
       const marker = Buffer.alloc(size > 0 ? 1 : 0);
       RECEIVED.set(marker, size);
+      DIGESTS.set(marker, hash!.digest());
       resolve(marker);
     };
     req.on("data", onData).on("end", onEnd).on("error", reject);

@@ -7,13 +7,14 @@
 //     before this request's body is read (its fingerprint is not known yet);
 //   then the body is read and validated (a 400 or 422 of the request itself: never remembered), and
 //   a remembered key (same workspace, within the window):
-//     same fingerprint (method, path, body)   the remembered answer, plus `Idempotent-Replayed: true`
-//     another fingerprint                     422 idempotency_key_reused
+//     same fingerprint (method, path, query, body) the remembered answer, plus `Idempotent-Replayed: true`
+//     another fingerprint                          422 idempotency_key_reused
 //   otherwise the responders answer, and the answer is remembered unless its status is in `not_stored` (5xx, …):
 //   the client may then send the key again.
 // The records live in the workspace (store/idempotency-records.ts); the keys being processed only here, in memory
 // (a request in progress is not state to keep across a restart), released when the answer is decided, or when the
 // connection closes first.
+import { streamedDigest } from "../http/body.js";
 import { sha256Of, toBase64Url } from "../util/digest.js";
 import { readIdempotency, storedStatus, type IdempotencyPolicy } from "../../../contract/idempotency.js";
 import type { Route } from "../contract/contract-build.js";
@@ -91,9 +92,13 @@ export function idempotency(s: Services, body: readonly Stage[], responders: rea
  * client may draw anew for each attempt of the same form.
  */
 function fingerprint(ctx: RequestContext): string {
-  const head = `${ctx.method} ${ctx.pathname}\n`;
+  // The query is part of the request: a stream upload's `media_type` and `title` travel there.
+  const head = `${ctx.method} ${ctx.pathname}\n${ctx.query.toString()}\n`;
   const body = ctx.raw;
   if (!body?.length) return toBase64Url(sha256Of(head));
+  // A body counted but never kept (a stream upload) was hashed as it arrived.
+  const streamed = streamedDigest(body);
+  if (streamed) return toBase64Url(sha256Of(head, streamed));
   const boundary = /^multipart\/[^;]*;.*\bboundary="?([^";]+)"?/i.exec(ctx.req.headers["content-type"] ?? "")?.[1];
   if (!boundary) return toBase64Url(sha256Of(head, body));
   // By hand: Buffer has no replaceAll. The boundary only marks the parts, so it is left out wherever it occurs.

@@ -35,6 +35,12 @@ export function sha256Of(...parts: Data[]): Uint8Array {
   return h.digest();
 }
 
+/** SHA-256 fed piece by piece as the pieces arrive (a streamed upload's body, never held whole). */
+export function sha256Stream(): { update(d: Data): void; digest(): Uint8Array } {
+  const h = sha256.create();
+  return { update: (d) => void h.update(bytes(d)), digest: () => h.digest() };
+}
+
 /** HMAC-SHA256 of the parts under `key`. */
 export function hmacSha256(key: Data, ...parts: Data[]): Uint8Array {
   const h = hmac.create(sha256, bytes(key));

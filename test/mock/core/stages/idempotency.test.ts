@@ -174,6 +174,26 @@ describe("Idempotency-Key in the mock", () => {
     expect(list.body.data.filter((a: { title: string }) => a.title === title).length).toBe(1);
   });
 
+  it("a stream upload sent again with the same key but other bytes, or another query, answers 422 (its body is hashed as it streams by, never kept)", async () => {
+    const key = newKey();
+    const send = (query: string, chunks: string[]) =>
+      new Promise<{ status: number; error: string | undefined }>((resolve, reject) => {
+        const u = new URL(`${g.url}/v1/analysis/stream-upload?${query}`);
+        const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: "POST", headers: { ...apiKey(own.key), "Content-Type": "application/octet-stream", "Idempotency-Key": key } });
+        req.on("response", (res) => {
+          let text = "";
+          res.on("data", (c) => (text += c));
+          res.on("end", () => resolve({ status: res.statusCode!, error: JSON.parse(text).error }));
+        });
+        req.on("error", reject);
+        for (const chunk of chunks) req.write(chunk);
+        req.end();
+      });
+    expect((await send("media_type=audio", ["RIFF", "one"])).status).toBe(202);
+    expect(await send("media_type=audio", ["RIFF", "two"])).toEqual({ status: 422, error: "idempotency_key_reused" });
+    expect(await send("media_type=video", ["RIFF", "one"])).toEqual({ status: 422, error: "idempotency_key_reused" });
+  });
+
   it("a key is forgotten after the window", async () => {
     const key = newKey();
     await post(`${g.url}/v1/boards`, { name: "Window one" }, key);
