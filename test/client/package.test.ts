@@ -81,6 +81,41 @@ export function typesTravelWithThePackage() {
 console.log(JSON.stringify({ ids, streamed, rate: readRateLimit(response), latest: readRateLimit(client)?.remaining, notFound, seen, urls }));
 `;
 
+/** A consumer of the front-end subpaths, with react, @tanstack/react-query and @types/react installed beside the tarball. */
+const FRONTEND_CONSUMER = `
+import { QueryClient, useMutation } from "@tanstack/react-query";
+import createQueryClient from "openapi-react-query";
+import { createClient } from "@avt/api-contract";
+import { createQueryOptions } from "@avt/api-contract/react-query";
+import { useAnalysisEvents, type AnalysisEventsState } from "@avt/api-contract/react";
+
+const sent: string[] = [];
+const fakeFetch = async (input: Request) => {
+  const url = new URL(input.url);
+  sent.push(url.pathname + url.search);
+  const page = url.searchParams.get("cursor") ? { data: [{ id: "anl_2" }], next_cursor: null, has_more: false } : { data: [{ id: "anl_1" }], next_cursor: "c2", has_more: true };
+  return new Response(JSON.stringify(page), { headers: { "Content-Type": "application/json" } });
+};
+const api = createClient({ baseUrl: "https://api.example.test", apiKey: "pk_test_consumer", fetch: fakeFetch });
+const $api = createQueryClient(api); // openapi-react-query takes the client as it is
+const q = createQueryOptions(api);
+const queryClient = new QueryClient();
+const pages = await queryClient.fetchInfiniteQuery({ ...q.infiniteQueryOptions("/v1/analyses", { params: { query: { limit: 1 } } }), pages: 2 });
+
+export function typesTravelWithThePackage() {
+  const create = useMutation(q.mutationOptions("post", "/v1/analyses"));
+  // @ts-expect-error: media_type is a closed enum
+  void create.mutateAsync({ body: { media_url: "https://media.example.com/a.wav", media_type: "podcast" } });
+  // @ts-expect-error: /v1/analyses has no DELETE
+  q.mutationOptions("delete", "/v1/analyses");
+  const events: AnalysisEventsState = useAnalysisEvents(api, "anl_1");
+  // @ts-expect-error: the id is a string
+  useAnalysisEvents(api, 42);
+  return [events, $api];
+}
+console.log(JSON.stringify({ ids: pages.pages.flatMap((p) => p.data.map((a) => a.id)), sent }));
+`;
+
 describe("package", () => {
   it("carries the contract's version (as the Python package does)", async () => {
     const pkg = JSON.parse(await fs.readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string };
@@ -106,7 +141,8 @@ describe("package", () => {
       const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
       const files = info!.files.map((f) => f.path);
       expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/client/client.js", "generated/schema.d.ts", "package.json"]));
-      expect(files.filter((f) => !/^(dist\/index\.|dist\/client\/|generated\/schema\.d\.ts$|package\.json$|README)/.test(f))).toEqual([]);
+      expect(files).toEqual(expect.arrayContaining(["dist/query/index.js", "dist/query/index.d.ts", "dist/query/invalidation.generated.js", "dist/react/index.js", "dist/react/index.d.ts"]));
+      expect(files.filter((f) => !/^(dist\/index\.|dist\/(client|query|react)\/|generated\/schema\.d\.ts$|package\.json$|README)/.test(f))).toEqual([]);
       expect(files.some((f) => f.endsWith(".d.ts") && f.startsWith("dist/client/"))).toBe(true);
 
       const project = path.join(tmp, "consumer");
@@ -152,6 +188,32 @@ describe("package", () => {
           "POST /v1/analyses key +idempotency-key",
         ],
       });
+    } finally {
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("the react-query and react subpaths: installed with react and TanStack Query (optional peers), type-check and run", { timeout: 240_000 }, async () => {
+    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "client-frontend-package-"));
+    try {
+      const packed = await run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: ROOT, env: NPM_ENV, maxBuffer: 1 << 24 });
+      const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string }>;
+      const project = path.join(tmp, "consumer");
+      await fs.mkdir(project);
+      await fs.writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+      await fs.writeFile(
+        path.join(project, "tsconfig.json"),
+        JSON.stringify({
+          compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, lib: ["ES2022", "DOM", "DOM.Iterable"], types: [], outDir: "out" },
+          files: ["consumer.ts"],
+        }),
+      );
+      await fs.writeFile(path.join(project, "consumer.ts"), FRONTEND_CONSUMER);
+      const peers = ["react@19.3.1", "@types/react@19.3.3", "@tanstack/react-query@5.108.4", "openapi-react-query@0.5.4"];
+      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", path.join(tmp, info!.filename), ...peers], { cwd: project, env: NPM_ENV });
+      await run(process.execPath, [TSC, "-p", project]); // throws with tsc's output on any type error
+      const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
+      expect(JSON.parse(stdout)).toEqual({ ids: ["anl_1", "anl_2"], sent: ["/v1/analyses?limit=1", "/v1/analyses?limit=1&cursor=c2"] });
     } finally {
       await fs.rm(tmp, { recursive: true, force: true });
     }

@@ -31,6 +31,12 @@ export interface ClientSize {
   app: { ours: BundleSize; openapiFetch: BundleSize; ratio: number };
   /** The app also using one entry point's helper: gzipped bytes added to `app.ours`. */
   added: Record<Entry, number>;
+  /**
+   * The app with TanStack Query: a query, an infinite list and a mutation through @tanstack/react-query's hooks, on
+   * our `@avt/api-contract/react-query` and on openapi-fetch + openapi-react-query (react itself external: the app
+   * has it either way). `bindings` is what ours adds to the app without TanStack.
+   */
+  query: { ours: BundleSize; theirs: BundleSize; ratio: number; bindings: number };
   /** Everything the package exports, and openapi-fetch's every export. */
   everything: { ours: BundleSize; openapiFetch: BundleSize; ratio: number };
 }
@@ -46,6 +52,18 @@ const USE: Record<Entry, string> = {
 
 const gzip = (code: Uint8Array) => zlib.gzipSync(code, { level: 9 }).length;
 
+const HOOKS = `import { useInfiniteQuery, useMutation, useQuery } from "@tanstack/react-query";`;
+const OURS_QUERY = `import { createClient } from "./src/index.ts"; import { createQueryOptions } from "./src/query/index.ts"; ${HOOKS}
+${MAKE} const q = createQueryOptions(api);
+export const useAll = () => [useQuery(q.queryOptions("/v1/analyses")), useInfiniteQuery(q.infiniteQueryOptions("/v1/analyses")), useMutation(q.mutationOptions("post", "/v1/analyses"))];`;
+/** The same options, no TanStack: what the subpath itself costs. */
+const BINDINGS_ONLY = `import { createClient } from "./src/index.ts"; import { createQueryOptions } from "./src/query/index.ts";
+${MAKE} const q = createQueryOptions(api);
+export const options = [q.queryOptions("/v1/analyses"), q.infiniteQueryOptions("/v1/analyses"), q.mutationOptions("post", "/v1/analyses")];`;
+const THEIR_QUERY = `import createClient from "openapi-fetch"; import createQueryClient from "openapi-react-query"; ${HOOKS}
+const $api = createQueryClient(createClient({ baseUrl: "https://api.example.com" }));
+export const useAll = () => [$api.useQuery("get", "/v1/analyses"), $api.useInfiniteQuery("get", "/v1/analyses", {}, { pageParamName: "cursor", initialPageParam: null, getNextPageParam: (p) => p.next_cursor }), $api.useMutation("post", "/v1/analyses")];`;
+
 async function bundle(contents: string): Promise<BundleSize> {
   const r = await build({
     stdin: { contents, resolveDir: ROOT, loader: "ts" },
@@ -57,7 +75,7 @@ async function bundle(contents: string): Promise<BundleSize> {
     platform: "browser",
     format: "esm",
     target: "es2022",
-    external: ["ws"],
+    external: ["ws", "react", "react-dom", "react/jsx-runtime"],
     write: false,
     metafile: true,
     logLevel: "silent",
@@ -65,7 +83,7 @@ async function bundle(contents: string): Promise<BundleSize> {
   const code = new Map(r.outputFiles.map((f) => [path.relative(ROOT, f.path), f.contents]));
   const outputs = r.metafile.outputs;
   const upFront = new Set(Object.keys(outputs).filter((k) => outputs[k]!.entryPoint === "<stdin>"));
-  for (const k of upFront) for (const i of outputs[k]!.imports) if (i.kind === "import-statement") upFront.add(i.path);
+  for (const k of upFront) for (const i of outputs[k]!.imports) if (i.kind === "import-statement" && !i.external) upFront.add(i.path);
   const loaded = [...upFront].map((k) => code.get(k)!);
   const lazy: BundleSize["lazy"] = {};
   for (const [k, c] of code) if (!upFront.has(k)) lazy[path.basename(k).replace(/-[A-Z0-9]+\.js$/, "")] = { minified: c.length, gzipped: gzip(c) };
@@ -79,11 +97,15 @@ export async function clientSize(): Promise<ClientSize> {
   const openapiFetch = await bundle(`import createClient from "openapi-fetch"; export const api = createClient({ baseUrl: "https://api.example.com" });`);
   const added = {} as Record<Entry, number>;
   for (const e of ENTRIES) added[e] = (await bundle(`${app}\n${USE[e]}`)).gzipped - ours.gzipped;
+  const oursQuery = await bundle(OURS_QUERY);
+  const theirQuery = await bundle(THEIR_QUERY);
+  const bare = await bundle(BINDINGS_ONLY);
   const all = await bundle(`export * from "./src/index.ts";`);
   const allFetch = await bundle(`export * from "openapi-fetch"; export { default } from "openapi-fetch";`);
   return {
     app: { ours, openapiFetch, ratio: ours.gzipped / openapiFetch.gzipped },
     added,
+    query: { ours: oursQuery, theirs: theirQuery, ratio: oursQuery.gzipped / theirQuery.gzipped, bindings: bare.gzipped - ours.gzipped },
     everything: { ours: all, openapiFetch: allFetch, ratio: all.gzipped / allFetch.gzipped },
   };
 }
