@@ -3,7 +3,7 @@
 // (the machine, the date, every raw run). bench/README.md explains each figure.
 //
 //   npm run bench                        everything but scale (under 5 minutes on 2 cores)
-//   npm run bench -- --only=client,size  some sections: client, mock, toolchain, size, cold, python (results.json untouched)
+//   npm run bench -- --only=client,size  some sections: client, mock, toolchain, size, cold, python, sim, verify (results.json untouched)
 //   npm run bench -- --only=scale        how costs grow (issue 22; several minutes): written into results.json's
 //                                        `scale`, the other sections kept; sizes: --scale-large=100000,
 //                                        --scale-streams=10000, --scale-lifecycles=20000, --scale-step-ms=20000
@@ -29,8 +29,9 @@ import { DEFAULT_SIZES, scale, type Scale } from "./bench/scale.js";
 import { sandboxBench, type SandboxBench } from "./bench/sandbox.js";
 import type { SandboxStateBench } from "./bench/sandbox-state.js";
 import { scaleMedian, toolchain, type Toolchain } from "./bench/toolchain/toolchain.js";
+import { verifyBench, VERIFY_TARGET, type VerifyBench } from "./bench/verify/verify-run.js";
 
-const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "sim", "scale", "sandbox"] as const;
+const SECTIONS = ["client", "mock", "toolchain", "size", "cold", "python", "sim", "verify", "scale", "sandbox"] as const;
 /** Run on their own (--only=…), each written into results.json beside the others: scale takes minutes, sandbox needs engines. */
 const OWN_RUN_SECTIONS = ["scale", "sandbox"] as const;
 /** What `npm run bench` runs without --only. */
@@ -92,6 +93,7 @@ interface Results {
   sandbox?: SandboxBench;
   python?: PythonBench;
   sim?: SimBench;
+  verify?: VerifyBench;
 }
 
 const CLIENT_TARGET = 0.9;
@@ -294,6 +296,16 @@ export function table(r: Results): string {
       rows.push(["Simulation's browser bundle (@avt/mock/browser: core, contract, packages but msw; esbuild, minified, gzip -9)", `${kb(b.gzipped)} (${kb(b.minified)} min)`, "—", "reported (no target)"]);
     }
   }
+  if (r.verify) {
+    const v = r.verify;
+    const rel = "missing" in v.release ? `not measured: ${v.release.missing}` : `release ${v.release.version} (${v.release.commit.slice(0, 12)}, from git) ${v.released!.ms} ms, ${v.released!.requests} requests`;
+    rows.push([
+      `verify --allow-writes --stateful over 8 operations of the mock (${v.operations}), today's verifier and the last release's in the same rounds`,
+      `today ${v.today.ms} ms, ${v.today.requests} requests · ${rel}`,
+      v.ratio === null ? "—" : `today÷release ${x2(v.ratio)}`,
+      v.ratio === null ? "not measured" : `≤ ${VERIFY_TARGET}×: ${check(v.ratio <= VERIFY_TARGET)}`,
+    ]);
+  }
   if (r.size) {
     const s = r.size;
     rows.push([
@@ -473,6 +485,10 @@ async function main(): Promise<void> {
   if (has("sim")) {
     say("\n[sim] createSimulation through MSW, directly, and a static MSW handler, call by call…");
     results.sim = await simBench({ rounds: rounds(3), calls: 300 });
+  }
+  if (has("verify")) {
+    say("\n[verify] a full --allow-writes --stateful run over 8 operations, today's verifier and the last release's…");
+    results.verify = await verifyBench({ rounds: rounds(3), say });
   }
   if (has("scale")) {
     const size = (v: string | undefined, d: number) => (v === undefined ? d : Number(v));

@@ -2,6 +2,8 @@
 // JUnit XML (one test case per operation × check, a failure per violated check) for CI. The XML is written with
 // fast-xml-parser's builder, which escapes text and attributes.
 import { XMLBuilder } from "fast-xml-parser";
+import { groupViolations, type ViolationGroup } from "./grouping.js";
+import { answeredByGateway } from "./select.js";
 import type { Check, Operation, Reproduction, Violation } from "./types.js";
 import type { CheckResult } from "./checks/index.js";
 import type { NegativeResult } from "./requests/negative-verdict.js";
@@ -55,7 +57,17 @@ export interface Report {
   notices: string[];
 }
 
-export type CoverageCategory = "checked" | "not-selected" | "not-implemented" | "skipped";
+export type CoverageCategory = "checked" | "not-selected" | "not-implemented" | "skipped" | "out-of-scope";
+
+function declares404(op: Operation): boolean {
+  return Object.keys(op.op.responses ?? {}).some((code) => code === "404" || code === "4XX");
+}
+
+/** The id-free path an item path sits under (`/v1/speakers/{speaker_id}` → `/v1/speakers`), or null. */
+function collectionOf(template: string): string | null {
+  const at = template.indexOf("/{");
+  return at > 0 ? template.slice(0, at) : null;
+}
 
 export interface CoverageRow {
   operationId: string;
@@ -118,13 +130,18 @@ export class ReportBuilder {
     else a.foreign404 = true;
   }
 
-  /** Why `op` counts as not implemented, or null. */
-  private notImplemented(op: OperationReport): string | null {
-    const a = this.answers.get(op.operationId);
+  /** Why `op` counts as not implemented, or null (the rules: decision Y36, issue 46). */
+  private notImplemented(id: string): string | null {
+    const a = this.answers.get(id);
     if (!a || !a.statuses.size || [...a.statuses].some((s) => ![404, 405, 501].includes(s))) return null;
     const statuses = [...a.statuses].sort().join("/");
     if (a.statuses.has(405) || a.statuses.has(501)) return `every authenticated call answered ${statuses}`;
     if (a.missingMade) return `answered 404 for a resource the run had just made (every authenticated call answered ${statuses})`;
+    const route = this.all.find((o) => o.operationId === id);
+    if (route && !route.template.includes("{") && !declares404(route)) return `every authenticated call answered 404, which ${route.template} never declares (whatever the body): the route is unknown`;
+    const collection = route ? collectionOf(route.template) : null;
+    const missing = collection ? this.all.find((o) => o.template === collection && this.notImplemented(o.operationId)) : undefined;
+    if (missing) return `every authenticated call answered 404, and ${collection} is not implemented (${missing.operationId})`;
     if (a.foreign404 && !a.contract404) return "every authenticated call answered 404 without the contract's error body: the route is unknown";
     return null;
   }
@@ -133,10 +150,14 @@ export class ReportBuilder {
     return this.all.map((op) => {
       const row = { operationId: op.operationId, method: op.method.toUpperCase(), path: op.template };
       const r = operations.find((o) => o.operationId === op.operationId);
+      if (!r && answeredByGateway(op)) return { ...row, category: "out-of-scope", reason: "answered by the gateway itself (x-answered-by: gateway), not the backend: name it in --operations to check it" };
       if (!r) return { ...row, category: "not-selected", reason: "left out by --operations" };
-      const missing = this.notImplemented(r);
+      const missing = this.notImplemented(r.operationId);
       if (missing) return { ...row, category: "not-implemented", reason: missing };
-      if (r.requests === 0) return { ...row, category: "skipped", reason: [...new Set(r.skipped.map((s) => s.reason))].join("; ") || "no case could be made" };
+      const skipped = [...new Set(r.skipped.map((s) => s.reason))].join("; ");
+      if (r.requests === 0) return { ...row, category: "skipped", reason: skipped || "no case could be made" };
+      // Answered only without credentials (a 401 before any work): nothing of the operation itself was judged.
+      if (!this.answers.has(r.operationId)) return { ...row, category: "skipped", reason: ["only requests without credentials were answered", skipped].filter(Boolean).join("; ") };
       return { ...row, category: "checked", reason: null };
     });
   }
@@ -182,7 +203,11 @@ export class ReportBuilder {
   }
 
   build(meta: Pick<Report, "target" | "contract" | "started_at" | "duration_ms" | "options">): Report {
-    const operations = [...this.ops.values()];
+    const coverage = this.coverage([...this.ops.values()]);
+    // An operation the server does not implement is its own finding, not a violation (nor a pass): its tallies
+    // count no violation, as its violations are in no list.
+    const missing = new Set(coverage.filter((c) => c.category === "not-implemented").map((c) => c.operationId));
+    const operations = [...this.ops.values()].map((o) => (missing.has(o.operationId) ? { ...o, checks: Object.fromEntries(Object.entries(o.checks).map(([k, t]) => [k, { ...t, violations: 0 }])) } : o));
     const checks = this.checks.map((c) => {
       const run = operations.reduce((n, o) => n + (o.checks[c.name]?.run ?? 0), 0);
       const violations = operations.reduce((n, o) => n + (o.checks[c.name]?.violations ?? 0), 0);
@@ -190,50 +215,20 @@ export class ReportBuilder {
     });
     const resources = [...this.tenancyResources];
     const tenancy = { checked: resources.length > 0, resources, note: resources.length ? null : (this.tenancyNote ?? "no resource was created or found to try the second key on") };
-    const coverage = this.coverage(operations);
-    // An operation the server does not implement is its own finding, not a violation (nor a pass).
-    const missing = new Set(coverage.filter((c) => c.category === "not-implemented").map((c) => c.operationId));
     const violations = [...this.violations.values()].filter((v) => !missing.has(v.operationId));
     const groups = groupViolations(violations).map((g) => ({ ...g, first: violations.indexOf(g.first) }));
     return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, coverage, negatives: this.negatives, operations, checks, violations, groups, notices: this.notices, ...(this.ran ? { ran: [...this.ran] } : {}) };
   }
 }
 
-/** The violations of one cause: one operation, one rule, one place in the contract. */
-export interface ViolationGroup {
-  operationId: string;
-  method: string;
-  path: string;
-  rule: string;
-  schema_path: string;
-  /** Exchanges that showed it, in all. */
-  count: number;
-  /** Distinct violations (messages, statuses) in the group. */
-  distinct: number;
-  /** The first violation, with its reproduction. */
-  first: Violation;
-}
-
-/** Groups violations by operation, rule and schema path, in the order their first violation was found. */
-export function groupViolations(violations: Violation[]): ViolationGroup[] {
-  const groups = new Map<string, ViolationGroup>();
-  for (const v of violations) {
-    const schema_path = v.reproduction?.schema_path ?? "";
-    const key = JSON.stringify([v.operationId, v.rule, schema_path]);
-    const g = groups.get(key);
-    if (g) {
-      g.count += v.count;
-      g.distinct++;
-    } else groups.set(key, { operationId: v.operationId, method: v.method, path: v.path, rule: v.rule, schema_path, count: v.count, distinct: 1, first: v });
-  }
-  return [...groups.values()];
-}
+export { groupViolations, type ViolationGroup } from "./grouping.js";
 
 /** The terminal summary: one line per operation (checks run, violations), then the violations and notices. */
 export function summaryTable(report: Report): string {
   const rows = report.operations.filter((o) => o.requests > 0 || o.skipped.length);
   const runs = (o: OperationReport) => Object.values(o.checks).reduce((n, t) => n + t.run, 0);
-  const bad = (o: OperationReport) => Object.values(o.checks).reduce((n, t) => n + t.violations, 0);
+  // The distinct violations the list below shows for the operation (a not-implemented one has none).
+  const bad = (o: OperationReport) => report.violations.filter((v) => v.operationId === o.operationId).length;
   const category = (o: OperationReport) => report.coverage.find((c) => c.operationId === o.operationId)?.category ?? "checked";
   const head = ["operation", "method", "path", "coverage", "requests", "checks", "violations", "skipped"];
   const body = rows.map((o) => [o.operationId, o.method, o.path, category(o), String(o.requests), String(runs(o)), String(bad(o)), String(o.skipped.length)]);
@@ -251,7 +246,7 @@ export function summaryTable(report: Report): string {
 /** The coverage by category, and each operation not implemented or skipped with its reason. */
 function coverageLines(report: Report): string[] {
   const count = (c: CoverageCategory) => report.coverage.filter((r) => r.category === c).length;
-  const out = [`coverage: ${count("checked")} checked, ${count("not-implemented")} not implemented, ${count("skipped")} skipped, ${count("not-selected")} not selected (of ${report.coverage.length} operations)`];
+  const out = [`coverage: ${count("checked")} checked, ${count("not-implemented")} not implemented, ${count("skipped")} skipped, ${count("not-selected")} not selected, ${count("out-of-scope")} the gateway's own (of ${report.coverage.length} operations)`];
   for (const r of report.coverage.filter((x) => x.category === "not-implemented" || x.category === "skipped")) out.push(`  ${r.category === "skipped" ? "-" : "∅"} ${r.category} ${r.operationId}  ${r.method} ${r.path}: ${r.reason}`);
   return out;
 }
@@ -280,6 +275,8 @@ function violationsByOperation(report: Report): string[] {
     for (const { first: v, distinct } of gs) {
       const more = distinct > 1 ? ` — and ${distinct - 1} more like it (the JSON report lists all)` : "";
       out.push(`  ✗ [${v.rule}] ${v.status}: ${v.message}${v.count > 1 ? ` (×${v.count})` : ""}${more}`, `      ${v.request}`);
+      const also = gs.find((g) => g.first === v)!.operations.filter((id) => id !== operationId);
+      if (also.length) out.push(`      one cause on ${also.length + 1} operations: also ${also.join(", ")}`);
       if (v.reproduction) out.push(`      at ${v.reproduction.schema_path}`, `      ${v.reproduction.curl}`);
     }
   }

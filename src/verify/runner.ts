@@ -16,7 +16,7 @@ import { CaseBuilder, type RequestCase } from "./requests/cases.js";
 import { createChecks } from "./checks/index.js";
 import { ContractView } from "./requests/contract-view.js";
 import { idempotencyCases } from "./checks/idempotency-honoured.js";
-import { crudGroups, roundtrip } from "./probes/crud.js";
+import { crudGroups, firstFilled, roundtrip } from "./probes/crud.js";
 import { listOperations, walkPages } from "./probes/pages.js";
 import type { RoundtripContext } from "./probes/probe-context.js";
 import { AnonymousBudget, byPriority, isAnonymous } from "./probes/anonymous.js";
@@ -201,8 +201,8 @@ async function finish(run: Run): Promise<Report> {
 /** The Idempotency-Key requests of each selected operation that takes the key, each sent after the previous (checks/idempotency-honoured.ts). */
 async function probeIdempotency(operations: Operation[], ctx: RoundtripContext): Promise<void> {
   for (const op of operations) {
-    const example = ctx.builder.examples(op)[0];
-    const filled = example && ctx.prereqs ? await ctx.prereqs.fill(op, example) : null;
+    const examples = ctx.builder.examples(op);
+    const filled = examples.length && ctx.prereqs ? await firstFilled(ctx, op, examples) : null;
     if (filled && "reason" in filled) {
       if ((await idempotencyCases(ctx.view, ctx.builder, op)).length) ctx.report.skip(op, "Idempotency-Key", `a prerequisite is missing: ${filled.reason}`);
       continue;

@@ -1,7 +1,8 @@
 // --operations: which operations a run covers. A comma-separated list of globs (`*` any run of characters, `?` one
 // character), each matched whole against the operationId (`listAnalyses`), the path template (`/v1/analyses/*`)
 // and `METHOD template` (`GET /v1/*`). Globs rather than regular expressions: paths are full of characters a
-// regular expression treats specially (`{`, `}`, `.`, `?`).
+// regular expression treats specially (`{`, `}`, `.`, `?`). Without --operations, every operation the backend
+// answers: the gateway's own (`x-answered-by: gateway`) only when a glob names them.
 import { VerifyUsageError } from "./target.js";
 import type { Operation } from "./types.js";
 
@@ -11,7 +12,8 @@ export function globToRegExp(glob: string): RegExp {
 }
 
 export function selectOperations(all: Operation[], patterns: string | undefined): Operation[] {
-  if (!patterns) return all;
+  // The gateway's own operations (x-answered-by: gateway) are no part of a backend: only when a glob names them.
+  if (!patterns) return all.filter((op) => !answeredByGateway(op));
   const globs = patterns
     .split(",")
     .map((p) => p.trim())
@@ -25,4 +27,9 @@ export function selectOperations(all: Operation[], patterns: string | undefined)
     for (const h of hits) selected.add(h);
   }
   return all.filter((op) => selected.has(op));
+}
+
+/** An operation the gateway answers itself (`x-answered-by: gateway`: /health, /openapi.yaml, …), not the backend. */
+export function answeredByGateway(op: Operation): boolean {
+  return (op.op as Record<string, unknown>)["x-answered-by"] === "gateway";
 }

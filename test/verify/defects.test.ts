@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CASES, DONE_WHEN, reads, writes, type Case } from "./fixtures/defect-cases.js";
 import { startDefectiveServer, type DefectiveServer } from "./fixtures/defective-server.js";
 import { BUSINESS_KEY, LIMITED_KEY, listed, rules, useMock } from "./helpers.js";
+import { summaryTable } from "../../src/verify/index.js";
 
 const mock = useMock();
 let server: DefectiveServer | null = null;
@@ -76,6 +77,14 @@ describe("verify against a server with one planted defect", () => {
     expect(r.curl).toContain('-H "x-api-key: $API_KEY"');
     expect(r.curl).toContain(r.request.url.replace(/^.*?\/\/[^/]+/, ""));
     expect(JSON.stringify(report)).not.toContain(BUSINESS_KEY);
+  });
+
+  it("rate-limit-headers-missing-on-errors: a defect in shared code is one cause listing every operation that shows it (issue 46)", async () => {
+    const c = CASES.find((x) => x.defect === "rate-limit-headers-missing-on-errors")!;
+    const report = await runAgainst(c);
+    expect(report.groups, listed(report)).toHaveLength(1);
+    expect([...report.groups[0]!.operations].sort()).toEqual(c.expected.operations);
+    expect(summaryTable(report)).toMatch(/one cause on 4 operations: also /);
   });
 
   it("a round trip on a conforming resource passes every step", async () => {

@@ -115,16 +115,17 @@ export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<st
     return ctx.scheduler.runOne(job);
   };
   const base = { group: g.name, softDeleteField: g.softDeleteField };
-  const filled = ctx.prereqs ? await ctx.prereqs.fill(g.create, ctx.builder.examples(g.create)[0]!) : { parts: ctx.builder.examples(g.create)[0]! };
-  if ("reason" in filled) {
-    ctx.report.skip(g.create, `round trip ${g.name}`, `a prerequisite is missing: ${filled.reason}`);
-    return `a prerequisite is missing: ${filled.reason}`;
+  const candidates = createCandidates(ctx, g.create);
+  const first = await firstFilled(ctx, g.create, candidates);
+  if ("reason" in first) {
+    ctx.report.skip(g.create, `round trip ${g.name}`, `a prerequisite is missing: ${first.reason}`);
+    return `a prerequisite is missing: ${first.reason}`;
   }
-  let createParts = filled.parts;
+  let createParts = first.parts;
   let created = await step(g.create, createParts, { ...base, step: "create" });
   // The example is one this caller may not create (a test key and a live key's example: 403): a generated body
   // the caller may, as the revoked-key case does (decision Y17).
-  for (const other of createCandidates(ctx, g.create).slice(1)) {
+  for (const other of candidates.slice(first.index + 1)) {
     if (created.kind !== "answered" || created.exchange.response.status !== 403) break;
     const next = ctx.prereqs ? await ctx.prereqs.fill(g.create, other) : { parts: other };
     if ("reason" in next) break;
@@ -158,6 +159,20 @@ export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<st
   if (!answered2xx(removed)) return stopped ?? "the delete did not succeed";
   await step(g.read, at(g.read), { ...base, step: "read-deleted", id });
   return stopped;
+}
+
+/**
+ * The first of `candidates` whose prerequisites can be had (an example whose optional reference can be left out
+ * comes before one that needs a resource made), with its index; else the first one's reason.
+ */
+export async function firstFilled(ctx: RoundtripContext, op: Operation, candidates: Parts[]): Promise<{ parts: Parts; index: number } | { reason: string }> {
+  let reason: string | null = null;
+  for (const [index, c] of candidates.entries()) {
+    const filled = ctx.prereqs ? await ctx.prereqs.fill(op, c) : { parts: c };
+    if ("parts" in filled) return { parts: filled.parts, index };
+    reason ??= filled.reason;
+  }
+  return { reason: reason ?? `${op.operationId} has no example or generated body` };
 }
 
 function answered2xx(s: Sent): boolean {

@@ -18,19 +18,33 @@ export interface ReferenceSite {
   schema: string;
   states?: string[];
   pointer: string;
+  /** The shortest prefix of `path` ending at a property its object does not require: dropping it leaves the reference out. */
+  optional?: string[];
 }
 
 /** Every property of a body schema (nested objects and array items included) that carries `x-references`. */
-export function referenceSites(view: ContractView, schema: Json, path: string[] = [], at = ""): ReferenceSite[] {
+export function referenceSites(view: ContractView, schema: Json, path: string[] = [], at = "", optional: string[] | null = null): ReferenceSite[] {
   const s = view.contract.deref(schema);
   const here = schema?.$ref ? schema.$ref : at;
   const out: ReferenceSite[] = [];
   if (!s || typeof s !== "object" || path.length > 6) return out;
   const ref = s["x-references"];
-  if (ref?.schema) out.push({ path, schema: ref.schema, ...(ref.states ? { states: ref.states } : {}), pointer: `${here}/x-references` });
-  for (const [name, p] of Object.entries<Json>(s.properties ?? {})) out.push(...referenceSites(view, p, [...path, name], `${here}/properties/${name}`));
-  if (s.items) out.push(...referenceSites(view, s.items, [...path, "[]"], `${here}/items`));
+  if (ref?.schema) out.push({ path, schema: ref.schema, ...(ref.states ? { states: ref.states } : {}), pointer: `${here}/x-references`, ...(optional ? { optional } : {}) });
+  const required: unknown[] = Array.isArray(s.required) ? s.required : [];
+  for (const [name, p] of Object.entries<Json>(s.properties ?? {})) {
+    const child = [...path, name];
+    out.push(...referenceSites(view, p, child, `${here}/properties/${name}`, optional ?? (required.includes(name) ? null : child)));
+  }
+  if (s.items) out.push(...referenceSites(view, s.items, [...path, "[]"], `${here}/items`, optional));
   return out;
+}
+
+/** `value` without the property at `path` (unchanged when a parent is missing). */
+export function without(value: unknown, path: string[]): unknown {
+  if (!path.length || !value || typeof value !== "object" || Array.isArray(value)) return value;
+  const [head, ...rest] = path as [string, ...string[]];
+  const { [head]: inner, ...others } = value as Record<string, unknown>;
+  return rest.length ? { ...others, [head]: without(inner, rest) } : others;
 }
 
 /** `value` with the id at `path` replaced (an array of ids becomes `[id]`); undefined when a parent is missing. */
@@ -77,8 +91,15 @@ export class Prerequisites {
     const body = parts.body;
     if (!body || !body.mediaType.includes("json")) return { parts };
     let value = body.value;
+    const valid = this.ctx.view.bodyValidator(body.media.schema);
     for (const site of referenceSites(this.ctx.view, body.media.schema)) {
       if (!present(value, site.path)) continue;
+      // An optional reference is left out rather than made, when the body stays valid without it.
+      const left = site.optional ? without(value, site.optional) : undefined;
+      if (left !== undefined && valid(left)) {
+        value = left;
+        continue;
+      }
       const got = await this.idOf(site, op, depth);
       if ("reason" in got) return { reason: `${site.path.filter((p) => p !== "[]").join(".")} needs a ${site.schema}: ${got.reason}` };
       value = withId(value, site.path, got.id) ?? value;
@@ -112,6 +133,7 @@ export class Prerequisites {
     if (depth >= MAX_DEPTH) return { reason: `its prerequisites nest deeper than ${MAX_DEPTH}` };
     const create = this.createOf(site.schema);
     if (!create) return { reason: `the contract has no create of ${site.schema}; name one with --ref ${site.schema}=ID` };
+    if (!this.ctx.reach(create)) return { reason: `${create.operationId} is not selected (add it to --operations, give --follow-links, or name one with --ref ${site.schema}=ID)` };
     const example = this.ctx.builder.examples(create)[0];
     if (!example) return { reason: `${create.operationId} has no example to make one from` };
     const filled = await this.fill(create, example, depth + 1);
@@ -131,7 +153,7 @@ export class Prerequisites {
   /** The id of one of the caller's resources of `schema` in one of `states`, from the first page of its list. */
   private async findInState(schema: string, states: string[], forOp: Operation): Promise<string | null> {
     const list = listOf(this.ctx.view, schema);
-    if (!list) return null;
+    if (!list || !this.ctx.reach(list)) return null;
     const limit = this.ctx.view.contract.deref(list.parameters.find((p) => p.name === "limit")?.schema)?.maximum ?? 100;
     const base = await listParts(this.ctx, list);
     if (!base) return null;
@@ -153,6 +175,7 @@ export class Prerequisites {
   /** Deletes what was made, last made first (after every case that needed it). */
   async cleanUp(): Promise<void> {
     for (const m of this.created.reverse()) {
+      if (!this.ctx.reach(m.remove)) continue;
       const parts = this.ctx.builder.examples(m.remove)[0]!;
       await sendCase(this.ctx, await caseOf(this.ctx, m.remove, { ...parts, path: { ...parts.path, [m.idParam]: m.id } }, `prerequisite ${m.schema}: delete`));
     }

@@ -47,6 +47,8 @@ export interface RoundtripContext {
 
 /** Sends one case now (after the 429s of its bucket), with `scenario` for the round-trip check. */
 export async function sendCase(ctx: RoundtripContext, c: RequestCase, scenario?: ScenarioStep): Promise<Sent> {
+  // The one gate every probe passes: an operation outside --operations is never called (without --follow-links).
+  if (!ctx.reach(c.operation)) return { kind: "skipped", reason: `${c.operation.operationId} is not selected (add it to --operations, or give --follow-links)` };
   const job: Job = { bucket: ctx.bucket(c), run: () => ctx.session.exchange(c, scenario), skip: () => {} };
   return ctx.scheduler.runOne(job);
 }
