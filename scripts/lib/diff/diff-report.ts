@@ -1,7 +1,7 @@
 // How the versioning gate shows a comparison: a terminal report, GitHub Actions annotations, and Markdown release
 // notes grouped by impact.
 import { noteLines } from "./changelog-notes.js";
-import { isError, majorsProblem, nextVersion, rel, releaseImpact } from "./diff.js";
+import { isError, majorsProblem, nextVersion, rel, releaseImpact, unusedNote } from "./diff.js";
 import type { Change, Comparison, Impact, Location } from "./diff-types.js";
 import { reached } from "./diff-pointer.js";
 
@@ -49,6 +49,7 @@ export function textReport(c: Comparison, problems: string[], opts: { all?: bool
   const hidden = c.changes.length - shown.length;
   if (shown.length) lines.push("");
   lines.push(`${counts(c.changes)}${hidden ? ` (${hidden} patch change${hidden === 1 ? "" : "s"} not listed; --all lists them)` : ""}; ${releaseHint(c)}.`);
+  for (const a of c.unusedAccepted ?? []) if (!problems.some((p) => p.startsWith(unusedNote(a)))) lines.push(`! ${unusedNote(a)}`);
   for (const p of problems) lines.push(`✖ ${p}`);
   lines.push(problems.length ? "check:breaking FAILED" : "check:breaking passed");
   return lines.join("\n");

@@ -12,7 +12,7 @@ import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { Json } from "../contract.js";
 import { contractRules } from "./diff-rules.js";
-import { judge, loadPolicy } from "./diff-policy.js";
+import { judge, loadPolicy, unusedEntries } from "./diff-policy.js";
 import { clientFeltChanges, feltSupersedes, reachers } from "./diff-extensions.js";
 import { reviewedNarrowings } from "./diff-narrowing.js";
 import { applySunsets } from "./diff-sunset.js";
@@ -229,7 +229,7 @@ export async function compare(opts: { base?: string; head?: string; today?: stri
     ...own.changes,
     ...clientFeltChanges(base, head),
   ].map(withReach(base.doc, head.doc)), policy), base.doc, opts.today).sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
-  return { base, head, changes, impact: highest(changes), redocly: raw };
+  return { base, head, changes, impact: highest(changes), redocly: raw, unusedAccepted: unusedEntries(changes, policy) };
 }
 
 // A semver comparison by hand: only x.y.z(-pre) ordering is needed, and `semver` is not a dependency here.
@@ -286,8 +286,9 @@ export function releaseImpact(c: Comparison): Impact | undefined {
  * major version (it ships, so info.version must say so); and with `checkVersion`, a dishonest info.version.
  * Empty = pass.
  */
-export function gateProblems(c: Comparison, opts: { checkVersion?: boolean } = {}): string[] {
+export function gateProblems(c: Comparison, opts: { checkVersion?: boolean; strict?: boolean } = {}): string[] {
   const problems: string[] = [];
+  if (opts.strict) problems.push(...(c.unusedAccepted ?? []).map((a) => `${unusedNote(a)} (--strict)`));
   const breaking = c.changes.filter(isError);
   const majors = breaking.filter((x) => !x.accepted).length;
   if (majors) problems.push(majorsProblem(c)!);
@@ -295,6 +296,11 @@ export function gateProblems(c: Comparison, opts: { checkVersion?: boolean } = {
   if (!majors && accepted.length) problems.push(...majorBumpProblems(c, accepted));
   if (opts.checkVersion && !breaking.length) problems.push(...versionProblems(c.base.version, c.head.version, releaseImpact(c)));
   return problems;
+}
+
+/** An ignore entry that accepted nothing, in words. */
+export function unusedNote(a: { rule: string; pointer?: string; operation?: string }): string {
+  return `scripts/breaking/ignore.yaml: the entry \`${a.rule}\` at ${a.pointer ?? `operation ${a.operation}`} matched no change; remove it, or name a pointer the gate prints`;
 }
 
 /** The gate's summary of the breaking changes it fails on, or undefined without any. */
