@@ -2,11 +2,13 @@
 // released baseline (generated/released/openapi.yaml) and fails on any breaking (major) change; with --check-version it also
 // fails when info.version does not match the changes (additions: minor bump, fixes/docs: patch bump).
 //
-//   npm run check:breaking -- [--base <file>] [--head <file>] [--spec <openapi.yaml>] [--check-version] [--format text|github-actions|markdown|junit] [--all]
+//   npm run check:breaking -- [--base <file>] [--head <file>] [--spec <openapi.yaml>] [--check-version] [--format text|github-actions|markdown|junit] [--all] [--strict]
 //
 // It never judges a stale bundle: unless --head names another file, it refuses (exit 2) when generated/openapi.yaml
 // is not what spec/ (or --spec) makes now, told by the hash of the inputs `npm run generate` recorded beside it
 // (generated/inputs.json, inputs-digest.ts) instead of generating again.
+//
+// An entry of scripts/breaking/ignore.yaml that matched no change is reported; with --strict it fails the gate.
 //
 // Exit codes: 0 passed, 1 the gate failed, 2 the comparison could not run (missing file, redocly error).
 import path from "node:path";
@@ -17,7 +19,7 @@ import { compare, DiffError, gateProblems, HEAD, rel } from "../lib/diff/diff.js
 import { PolicyError } from "../lib/diff/diff-policy.js";
 import { githubAnnotations, junit, prComment, textReport } from "../lib/diff/diff-report.js";
 
-const USAGE = "usage: check-breaking [--base <file>] [--head <file>] [--spec <openapi.yaml>] [--check-version] [--format text|github-actions|markdown|junit] [--all]";
+const USAGE = "usage: check-breaking [--base <file>] [--head <file>] [--spec <openapi.yaml>] [--check-version] [--format text|github-actions|markdown|junit] [--all] [--strict]";
 
 try {
   const { values } = parseArgs({
@@ -28,12 +30,13 @@ try {
       "check-version": { type: "boolean", default: false },
       format: { type: "string", default: "text" },
       all: { type: "boolean", default: false },
+      strict: { type: "boolean", default: false },
     },
   });
   if (!["text", "github-actions", "markdown", "junit"].includes(values.format!)) throw new DiffError(`unknown --format ${values.format}\n${USAGE}`);
   if (values.head === undefined || values.spec !== undefined) await refuseStale(path.resolve(values.spec ?? SPEC_ROOT), path.resolve(values.head ?? HEAD));
   const cmp = await compare({ base: values.base, head: values.head });
-  const problems = gateProblems(cmp, { checkVersion: values["check-version"] });
+  const problems = gateProblems(cmp, { checkVersion: values["check-version"], strict: values.strict });
   if (values.format === "github-actions") {
     const notes = githubAnnotations(cmp, problems);
     if (notes) console.log(notes);

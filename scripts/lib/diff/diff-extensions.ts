@@ -210,7 +210,7 @@ export function clientFeltChanges(base: Bundle, head: Bundle): Change[] {
       pointer,
       property: f.property,
       where: `${describeSegs(f.segs)}`,
-      message: `${f.message} Reached by ${ops.length} operation${ops.length === 1 ? "" : "s"}: ${ops.join(", ")}.`,
+      message: f.message,
       location: exact.line ? exact : file.locate(pointer),
       operations: ops,
     };

@@ -108,3 +108,13 @@ export function describePointer(pointer: string, docs: Json[] = []): string {
   if (field.length) parts.push(`\`${field.join(".")}\``);
   return parts.join(" ");
 }
+
+/**
+ * "Reached by 3 operations: a, b, c." — every operation a change reaches; past `fold` names, the rest counted
+ * ("…, and 94 more": the terminal); in full without `fold` (Markdown, JUnit). Empty without operations.
+ */
+export function reached(ops: readonly string[] | undefined, fold = Infinity): string {
+  if (!ops?.length) return "";
+  const shown = ops.length > fold ? [...ops.slice(0, fold), `and ${ops.length - fold} more`] : ops;
+  return `Reached by ${ops.length} operation${ops.length === 1 ? "" : "s"}: ${shown.join(", ")}.`;
+}

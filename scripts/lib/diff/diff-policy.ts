@@ -3,7 +3,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parse } from "yaml";
-import type { Change, Impact } from "./diff-types.js";
+import type { AcceptedEntry, Change, Impact } from "./diff-types.js";
 import { ROOT } from "../paths.js";
 
 /** A policy file the gate cannot use (check-breaking exits 2 on it, as on any comparison that cannot run). */
@@ -18,7 +18,7 @@ export const IGNORE_FILE = path.join(ROOT, "scripts/breaking/ignore.yaml");
 export interface Policy {
   impacts: Record<Impact, Severity>;
   checks: Record<string, Severity>;
-  accepted: Array<{ rule: string; pointer: string; reason: string }>;
+  accepted: AcceptedEntry[];
 }
 
 const readYaml = async (file: string) => {
@@ -39,8 +39,8 @@ export async function loadPolicy(checksFile = CHECKS_FILE, ignoreFile = IGNORE_F
   }
   const accepted = (ignore.accepted ?? []) as Policy["accepted"];
   accepted.forEach((a, i) => {
-    if (!a?.rule || !a?.pointer) throw new PolicyError(`${rel(ignoreFile)}: accepted[${i}] needs a rule and a pointer`);
-    if (typeof a.reason !== "string" || !a.reason.trim()) throw new PolicyError(`${rel(ignoreFile)}: accepted[${i}] (${a.rule} at ${a.pointer}) has no reason; every accepted break carries one`);
+    if (!a?.rule || (!a?.pointer && !a?.operation)) throw new PolicyError(`${rel(ignoreFile)}: accepted[${i}] needs a rule and a pointer (either one the gate prints) or an operation`);
+    if (typeof a.reason !== "string" || !a.reason.trim()) throw new PolicyError(`${rel(ignoreFile)}: accepted[${i}] (${a.rule} at ${a.pointer ?? a.operation}) has no reason; every accepted break carries one`);
   });
   return { impacts: { major: "error", minor: "info", patch: "info", ...checks.impacts }, checks: checks.checks ?? {}, accepted };
 }
@@ -54,7 +54,23 @@ export function judge(changes: Change[], policy: Policy): Change[] {
   return changes.map((c) => {
     const ruled = c.rule.split(", ").map((r) => policy.checks[r]).find(Boolean);
     const severity = ruled === undefined || (ruled === "error" && c.impact !== "major") ? policy.impacts[c.impact] : ruled;
-    const accepted = policy.accepted.find((a) => c.rule.split(", ").includes(a.rule) && a.pointer === c.pointer);
+    const accepted = policy.accepted.find((a) => matches(a, c));
     return { ...c, severity, ...(accepted && { accepted: accepted.reason }) };
   });
+}
+
+/**
+ * Does an ignore entry accept a change? Its rule is one of the change's, and its pointer is either pointer the gate
+ * prints (`at A → B`: the logical one, through an operation, or where the node lives), or its operation (an
+ * operationId, or the `operationId (METHOD /path)` label) is one the change reaches.
+ */
+export function matches(a: AcceptedEntry, c: Change): boolean {
+  if (!c.rule.split(", ").includes(a.rule)) return false;
+  if (a.pointer !== undefined && (a.pointer === c.pointer || a.pointer === c.location?.pointer)) return true;
+  return a.operation !== undefined && (c.operations ?? []).some((o) => o === a.operation || o.split(" ")[0] === a.operation);
+}
+
+/** The entries that accepted no change of the comparison (left over after the break was fixed, or mistyped). */
+export function unusedEntries(changes: Change[], policy: Policy): AcceptedEntry[] {
+  return policy.accepted.filter((a) => !changes.some((c) => matches(a, c)));
 }

@@ -1,8 +1,13 @@
 // How the versioning gate shows a comparison: a terminal report, GitHub Actions annotations, and Markdown release
 // notes grouped by impact.
 import { noteLines } from "./changelog-notes.js";
-import { isError, nextVersion, rel, releaseImpact } from "./diff.js";
+import { isError, majorsProblem, nextVersion, rel, releaseImpact, unusedNote } from "./diff.js";
 import type { Change, Comparison, Impact, Location } from "./diff-types.js";
+import { reached } from "./diff-pointer.js";
+
+/** How many operations the terminal names before "and N more". */
+export const FOLD = 10;
+const withOps = (x: Change, fold?: number) => (x.operations?.length ? `${x.message} ${reached(x.operations, fold)}` : x.message);
 
 const MARK: Record<Impact, string> = { major: "✖ major", minor: "+ minor", patch: "· patch" };
 
@@ -36,7 +41,7 @@ export function textReport(c: Comparison, problems: string[], opts: { all?: bool
   const shown = c.changes.filter((x) => opts.all || x.impact !== "patch");
   for (const x of shown) {
     lines.push(`${MARK[x.impact]}  ${x.where}`);
-    lines.push(`      ${x.rule ? `${x.rule}: ` : ""}${x.message}`);
+    lines.push(`      ${x.rule ? `${x.rule}: ` : ""}${withOps(x, FOLD)}`);
     lines.push(`      at ${at(x)}`);
     if (x.severity === "warning") lines.push("      severity: warning (scripts/breaking/checks.yaml), does not fail the gate");
     if (x.accepted) lines.push(`      accepted in scripts/breaking/ignore.yaml: ${x.accepted}`);
@@ -44,6 +49,7 @@ export function textReport(c: Comparison, problems: string[], opts: { all?: bool
   const hidden = c.changes.length - shown.length;
   if (shown.length) lines.push("");
   lines.push(`${counts(c.changes)}${hidden ? ` (${hidden} patch change${hidden === 1 ? "" : "s"} not listed; --all lists them)` : ""}; ${releaseHint(c)}.`);
+  for (const a of c.unusedAccepted ?? []) if (!problems.some((p) => p.startsWith(unusedNote(a)))) lines.push(`! ${unusedNote(a)}`);
   for (const p of problems) lines.push(`✖ ${p}`);
   lines.push(problems.length ? "check:breaking FAILED" : "check:breaking passed");
   return lines.join("\n");
@@ -84,11 +90,14 @@ export function junit(c: Comparison, problems: string[]): string {
   const failing = (x: Change) => (x.severity ?? (x.impact === "major" ? "error" : "info")) === "error" && !x.accepted;
   const cases = c.changes.map((x) => {
     const name = xml(`${x.rule || x.kind} ${x.where}`);
-    const body = failing(x) ? `<failure message="${xml(x.message)}" type="${xml(x.rule || x.impact)}">${xml(`${x.pointer} ${x.location ? fileLine(x.location) : ""}`)}</failure>` : "";
+    const body = failing(x) ? `<failure message="${xml(withOps(x))}" type="${xml(x.rule || x.impact)}">${xml(`${x.pointer} ${x.location ? fileLine(x.location) : ""}`)}</failure>` : "";
     return `    <testcase classname="check-breaking.${x.impact}" name="${name}">${body}</testcase>`;
   });
-  for (const p of problems) cases.push(`    <testcase classname="check-breaking.gate" name="gate"><failure message="${xml(p)}"/></testcase>`);
-  const failures = c.changes.filter(failing).length + problems.length;
+  // One failure per breaking change: the gate's summary of them ("2 breaking changes since …") is no failure of its own.
+  const failed = c.changes.filter(failing).length;
+  const own = problems.filter((p) => !(failed && p === majorsProblem(c)));
+  for (const p of own) cases.push(`    <testcase classname="check-breaking.gate" name="gate"><failure message="${xml(p)}"/></testcase>`);
+  const failures = failed + own.length;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites><testsuite name="check-breaking" tests="${cases.length}" failures="${failures}">`,
@@ -100,5 +109,7 @@ export function junit(c: Comparison, problems: string[]): string {
 /** A pull-request comment: the verdict first, then the changes grouped as the release notes group them. */
 export function prComment(c: Comparison, problems: string[]): string {
   const verdict = problems.length ? `**check:breaking failed**\n\n${problems.map((p) => `- ${p}`).join("\n")}` : "**check:breaking passed**";
-  return `${verdict}\n\n${counts(c.changes)}; ${releaseHint(c)}.\n\n${markdown(c, { title: "Contract changes" })}`;
+  const reach = c.changes.filter((x) => x.impact !== "patch" && x.operations?.length).map((x) => `- ${MARK[x.impact]} ${x.where}${x.rule ? ` (\`${x.rule}\`)` : ""}: ${reached(x.operations)}`);
+  const reaches = reach.length ? `\n### What each change reaches\n\n${reach.join("\n")}\n` : "";
+  return `${verdict}\n\n${counts(c.changes)}; ${releaseHint(c)}.\n\n${markdown(c, { title: "Contract changes" })}${reaches}`;
 }

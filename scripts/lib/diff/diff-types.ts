@@ -53,6 +53,16 @@ export interface Comparison {
   impact: Impact | undefined;
   /** redocly's own report, before our rules replaced entries (tests show its misses with it). */
   redocly: RedoclyChange[];
+  /** Entries of scripts/breaking/ignore.yaml that matched no change (reported; with --strict they fail the gate). */
+  unusedAccepted?: AcceptedEntry[];
+}
+
+/** An accepted break (scripts/breaking/ignore.yaml): a rule, and the change's pointer (either the gate prints) or an operation. */
+export interface AcceptedEntry {
+  rule: string;
+  pointer?: string;
+  operation?: string;
+  reason: string;
 }
 
 /** One change as `redocly diff --format=json` reports it (reportVersion 1). */

@@ -12,8 +12,8 @@ import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import type { Json } from "../contract.js";
 import { contractRules } from "./diff-rules.js";
-import { judge, loadPolicy } from "./diff-policy.js";
-import { clientFeltChanges, feltSupersedes } from "./diff-extensions.js";
+import { judge, loadPolicy, unusedEntries } from "./diff-policy.js";
+import { clientFeltChanges, feltSupersedes, reachers } from "./diff-extensions.js";
 import { reviewedNarrowings } from "./diff-narrowing.js";
 import { applySunsets } from "./diff-sunset.js";
 import { describePointer, HTTP_METHODS, resolvePointer, splitPointer } from "./diff-pointer.js";
@@ -174,6 +174,24 @@ function fromRedocly(c: RedoclyChange, head: Json, base: Json): Change {
   };
 }
 
+/**
+ * Every operation a change reaches, whichever rule found it (issue 48): redocly reports a change of a shared
+ * component once, through one operation that uses it (`listAnalysisAlerts`' query parameter for `AlertSeverity`),
+ * so the operations come from where the changed node lives (its location's pointer: the component), through
+ * `$ref`s in either version; a node of a path reaches its own operation. A rule that worked them out keeps its own.
+ */
+function withReach(base: Json, head: Json): (c: Change) => Change {
+  const [inBase, inHead] = [reachers(base), reachers(head)];
+  return (c) => {
+    if (c.operations || c.added) return c;
+    const physical = c.location?.pointer?.startsWith("#/components/") ? c.location.pointer : c.pointer;
+    const segs = splitPointer(physical);
+    if (segs[0] !== "paths" && segs[0] !== "components") return c;
+    const ops = [...new Set([...inHead(segs), ...inBase(segs)])].filter((o) => o !== "every operation").sort();
+    return ops.length ? { ...c, operations: ops } : c;
+  };
+}
+
 /** The release's own version number is not a change of the contract. */
 const isVersionField = (c: RedoclyChange) => c.path === "#/info" && c.property === "version";
 
@@ -210,8 +228,8 @@ export async function compare(opts: { base?: string; head?: string; today?: stri
       }),
     ...own.changes,
     ...clientFeltChanges(base, head),
-  ], policy), base.doc, opts.today).sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
-  return { base, head, changes, impact: highest(changes), redocly: raw };
+  ].map(withReach(base.doc, head.doc)), policy), base.doc, opts.today).sort((a, b) => IMPACTS.indexOf(a.impact) - IMPACTS.indexOf(b.impact) || (a.pointer < b.pointer ? -1 : a.pointer > b.pointer ? 1 : 0));
+  return { base, head, changes, impact: highest(changes), redocly: raw, unusedAccepted: unusedEntries(changes, policy) };
 }
 
 // A semver comparison by hand: only x.y.z(-pre) ordering is needed, and `semver` is not a dependency here.
@@ -268,21 +286,32 @@ export function releaseImpact(c: Comparison): Impact | undefined {
  * major version (it ships, so info.version must say so); and with `checkVersion`, a dishonest info.version.
  * Empty = pass.
  */
-export function gateProblems(c: Comparison, opts: { checkVersion?: boolean } = {}): string[] {
+export function gateProblems(c: Comparison, opts: { checkVersion?: boolean; strict?: boolean } = {}): string[] {
   const problems: string[] = [];
+  if (opts.strict) problems.push(...(c.unusedAccepted ?? []).map((a) => `${unusedNote(a)} (--strict)`));
   const breaking = c.changes.filter(isError);
   const majors = breaking.filter((x) => !x.accepted).length;
-  if (majors) {
-    problems.push(
-      `${majors} breaking change${majors === 1 ? "" : "s"} since release ${c.base.version}. Breaking changes are not introduced within a ` +
-        `version: keep the old shape and add beside it (a new optional field, a new operation), or put the change under a new prefix ` +
-        `(/v2) while the old one keeps working.`,
-    );
-  }
+  if (majors) problems.push(majorsProblem(c)!);
   const accepted = breaking.filter((x) => x.accepted);
   if (!majors && accepted.length) problems.push(...majorBumpProblems(c, accepted));
   if (opts.checkVersion && !breaking.length) problems.push(...versionProblems(c.base.version, c.head.version, releaseImpact(c)));
   return problems;
+}
+
+/** An ignore entry that accepted nothing, in words. */
+export function unusedNote(a: { rule: string; pointer?: string; operation?: string }): string {
+  return `scripts/breaking/ignore.yaml: the entry \`${a.rule}\` at ${a.pointer ?? `operation ${a.operation}`} matched no change; remove it, or name a pointer the gate prints`;
+}
+
+/** The gate's summary of the breaking changes it fails on, or undefined without any. */
+export function majorsProblem(c: Comparison): string | undefined {
+  const majors = c.changes.filter((x) => isError(x) && !x.accepted).length;
+  if (!majors) return undefined;
+  return (
+    `${majors} breaking change${majors === 1 ? "" : "s"} since release ${c.base.version}. Breaking changes are not introduced within a ` +
+    `version: keep the old shape and add beside it (a new optional field, a new operation), or put the change under a new prefix ` +
+    `(/v2) while the old one keeps working.`
+  );
 }
 
 /** A break that ships (accepted with a reason) needs the next major of info.version; the message names the first. */

@@ -9,13 +9,14 @@ import { ROOT } from "../../../scripts/lib/paths.js";
 import type { Json } from "../../../scripts/lib/contract.js";
 import { clientFeltChanges, reachers } from "../../../scripts/lib/diff/diff-extensions.js";
 import { type Bundle } from "../../../scripts/lib/diff/diff.js";
+import { reached } from "../../../scripts/lib/diff/diff-pointer.js";
 import { realBundle, runScript, schema, scratchDir, writeBundle, type Mutation } from "./fixtures.js";
 
 const bundle = (doc: Json): Bundle => ({ file: "mem.json", version: doc.info.version, doc, locate: (pointer) => ({ file: "mem.json", pointer }) });
 function felt(mutate: Mutation) {
   const head = structuredClone(realBundle);
   mutate(head);
-  return clientFeltChanges(bundle(realBundle), bundle(head)).map((c) => `${c.impact} ${c.rule} ${c.where}: ${c.message}`);
+  return clientFeltChanges(bundle(realBundle), bundle(head)).map((c) => `${c.impact} ${c.rule} ${c.where}: ${c.message}${c.operations?.length ? ` ${reached(c.operations)}` : ""}`);
 }
 /** The first schema (by name) with a lifecycle, and the error codes' extensible enum: found, not named. */
 const lifecycled = (d: Json) => Object.values<Json>(d.components.schemas).find((s) => s["x-lifecycle"]?.transitions?.length)!;
