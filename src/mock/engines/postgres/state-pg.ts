@@ -19,6 +19,8 @@ import type { Contract } from "../../core/contract/contract-build.js";
 import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import { redact } from "../../core/pipeline/log.js";
 import { merge3 } from "./merge-json.js";
+import { Outbox, queueDelivery } from "./outbox.js";
+import type { Webhooks } from "../../core/events/webhooks.js";
 import { checkSchema, pgCause, StateDatabaseError } from "./migrate.js";
 import { optionalPeer } from "../optional-peer.js";
 import { hasRows, type HasRows } from "../../core/state/row-map.js";
@@ -139,6 +141,8 @@ export class PgState implements SharedState {
   private persistence!: StorePersistence;
   private up = true;
   private readonly pinger: ReturnType<typeof setInterval>;
+  /** The webhook deliveries' queue (outbox.ts), when webhooks are registered in this state. */
+  outbox: Outbox | null = null;
 
   private constructor(
     readonly pool: pg.Pool,
@@ -184,9 +188,14 @@ export class PgState implements SharedState {
       store.stepGate = (ws, rec, step) => state.gate(ws, rec, step);
       store.stepBackupMs = BACKUP_STEPS * store.o.stepMs + BACKUP_MS;
     }
-    // A step's event goes out once its write is committed (a step rolled back is run again: SB8).
-    const hooks = registry.get("webhooks") as { afterCommit?: unknown } | undefined;
-    if (hooks && "afterCommit" in hooks) hooks.afterCommit = (send: () => void, drop: (e: Error) => void) => registry.commitThen(send, drop);
+    // A step's events are queued in its commit and delivered by whichever replica claims them (SB8, SB23).
+    const hooks = registry.get("webhooks") as Webhooks | undefined;
+    if (hooks && "outbox" in hooks) {
+      hooks.outbox = (ws, list) => list.forEach((d) => state.rows.queue(ws, queueDelivery(ws, d)));
+      const outbox = new Outbox(pool, (d) => hooks.deliverQueued(d), (line) => state.log(line));
+      state.outbox = outbox;
+      hooks.beforeClose = () => outbox.stop();
+    }
     return state;
   }
 
@@ -685,6 +694,7 @@ export class PgState implements SharedState {
 
   async close(): Promise<void> {
     clearInterval(this.pinger);
+    await this.outbox?.stop();
     await this.pool.end().catch(() => {});
   }
 }
