@@ -20,6 +20,11 @@ export interface TimeSource {
 export interface Clock extends TimeSource {
   /** Runs `task` after `ms` milliseconds of this clock's time. */
   after(ms: number, task: () => void): Cancel;
+  /**
+   * Runs `task`, due at `at`, late (after an asynchronous wait: a replica's lock), as if on time: the clock reads
+   * `at` while it runs, and what it schedules that is due by now runs next (SimulatedClock). Absent: run as it is.
+   */
+  runAs?(at: number, task: () => void): void;
 }
 
 /** node's timers allow at most 2^31 - 1 ms; a longer wait is taken in hops. */

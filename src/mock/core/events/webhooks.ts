@@ -121,6 +121,15 @@ export interface WebhookOptions {
   random?: RandomStreams;
 }
 
+/** One delivery in the outbox: the webhook, where it goes and its secret (fixed when queued), the event's JSON. */
+export interface QueuedDelivery {
+  hook: string;
+  url: string;
+  secret: string;
+  type: string;
+  body: string;
+}
+
 /** Where one delivery goes, fixed when it is queued: a later change of the URL does not move it (updateWebhook). */
 interface Target {
   hook: RegisteredWebhook;
@@ -132,11 +141,19 @@ export class Webhooks implements MockState {
   readonly name = "webhooks";
 
   /**
-   * State shared by replicas (state-pg.ts) runs `send` once the change that emitted an event is committed, `drop`
-   * when that commit fails: a lifecycle step whose write failed is rolled back and run again (by this replica or
-   * another), so its event must not have gone out already (decision SB8). Null: at once.
+   * State shared by replicas (state-pg.ts, decision SB23): an emitted event's deliveries are queued in the
+   * transaction that commits the change which emitted it (an outbox in PostgreSQL), and delivered by whichever
+   * replica claims them (`deliverQueued`): a step rolled back queues nothing, a replica that drains or dies leaves
+   * its unsent deliveries to another. Null: delivered from this process at once.
+   */
+  outbox: ((workspaceId: string, deliveries: QueuedDelivery[]) => void) | null = null;
+  /**
+   * Without an outbox, with a state file (issue 47, decision DB13): runs `send` once the change that emitted an event
+   * is committed, `drop` when that commit fails, so a change that was not written never shows. Null: at once.
    */
   afterCommit: ((send: () => void, drop: (e: Error) => void) => void) | null = null;
+  /** Told before close aborts deliveries in flight: the outbox's worker stops claiming and finishes its own. */
+  beforeClose: (() => Promise<void>) | null = null;
   /** Registered webhooks, oldest first. */
   private readonly hooks = new Map<string, RegisteredWebhook>();
   /** Order of creation of each webhook (lists are newest first; cursors name it). */
@@ -278,10 +295,23 @@ export class Webhooks implements MockState {
     }
     if (!targets.length) return;
     const event = this.event(workspaceId, eventType, data);
+    if (this.outbox) {
+      const body = JSON.stringify(event);
+      return this.outbox(workspaceId, targets.map((t) => ({ hook: t.hook.id, url: t.url, secret: t.secret, type: eventType, body })));
+    }
     const key = this.opts.claim ? this.attemptKey(workspaceId, eventType, data) : null;
     const send = () => this.track(key === null ? this.deliver(targets, event) : this.deliverOnce(targets, event, key));
     if (!this.afterCommit) return send();
     this.afterCommit(send, (e) => this.opts.log({ hook: targets[0]!.hook.id, type: eventType, url: targets[0]!.url, status: null, ms: 0, error: `not sent: the change that emitted it was not written (${e.message})` }));
+  }
+
+  /** A delivery the outbox's worker claimed: made now, to the URL and with the secret fixed when it was queued. */
+  async deliverQueued(d: QueuedDelivery): Promise<void> {
+    // The registered webhook when this replica knows it (its last delivery is shown there), else a stand-in.
+    const hook = this.hooks.get(d.hook) ?? ({ id: d.hook } as RegisteredWebhook);
+    const p = this.post({ hook, url: d.url, secret: d.secret }, d.type, d.body);
+    this.track(p);
+    await p;
   }
 
   /**
@@ -403,6 +433,7 @@ export class Webhooks implements MockState {
 
   /** Cancels scheduled deliveries and aborts those in flight. */
   async close(): Promise<void> {
+    await this.beforeClose?.();
     this.cancelScheduled();
     this.aborter.abort();
     await Promise.allSettled([...this.pending]);

@@ -117,6 +117,8 @@ export class Store implements MockState {
         const cancel = o.clock.after(ms, () => (settle(), task(), o.onChange?.()));
         return () => (settle(), cancel());
       },
+      // A step run late through a gate runs as of its due time (SB24).
+      ...(o.clock.runAs ? { runAs: (at: number, task: () => void) => o.clock.runAs!(at, task) } : {}),
     };
     this.driver = new Driver({ model: this.model, clock, stepMs: o.stepMs, webhooks: o.webhooks, scenarioOf: o.scenarioOf, create: (ws, schema, fields) => this.createLinked(ws, schema, fields), gate: (ws, rec, run) => (this.stepGate ? this.stepGate(ws, rec, run) : run()) });
     for (const [route, plan] of this.model.plans) {

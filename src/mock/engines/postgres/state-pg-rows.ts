@@ -49,6 +49,13 @@ CREATE INDEX IF NOT EXISTS fields_ver ON fields (ws, ver);
 CREATE INDEX IF NOT EXISTS entries_ver ON entries (owner, ver);
 CREATE INDEX IF NOT EXISTS gone_ver ON gone (ws, ver);
 `,
+  // 3: the outbox of webhook deliveries (SB23, outbox.ts).
+  `
+CREATE TABLE IF NOT EXISTS outbox (
+  id BIGSERIAL PRIMARY KEY, ws TEXT NOT NULL, hook TEXT NOT NULL, url TEXT NOT NULL, secret TEXT NOT NULL,
+  type TEXT NOT NULL, body TEXT NOT NULL, ver BIGINT NOT NULL, claimed_until TIMESTAMPTZ
+);
+`,
 ];
 
 /** The schema version this mock reads and writes: every migration run. */
@@ -238,6 +245,11 @@ export class PgRows implements StoreRows {
 
   deleteEntry(ws: string, name: string, key: string): void {
     this.add(ws, deleteEntry(ws, name, key));
+  }
+
+  /** A statement of another table (the outbox's) in workspace `ws`'s next commit. */
+  queue(ws: string, statement: Statement): void {
+    this.add(ws, statement);
   }
 
   /** POST /__mock/reset: every workspace forgotten (what was buffered before with it). */

@@ -19,6 +19,8 @@ import type { Contract } from "../../core/contract/contract-build.js";
 import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import { redact } from "../../core/pipeline/log.js";
 import { merge3 } from "./merge-json.js";
+import { Outbox, queueDelivery } from "./outbox.js";
+import type { Webhooks } from "../../core/events/webhooks.js";
 import { checkSchema, pgCause, StateDatabaseError } from "./migrate.js";
 import { optionalPeer } from "../optional-peer.js";
 import { hasRows, type HasRows } from "../../core/state/row-map.js";
@@ -139,6 +141,10 @@ export class PgState implements SharedState {
   private persistence!: StorePersistence;
   private up = true;
   private readonly pinger: ReturnType<typeof setInterval>;
+  /** The workspace whose lifecycle step runs now, under its lock (gate). */
+  private stepping: string | null = null;
+  /** The webhook deliveries' queue (outbox.ts), when webhooks are registered in this state. */
+  outbox: Outbox | null = null;
 
   private constructor(
     readonly pool: pg.Pool,
@@ -184,8 +190,16 @@ export class PgState implements SharedState {
       store.stepGate = (ws, rec, step) => state.gate(ws, rec, step);
       store.stepBackupMs = BACKUP_STEPS * store.o.stepMs + BACKUP_MS;
     }
-    // A step's event goes out once its write is committed (a step rolled back is run again: SB8): services.ts wires
-    // every webhook and event log to the registry's commitThen, which waits for this committer.
+    // A step's events to open streams go out once its write is committed (services.ts wires every event log to the
+    // registry's commitThen, issue 47); its webhook deliveries are queued in its commit and delivered by whichever
+    // replica claims them (SB8, SB23).
+    const hooks = registry.get("webhooks") as Webhooks | undefined;
+    if (hooks && "outbox" in hooks) {
+      hooks.outbox = (ws, list) => list.forEach((d) => state.rows.queue(ws, queueDelivery(ws, d)));
+      const outbox = new Outbox(pool, (d) => hooks.deliverQueued(d), (line) => state.log(line));
+      state.outbox = outbox;
+      hooks.beforeClose = () => outbox.stop();
+    }
     return state;
   }
 
@@ -456,11 +470,22 @@ export class PgState implements SharedState {
    * run: each step runs once (SB8, SB15). A step of a resource nobody else changed runs on the fresh memory.
    */
   gate(ws: WorkspaceData, rec: Rec, step: () => void): void {
+    // A step due by now that a step of the same workspace scheduled while it ran under the lock (an advance of the
+    // clock runs them in a row: SB24): run at once, in the same transaction.
+    if (this.stepping === ws.id) {
+      if (this.store?.loaded(ws.id) === ws && rec.table?.ws === ws) step();
+      return;
+    }
     void this.lock(ws.id).then(
       async (lease) => {
         try {
           if (this.store?.loaded(ws.id) !== ws || rec.table?.ws !== ws) return;
-          step();
+          this.stepping = ws.id;
+          try {
+            step();
+          } finally {
+            this.stepping = null;
+          }
           await new Promise<void>((resolve) => this.registry.commitThen(resolve, (e) => (this.log(`a lifecycle step of ${ws.id} not written: ${e.message}`), resolve())));
         } finally {
           await lease.end().catch(() => {});
@@ -684,6 +709,7 @@ export class PgState implements SharedState {
 
   async close(): Promise<void> {
     clearInterval(this.pinger);
+    await this.outbox?.stop();
     await this.pool.end().catch(() => {});
   }
 }

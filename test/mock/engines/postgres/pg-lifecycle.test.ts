@@ -4,10 +4,9 @@
 // workspace's lock, skipped where another replica moved the resource first. Counted where it shows: each analysis,
 // seeded ones included, is completed once, so its `analysis.completed` webhook is delivered once, never twice; and
 // every workspace's webhook, registered through one replica, is called by whichever completes it (SB16).
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { completedReceiver, type CompletedReceiver } from "../../../helpers/webhook-receiver.js";
 import { missingPostgres, startPostgres, type Engine } from "../../../../scripts/lib/engines.js";
 import { keysFile, startReplica, type Replica } from "../../../../scripts/lib/replicas.js";
 
@@ -24,22 +23,10 @@ const orphan = { key: "pk_test_pg_life_orphan", workspace_id: "ws_PgLife9999", p
 describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on PostgreSQL", () => {
   let db: Engine;
   const replicas: Replica[] = [];
-  /** `workspace/analysis` → how many `analysis.completed` deliveries it had. */
-  const deliveries = new Map<string, number>();
-  let receiver: http.Server;
+  let receiver: CompletedReceiver;
 
   beforeAll(async () => {
-    receiver = http.createServer((req, res) => {
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c));
-      req.on("end", () => {
-        const event = JSON.parse(body) as { type: string; workspace_id: string; data?: { analysis?: { id: string } } };
-        const id = `${event.workspace_id}/${event.data?.analysis?.id}`;
-        if (event.type === "analysis.completed") deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    receiver = await completedReceiver();
     db = await startPostgres();
     const file = keysFile([...keys, orphan]);
     // Limits scaled so that a thousand creates at once are not throttled (a 429 would only be retried).
@@ -67,12 +54,12 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
   }
 
   it(`${WORKSPACES * PER_WORKSPACE} analyses over ${WORKSPACES} workspaces, and the seeded ones, each complete once: one analysis.completed delivery each, none twice`, async () => {
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const url = receiver.url();
     for (const [i, k] of keys.entries()) await post(i, k.key, "/v1/webhooks", { url, event_types: ["analysis.completed"] });
     // Creates sent CONCURRENT at a time (1,000 at once were refused by the replicas' time and connection limits),
     // spread round-robin over the replicas: a workspace's first rows may come from any of them.
     const t0 = Date.now();
-    const progress = setInterval(() => process.env.PG_LIFE_VERBOSE && console.log(`${(Date.now() - t0) / 1000}s made ${made.length} delivered ${deliveries.size}`), 5000);
+    const progress = setInterval(() => process.env.PG_LIFE_VERBOSE && console.log(`${(Date.now() - t0) / 1000}s made ${made.length} delivered ${receiver.deliveries.size}`), 5000);
     const todo = keys.flatMap((k, w) => Array.from({ length: PER_WORKSPACE }, (_, i) => ({ k, w, i })));
     const made: string[] = [];
     await Promise.all(
@@ -89,7 +76,7 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
     await client.connect();
     try {
       const moving = async () => (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM records WHERE coll = 'Analysis' AND ws = ANY($1) AND value::json->>'status' IN ('queued', 'processing')", [keys.map((k) => k.workspace_id)])).rows[0]!.n;
-      while ((made.some((id) => !deliveries.has(id)) || (await moving()) > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 500));
+      while ((made.some((id) => !receiver.deliveries.has(id)) || (await moving()) > 0) && Date.now() < until) await new Promise((r) => setTimeout(r, 500));
       await new Promise((r) => setTimeout(r, 3000)); // a second delivery, if any, would come now
       // Every analysis of these workspaces, seeded ones included, as the database holds it.
       const rows = await client.query<{ id: string; status: string }>("SELECT ws || '/' || key AS id, value::json->>'status' AS status FROM records WHERE coll = 'Analysis' AND ws = ANY($1)", [keys.map((k) => k.workspace_id)]);
@@ -98,11 +85,11 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
       // Nothing is left moving; every created one completed (a seeded one may rest in another state, failed say).
       expect(rows.rows.filter((r) => r.status === "queued" || r.status === "processing")).toEqual([]);
       expect(rows.rows.filter((r) => made.includes(r.id) && r.status === "completed")).toHaveLength(made.length);
-      expect([...deliveries].filter(([, n]) => n !== 1)).toEqual([]);
-      const undelivered = made.filter((id) => deliveries.get(id) !== 1);
+      expect([...receiver.deliveries].filter(([, n]) => n !== 1)).toEqual([]);
+      const undelivered = made.filter((id) => receiver.deliveries.get(id) !== 1);
       const said = replicas.flatMap((r, n) => r.output().split("\n").filter((l) => /not (sent|written)|lifecycle step/.test(l)).slice(-5).map((l) => `replica ${n}: ${l}`));
       expect(undelivered, said.join("\n")).toEqual([]);
-      expect(seeded.filter((r) => deliveries.has(r.id)).length).toBeGreaterThan(0);
+      expect(seeded.filter((r) => receiver.deliveries.has(r.id)).length).toBeGreaterThan(0);
     } finally {
       clearInterval(progress);
       await client.end();
@@ -110,19 +97,19 @@ describe.skipIf(skip !== null)(skip ?? "lifecycle steps once across replicas on 
   }, 400_000);
 
   it("a replica killed after creating analyses: another completes each once, on its backup turn (SB17)", async () => {
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const url = receiver.url();
     await post(1, orphan.key, "/v1/webhooks", { url, event_types: ["analysis.completed"] });
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await post(0, orphan.key, "/v1/analyses", { media_type: "text", text: `orphan ${i}`, features: ["transcription"] })).id);
     await replicas[0]!.kill();
     // A client polls its analyses through the survivors: reading them, a survivor holds them and their backup turns.
     const until = Date.now() + 60_000;
-    const done = () => ids.every((id) => deliveries.has(`${orphan.workspace_id}/${id}`));
+    const done = () => ids.every((id) => receiver.deliveries.has(`${orphan.workspace_id}/${id}`));
     while (!done() && Date.now() < until) {
       for (const id of ids) await fetch(`${replicas[1 + (ids.indexOf(id) % 2)]!.url}/v1/analyses/${id}`, { headers: { "X-API-Key": orphan.key } });
       await new Promise((r) => setTimeout(r, 500));
     }
     await new Promise((r) => setTimeout(r, 3000)); // a second delivery, if any, would come now
-    expect(ids.map((id) => deliveries.get(`${orphan.workspace_id}/${id}`))).toEqual(ids.map(() => 1));
+    expect(ids.map((id) => receiver.deliveries.get(`${orphan.workspace_id}/${id}`))).toEqual(ids.map(() => 1));
   }, 120_000);
 });
