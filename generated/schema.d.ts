@@ -1313,7 +1313,7 @@ export interface paths {
          *
          *     Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
          *
-         *     A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+         *     A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scope`), and the requests it authenticates are limited to them as the token's would be.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -2897,12 +2897,10 @@ export interface components {
              */
             expires_at: string | null;
             /**
-             * @description The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
-             * @example [
-             *       "keys:write"
-             *     ]
+             * @description The scopes this key is limited to, space-separated as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
+             * @example keys:write
              */
-            readonly scopes?: string[] | null;
+            readonly scope?: string | null;
             /**
              * Format: date-time
              * @description When the key was revoked; null while it is not. Revoking is final.
@@ -3007,12 +3005,10 @@ export interface components {
              */
             expires_at: string | null;
             /**
-             * @description The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
-             * @example [
-             *       "keys:write"
-             *     ]
+             * @description The scopes this key is limited to, space-separated as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
+             * @example keys:write
              */
-            readonly scopes?: string[] | null;
+            readonly scope?: string | null;
             /**
              * Format: date-time
              * @description Always null for a new key.

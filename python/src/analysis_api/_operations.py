@@ -4621,7 +4621,7 @@ class ApiKeysResource(SyncResource):
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
 
-        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scope`), and the requests it authenticates are limited to them as the token's would be.
 
 
         Args:
@@ -9050,7 +9050,7 @@ class AsyncApiKeysResource(AsyncResource):
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
 
-        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scope`), and the requests it authenticates are limited to them as the token's would be.
 
 
         Args:
@@ -12809,7 +12809,7 @@ class ApiKeysWithRawResponse(SyncResource):
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
 
-        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scope`), and the requests it authenticates are limited to them as the token's would be.
 
 
         Args:
@@ -16480,7 +16480,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
 
         Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
 
-        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scopes`), and the requests it authenticates are limited to them as the token's would be.
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scope`), and the requests it authenticates are limited to them as the token's would be.
 
 
         Args:

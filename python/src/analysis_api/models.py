@@ -714,8 +714,8 @@ class ApiKey(_ApiKeyRequired, total=False):
 
     A key is usable until it is revoked (`revoked_at` set) or expires (`expires_at` passed); both are final. A key's requests count against its workspace's limits, and `rate_limit_rpm` can lower the per-minute limit for this key alone.
     """
-    # The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
-    scopes: Optional[List[str]]
+    # The scopes this key is limited to, space-separated as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
+    scope: Optional[str]
 
 
 class _ApiKeyCreateRequired(TypedDict):
@@ -776,8 +776,8 @@ class _ApiKeyWithSecretRequired(TypedDict):
 
 class ApiKeyWithSecret(_ApiKeyWithSecretRequired, total=False):
     """A newly created API key with its secret. The secret is shown in this response once and never again; store it now."""
-    # The scopes this key is limited to, as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
-    scopes: Optional[List[str]]
+    # The scopes this key is limited to, space-separated as an OAuth token's `scope`. A key created with a bearer token that carries a `scope` claim holds at most that token's scopes (createApiKey's `x-scope-ceiling`). A key without limits has `null` here.
+    scope: Optional[str]
 
 
 class Approval(TypedDict):

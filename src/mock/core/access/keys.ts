@@ -246,7 +246,7 @@ export class KeyStore implements MockState {
       last_used_at: k.last_used_at,
       expires_at: k.expires_at,
       revoked_at: k.revoked_at,
-      scopes: k.scopes ? [...k.scopes] : null,
+      scope: k.scopes ? k.scopes.join(" ") : null,
     };
   }
 
@@ -282,7 +282,7 @@ export class KeyStore implements MockState {
       if (typeof plan !== "string" || !this.planNames.includes(plan)) throw new SnapshotError(["created", i, "plan"], `must be one of ${this.planNames.join(", ")}`);
       const k = key as unknown as ApiKey & { secret: string };
       const { id, workspace_id, name, rate_limit_rpm, created_at, last_used_at, expires_at, revoked_at, secret } = k;
-      return { secret, id, workspace_id, plan, seeded: false, seq: 0, name, rate_limit_rpm, created_at, last_used_at, expires_at, revoked_at, scopes: k.scopes ?? null };
+      return { secret, id, workspace_id, plan, seeded: false, seq: 0, name, rate_limit_rpm, created_at, last_used_at, expires_at, revoked_at, scopes: typeof k.scope === "string" ? k.scope.split(" ") : null };
     });
     this.startedAt = startedAt;
     this.seed();

@@ -169,7 +169,7 @@ describe("a key is never wider than its maker, and revoking needs keys:write (is
     const t = await scopedToken("keys:write");
     const made = await withBearer(t, "/v1/keys", { name: "Made by a narrow token", environment: "test" });
     expect(made.status).toBe(201);
-    expect(made.body.scopes).toEqual(["keys:write"]);
+    expect(made.body.scope).toEqual("keys:write");
     const key: string = made.body.secret;
     const board = await getJson(`${g.url}/v1/boards`, { method: "POST", headers: { ...apiKey(key), "Content-Type": "application/json" }, body: JSON.stringify({ name: "Escalated by key" }) });
     expect([board.status, board.body.error]).toEqual([403, "insufficient_permission"]);
@@ -179,14 +179,14 @@ describe("a key is never wider than its maker, and revoking needs keys:write (is
     expect([wider.status, wider.body.error]).toEqual([400, "invalid_scope"]);
     // A key it makes in turn is no wider either, and GET shows the scopes too.
     const grandchild = await getJson(`${g.url}/v1/keys`, { method: "POST", headers: { ...apiKey(key), "Content-Type": "application/json" }, body: JSON.stringify({ name: "Made by the narrow key", environment: "test" }) });
-    expect([grandchild.status, grandchild.body.scopes]).toEqual([201, ["keys:write"]]);
+    expect([grandchild.status, grandchild.body.scope]).toEqual([201, "keys:write"]);
     const shown = await getJson(`${g.url}/v1/keys/${made.body.id}`, { headers: apiKey("pk_test_demo_business") });
-    expect(shown.body.scopes).toEqual(["keys:write"]);
+    expect(shown.body.scope).toEqual("keys:write");
   });
 
   it("a key made without a scoped caller has scopes null and is not limited", async () => {
     const made = await getJson(`${g.url}/v1/keys`, { method: "POST", headers: { ...apiKey("pk_test_demo_business"), "Content-Type": "application/json" }, body: JSON.stringify({ name: "Unlimited", environment: "test" }) });
-    expect([made.status, made.body.scopes]).toEqual([201, null]);
+    expect([made.status, made.body.scope]).toEqual([201, null]);
   });
 
   it("a boards:read token cannot revoke a token (403 naming keys:write); a keys:write one can", async () => {
