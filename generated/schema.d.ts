@@ -1891,9 +1891,15 @@ export interface components {
          *     - `updateAgent` to `archived`: 409 while a Run in `queued`, `running`, `awaiting_approval` names it in `agent_id`.
          */
         Agent: {
-            /** @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R */
+            /**
+             * @description Unique id of this agent.
+             * @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this agent belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description Display name, unique among the workspace's agents that are not archived.
@@ -1931,11 +1937,13 @@ export interface components {
             status: components["schemas"]["AgentStatus"];
             /**
              * Format: date-time
+             * @description When this agent was created (RFC 3339, UTC).
              * @example 2026-11-02T10:12:45Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When this agent last changed (RFC 3339, UTC).
              * @example 2026-11-18T16:40:09Z
              */
             updated_at: string;
@@ -1958,7 +1966,10 @@ export interface components {
          *     - `status` defaults to `active`.
          */
         AgentCreate: {
-            /** @example Churn-risk follow-up */
+            /**
+             * @description Display name to give the agent.
+             * @example Churn-risk follow-up
+             */
             name: string;
             /**
              * @description What the agent is for, shown to the people who approve its actions.
@@ -2030,7 +2041,10 @@ export interface components {
         AgentEventType: "analysis.completed" | "analysis.failed" | "alert.triggered" | "report.ready";
         /** @description Health and performance of one agent over a window, computed from the runs created in it. Read-only. */
         AgentHealth: {
-            /** @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R */
+            /**
+             * @description Id of the agent this agent health belongs to.
+             * @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R
+             */
             agent_id: string;
             /**
              * @description The agent's current name.
@@ -2107,6 +2121,7 @@ export interface components {
         };
         /** @description One page of agent health entries. */
         AgentHealthList: {
+            /** @description The agent health items of this page, in the list's order. */
             data: components["schemas"]["AgentHealth"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2130,6 +2145,7 @@ export interface components {
         AgentHealthWindow: "last_24h" | "last_7d";
         /** @description One page of agents. */
         AgentList: {
+            /** @description The agent items of this page, in the list's order. */
             data: components["schemas"]["Agent"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2178,7 +2194,10 @@ export interface components {
         AgentTrigger: components["schemas"]["AgentManualTrigger"] | components["schemas"]["AgentScheduleTrigger"] | components["schemas"]["AgentEventTrigger"];
         /** @description Fields to change; omitted fields keep their values. An archived agent cannot be changed (409). Changes apply to runs created afterwards; runs already queued or running keep the configuration they started with. */
         AgentUpdate: {
-            /** @example Churn-risk follow-up (EMEA) */
+            /**
+             * @description Display name to give the agent.
+             * @example Churn-risk follow-up (EMEA)
+             */
             name?: string;
             /**
              * @description What the agent is for.
@@ -2227,9 +2246,15 @@ export interface components {
          *     | `open`, `acknowledged` | `resolved` | outside the API (dashboard) |  |
          */
         Alert: {
-            /** @example alr_01HZX7A3B5C7D9E1F3G5H7J9K1 */
+            /**
+             * @description Unique id of this alert.
+             * @example alr_01HZX7A3B5C7D9E1F3G5H7J9K1
+             */
             id: string;
-            /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
+            /**
+             * @description Id of the analysis this alert belongs to.
+             * @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0
+             */
             analysis_id: string;
             /**
              * @description Signal that triggered the alert.
@@ -2245,6 +2270,7 @@ export interface components {
             status: components["schemas"]["AlertStatus"];
             /**
              * Format: date-time
+             * @description When this alert was triggered (RFC 3339, UTC).
              * @example 2026-11-20T10:05:38Z
              */
             triggered_at: string;
@@ -2263,6 +2289,7 @@ export interface components {
         };
         /** @description One page of alerts. */
         AlertList: {
+            /** @description The alert items of this page, in the list's order. */
             data: components["schemas"]["Alert"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2320,7 +2347,10 @@ export interface components {
          *     - On entering `completed`: `listAnalysisAlerts` has content (alerts) when `features` contains `signals`.
          */
         Analysis: {
-            /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
+            /**
+             * @description Unique id of this analysis.
+             * @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0
+             */
             id: string;
             /**
              * @description Workspace that owns the analysis.
@@ -2388,11 +2418,13 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
+             * @description When this analysis was created (RFC 3339, UTC).
              * @example 2026-11-20T10:02:11Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When this analysis last changed (RFC 3339, UTC).
              * @example 2026-11-20T10:06:48Z
              */
             updated_at: string;
@@ -2504,6 +2536,7 @@ export interface components {
         AnalysisLanguage: string;
         /** @description One page of analyses. */
         AnalysisList: {
+            /** @description The analysis items of this page, in the list's order. */
             data: components["schemas"]["Analysis"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2605,6 +2638,7 @@ export interface components {
         };
         /** @description One page of the speaker labels of an analysis. */
         AnalysisSpeakerList: {
+            /** @description The analysis speaker items of this page, in the list's order. */
             data: components["schemas"]["AnalysisSpeaker"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2739,7 +2773,10 @@ export interface components {
         };
         /** @description Payload of a `status` event of the analysis stream (its SSE `data:` field) - the current status and progress. */
         AnalysisStreamStatusData: {
-            /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
+            /**
+             * @description Id of the analysis whose stream this status describes.
+             * @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0
+             */
             analysis_id: string;
             status: components["schemas"]["AnalysisStatus"];
             /**
@@ -2852,7 +2889,10 @@ export interface components {
              * @example key_01HZX6C8E2G4J6K8N0Q2S4T6W8
              */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this API key belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description What the key is for.
@@ -2881,6 +2921,7 @@ export interface components {
             rate_limit_rpm: number | null;
             /**
              * Format: date-time
+             * @description When this API key was created (RFC 3339, UTC).
              * @example 2026-11-03T08:41:19Z
              */
             created_at: string;
@@ -2934,6 +2975,7 @@ export interface components {
         };
         /** @description One page of API keys. */
         ApiKeyList: {
+            /** @description The API key items of this page, in the list's order. */
             data: components["schemas"]["ApiKey"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2945,7 +2987,10 @@ export interface components {
         };
         /** @description Fields to change; omitted fields keep their values. Environment and expiry are fixed at creation. */
         ApiKeyUpdate: {
-            /** @example CRM sync (nightly backfill) */
+            /**
+             * @description Display name to give the API key.
+             * @example CRM sync (nightly backfill)
+             */
             name?: string;
             /**
              * @description New per-minute limit for this key alone, at most the plan's per-minute limit (a higher value answers 400); null removes it.
@@ -2960,7 +3005,10 @@ export interface components {
              * @example key_01HZX6C8E2G4J6K8N0Q2S4T6W8
              */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this API key belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description What the key is for.
@@ -2989,6 +3037,7 @@ export interface components {
             rate_limit_rpm: number | null;
             /**
              * Format: date-time
+             * @description When this API key was created (RFC 3339, UTC).
              * @example 2026-11-03T08:41:19Z
              */
             created_at: string;
@@ -3038,9 +3087,15 @@ export interface components {
          *     - `rejectApproval` answers 409 unless `status` is `pending`.
          */
         Approval: {
-            /** @example apr_01HZXF8H0J2K4M6N8P0Q2R4S6T */
+            /**
+             * @description Unique id of this approval.
+             * @example apr_01HZXF8H0J2K4M6N8P0Q2R4S6T
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this approval belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description Run that proposed the action.
@@ -3117,6 +3172,7 @@ export interface components {
         };
         /** @description One page of approvals. */
         ApprovalList: {
+            /** @description The approval items of this page, in the list's order. */
             data: components["schemas"]["Approval"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -3139,7 +3195,10 @@ export interface components {
          *     `status` starts `active`. A failed renewal payment makes it `past_due`; paying the open invoice makes it `active` again, and an invoice still unpaid 14 days after its due date makes it `frozen`, which freezes the workspace (every request made in it answers 403) until the invoice is paid. Canceling a paid plan makes it `canceled`: the plan's limits hold until `current_period_end`, then the workspace moves to `free` and `active`.
          */
         BillingPlan: {
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this billing plan belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             plan: components["schemas"]["BillingPlanName"];
             /**
@@ -3183,11 +3242,20 @@ export interface components {
         BillingPlanName: "free" | "starter" | "pro" | "business";
         /** @description A dashboard that arranges signals, alerts and metrics as widgets on a grid. */
         Board: {
-            /** @example brd_01HZXH0K2M4N6P8Q0R2S4T6V8W */
+            /**
+             * @description Unique id of this board.
+             * @example brd_01HZXH0K2M4N6P8Q0R2S4T6V8W
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this board belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
-            /** @example Retention overview */
+            /**
+             * @description Display name of this board.
+             * @example Retention overview
+             */
             name: string;
             /**
              * @description What the board is for.
@@ -3203,11 +3271,13 @@ export interface components {
             shared: boolean;
             /**
              * Format: date-time
+             * @description When this board was created (RFC 3339, UTC).
              * @example 2026-11-05T14:03:27Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When this board last changed (RFC 3339, UTC).
              * @example 2026-11-19T11:48:50Z
              */
             updated_at: string;
@@ -3221,7 +3291,10 @@ export interface components {
          *     - `shared` defaults to `false`.
          */
         BoardCreate: {
-            /** @example Retention overview */
+            /**
+             * @description Display name to give the board.
+             * @example Retention overview
+             */
             name: string;
             /**
              * @description What the board is for.
@@ -3242,6 +3315,7 @@ export interface components {
         };
         /** @description One page of boards. */
         BoardList: {
+            /** @description The board items of this page, in the list's order. */
             data: components["schemas"]["Board"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -3253,7 +3327,10 @@ export interface components {
         };
         /** @description Fields to change; omitted fields keep their values. `widgets` replaces the whole list. */
         BoardUpdate: {
-            /** @example Retention overview (EMEA) */
+            /**
+             * @description Display name to give the board.
+             * @example Retention overview (EMEA)
+             */
             name?: string;
             /**
              * @description What the board is for.
@@ -3411,7 +3488,10 @@ export interface components {
          *     been decided is absent from `consents` and counts as not granted.
          */
         ConsentRecord: {
-            /** @example usr_01HZX1A2B3C4D5E6F7G8H9J0K1 */
+            /**
+             * @description Id of the user this consent record belongs to.
+             * @example usr_01HZX1A2B3C4D5E6F7G8H9J0K1
+             */
             user_id: string;
             /** @description One entry per decided purpose, in the order of `ConsentPurpose`. */
             consents: components["schemas"]["Consent"][];
@@ -3434,9 +3514,15 @@ export interface components {
          *     `GET /aria/conversations/{conversation_id}/messages`; this object carries only the summary.
          */
         Conversation: {
-            /** @example conv_01J0C4N8V2X6Z0B4D8F2H6K0M4 */
+            /**
+             * @description Unique id of this conversation.
+             * @example conv_01J0C4N8V2X6Z0B4D8F2H6K0M4
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this conversation belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description The title you gave, or one the assistant derives from the first question; null while the conversation has neither.
@@ -3458,11 +3544,13 @@ export interface components {
             message_count: number;
             /**
              * Format: date-time
+             * @description When this conversation was created (RFC 3339, UTC).
              * @example 2026-11-23T14:02:11Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When this conversation last changed (RFC 3339, UTC).
              * @example 2026-11-23T14:05:37Z
              */
             updated_at: string;
@@ -3497,6 +3585,7 @@ export interface components {
         };
         /** @description One page of conversations, most recently active first. */
         ConversationList: {
+            /** @description The conversation items of this page, in the list's order. */
             data: components["schemas"]["Conversation"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -3567,6 +3656,7 @@ export interface components {
             uptime_seconds: number;
             /**
              * Format: date-time
+             * @description When this gateway health was checked (RFC 3339, UTC).
              * @example 2026-11-23T12:00:04Z
              */
             checked_at: string;
@@ -3594,9 +3684,15 @@ export interface components {
          *     `draft` while the period is open and the invoice can still change; `open` once issued and awaiting payment; then `paid`, or `void` when it is canceled, or `uncollectible` when payment has failed for good. An `uncollectible` invoice can still become `paid` or `void`. `paid` and `void` are final.
          */
         Invoice: {
-            /** @example inv_01HZX9M3N5P7Q9R1S3T5V7W9X1 */
+            /**
+             * @description Unique id of this invoice.
+             * @example inv_01HZX9M3N5P7Q9R1S3T5V7W9X1
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this invoice belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description Human-readable invoice number, unique and sequential per workspace.
@@ -3674,6 +3770,7 @@ export interface components {
         };
         /** @description One page of invoices. */
         InvoiceList: {
+            /** @description The invoice items of this page, in the list's order. */
             data: components["schemas"]["Invoice"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -3688,9 +3785,15 @@ export interface components {
          *     An assistant reply cites the transcript passages it is based on.
          */
         Message: {
-            /** @example msg_01J0C4P9S3U7W1Y5A9C3E7G1J5 */
+            /**
+             * @description Unique id of this message.
+             * @example msg_01J0C4P9S3U7W1Y5A9C3E7G1J5
+             */
             id: string;
-            /** @example conv_01J0C4N8V2X6Z0B4D8F2H6K0M4 */
+            /**
+             * @description Id of the conversation this message belongs to.
+             * @example conv_01J0C4N8V2X6Z0B4D8F2H6K0M4
+             */
             conversation_id: string;
             /**
              * @description `user` for a question sent by the caller, `assistant` for a generated reply.
@@ -3706,6 +3809,7 @@ export interface components {
             citations: components["schemas"]["Citation"][];
             /**
              * Format: date-time
+             * @description When this message was created (RFC 3339, UTC).
              * @example 2026-11-23T14:02:15Z
              */
             created_at: string;
@@ -3720,6 +3824,7 @@ export interface components {
         };
         /** @description One page of a conversation's messages, oldest first. */
         MessageList: {
+            /** @description The message items of this page, in the list's order. */
             data: components["schemas"]["Message"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -3880,9 +3985,15 @@ export interface components {
          *     | `processing` | `failed` | the service's processing (outcome `fail`) |  |
          */
         PrivacyDeletion: {
-            /** @example del_01J0E3H5K7M9P1R3T5V7X9Z1B3 */
+            /**
+             * @description Unique id of this privacy deletion.
+             * @example del_01J0E3H5K7M9P1R3T5V7X9Z1B3
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this privacy deletion belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description `pending` → `processing` → `completed` or `failed`.
@@ -3908,6 +4019,7 @@ export interface components {
             failure_reason: string | null;
             /**
              * Format: date-time
+             * @description When this privacy deletion was requested (RFC 3339, UTC).
              * @example 2026-11-23T11:30:05Z
              */
             requested_at: string;
@@ -3930,6 +4042,7 @@ export interface components {
         };
         /** @description One page of privacy deletions, newest first. */
         PrivacyDeletionList: {
+            /** @description The privacy deletion items of this page, in the list's order. */
             data: components["schemas"]["PrivacyDeletion"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -3961,9 +4074,15 @@ export interface components {
          *     | `processing` | `failed` | the service's processing (outcome `fail`) |  |
          */
         PrivacyExport: {
-            /** @example exp_01J0D2E4G6J8L0N2Q4S6U8W0Y2 */
+            /**
+             * @description Unique id of this privacy export.
+             * @example exp_01J0D2E4G6J8L0N2Q4S6U8W0Y2
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this privacy export belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description `pending` → `processing` → `completed` or `failed`.
@@ -4000,6 +4119,7 @@ export interface components {
             failure_reason: string | null;
             /**
              * Format: date-time
+             * @description When this privacy export was requested (RFC 3339, UTC).
              * @example 2026-11-23T10:04:12Z
              */
             requested_at: string;
@@ -4021,6 +4141,7 @@ export interface components {
         };
         /** @description One page of privacy exports, newest first. */
         PrivacyExportList: {
+            /** @description The privacy export items of this page, in the list's order. */
             data: components["schemas"]["PrivacyExport"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -4208,7 +4329,7 @@ export interface components {
              */
             detail: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Machine-readable code of this error; always `daily_limit_exceeded` for the daily limit. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             error: "daily_limit_exceeded";
@@ -4217,7 +4338,10 @@ export interface components {
              * @example 10000
              */
             limit: number;
-            /** @constant */
+            /**
+             * @description The period the limit counts requests over; always `1 day` here.
+             * @constant
+             */
             window: "1 day";
             /**
              * @description Seconds to wait, until the UTC day ends; equals the `Retry-After` header.
@@ -4235,7 +4359,7 @@ export interface components {
              */
             detail: string;
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Machine-readable code of this error; always `rate_limit_exceeded` for the per-minute limit. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             error: "rate_limit_exceeded";
@@ -4244,7 +4368,10 @@ export interface components {
              * @example 150
              */
             limit: number;
-            /** @constant */
+            /**
+             * @description The period the limit counts requests over; always `1 minute` here.
+             * @constant
+             */
             window: "1 minute";
             /**
              * @description Seconds to wait; equals the `Retry-After` header.
@@ -4395,6 +4522,7 @@ export interface components {
         };
         /** @description One page of reports. */
         ReportList: {
+            /** @description The report items of this page, in the list's order. */
             data: components["schemas"]["Report"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -4470,9 +4598,15 @@ export interface components {
          *     - On entering `canceled`: `output` is filled (run-output).
          */
         Run: {
-            /** @example run_01HZXC5E7G9J1K3M5N7P9Q1R3S */
+            /**
+             * @description Unique id of this run.
+             * @example run_01HZXC5E7G9J1K3M5N7P9Q1R3S
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this run belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * @description Agent this is a run of.
@@ -4492,6 +4626,7 @@ export interface components {
             error: components["schemas"]["RunError"] | null;
             /**
              * Format: date-time
+             * @description When this run was created (RFC 3339, UTC).
              * @example 2026-11-20T09:20:11Z
              */
             created_at: string;
@@ -4590,6 +4725,7 @@ export interface components {
         };
         /** @description One page of runs. */
         RunList: {
+            /** @description The run items of this page, in the list's order. */
             data: components["schemas"]["Run"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -4664,9 +4800,15 @@ export interface components {
          *     is on, and never change afterwards.
          */
         Signal: {
-            /** @example sig_01HZX6G2H4J6K8M0N2P4Q6R8S0 */
+            /**
+             * @description Unique id of this signal.
+             * @example sig_01HZX6G2H4J6K8M0N2P4Q6R8S0
+             */
             id: string;
-            /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
+            /**
+             * @description Id of the analysis this signal belongs to.
+             * @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0
+             */
             analysis_id: string;
             /**
              * @description Skill that produced the signal.
@@ -4710,12 +4852,14 @@ export interface components {
             evidence: string | null;
             /**
              * Format: date-time
+             * @description When this signal was created (RFC 3339, UTC).
              * @example 2026-11-20T10:05:37Z
              */
             created_at: string;
         };
         /** @description One page of signals. */
         SignalList: {
+            /** @description The signal items of this page, in the list's order. */
             data: components["schemas"]["Signal"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -4833,6 +4977,7 @@ export interface components {
         };
         /** @description One page of skills. */
         SkillList: {
+            /** @description The skill items of this page, in the list's order. */
             data: components["schemas"]["Skill"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -4952,11 +5097,20 @@ export interface components {
          *     | `pending` | `failed` | the service's processing (outcome `fail`) |  |
          */
         Speaker: {
-            /** @example spk_01HZX3T6Q2M8V4R1K7P9N5C3B2 */
+            /**
+             * @description Unique id of this speaker.
+             * @example spk_01HZX3T6Q2M8V4R1K7P9N5C3B2
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this speaker belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
-            /** @example Dana Whitfield */
+            /**
+             * @description Display name of this speaker.
+             * @example Dana Whitfield
+             */
             name: string;
             /**
              * @description Your own identifier for the person, unique in the workspace.
@@ -4976,18 +5130,23 @@ export interface components {
             metadata: components["schemas"]["Metadata"];
             /**
              * Format: date-time
+             * @description When this speaker was created (RFC 3339, UTC).
              * @example 2026-11-20T09:14:03Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When this speaker last changed (RFC 3339, UTC).
              * @example 2026-11-20T09:16:41Z
              */
             updated_at: string;
         };
         /** @description Enrolls a speaker from voice samples that are already in the workspace. */
         SpeakerCreate: {
-            /** @example Dana Whitfield */
+            /**
+             * @description Display name to give the speaker.
+             * @example Dana Whitfield
+             */
             name: string;
             /**
              * @description Your own identifier for the person. A second speaker with the same `external_id` answers 409.
@@ -5010,6 +5169,7 @@ export interface components {
         };
         /** @description One page of speakers. */
         SpeakerList: {
+            /** @description The speaker items of this page, in the list's order. */
             data: components["schemas"]["Speaker"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -5021,9 +5181,15 @@ export interface components {
         };
         /** @description Fields to change; omitted fields keep their values. */
         SpeakerUpdate: {
-            /** @example Dana Whitfield-Ortiz */
+            /**
+             * @description Display name to give the speaker.
+             * @example Dana Whitfield-Ortiz
+             */
             name?: string;
-            /** @example crm-contact-4471 */
+            /**
+             * @description Id of the external this speaker belongs to.
+             * @example crm-contact-4471
+             */
             external_id?: string | null;
             metadata?: components["schemas"]["Metadata"];
         };
@@ -5264,6 +5430,7 @@ export interface components {
             version: string;
             /**
              * Format: date-time
+             * @description When this tos acceptance was accepted (RFC 3339, UTC).
              * @example 2026-11-23T09:15:02Z
              */
             accepted_at: string;
@@ -5287,7 +5454,10 @@ export interface components {
          *     the text, without timings or speakers.
          */
         Transcript: {
-            /** @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0 */
+            /**
+             * @description Id of the analysis this transcript belongs to.
+             * @example anl_01HZX4A9B7C5D3E1F2G4H6J8K0
+             */
             analysis_id: string;
             /**
              * @description BCP-47 tag of the transcribed language, detected when the analysis asked for `auto`.
@@ -5315,7 +5485,10 @@ export interface components {
          *     or one sentence of a `text` analysis. Segments are ordered by `start`.
          */
         TranscriptSegment: {
-            /** @example seg_01HZX5S1E2G3M4N5P6Q7R8S9T0 */
+            /**
+             * @description Unique id of this transcript segment.
+             * @example seg_01HZX5S1E2G3M4N5P6Q7R8S9T0
+             */
             id: string;
             /**
              * @description Start of the segment, in seconds from the start of the media. Null for `text` analyses, which have no timeline.
@@ -5398,7 +5571,10 @@ export interface components {
         };
         /** @description The workspace's usage against its limits, now and in the current billing period. */
         Usage: {
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this usage belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             plan: components["schemas"]["BillingPlanName"];
             /**
@@ -5606,6 +5782,7 @@ export interface components {
         };
         /** @description One page of use cases. */
         UseCaseList: {
+            /** @description The use case items of this page, in the list's order. */
             data: components["schemas"]["UseCase"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -5654,6 +5831,7 @@ export interface components {
         };
         /** @description Body of a 422 response. For a validation failure `detail` lists one item per invalid field, at most the first 100. A 422 that is not a validation failure (`error` `idempotency_key_reused`, answered only to a request that sent `Idempotency-Key`) has a string `detail`. */
         ValidationError: {
+            /** @description For a validation failure, one item per invalid field (at most the first 100); for `idempotency_key_reused`, a message saying why the request was refused. */
             detail: components["schemas"]["ValidationErrorItem"][] | string;
             /**
              * @description Present only on the 422 that is not a validation failure; see `Error`.
@@ -5684,9 +5862,15 @@ export interface components {
         };
         /** @description An endpoint that receives signed deliveries of the chosen event types. Its secret is shown only once, at creation, and cannot be changed; rotate it by creating a new webhook and deleting this one. */
         Webhook: {
-            /** @example whk_01HZX3T6Q2M8V4R1K7P9N5C3B2 */
+            /**
+             * @description Unique id of this webhook.
+             * @example whk_01HZX3T6Q2M8V4R1K7P9N5C3B2
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this webhook belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * Format: uri
@@ -5714,11 +5898,13 @@ export interface components {
             description: string | null;
             /**
              * Format: date-time
+             * @description When this webhook was created (RFC 3339, UTC).
              * @example 2026-11-05T11:32:08Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When this webhook last changed (RFC 3339, UTC).
              * @example 2026-11-05T11:32:08Z
              */
             updated_at: string;
@@ -5957,6 +6143,7 @@ export interface components {
         WebhookEventType: "analysis.completed" | "analysis.failed" | "alert.triggered" | "run.finished" | "approval.requested" | "report.ready";
         /** @description One page of webhooks. */
         WebhookList: {
+            /** @description The webhook items of this page, in the list's order. */
             data: components["schemas"]["Webhook"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -6012,9 +6199,15 @@ export interface components {
         };
         /** @description A newly created webhook with its signing secret. The secret is shown in this response once and never again; store it now. */
         WebhookWithSecret: {
-            /** @example whk_01HZX3T6Q2M8V4R1K7P9N5C3B2 */
+            /**
+             * @description Unique id of this webhook.
+             * @example whk_01HZX3T6Q2M8V4R1K7P9N5C3B2
+             */
             id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this webhook belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * Format: uri
@@ -6042,11 +6235,13 @@ export interface components {
             description: string | null;
             /**
              * Format: date-time
+             * @description When this webhook was created (RFC 3339, UTC).
              * @example 2026-11-05T11:32:08Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When this webhook last changed (RFC 3339, UTC).
              * @example 2026-11-05T11:32:08Z
              */
             updated_at: string;
@@ -6073,7 +6268,10 @@ export interface components {
          *     `status` is `active` until the workspace is frozen: by billing, when an invoice stays unpaid after the grace period (`BillingPlan.status` becomes `frozen`), or by support. A frozen workspace answers 403 to every request made in it; it still appears, with `status: frozen`, in its members' `GET /v1/workspaces`. It becomes `active` again once the unpaid invoice is paid or support lifts the hold.
          */
         Workspace: {
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Unique id of this workspace.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             id: string;
             /**
              * @description Display name.
@@ -6103,18 +6301,23 @@ export interface components {
             member_count: number;
             /**
              * Format: date-time
+             * @description When this workspace was created (RFC 3339, UTC).
              * @example 2026-11-02T15:20:11Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description When this workspace last changed (RFC 3339, UTC).
              * @example 2026-11-18T10:05:47Z
              */
             updated_at: string;
         };
         /** @description A new workspace. It starts on the `free` plan with the caller as its owner. */
         WorkspaceCreate: {
-            /** @example Northwind Support */
+            /**
+             * @description Display name to give the workspace.
+             * @example Northwind Support
+             */
             name: string;
             /**
              * @description URL-safe name, unique across the service. Derived from `name` when omitted; a slug already in use answers 409.
@@ -6124,6 +6327,7 @@ export interface components {
         };
         /** @description One page of workspaces. */
         WorkspaceList: {
+            /** @description The workspace items of this page, in the list's order. */
             data: components["schemas"]["Workspace"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -6135,9 +6339,15 @@ export interface components {
         };
         /** @description A user's membership of a workspace. */
         WorkspaceMember: {
-            /** @example usr_01HZX1B3C5D7E9F2G4H6J8K0M2 */
+            /**
+             * @description Id of the user this workspace member belongs to.
+             * @example usr_01HZX1B3C5D7E9F2G4H6J8K0M2
+             */
             user_id: string;
-            /** @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1 */
+            /**
+             * @description Id of the workspace this workspace member belongs to.
+             * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
+             */
             workspace_id: string;
             /**
              * Format: email
@@ -6168,6 +6378,7 @@ export interface components {
         };
         /** @description One page of workspace members. */
         WorkspaceMemberList: {
+            /** @description The workspace member items of this page, in the list's order. */
             data: components["schemas"]["WorkspaceMember"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -6192,7 +6403,10 @@ export interface components {
         WorkspaceRole: "owner" | "admin" | "member" | "viewer";
         /** @description Fields to change; omitted fields keep their values. */
         WorkspaceUpdate: {
-            /** @example Northwind Customer Care */
+            /**
+             * @description Display name to give the workspace.
+             * @example Northwind Customer Care
+             */
             name?: string;
             /**
              * @description New URL-safe name. Old dashboard links stop working. A slug already in use answers 409.

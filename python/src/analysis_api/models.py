@@ -41,7 +41,9 @@ class Agent(TypedDict):
     - `deleteAgent`: 409 while a Run in `queued`, `running`, `awaiting_approval` names it in `agent_id`.
     - `updateAgent` to `archived`: 409 while a Run in `queued`, `running`, `awaiting_approval` names it in `agent_id`.
     """
+    # Unique id of this agent.
     id: str
+    # Id of the workspace this agent belongs to.
     workspace_id: str
     # Display name, unique among the workspace's agents that are not archived.
     name: str
@@ -57,7 +59,9 @@ class Agent(TypedDict):
     # Whether each action a run proposes waits for a human approval (an approval in status `pending`) before it is carried out. When false, actions are carried out as soon as the run proposes them.
     requires_approval: bool
     status: AgentStatus
+    # When this agent was created (RFC 3339, UTC).
     created_at: str
+    # When this agent last changed (RFC 3339, UTC).
     updated_at: str
 
 
@@ -68,6 +72,7 @@ AgentActionType = Literal["send_email", "create_ticket", "post_message", "update
 
 
 class _AgentCreateRequired(TypedDict):
+    # Display name to give the agent.
     name: str
     # Natural-language instructions the agent follows on every run.
     instructions: str
@@ -126,6 +131,7 @@ class AgentHealthLastError(TypedDict):
 
 class AgentHealth(TypedDict):
     """Health and performance of one agent over a window, computed from the runs created in it. Read-only."""
+    # Id of the agent this agent health belongs to.
     agent_id: str
     # The agent's current name.
     name: str
@@ -153,6 +159,7 @@ class AgentHealth(TypedDict):
 
 class AgentHealthList(TypedDict):
     """One page of agent health entries."""
+    # The agent health items of this page, in the list's order.
     data: List[AgentHealth]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -172,6 +179,7 @@ AgentHealthWindow = Literal["last_24h", "last_7d"]
 
 class AgentList(TypedDict):
     """One page of agents."""
+    # The agent items of this page, in the list's order.
     data: List[Agent]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -212,6 +220,7 @@ AgentTrigger = Union["AgentManualTrigger", "AgentScheduleTrigger", "AgentEventTr
 
 class AgentUpdate(TypedDict, total=False):
     """Fields to change; omitted fields keep their values. An archived agent cannot be changed (409). Changes apply to runs created afterwards; runs already queued or running keep the configuration they started with."""
+    # Display name to give the agent.
     name: str
     # What the agent is for.
     description: Optional[str]
@@ -242,7 +251,9 @@ class Alert(TypedDict):
     | `open` | `acknowledged` | outside the API (dashboard) |  |
     | `open`, `acknowledged` | `resolved` | outside the API (dashboard) |  |
     """
+    # Unique id of this alert.
     id: str
+    # Id of the analysis this alert belongs to.
     analysis_id: str
     # Signal that triggered the alert.
     signal_id: str
@@ -250,6 +261,7 @@ class Alert(TypedDict):
     # Human-readable description of what happened.
     message: str
     status: AlertStatus
+    # When this alert was triggered (RFC 3339, UTC).
     triggered_at: str
     # When the alert was acknowledged; null if it never was.
     acknowledged_at: Optional[str]
@@ -259,6 +271,7 @@ class Alert(TypedDict):
 
 class AlertList(TypedDict):
     """One page of alerts."""
+    # The alert items of this page, in the list's order.
     data: List[Alert]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -324,6 +337,7 @@ class Analysis(TypedDict):
     - On entering `completed`: `listAnalysisSignals` has content (signals) when `features` contains `signals`.
     - On entering `completed`: `listAnalysisAlerts` has content (alerts) when `features` contains `signals`.
     """
+    # Unique id of this analysis.
     id: str
     # Workspace that owns the analysis.
     workspace_id: str
@@ -347,7 +361,9 @@ class Analysis(TypedDict):
     # Why the analysis failed. Null unless `status` is `failed`.
     error: Optional[AnalysisError]
     metadata: Metadata
+    # When this analysis was created (RFC 3339, UTC).
     created_at: str
+    # When this analysis last changed (RFC 3339, UTC).
     updated_at: str
     # When the analysis became `completed`. Null in every other status.
     completed_at: Optional[str]
@@ -440,6 +456,7 @@ AnalysisLanguage = str
 
 class AnalysisList(TypedDict):
     """One page of analyses."""
+    # The analysis items of this page, in the list's order.
     data: List[Analysis]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -497,6 +514,7 @@ class AnalysisSpeaker(TypedDict):
 
 class AnalysisSpeakerList(TypedDict):
     """One page of the speaker labels of an analysis."""
+    # The analysis speaker items of this page, in the list's order.
     data: List[AnalysisSpeaker]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -617,6 +635,7 @@ class AnalysisStreamSignalEvent(TypedDict):
 
 class AnalysisStreamStatusData(TypedDict):
     """Payload of a `status` event of the analysis stream (its SSE `data:` field) - the current status and progress."""
+    # Id of the analysis whose stream this status describes.
     analysis_id: str
     status: AnalysisStatus
     # Percentage of processing done.
@@ -689,6 +708,7 @@ class AnalysisUpload(_AnalysisUploadRequired, total=False):
 class _ApiKeyRequired(TypedDict):
     # Identifier of the key, not its secret.
     id: str
+    # Id of the workspace this API key belongs to.
     workspace_id: str
     # What the key is for.
     name: str
@@ -700,6 +720,7 @@ class _ApiKeyRequired(TypedDict):
     last_four: str
     # Optional custom per-minute request limit of this key, lower than or equal to the plan's per-minute limit (a higher value answers 400). The effective limit of a request is the minimum of this value and the plan limit of its rate-limit category. Null when the key has no limit of its own.
     rate_limit_rpm: Optional[int]
+    # When this API key was created (RFC 3339, UTC).
     created_at: str
     # When the key last authenticated a request, to the minute; null if it never has.
     last_used_at: Optional[str]
@@ -735,6 +756,7 @@ class ApiKeyCreate(_ApiKeyCreateRequired, total=False):
 
 class ApiKeyList(TypedDict):
     """One page of API keys."""
+    # The API key items of this page, in the list's order.
     data: List[ApiKey]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -744,6 +766,7 @@ class ApiKeyList(TypedDict):
 
 class ApiKeyUpdate(TypedDict, total=False):
     """Fields to change; omitted fields keep their values. Environment and expiry are fixed at creation."""
+    # Display name to give the API key.
     name: str
     # New per-minute limit for this key alone, at most the plan's per-minute limit (a higher value answers 400); null removes it.
     rate_limit_rpm: Optional[int]
@@ -752,6 +775,7 @@ class ApiKeyUpdate(TypedDict, total=False):
 class _ApiKeyWithSecretRequired(TypedDict):
     # Identifier of the key, not its secret.
     id: str
+    # Id of the workspace this API key belongs to.
     workspace_id: str
     # What the key is for.
     name: str
@@ -763,6 +787,7 @@ class _ApiKeyWithSecretRequired(TypedDict):
     last_four: str
     # Optional custom per-minute request limit of this key, at most the plan's per-minute limit. The effective limit is the minimum of this value and the plan limit. Null when the key has no limit of its own.
     rate_limit_rpm: Optional[int]
+    # When this API key was created (RFC 3339, UTC).
     created_at: str
     # Always null for a new key.
     last_used_at: Optional[str]
@@ -796,7 +821,9 @@ class Approval(TypedDict):
     - `approveApproval` answers 409 unless `status` is `pending`.
     - `rejectApproval` answers 409 unless `status` is `pending`.
     """
+    # Unique id of this approval.
     id: str
+    # Id of the workspace this approval belongs to.
     workspace_id: str
     # Run that proposed the action.
     run_id: str
@@ -835,6 +862,7 @@ class ApprovalDecision(TypedDict, total=False):
 
 class ApprovalList(TypedDict):
     """One page of approvals."""
+    # The approval items of this page, in the list's order.
     data: List[Approval]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -853,6 +881,7 @@ class BillingPlan(TypedDict):
 
     `status` starts `active`. A failed renewal payment makes it `past_due`; paying the open invoice makes it `active` again, and an invoice still unpaid 14 days after its due date makes it `frozen`, which freezes the workspace (every request made in it answers 403) until the invoice is paid. Canceling a paid plan makes it `canceled`: the plan's limits hold until `current_period_end`, then the workspace moves to `free` and `active`.
     """
+    # Id of the workspace this billing plan belongs to.
     workspace_id: str
     plan: BillingPlanName
     # Subscription status; see the schema description for the transitions.
@@ -875,8 +904,11 @@ BillingPlanName = Literal["free", "starter", "pro", "business"]
 
 class Board(TypedDict):
     """A dashboard that arranges signals, alerts and metrics as widgets on a grid."""
+    # Unique id of this board.
     id: str
+    # Id of the workspace this board belongs to.
     workspace_id: str
+    # Display name of this board.
     name: str
     # What the board is for.
     description: Optional[str]
@@ -884,11 +916,14 @@ class Board(TypedDict):
     widgets: List[BoardWidget]
     # Whether every member of the workspace sees the board; when false, only its creator does.
     shared: bool
+    # When this board was created (RFC 3339, UTC).
     created_at: str
+    # When this board last changed (RFC 3339, UTC).
     updated_at: str
 
 
 class _BoardCreateRequired(TypedDict):
+    # Display name to give the board.
     name: str
 
 
@@ -910,6 +945,7 @@ class BoardCreate(_BoardCreateRequired, total=False):
 
 class BoardList(TypedDict):
     """One page of boards."""
+    # The board items of this page, in the list's order.
     data: List[Board]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -919,6 +955,7 @@ class BoardList(TypedDict):
 
 class BoardUpdate(TypedDict, total=False):
     """Fields to change; omitted fields keep their values. `widgets` replaces the whole list."""
+    # Display name to give the board.
     name: str
     # What the board is for.
     description: Optional[str]
@@ -1015,6 +1052,7 @@ class ConsentRecord(TypedDict):
     """The calling user's consent decisions. With an API key, the user who created the key. A purpose that has never
     been decided is absent from `consents` and counts as not granted.
     """
+    # Id of the user this consent record belongs to.
     user_id: str
     # One entry per decided purpose, in the order of `ConsentPurpose`.
     consents: List[Consent]
@@ -1033,7 +1071,9 @@ class Conversation(TypedDict):
     """A conversation with the assistant about the results of analyses. Its messages are read, oldest first, with
     `GET /aria/conversations/{conversation_id}/messages`; this object carries only the summary.
     """
+    # Unique id of this conversation.
     id: str
+    # Id of the workspace this conversation belongs to.
     workspace_id: str
     # The title you gave, or one the assistant derives from the first question; null while the conversation has neither.
     title: Optional[str]
@@ -1042,7 +1082,9 @@ class Conversation(TypedDict):
     analysis_ids: List[str]
     # Number of messages, user and assistant, in the conversation.
     message_count: int
+    # When this conversation was created (RFC 3339, UTC).
     created_at: str
+    # When this conversation last changed (RFC 3339, UTC).
     updated_at: str
     # When the latest message was added; null while the conversation has no messages.
     last_message_at: Optional[str]
@@ -1062,6 +1104,7 @@ class ConversationCreate(TypedDict, total=False):
 
 class ConversationList(TypedDict):
     """One page of conversations, most recently active first."""
+    # The conversation items of this page, in the list's order.
     data: List[Conversation]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1123,6 +1166,7 @@ class _GatewayHealthRequired(TypedDict):
     service: Literal["gateway"]
     # Seconds since the gateway process started.
     uptime_seconds: int
+    # When this gateway health was checked (RFC 3339, UTC).
     checked_at: str
 
 
@@ -1142,7 +1186,9 @@ class Invoice(TypedDict):
 
     `draft` while the period is open and the invoice can still change; `open` once issued and awaiting payment; then `paid`, or `void` when it is canceled, or `uncollectible` when payment has failed for good. An `uncollectible` invoice can still become `paid` or `void`. `paid` and `void` are final.
     """
+    # Unique id of this invoice.
     id: str
+    # Id of the workspace this invoice belongs to.
     workspace_id: str
     # Human-readable invoice number, unique and sequential per workspace.
     number: str
@@ -1179,6 +1225,7 @@ class InvoiceLine(TypedDict):
 
 class InvoiceList(TypedDict):
     """One page of invoices."""
+    # The invoice items of this page, in the list's order.
     data: List[Invoice]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1190,7 +1237,9 @@ class Message(TypedDict):
     """One message of a conversation: a question from the user or a reply from the assistant. Messages are immutable.
     An assistant reply cites the transcript passages it is based on.
     """
+    # Unique id of this message.
     id: str
+    # Id of the conversation this message belongs to.
     conversation_id: str
     # `user` for a question sent by the caller, `assistant` for a generated reply.
     role: Literal["user", "assistant"]
@@ -1198,6 +1247,7 @@ class Message(TypedDict):
     content: str
     # Passages of analysed content the reply is based on, most relevant first. Always empty for `user` messages.
     citations: List[Citation]
+    # When this message was created (RFC 3339, UTC).
     created_at: str
 
 
@@ -1209,6 +1259,7 @@ class MessageCreate(TypedDict):
 
 class MessageList(TypedDict):
     """One page of a conversation's messages, oldest first."""
+    # The message items of this page, in the list's order.
     data: List[Message]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1314,7 +1365,9 @@ class PrivacyDeletion(TypedDict):
     | `processing` | `completed` | the service's processing |  |
     | `processing` | `failed` | the service's processing (outcome `fail`) |  |
     """
+    # Unique id of this privacy deletion.
     id: str
+    # Id of the workspace this privacy deletion belongs to.
     workspace_id: str
     # `pending` → `processing` → `completed` or `failed`.
     status: Literal["pending", "processing", "completed", "failed"]
@@ -1326,6 +1379,7 @@ class PrivacyDeletion(TypedDict):
     items_deleted: Optional[int]
     # Why the deletion failed. Null unless `failed`.
     failure_reason: Optional[str]
+    # When this privacy deletion was requested (RFC 3339, UTC).
     requested_at: str
     # When the deletion reached `completed` or `failed`. Null before that.
     completed_at: Optional[str]
@@ -1344,6 +1398,7 @@ class PrivacyDeletionCreate(_PrivacyDeletionCreateRequired, total=False):
 
 class PrivacyDeletionList(TypedDict):
     """One page of privacy deletions, newest first."""
+    # The privacy deletion items of this page, in the list's order.
     data: List[PrivacyDeletion]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1371,7 +1426,9 @@ class PrivacyExport(TypedDict):
     | `processing` | `completed` | the service's processing |  |
     | `processing` | `failed` | the service's processing (outcome `fail`) |  |
     """
+    # Unique id of this privacy export.
     id: str
+    # Id of the workspace this privacy export belongs to.
     workspace_id: str
     # `pending` → `processing` → `completed` or `failed`.
     status: Literal["pending", "processing", "completed", "failed"]
@@ -1386,6 +1443,7 @@ class PrivacyExport(TypedDict):
     size_bytes: Optional[int]
     # Why the export failed. Null unless `failed`.
     failure_reason: Optional[str]
+    # When this privacy export was requested (RFC 3339, UTC).
     requested_at: str
     # When the export reached `completed` or `failed`. Null before that.
     completed_at: Optional[str]
@@ -1400,6 +1458,7 @@ class PrivacyExportCreate(TypedDict):
 
 class PrivacyExportList(TypedDict):
     """One page of privacy exports, newest first."""
+    # The privacy export items of this page, in the list's order.
     data: List[PrivacyExport]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1520,9 +1579,11 @@ class RateLimitDailyError(TypedDict):
     """429 body when the daily limit is exceeded."""
     # Message for the limit that was exceeded.
     detail: str
+    # Machine-readable code of this error; always `daily_limit_exceeded` for the daily limit.
     error: Literal["daily_limit_exceeded"]
     # The daily limit that applied.
     limit: int
+    # The period the limit counts requests over; always `1 day` here.
     window: Literal["1 day"]
     # Seconds to wait, until the UTC day ends; equals the `Retry-After` header.
     retry_after: int
@@ -1536,9 +1597,11 @@ class RateLimitMinuteError(TypedDict):
     """429 body when the per-minute limit is exceeded."""
     # Message for the limit that was exceeded.
     detail: str
+    # Machine-readable code of this error; always `rate_limit_exceeded` for the per-minute limit.
     error: Literal["rate_limit_exceeded"]
     # The per-minute limit that applied.
     limit: int
+    # The period the limit counts requests over; always `1 minute` here.
     window: Literal["1 minute"]
     # Seconds to wait; equals the `Retry-After` header.
     retry_after: int
@@ -1623,6 +1686,7 @@ class ReportError(TypedDict):
 
 class ReportList(TypedDict):
     """One page of reports."""
+    # The report items of this page, in the list's order.
     data: List[Report]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1682,7 +1746,9 @@ class Run(TypedDict):
     - On entering `succeeded`: `output` is filled (run-output).
     - On entering `canceled`: `output` is filled (run-output).
     """
+    # Unique id of this run.
     id: str
+    # Id of the workspace this run belongs to.
     workspace_id: str
     # Agent this is a run of.
     agent_id: str
@@ -1694,6 +1760,7 @@ class Run(TypedDict):
     approval_id: Optional[str]
     # Why the run failed; null unless `status` is `failed`.
     error: Optional[RunError]
+    # When this run was created (RFC 3339, UTC).
     created_at: str
     # When the run left `queued`; null while queued or when canceled while queued.
     started_at: Optional[str]
@@ -1754,6 +1821,7 @@ class RunInput(TypedDict):
 
 class RunList(TypedDict):
     """One page of runs."""
+    # The run items of this page, in the list's order.
     data: List[Run]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1804,7 +1872,9 @@ class Signal(TypedDict):
     are produced while the analysis is `processing` when the `signals` feature
     is on, and never change afterwards.
     """
+    # Unique id of this signal.
     id: str
+    # Id of the analysis this signal belongs to.
     analysis_id: str
     # Skill that produced the signal.
     skill_id: str
@@ -1822,11 +1892,13 @@ class Signal(TypedDict):
     speaker_label: Optional[str]
     # Excerpt of the transcript that supports the score, or null when the skill gives none.
     evidence: Optional[str]
+    # When this signal was created (RFC 3339, UTC).
     created_at: str
 
 
 class SignalList(TypedDict):
     """One page of signals."""
+    # The signal items of this page, in the list's order.
     data: List[Signal]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1890,6 +1962,7 @@ class SkillCreate(_SkillCreateRequired, total=False):
 
 class SkillList(TypedDict):
     """One page of skills."""
+    # The skill items of this page, in the list's order.
     data: List[Skill]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1959,8 +2032,11 @@ class Speaker(TypedDict):
     | `pending` | `enrolled` | the service's processing |  |
     | `pending` | `failed` | the service's processing (outcome `fail`) |  |
     """
+    # Unique id of this speaker.
     id: str
+    # Id of the workspace this speaker belongs to.
     workspace_id: str
+    # Display name of this speaker.
     name: str
     # Your own identifier for the person, unique in the workspace.
     external_id: Optional[str]
@@ -1969,11 +2045,14 @@ class Speaker(TypedDict):
     # Number of voice samples enrolled.
     sample_count: int
     metadata: Metadata
+    # When this speaker was created (RFC 3339, UTC).
     created_at: str
+    # When this speaker last changed (RFC 3339, UTC).
     updated_at: str
 
 
 class _SpeakerCreateRequired(TypedDict):
+    # Display name to give the speaker.
     name: str
 
 
@@ -1990,6 +2069,7 @@ class SpeakerCreate(_SpeakerCreateRequired, total=False):
 
 class SpeakerList(TypedDict):
     """One page of speakers."""
+    # The speaker items of this page, in the list's order.
     data: List[Speaker]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -1999,7 +2079,9 @@ class SpeakerList(TypedDict):
 
 class SpeakerUpdate(TypedDict, total=False):
     """Fields to change; omitted fields keep their values."""
+    # Display name to give the speaker.
     name: str
+    # Id of the external this speaker belongs to.
     external_id: Optional[str]
     metadata: Metadata
 
@@ -2128,6 +2210,7 @@ class TextSignal(TypedDict):
 class TosAcceptance(TypedDict):
     """The caller's acceptance of a version of the terms of service. Accepting the same version again returns the first acceptance unchanged."""
     version: str
+    # When this tos acceptance was accepted (RFC 3339, UTC).
     accepted_at: str
     # The user who accepted. With an API key, the user who created the key.
     user_id: str
@@ -2144,6 +2227,7 @@ class Transcript(TypedDict):
     the timed segments. For `text` analyses the segments are the sentences of
     the text, without timings or speakers.
     """
+    # Id of the analysis this transcript belongs to.
     analysis_id: str
     # BCP-47 tag of the transcribed language, detected when the analysis asked for `auto`.
     language: str
@@ -2161,6 +2245,7 @@ class TranscriptSegment(TypedDict):
     """One utterance of the transcript: a stretch of speech by one speaker label,
     or one sentence of a `text` analysis. Segments are ordered by `start`.
     """
+    # Unique id of this transcript segment.
     id: str
     # Start of the segment, in seconds from the start of the media. Null for `text` analyses, which have no timeline.
     start: Optional[float]
@@ -2204,6 +2289,7 @@ class TranscriptWord(TypedDict):
 
 class Usage(TypedDict):
     """The workspace's usage against its limits, now and in the current billing period."""
+    # Id of the workspace this usage belongs to.
     workspace_id: str
     plan: BillingPlanName
     # When the current minute window resets; the instant of the `X-RateLimit-Reset` header.
@@ -2311,6 +2397,7 @@ class UseCaseCreate(_UseCaseCreateRequired, total=False):
 
 class UseCaseList(TypedDict):
     """One page of use cases."""
+    # The use case items of this page, in the list's order.
     data: List[UseCase]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -2337,6 +2424,7 @@ class UseCaseUpdate(TypedDict, total=False):
 
 
 class _ValidationErrorRequired(TypedDict):
+    # For a validation failure, one item per invalid field (at most the first 100); for `idempotency_key_reused`, a message saying why the request was refused.
     detail: Union[List[ValidationErrorItem], str]
 
 
@@ -2358,7 +2446,9 @@ class ValidationErrorItem(TypedDict):
 
 class Webhook(TypedDict):
     """An endpoint that receives signed deliveries of the chosen event types. Its secret is shown only once, at creation, and cannot be changed; rotate it by creating a new webhook and deleting this one."""
+    # Unique id of this webhook.
     id: str
+    # Id of the workspace this webhook belongs to.
     workspace_id: str
     # Endpoint that receives the deliveries. Must be `https://`; `http://` is accepted only for a loopback host (`localhost`, `127.0.0.1`, `[::1]`), for development against a local gateway. User information (`https://user:password@host`) is refused (422), because credentials in a URL end up in logs; deliveries are authenticated by their signature instead.
     url: str
@@ -2368,7 +2458,9 @@ class Webhook(TypedDict):
     enabled: bool
     # Your note about the webhook.
     description: Optional[str]
+    # When this webhook was created (RFC 3339, UTC).
     created_at: str
+    # When this webhook last changed (RFC 3339, UTC).
     updated_at: str
     # When the last delivery attempt, test deliveries included, was made; null before the first.
     last_delivery_at: Optional[str]
@@ -2532,6 +2624,7 @@ WebhookEventType = Literal["analysis.completed", "analysis.failed", "alert.trigg
 
 class WebhookList(TypedDict):
     """One page of webhooks."""
+    # The webhook items of this page, in the list's order.
     data: List[Webhook]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -2571,7 +2664,9 @@ class WebhookUpdate(TypedDict, total=False):
 
 class WebhookWithSecret(TypedDict):
     """A newly created webhook with its signing secret. The secret is shown in this response once and never again; store it now."""
+    # Unique id of this webhook.
     id: str
+    # Id of the workspace this webhook belongs to.
     workspace_id: str
     # Endpoint that receives the deliveries; `https://`, or `http://` on a loopback host for development; never with user information.
     url: str
@@ -2581,7 +2676,9 @@ class WebhookWithSecret(TypedDict):
     enabled: bool
     # Your note about the webhook.
     description: Optional[str]
+    # When this webhook was created (RFC 3339, UTC).
     created_at: str
+    # When this webhook last changed (RFC 3339, UTC).
     updated_at: str
     # Always null for a new webhook.
     last_delivery_at: Optional[str]
@@ -2596,6 +2693,7 @@ class Workspace(TypedDict):
 
     `status` is `active` until the workspace is frozen: by billing, when an invoice stays unpaid after the grace period (`BillingPlan.status` becomes `frozen`), or by support. A frozen workspace answers 403 to every request made in it; it still appears, with `status: frozen`, in its members' `GET /v1/workspaces`. It becomes `active` again once the unpaid invoice is paid or support lifts the hold.
     """
+    # Unique id of this workspace.
     id: str
     # Display name.
     name: str
@@ -2608,11 +2706,14 @@ class Workspace(TypedDict):
     owner_id: str
     # Number of members, invited ones included.
     member_count: int
+    # When this workspace was created (RFC 3339, UTC).
     created_at: str
+    # When this workspace last changed (RFC 3339, UTC).
     updated_at: str
 
 
 class _WorkspaceCreateRequired(TypedDict):
+    # Display name to give the workspace.
     name: str
 
 
@@ -2624,6 +2725,7 @@ class WorkspaceCreate(_WorkspaceCreateRequired, total=False):
 
 class WorkspaceList(TypedDict):
     """One page of workspaces."""
+    # The workspace items of this page, in the list's order.
     data: List[Workspace]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -2633,7 +2735,9 @@ class WorkspaceList(TypedDict):
 
 class WorkspaceMember(TypedDict):
     """A user's membership of a workspace."""
+    # Id of the user this workspace member belongs to.
     user_id: str
+    # Id of the workspace this workspace member belongs to.
     workspace_id: str
     email: str
     # The user's display name; null for an invited user who has not signed in yet.
@@ -2651,6 +2755,7 @@ class WorkspaceMemberCreate(TypedDict):
 
 class WorkspaceMemberList(TypedDict):
     """One page of workspace members."""
+    # The workspace member items of this page, in the list's order.
     data: List[WorkspaceMember]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -2673,6 +2778,7 @@ WorkspaceRole = Literal["owner", "admin", "member", "viewer"]
 
 class WorkspaceUpdate(TypedDict, total=False):
     """Fields to change; omitted fields keep their values."""
+    # Display name to give the workspace.
     name: str
     # New URL-safe name. Old dashboard links stop working. A slug already in use answers 409.
     slug: str

@@ -1,6 +1,7 @@
 // Release notes that read like a person wrote them (issue 32): one entry per operation or resource, grouped as
 // Breaking changes, New, Changed and Deprecated. A change to an example, a link or a shared parameter is folded into
-// the operations that use it (and dropped when they are all new: the new operation's entry covers it); each change
+// the operations that use it (and dropped when they are all new: the new operation's entry covers it), and so is a new
+// component schema (issue 48); each change
 // is said in words: a new field optional or required, a new filter with what it matches, the sentence a
 // description gained or lost.
 import { describeFilter, FILTER_KEY } from "../../../src/contract/filters.js";
@@ -25,7 +26,9 @@ export interface Entry {
 }
 
 const CONTRACT = "The contract";
-const quote = (s: string) => `“${s.length > 200 ? `${s.slice(0, 197)}…` : s}”`;
+// Whole sentences, never cut: a cut one reads as a mistake ("…(other statuses may gain.").
+const quote = (s: string) => `“${s}”`;
+const quotes = (xs: string[]) => xs.map(quote).join(", ");
 const opLabel = (doc: Json, p: string, m: string) => {
   const id = doc?.paths?.[p]?.[m]?.operationId;
   return id ? `\`${id}\` (${m.toUpperCase()} ${p})` : `${m.toUpperCase()} ${p}`;
@@ -40,6 +43,20 @@ function usersOf(doc: Json, ref: string): string[] {
     for (const m of HTTP_METHODS) if (item[m] && (shared || JSON.stringify(item[m]).includes(needle))) out.push(opLabel(doc, p, m));
   }
   return out;
+}
+
+/** The operations (labels) using a component schema, directly or through other component schemas. */
+function schemaUsers(doc: Json, name: string): string[] {
+  const names = new Set([name]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [other, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) {
+      if (names.has(other)) continue;
+      const text = JSON.stringify(schema);
+      if ([...names].some((n) => text.includes(`"#/components/schemas/${n}"`))) grew = names.add(other).size > 0;
+    }
+  }
+  return [...new Set([...names].flatMap((n) => usersOf(doc, `#/components/schemas/${n}`)))];
 }
 
 /** The subjects a change belongs to: its operation, its resource schema, the operations using a component, or the contract. */
@@ -68,8 +85,8 @@ function describeDescription(before: unknown, after: unknown, what: string): str
   const gained = a.filter((s) => !b.includes(s));
   const lost = b.filter((s) => !a.includes(s));
   if (!gained.length && !lost.length) return `${what} reworded`;
-  if (gained.length && lost.length) return `${what} now says ${gained.map(quote).join(" ")} instead of ${lost.map(quote).join(" ")}`;
-  return gained.length ? `${what} adds ${gained.map(quote).join(" ")}` : `${what} no longer says ${lost.map(quote).join(" ")}`;
+  if (gained.length && lost.length) return `${what} now says ${quotes(gained)} instead of ${quotes(lost)}`;
+  return gained.length ? `${what} adds ${quotes(gained)}` : `${what} no longer says ${quotes(lost)}`;
 }
 
 /** A new property: optional or required, and on which side. */
@@ -132,6 +149,7 @@ export function entries(cmp: Comparison): Entry[] {
   const addedAt = new Set(cmp.changes.filter((c) => c.kind === "added").map((c) => c.pointer));
   for (const c of cmp.changes) {
     if (saidByNewFields(c, addedAt)) continue;
+    if (c.added?.what === "schemas" && foldedSchema(c, head, newOps, add)) continue;
     const group = groupOf(c);
     const component = /^#\/components\/(?!schemas\/)[^/]+\//.test(c.pointer);
     for (const subject of subjectsOf(c, head, base)) {
@@ -144,6 +162,17 @@ export function entries(cmp: Comparison): Entry[] {
   }
   const order = GROUP_HEADINGS.map(([g]) => g);
   return [...byKey.values()].sort((a, b) => order.indexOf(a.group) - order.indexOf(b.group));
+}
+
+/**
+ * A new component schema is said by the operations using it: nothing more when they are all new (their entry covers
+ * it), else "uses the new schema `X`" on each existing one. False when nothing uses it (it keeps its own entry).
+ */
+function foldedSchema(c: Change, head: Json, newOps: Set<string>, add: (group: Group, subject: string, part: string) => void): boolean {
+  const name = splitPointer(c.pointer)[2];
+  const users = name ? schemaUsers(head, name) : [];
+  for (const op of users) if (!newOps.has(op)) add("new", op, `uses the new schema \`${name}\``);
+  return users.length > 0;
 }
 
 /** A `required` list that only gained fields this comparison adds: "new required field" already says it. */

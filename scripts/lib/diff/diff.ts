@@ -119,10 +119,33 @@ function addedOrRemoved(c: RedoclyChange, doc: Json): string {
         ? [`\`${node.operationId}\``]
         : [];
   const word = c.kind === "added" ? "New" : "Removed";
+  const variant = /\/(oneOf|anyOf|allOf)\/\d+$/.exec(c.path)?.[1];
+  if (variant) {
+    const raw = resolvePointer(doc, c.path.replace(/\/\d+$/, ""))?.[Number(c.path.split("/").pop())]; // the `$ref`, not what it points at
+    return `${word} \`${variant}\` variant${nodeName(c.path, raw ?? node)}.`;
+  }
   const component = /^#\/components\/schemas\/([^/]+)$/.exec(c.path)?.[1];
   if (c.typeName === "Schema" && component) return `${word} schema \`${component.replaceAll("~1", "/").replaceAll("~0", "~")}\`.`;
   if (c.typeName === "Tag" && typeof node?.name === "string") return `${word} tag \`${node.name}\` in the root \`tags:\` list.`;
-  return `${word} ${what}${ops.length ? (c.typeName === "PathItem" ? `: ${ops.join(", ")}` : ` ${ops[0]}`) : ""}.`;
+  const named = ops.length ? "" : nodeName(c.path, node);
+  return `${word} ${what}${named}${ops.length ? (c.typeName === "PathItem" ? `: ${ops.join(", ")}` : ` ${ops[0]}`) : ""}.`;
+}
+
+/**
+ * What an added or removed node is called, with a leading space ("" when it has no name of its own): a field's or
+ * header's key, a parameter's name and place, a variant's schema, or every name of a removed map of components.
+ */
+function nodeName(pointer: string, node: Json): string {
+  const segs = pointer.replace(/^#\//, "").split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  const [last, parent] = [segs.at(-1) ?? "", segs.at(-2)];
+  if (typeof node?.name === "string" && typeof node?.in === "string") return ` \`${node.name}\` (${node.in})`;
+  if (parent && /^(oneOf|anyOf|allOf)$/.test(parent)) {
+    const ref = typeof node?.$ref === "string" ? node.$ref.split("/").pop() : undefined;
+    return ref ? ` \`${ref}\`` : ` ${Number(last) + 1}`;
+  }
+  if (segs[0] === "components" && segs.length === 2 && node && typeof node === "object") return ` ${Object.keys(node).map((k) => `\`${k}\``).join(", ")}`;
+  if (/^\d+$/.test(last) || ["schema", "items", "content", "requestBody", "responses", "parameters"].includes(last) || segs.length < 2) return "";
+  return ` \`${last}\``;
 }
 
 /** redocly's message when a rule fired; otherwise a short one of our own (redocly leaves minor/patch changes bare). */

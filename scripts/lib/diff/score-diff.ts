@@ -91,12 +91,13 @@ function metricReasons(after: OperationMetrics | undefined, before: OperationMet
 export function changeHotspots(base: ScoreReport, head: ScoreReport, docs: { base: Json; head: Json }, top = 5): Hotspot[] {
   const baseOps = operations(docs.base);
   const headOps = operations(docs.head);
+  // What the base already left undescribed, in any operation: a schema the change reuses is not the change's doing.
+  const old = new Set([...baseOps.values()].flatMap((op) => undescribed(docs.base, op)));
   const out: Hotspot[] = [];
   for (const [id, s] of Object.entries(head.operationScores)) {
     const before = base.operationScores[id]?.agentReadiness;
     const lost = Math.round(((before ?? base.agentReadiness) - s.agentReadiness) * 10) / 10;
     if (lost <= 0) continue;
-    const old = new Set(baseOps.has(id) ? undescribed(docs.base, baseOps.get(id)) : []);
     const added = headOps.has(id) ? undescribed(docs.head, headOps.get(id)).filter((n) => !old.has(n)) : [];
     const reasons = metricReasons(head.rawMetrics?.operations[id], base.rawMetrics?.operations[id]);
     if (added.length) reasons.push(`undescribed: ${added.slice(0, 8).join(", ")}${added.length > 8 ? ` and ${added.length - 8} more` : ""}`);
