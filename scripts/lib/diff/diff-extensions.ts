@@ -123,7 +123,32 @@ function compareExtension(name: string, b: unknown, h: unknown, segs: Segs): Fou
     return out;
   }
   if (name === "x-completion" && !Array.isArray(b) && !Array.isArray(h) && typeof b === "object" && typeof h === "object") return completionChange(f, b as Json, h as Json);
+  if (name === "x-idempotency" && isObject(b) && isObject(h)) return idempotencyChange(f, b as Json, h as Json);
   return [{ ...f, impact: "major", kind: "modified", message: `\`${name}\` changed from ${short(b)} to ${short(h)}.` }];
+}
+
+/**
+ * `x-idempotency`, field by field. An operation leaving `exempt` now takes the key: a client that sends none sees
+ * nothing change (minor); one entering it loses the replay (major). A `fingerprint` that gained a part tells more
+ * requests apart: the same request still replays, a key reused for another one answers 422 (minor); one that lost
+ * a part replays requests that differ (major). Any other field (the header, the window, the codes) is major.
+ */
+function idempotencyChange(f: Omit<Found, "impact" | "kind" | "message">, b: Json, h: Json): Found[] {
+  const keys = (x: unknown) => (isObject(x) ? Object.keys(x) : []);
+  const parts = (x: unknown) => (Array.isArray(x) ? x.map(String) : []);
+  const minus = (a: string[], c: string[]) => a.filter((x) => !c.includes(x));
+  const [nowKeyed, nowExempt] = [minus(keys(b.exempt), keys(h.exempt)), minus(keys(h.exempt), keys(b.exempt))];
+  const [lostParts, gainedParts] = [minus(parts(b.fingerprint), parts(h.fingerprint)), minus(parts(h.fingerprint), parts(b.fingerprint))];
+  const out: Found[] = [];
+  if (nowKeyed.length) out.push({ ...f, impact: "minor", kind: "added", message: `${list(nowKeyed)} now take \`Idempotency-Key\` (no longer \`exempt\`): a client that sends none sees no change.` });
+  if (nowExempt.length) out.push({ ...f, impact: "major", kind: "removed", message: `${list(nowExempt)} no longer take \`Idempotency-Key\` (now \`exempt\`): a retry with a key creates again.` });
+  if (lostParts.length) out.push({ ...f, impact: "major", kind: "removed", message: `The idempotency \`fingerprint\` no longer covers ${list(lostParts)}: requests that differ there replay each other's answer.` });
+  if (gainedParts.length) out.push({ ...f, impact: "minor", kind: "modified", message: `The idempotency \`fingerprint\` now covers ${list(gainedParts)}: the same request still replays; a key reused for a request that differs there answers 422.` });
+  for (const k of new Set([...Object.keys(b), ...Object.keys(h)])) {
+    if (k === "exempt" || k === "fingerprint" || same(b[k], h[k])) continue;
+    out.push({ ...f, impact: "major", kind: "modified", message: `\`x-idempotency\` \`${k}\` changed from ${short(b[k])} to ${short(h[k])}.` });
+  }
+  return out;
 }
 
 /**

@@ -40,6 +40,7 @@ export async function loadPolicy(checksFile = CHECKS_FILE, ignoreFile = IGNORE_F
   const accepted = (ignore.accepted ?? []) as Policy["accepted"];
   accepted.forEach((a, i) => {
     if (!a?.rule || (!a?.pointer && !a?.operation)) throw new PolicyError(`${rel(ignoreFile)}: accepted[${i}] needs a rule and a pointer (either one the gate prints) or an operation`);
+    if (a.security !== undefined && typeof a.security !== "boolean") throw new PolicyError(`${rel(ignoreFile)}: accepted[${i}].security must be true or false`);
     if (typeof a.reason !== "string" || !a.reason.trim()) throw new PolicyError(`${rel(ignoreFile)}: accepted[${i}] (${a.rule} at ${a.pointer ?? a.operation}) has no reason; every accepted break carries one`);
   });
   return { impacts: { major: "error", minor: "info", patch: "info", ...checks.impacts }, checks: checks.checks ?? {}, accepted };
@@ -55,7 +56,7 @@ export function judge(changes: Change[], policy: Policy): Change[] {
     const ruled = c.rule.split(", ").map((r) => policy.checks[r]).find(Boolean);
     const severity = ruled === undefined || (ruled === "error" && c.impact !== "major") ? policy.impacts[c.impact] : ruled;
     const accepted = policy.accepted.find((a) => matches(a, c));
-    return { ...c, severity, ...(accepted && { accepted: accepted.reason }) };
+    return { ...c, severity, ...(accepted && { accepted: accepted.reason }), ...(accepted?.security === true && { security: true }) };
   });
 }
 

@@ -32,6 +32,8 @@ export interface Change {
   severity?: "error" | "warning" | "info";
   /** The reason scripts/breaking/ignore.yaml gives for accepting this break. */
   accepted?: string;
+  /** Accepted as a security fix (`security: true` in ignore.yaml): no major version needed (decision B14). */
+  security?: boolean;
   /** The changed property's value before and after (redocly's), for saying what changed in words. */
   before?: unknown;
   after?: unknown;
@@ -63,6 +65,11 @@ export interface AcceptedEntry {
   pointer?: string;
   operation?: string;
   reason: string;
+  /**
+   * A security fix (decision B14): it ships within the version, as security fixes do at Stripe and GitHub, and the
+   * changelog lists it under its own heading; any other accepted break needs the next major.
+   */
+  security?: boolean;
 }
 
 /** One change as `redocly diff --format=json` reports it (reportVersion 1). */

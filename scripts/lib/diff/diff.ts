@@ -315,7 +315,8 @@ export function gateProblems(c: Comparison, opts: { checkVersion?: boolean; stri
   const breaking = c.changes.filter(isError);
   const majors = breaking.filter((x) => !x.accepted).length;
   if (majors) problems.push(majorsProblem(c)!);
-  const accepted = breaking.filter((x) => x.accepted);
+  // A security fix ships within the version (decision B14); any other accepted break needs the next major.
+  const accepted = breaking.filter((x) => x.accepted && !x.security);
   if (!majors && accepted.length) problems.push(...majorBumpProblems(c, accepted));
   if (opts.checkVersion && !breaking.length) problems.push(...versionProblems(c.base.version, c.head.version, releaseImpact(c)));
   return problems;
