@@ -320,7 +320,13 @@ export function table(r: Results): string {
       "",
       `with TanStack Query (a query, an infinite list, a mutation; react external): ours + @avt/api-contract/react-query ${kb(s.query.ours.gzipped)} · openapi-fetch + openapi-react-query ${kb(s.query.theirs.gzipped)}`,
       `ours÷theirs ${x2(s.query.ratio)}`,
-      `the react-query subpath alone adds ${kb(s.query.bindings)} (invalidation table included); zod subpath: not built yet`,
+      `the react-query subpath alone adds ${kb(s.query.bindings)} (invalidation table included)`,
+    ]);
+    rows.push([
+      "",
+      `with TanStack Query and validate: responseValidator() (zod bundled): ours + react-query + @avt/api-contract/zod ${kb(s.zod.ours.gzipped)} · openapi-fetch + openapi-react-query ${kb(s.query.theirs.gzipped)}`,
+      `ours÷theirs ${x2(s.zod.ratio)}`,
+      `validate adds ${kb(s.zod.validator)} (zod + every response schema); off, nothing; one schema (Analysis) alone ${kb(s.zod.oneSchema)}, every schema ${kb(s.zod.allSchemas)}`,
     ]);
     rows.push([
       "",

@@ -79,6 +79,13 @@ module.exports = {
       from: { path: "^src/mock/homes/browser/" },
       to: { path: ["^src/mock/homes/node/", ENGINES, "^src/mock/proxy/", DRIVERS], reachable: true },
     },
+    {
+      name: "client-no-zod",
+      severity: "error",
+      comment: "The client never loads zod: validation comes in through the `validate` option, from src/zod/ (decision FE5).",
+      from: { path: ["^src/client/", "^src/index\\.ts$"] },
+      to: { path: ["^src/zod/", "(^|/)zod(/|$)"], dependencyTypesNot: ["type-only"] },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

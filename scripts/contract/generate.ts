@@ -9,9 +9,10 @@ import fs from "node:fs/promises";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import os from "node:os";
-import { CLIENT_GENERATED, GENERATED, PYTHON_PACKAGE, QUERY_GENERATED, ROOT, SPEC_ROOT } from "../lib/paths.js";
+import { CLIENT_GENERATED, GENERATED, PYTHON_PACKAGE, QUERY_GENERATED, ROOT, SPEC_ROOT, ZOD_GENERATED } from "../lib/paths.js";
 import { renderClientFacts } from "../lib/client-facts.js";
 import { renderInvalidation } from "../lib/frontend/query-facts.js";
+import { renderZodResponses, renderZodSchemas } from "../lib/frontend/zod.js";
 import ts from "typescript";
 import { renderPython } from "../lib/python/index.js";
 import { bundleRoot, lintRoot } from "../lib/redocly.js";
@@ -98,6 +99,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
   const pythonDir = opts.pythonDir ?? (opts.outDir ? path.join(opts.outDir, "python") : PYTHON_PACKAGE);
   const clientDir = opts.outDir ? path.join(opts.outDir, "client") : CLIENT_GENERATED;
   const queryDir = opts.outDir ? path.join(opts.outDir, "query") : QUERY_GENERATED;
+  const zodDir = opts.outDir ? path.join(opts.outDir, "zod") : ZOD_GENERATED;
 
   // What the outputs are made from, hashed before anything is read (inputs-digest.ts): recorded beside them.
   const digest = inputsDigest(root);
@@ -150,6 +152,8 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
     ...Object.entries(python).map(([name, text]): [string, string, string] => [pythonDir, name, text]),
     ...Object.entries(renderClientFacts(doc)).map(([name, text]): [string, string, string] => [clientDir, name, text]),
     [queryDir, "invalidation.generated.ts", renderInvalidation(doc)],
+    [zodDir, "schemas.generated.ts", renderZodSchemas(doc)],
+    [zodDir, "responses.generated.ts", renderZodResponses(doc)],
   ];
   const temps: Array<[string, string]> = [];
   try {
@@ -172,7 +176,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
     0,
   );
   const schemas = Object.keys(((doc.components as Record<string, object>)?.schemas ?? {}) as object).length;
-  const committed = (dir: string, name: string) => path.relative(ROOT, path.join(dir === outDir ? GENERATED : dir === clientDir ? CLIENT_GENERATED : dir === queryDir ? QUERY_GENERATED : PYTHON_PACKAGE, name));
+  const committed = (dir: string, name: string) => path.relative(ROOT, path.join(dir === outDir ? GENERATED : dir === clientDir ? CLIENT_GENERATED : dir === queryDir ? QUERY_GENERATED : dir === zodDir ? ZOD_GENERATED : PYTHON_PACKAGE, name));
   return {
     operations,
     schemas,

@@ -11,3 +11,5 @@ export const PYTHON_PACKAGE = path.join(ROOT, "python/src/analysis_api");
 export const CLIENT_GENERATED = path.join(ROOT, "src/client");
 /** The TanStack Query bindings' generated invalidation table (`invalidation.generated.ts`). */
 export const QUERY_GENERATED = path.join(ROOT, "src/query");
+/** The zod subpath's generated schemas and response table (`schemas.generated.ts`, `responses.generated.ts`). */
+export const ZOD_GENERATED = path.join(ROOT, "src/zod");

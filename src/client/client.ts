@@ -73,7 +73,16 @@ export interface ClientOptions {
   middleware?: Middleware[];
   /** The WebSocket class for `openWebSocket`; default the platform's, else the `ws` package (Node). */
   WebSocket?: WebSocketConstructor;
+  /**
+   * Opt-in response validation: `responseValidator()` of `@avt/api-contract/zod` checks each JSON response body
+   * against its operation's schema in the contract and makes the call throw a `ResponseValidationError` naming the
+   * operation and the JSON path of the first problem. Off by default; the client itself never loads zod (decision FE5).
+   */
+  validate?: ResponseValidator;
 }
+
+/** A response check run once per call, after any other middleware has seen the response (an openapi-fetch middleware). */
+export type ResponseValidator = Middleware & { onResponse: NonNullable<Middleware["onResponse"]> };
 
 type StreamUploadQuery = paths["/v1/analysis/stream-upload"]["post"]["parameters"]["query"];
 type StreamUploadResult = FetchResponse<paths["/v1/analysis/stream-upload"]["post"], {}, `${string}/${string}`>;
@@ -220,6 +229,8 @@ export function createClient(options: ClientOptions): ApiClient {
     ...({ duplex: "half" } as object),
   });
   wrapCalls(client, o.middleware, endOf);
+  // Registered first, so its onResponse runs last (openapi-fetch runs them in reverse): it checks what the caller gets.
+  if (options.validate) client.use(options.validate);
   if (options.middleware?.length) client.use(...options.middleware);
 
   return Object.assign(client, {

@@ -3,7 +3,7 @@
 // `/streaming`, `/websocket`, `/webhooks`); either way, a bundler leaves out what an app does not import (the
 // package has no side effects).
 export { createClient, API_KEY_HEADER, AUTHORIZATION_HEADER } from "./client.js";
-export type { ApiClient, ClientOptions, StreamUploadOptions, TokenSource } from "./client.js";
+export type { ApiClient, ClientOptions, ResponseValidator, StreamUploadOptions, TokenSource } from "./client.js";
 export type { Middleware, MiddlewareCallbackParams } from "openapi-fetch";
 export {
   ApiError,

@@ -88,6 +88,8 @@ import createQueryClient from "openapi-react-query";
 import { createClient } from "@avt/api-contract";
 import { createQueryOptions } from "@avt/api-contract/react-query";
 import { useAnalysisEvents, type AnalysisEventsState } from "@avt/api-contract/react";
+import { Analysis, ResponseValidationError, responseValidator } from "@avt/api-contract/zod";
+import type { infer as Infer } from "zod";
 
 const sent: string[] = [];
 const fakeFetch = async (input: Request) => {
@@ -113,7 +115,14 @@ export function typesTravelWithThePackage() {
   useAnalysisEvents(api, 42);
   return [events, $api];
 }
-console.log(JSON.stringify({ ids: pages.pages.flatMap((p) => p.data.map((a) => a.id)), sent }));
+// The fake's pages are not Analysis objects: the validating client refuses them, naming the operation and the path.
+const checked = createClient({ baseUrl: "https://api.example.test", apiKey: "pk_test_consumer", fetch: fakeFetch, validate: responseValidator() });
+const refused = await checked.GET("/v1/analyses").then(() => "passed", (e: unknown) => (e instanceof ResponseValidationError ? \`\${e.operationId} \${e.pointer}\` : String(e)));
+const progress: Infer<typeof Analysis>["progress"] = 100;
+// @ts-expect-error: progress is a number
+const wrong: Infer<typeof Analysis>["progress"] = "done";
+void [progress, wrong];
+console.log(JSON.stringify({ ids: pages.pages.flatMap((p) => p.data.map((a) => a.id)), sent, refused }));
 `;
 
 describe("package", () => {
@@ -142,7 +151,8 @@ describe("package", () => {
       const files = info!.files.map((f) => f.path);
       expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/client/client.js", "generated/schema.d.ts", "package.json"]));
       expect(files).toEqual(expect.arrayContaining(["dist/query/index.js", "dist/query/index.d.ts", "dist/query/invalidation.generated.js", "dist/react/index.js", "dist/react/index.d.ts"]));
-      expect(files.filter((f) => !/^(dist\/index\.|dist\/(client|query|react)\/|generated\/schema\.d\.ts$|package\.json$|README)/.test(f))).toEqual([]);
+      expect(files).toEqual(expect.arrayContaining(["dist/zod/index.js", "dist/zod/index.d.ts", "dist/zod/schemas.generated.js", "dist/zod/responses.generated.js"]));
+      expect(files.filter((f) => !/^(dist\/index\.|dist\/(client|query|react|zod)\/|generated\/schema\.d\.ts$|package\.json$|README)/.test(f))).toEqual([]);
       expect(files.some((f) => f.endsWith(".d.ts") && f.startsWith("dist/client/"))).toBe(true);
 
       const project = path.join(tmp, "consumer");
@@ -193,7 +203,7 @@ describe("package", () => {
     }
   });
 
-  it("the react-query and react subpaths: installed with react and TanStack Query (optional peers), type-check and run", { timeout: 240_000 }, async () => {
+  it("the react-query, react and zod subpaths: installed with react, TanStack Query and zod (optional peers), type-check and run", { timeout: 240_000 }, async () => {
     const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "client-frontend-package-"));
     try {
       const packed = await run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: ROOT, env: NPM_ENV, maxBuffer: 1 << 24 });
@@ -209,11 +219,11 @@ describe("package", () => {
         }),
       );
       await fs.writeFile(path.join(project, "consumer.ts"), FRONTEND_CONSUMER);
-      const peers = ["react@19.3.1", "@types/react@19.3.3", "@tanstack/react-query@5.108.4", "openapi-react-query@0.5.4"];
+      const peers = ["react@19.3.1", "@types/react@19.3.3", "@tanstack/react-query@5.108.4", "openapi-react-query@0.5.4", "zod@4.6.7"];
       await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", path.join(tmp, info!.filename), ...peers], { cwd: project, env: NPM_ENV });
       await run(process.execPath, [TSC, "-p", project]); // throws with tsc's output on any type error
       const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
-      expect(JSON.parse(stdout)).toEqual({ ids: ["anl_1", "anl_2"], sent: ["/v1/analyses?limit=1", "/v1/analyses?limit=1&cursor=c2"] });
+      expect(JSON.parse(stdout)).toEqual({ ids: ["anl_1", "anl_2"], sent: ["/v1/analyses?limit=1", "/v1/analyses?limit=1&cursor=c2", "/v1/analyses"], refused: "listAnalyses /data/0/id" });
     } finally {
       await fs.rm(tmp, { recursive: true, force: true });
     }

@@ -28,7 +28,7 @@ describe("npm run generate", () => {
     const b = path.join(scratch, "b");
     const r = await generate({ outDir: a });
     await generate({ outDir: b });
-    expect(r.files.map((f) => path.basename(f))).toEqual(["openapi.yaml", "openapi.json", "schema.d.ts", "models.py", "_operations.py", "_constants.py", "contract.generated.ts", "write.generated.ts", "invalidation.generated.ts"]);
+    expect(r.files.map((f) => path.basename(f))).toEqual(["openapi.yaml", "openapi.json", "schema.d.ts", "models.py", "_operations.py", "_constants.py", "contract.generated.ts", "write.generated.ts", "invalidation.generated.ts", "schemas.generated.ts", "responses.generated.ts"]);
     expect(r.targets.map((t) => t.committed)).toEqual([
       "generated/openapi.yaml",
       "generated/openapi.json",
@@ -39,6 +39,8 @@ describe("npm run generate", () => {
       "src/client/contract.generated.ts",
       "src/client/write.generated.ts",
       "src/query/invalidation.generated.ts",
+      "src/zod/schemas.generated.ts",
+      "src/zod/responses.generated.ts",
     ]);
     expect(r.operations).toBeGreaterThan(90);
     const [fa, fb] = [await read(a), await read(b)];

@@ -221,7 +221,7 @@ OPERATIONS: Dict[str, Operation] = {
         "createStreamUpload",
         "POST",
         "/v1/analysis/stream-upload",
-        params=(Param("Idempotency-Key", "idempotency_key", "header", False), Param("media_type", "media_type", "query", True), Param("title", "title", "query", False), Param("language", "language", "query", False), Param("use_case_id", "use_case_id", "query", False), Param("features", "features", "query", False)),
+        params=(Param("media_type", "media_type", "query", True), Param("title", "title", "query", False), Param("language", "language", "query", False), Param("use_case_id", "use_case_id", "query", False), Param("features", "features", "query", False), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/octet-stream",
         answers=("json",),
     ),
@@ -1588,12 +1588,12 @@ class StreamUploadsResource(SyncResource):
         self,
         body: BinaryBody,
         *,
-        idempotency_key: Optional[str] = None,
         media_type: AnalysisMediaType,
         title: Optional[str] = None,
         language: Optional[AnalysisLanguage] = None,
         use_case_id: Optional[str] = None,
         features: Optional[List[AnalysisFeature]] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
@@ -1623,6 +1623,11 @@ class StreamUploadsResource(SyncResource):
 
 
         Args:
+            media_type: Kind of content sent in the body.
+            title: Display title.
+            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
+            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
                 call (a UUID) and sends again, unchanged, on every retry of that call. The
                 same key with the same body within 24 hours answers the first answer
@@ -1633,11 +1638,6 @@ class StreamUploadsResource(SyncResource):
                 A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
                 so the key may be sent again. The rules are machine-readable in the root
                 extension `x-idempotency`.
-            media_type: Kind of content sent in the body.
-            title: Display title.
-            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
-            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
-            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             body: The raw media bytes, in any supported audio, video or text format.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -1651,7 +1651,7 @@ class StreamUploadsResource(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", self._client._call(OPERATIONS["createStreamUpload"], {"idempotency_key": idempotency_key, "media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Analysis", self._client._call(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class StreamingResource(SyncResource):
@@ -6017,12 +6017,12 @@ class AsyncStreamUploadsResource(AsyncResource):
         self,
         body: BinaryBody,
         *,
-        idempotency_key: Optional[str] = None,
         media_type: AnalysisMediaType,
         title: Optional[str] = None,
         language: Optional[AnalysisLanguage] = None,
         use_case_id: Optional[str] = None,
         features: Optional[List[AnalysisFeature]] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
@@ -6052,6 +6052,11 @@ class AsyncStreamUploadsResource(AsyncResource):
 
 
         Args:
+            media_type: Kind of content sent in the body.
+            title: Display title.
+            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
+            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
                 call (a UUID) and sends again, unchanged, on every retry of that call. The
                 same key with the same body within 24 hours answers the first answer
@@ -6062,11 +6067,6 @@ class AsyncStreamUploadsResource(AsyncResource):
                 A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
                 so the key may be sent again. The rules are machine-readable in the root
                 extension `x-idempotency`.
-            media_type: Kind of content sent in the body.
-            title: Display title.
-            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
-            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
-            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             body: The raw media bytes, in any supported audio, video or text format.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -6080,7 +6080,7 @@ class AsyncStreamUploadsResource(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("Analysis", await self._client._call(OPERATIONS["createStreamUpload"], {"idempotency_key": idempotency_key, "media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("Analysis", await self._client._call(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncStreamingResource(AsyncResource):
@@ -10307,12 +10307,12 @@ class StreamUploadsWithRawResponse(SyncResource):
         self,
         body: BinaryBody,
         *,
-        idempotency_key: Optional[str] = None,
         media_type: AnalysisMediaType,
         title: Optional[str] = None,
         language: Optional[AnalysisLanguage] = None,
         use_case_id: Optional[str] = None,
         features: Optional[List[AnalysisFeature]] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
@@ -10342,6 +10342,11 @@ class StreamUploadsWithRawResponse(SyncResource):
 
 
         Args:
+            media_type: Kind of content sent in the body.
+            title: Display title.
+            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
+            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
                 call (a UUID) and sends again, unchanged, on every retry of that call. The
                 same key with the same body within 24 hours answers the first answer
@@ -10352,11 +10357,6 @@ class StreamUploadsWithRawResponse(SyncResource):
                 A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
                 so the key may be sent again. The rules are machine-readable in the root
                 extension `x-idempotency`.
-            media_type: Kind of content sent in the body.
-            title: Display title.
-            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
-            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
-            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             body: The raw media bytes, in any supported audio, video or text format.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -10370,7 +10370,7 @@ class StreamUploadsWithRawResponse(SyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["createStreamUpload"], {"idempotency_key": idempotency_key, "media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Analysis]", self._client._call_raw(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class StreamingWithRawResponse(SyncResource):
@@ -13978,12 +13978,12 @@ class AsyncStreamUploadsWithRawResponse(AsyncResource):
         self,
         body: BinaryBody,
         *,
-        idempotency_key: Optional[str] = None,
         media_type: AnalysisMediaType,
         title: Optional[str] = None,
         language: Optional[AnalysisLanguage] = None,
         use_case_id: Optional[str] = None,
         features: Optional[List[AnalysisFeature]] = None,
+        idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
         extra_headers: Headers = None,
@@ -14013,6 +14013,11 @@ class AsyncStreamUploadsWithRawResponse(AsyncResource):
 
 
         Args:
+            media_type: Kind of content sent in the body.
+            title: Display title.
+            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
+            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             idempotency_key: Makes a retried write safe: a unique value the client picks per logical
                 call (a UUID) and sends again, unchanged, on every retry of that call. The
                 same key with the same body within 24 hours answers the first answer
@@ -14023,11 +14028,6 @@ class AsyncStreamUploadsWithRawResponse(AsyncResource):
                 A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
                 so the key may be sent again. The rules are machine-readable in the root
                 extension `x-idempotency`.
-            media_type: Kind of content sent in the body.
-            title: Display title.
-            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
-            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
-            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
             body: The raw media bytes, in any supported audio, video or text format.
             timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
 
@@ -14041,7 +14041,7 @@ class AsyncStreamUploadsWithRawResponse(AsyncResource):
             InternalServerError: the service answered 500.
             ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
         """
-        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["createStreamUpload"], {"idempotency_key": idempotency_key, "media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+        return cast("RawResponse[Analysis]", await self._client._call_raw(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
 class AsyncStreamingWithRawResponse(AsyncResource):

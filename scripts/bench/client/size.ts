@@ -37,6 +37,13 @@ export interface ClientSize {
    * has it either way). `bindings` is what ours adds to the app without TanStack.
    */
   query: { ours: BundleSize; theirs: BundleSize; ratio: number; bindings: number };
+  /**
+   * The zod subpath (`@avt/api-contract/zod`; react external, zod bundled): the TanStack app above with
+   * `validate: responseValidator()` ÷ openapi-fetch + openapi-react-query; `validator`, what `validate` adds to the
+   * app without TanStack (zod and every response schema); `oneSchema`, an app parsing only `Analysis` (and what it
+   * refers to) beside `allSchemas`, every schema kept: what tree-shaking leaves.
+   */
+  zod: { ours: BundleSize; ratio: number; validator: number; oneSchema: number; allSchemas: number };
   /** Everything the package exports, and openapi-fetch's every export. */
   everything: { ours: BundleSize; openapiFetch: BundleSize; ratio: number };
 }
@@ -63,6 +70,8 @@ export const options = [q.queryOptions("/v1/analyses"), q.infiniteQueryOptions("
 const THEIR_QUERY = `import createClient from "openapi-fetch"; import createQueryClient from "openapi-react-query"; ${HOOKS}
 const $api = createQueryClient(createClient({ baseUrl: "https://api.example.com" }));
 export const useAll = () => [$api.useQuery("get", "/v1/analyses"), $api.useInfiniteQuery("get", "/v1/analyses", {}, { pageParamName: "cursor", initialPageParam: null, getNextPageParam: (p) => p.next_cursor }), $api.useMutation("post", "/v1/analyses")];`;
+
+const VALIDATED = (app: string) => app.replace(`apiKey: "pk_test_x" }`, `apiKey: "pk_test_x", validate: responseValidator() }`) + `\nimport { responseValidator } from "./src/zod/index.ts";`;
 
 async function bundle(contents: string): Promise<BundleSize> {
   const r = await build({
@@ -100,12 +109,17 @@ export async function clientSize(): Promise<ClientSize> {
   const oursQuery = await bundle(OURS_QUERY);
   const theirQuery = await bundle(THEIR_QUERY);
   const bare = await bundle(BINDINGS_ONLY);
+  const oursZod = await bundle(VALIDATED(OURS_QUERY));
+  const validator = (await bundle(VALIDATED(app))).gzipped - ours.gzipped;
+  const oneSchema = await bundle(`import { Analysis } from "./src/zod/index.ts"; export const check = (v: unknown) => Analysis.safeParse(v);`);
+  const allSchemas = await bundle(`export * from "./src/zod/schemas.generated.ts";`);
   const all = await bundle(`export * from "./src/index.ts";`);
   const allFetch = await bundle(`export * from "openapi-fetch"; export { default } from "openapi-fetch";`);
   return {
     app: { ours, openapiFetch, ratio: ours.gzipped / openapiFetch.gzipped },
     added,
     query: { ours: oursQuery, theirs: theirQuery, ratio: oursQuery.gzipped / theirQuery.gzipped, bindings: bare.gzipped - ours.gzipped },
+    zod: { ours: oursZod, ratio: oursZod.gzipped / theirQuery.gzipped, validator, oneSchema: oneSchema.gzipped, allSchemas: allSchemas.gzipped },
     everything: { ours: all, openapiFetch: allFetch, ratio: all.gzipped / allFetch.gzipped },
   };
 }
