@@ -208,6 +208,8 @@ export class StateDb {
     try {
       removeLeftovers(file);
       if (isJsonStateFile(file)) migrate(file, registry, store, opts);
+      ensureFile(file);
+      lock.byIdentity(); // before SQLite opens it: a hard link to a database in use is refused here
       db = openDatabase(file);
       const state = new StateDb(file, db, registry, store, opts, lock);
       state.load();
@@ -335,6 +337,15 @@ function checkRecords(file: string, db: Database, persistence: StorePersistence)
  * other process can be migrating this file, so any such file is a leftover (issue 29: they were never cleaned).
  * A link is removed as a link, never followed.
  */
+/** Creates the database file (0600, never through a link) so it has the inode its identity lock is named by. */
+function ensureFile(file: string): void {
+  try {
+    fs.closeSync(fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600));
+  } catch (e) {
+    throw new StateFileError(`${file}: cannot open the state database (${(e as Error).message})`);
+  }
+}
+
 function removeLeftovers(file: string): void {
   const dir = path.dirname(path.resolve(file));
   const prefix = `${path.basename(file)}.migrating-`;
