@@ -5,6 +5,7 @@ import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from "jose"
 import type { PlanName, RateLimitPolicy } from "../../../contract/policy.js";
 import { KEY_PREFIXES, type KeyStore } from "./keys.js";
 import { systemClock, type TimeSource } from "../clock/clock.js";
+import type { CredentialName } from "./revocation.js";
 
 /** Signs and verifies the mock's JWTs unless MOCK_JWT_SECRET is set. Public on purpose: it is a local dev mock. */
 export const DEFAULT_JWT_SECRET = "avt-mock-gateway-dev-secret-not-for-production";
@@ -31,6 +32,11 @@ export interface Principal {
    * (`scopes`, issue 47); absent: unrestricted.
    */
   scopes?: readonly string[];
+  /**
+   * The names under which the credential can be revoked (revocation.ts): `key:<id>`, or a JWT's `jti:` and its
+   * OAuth grant's `grant:`. An open stream is held under them and ends when one is revoked (issue 47).
+   */
+  revocable?: readonly CredentialName[];
 }
 
 /**
@@ -185,6 +191,7 @@ export class Authenticator {
         frozen: keys.isFrozen(rec.workspace_id),
         via: "api_key",
         ...(rec.scopes ? { scopes: rec.scopes } : {}),
+        revocable: [`key:${rec.id}`],
       },
     };
   }
@@ -230,9 +237,18 @@ export class Authenticator {
         frozen: payload.frozen === true || this.opts.keys.isFrozen(ws),
         via: "bearer",
         ...(typeof payload.scope === "string" ? { scopes: payload.scope.split(" ").filter(Boolean) } : {}),
+        revocable: jwtNames(payload),
       },
     };
   }
+}
+
+/** The names a verified JWT is revoked by: its `jti`, and the `grant` it was issued under. */
+function jwtNames(payload: Record<string, unknown>): CredentialName[] {
+  const names: CredentialName[] = [];
+  if (typeof payload.jti === "string") names.push(`jti:${payload.jti}`);
+  if (typeof payload.grant === "string") names.push(`grant:${payload.grant}`);
+  return names;
 }
 
 /** A loop, not `.some(closure)`: this runs on every request (see limiter.ts on closures under tsx). */

@@ -17,6 +17,7 @@ import { JWT_AUDIENCE, JWT_ISSUER, mintToken } from "./auth.js";
 import { newId } from "../events/events.js";
 import { isoSeconds, randomBase62, type RandomStreams } from "../util/ids.js";
 import type { TimeSource } from "../clock/clock.js";
+import type { CredentialName } from "./revocation.js";
 import { RowMap } from "../state/row-map.js";
 import { array, DATE_TIME, object, SnapshotError, string, type Fields } from "../state/snapshot.js";
 import type { MockState } from "../state/state.js";
@@ -62,6 +63,8 @@ export interface OAuthOptions {
    */
   boundByCaller?: boolean;
   onChange?: () => void;
+  /** Told each credential revoked (`jti:<id>` of an access token, `grant:<id>`): its open streams end (revocation.ts). */
+  onRevoke?: (name: CredentialName) => void;
   /** The random part of grant ids and refresh tokens (a seeded simulation's), else Math.random and WebCrypto. */
   random?: RandomStreams;
 }
@@ -217,6 +220,7 @@ export class OAuthTokens implements MockState {
     if (typeof claims.jti !== "string" || typeof claims.exp !== "number") return;
     this.revokedTokens.set(claims.jti, claims.exp * 1000);
     this.changed();
+    this.opts.onRevoke?.(`jti:${claims.jti}`);
   }
 
   /** Revokes a grant: its refresh token (`token`, a grant has one at a time) and every access token under it. */
@@ -224,6 +228,7 @@ export class OAuthTokens implements MockState {
     this.revokedGrants.set(id, this.opts.clock.now() + ACCESS_TOKEN_SECONDS * 1000);
     this.grants.delete(id);
     if (token !== undefined) this.refresh.delete(token);
+    this.opts.onRevoke?.(`grant:${id}`);
   }
 
   /** Beyond MAX_GRANTS live grants in `workspace`, its oldest is revoked (one scan, only at the cap). */

@@ -13,6 +13,7 @@ import type { GatewayOptions } from "./options.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../http/body.js";
 import { demoKeys, KeyStore, loadKeysFile } from "../access/keys.js";
 import { defaultScope, scopeCeiling, OAuthTokens } from "../access/oauth.js";
+import { OpenStreams, type CredentialName } from "../access/revocation.js";
 import { StateRegistry } from "../state/state-registry.js";
 import { checkLatency } from "./latency.js";
 import { RateLimiter, type Limiter } from "../access/limiter.js";
@@ -60,6 +61,10 @@ export interface Services {
   readonly prism: PrismSource;
   readonly webhooks: Webhooks;
   readonly oauth: OAuthTokens;
+  /** The open SSE streams and WebSockets of each credential, ended when it is revoked (revocation.ts). */
+  readonly openStreams: OpenStreams;
+  /** Ends the open streams of a revoked credential, once the revocation is committed. */
+  revoked(name: CredentialName): void;
   /**
    * Every part of the state kept between requests (`POST /__mock/reset`, the state file). Empty with
    * `stateless`. A part joins with `states.register(part)`.
@@ -143,7 +148,10 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
   const random = ids ?? undefined;
   const keys = new KeyStore([...demoKeys(policy), ...fileKeys, ...(fixtures?.keys ?? []), ...(opts.extraKeys ?? [])], { clock, onChange, contract, random });
   const secret = opts.jwtSecret ?? jwtSecretFromEnv();
-  const oauth = new OAuthTokens({ secret, clock, onChange, defaultScope: defaultScope(contract.doc.paths ?? {}), boundByCaller: scopeCeiling(contract.doc.paths ?? {}), random });
+  const openStreams = new OpenStreams();
+  // A revocation ends its streams once it is committed, as every other effect of a write (DB13).
+  const revoked = (name: CredentialName) => states.commitThen(() => openStreams.revoke(name), () => {});
+  const oauth = new OAuthTokens({ secret, clock, onChange, onRevoke: revoked, defaultScope: defaultScope(contract.doc.paths ?? {}), boundByCaller: scopeCeiling(contract.doc.paths ?? {}), random });
   const apiKeyScheme = Object.values<Json>(contract.doc.components?.securitySchemes ?? {}).find((s) => s.type === "apiKey" && s.in === "header");
   const auth = new Authenticator({ keys, policy, clock, secret, apiKeyHeader: apiKeyScheme?.name ?? "X-API-Key", isRevoked: (c) => oauth.isRevoked(c) });
   const webhooks = new Webhooks(contract, {
@@ -194,6 +202,8 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     prism: platform.prism(contract.jsonPath, (why) => sink?.(`${new Date(clock.now()).toISOString()} loading Prism for ${why} (once; it takes a second or two)`)),
     webhooks,
     oauth,
+    openStreams,
+    revoked,
     states,
     scripts: new EventScripts(contract),
     store,

@@ -24,6 +24,7 @@ export const keys = byOperation("keys", {
       const refused = protectedDemoKey(s, ctx, k);
       if (refused) return refused;
       s.keys.revoke(k);
+      s.revoked(`key:${k.id}`);
       return { status: 204, headers: {}, body: null, rate: ctx.rate };
     }),
 });

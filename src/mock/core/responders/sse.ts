@@ -7,7 +7,7 @@
 // Prefer asking for another response or a named example leaves the answer to the examples.
 import type { ServerResponse } from "node:http";
 import type { Route } from "../contract/contract-build.js";
-import { newId, play, resumeAfter, sseMessage, type StreamEvent } from "../events/events.js";
+import { eventStem, newId, play, resumeAfter, sseMessage, type StreamEvent } from "../events/events.js";
 import type { RequestContext } from "../pipeline/context.js";
 import type { Reply } from "../http/reply.js";
 import type { Services } from "../pipeline/services.js";
@@ -55,9 +55,10 @@ export const sse: StageFactory = (s) => {
 
 /**
  * Opens the event stream, in a slot of its workspace and address (streams.ts: over a cap, the cap's answer is
- * thrown before anything is written); the returned function ends it.
+ * thrown before anything is written); the returned function ends it. The stream is held under its credential
+ * (revocation.ts): revoking it ends the stream with an `error` event whose id is `errorId()`.
  */
-function open(s: Services, ctx: RequestContext, onClose: () => void): () => void {
+function open(s: Services, ctx: RequestContext, onClose: () => void, errorId: () => string): () => void {
   const release = s.slots.take(ctx.principal!.workspaceId, ctx.req.socket.remoteAddress ?? "");
   const res = ctx.res!;
   res.writeHead(200, [...s.head, ...ctx.idHead, ...ctx.rate, ...SSE_HEAD]);
@@ -65,9 +66,14 @@ function open(s: Services, ctx: RequestContext, onClose: () => void): () => void
   const ac = new AbortController();
   s.live.streams.add(ac);
   let ended = false;
+  const forget = s.openStreams.hold(ctx.principal!.revocable ?? [], (detail) => {
+    if (!ended) res.write(sseMessage({ event: "error", id: errorId(), data: { detail } }));
+    end();
+  });
   const end = () => {
     if (ended) return;
     ended = true;
+    forget();
     s.live.streams.delete(ac);
     release();
     onClose();
@@ -107,7 +113,7 @@ function streamLog(s: Services, ctx: RequestContext, log: EventLog, last: string
   const res = ctx.res!;
   const write = breaking(res, s.faults.breakAfter(ctx.route.operationId, id, ctx.principal!.workspaceId));
   if (ctx.scenario === "stream_error") {
-    const end = open(s, ctx, () => {});
+    const end = open(s, ctx, () => {}, () => log.allocate());
     for (const e of log.after(last)) write(e);
     write({ event: "error", id: log.allocate(), data: { detail: "The stream broke (scenario stream_error): reconnect with Last-Event-ID to resume." } });
     end();
@@ -120,7 +126,7 @@ function streamLog(s: Services, ctx: RequestContext, log: EventLog, last: string
     clearInterval(keepAlive);
     idle?.stop();
     stop();
-  });
+  }, () => log.allocate());
   keepAlive = setInterval(() => res.write(": keep-alive\n\n"), KEEP_ALIVE_MS);
   unref(keepAlive);
   // A stream that shows no event for `streamIdleMs` (a resting analysis) ends: keep-alive comments do not count.
@@ -150,9 +156,10 @@ function breaking(res: ServerResponse, breakAfter: number | undefined): (e: Stre
 function scripted(s: Services, ctx: RequestContext): void {
   const res = ctx.res!;
   const analysisId = Object.values(ctx.params)[0] ?? newId("anl", s.clock.now());
-  const events = resumeAfter(s.scripts.analysisEvents(analysisId, ctx.principal!.workspaceId), lastEventId(ctx));
+  const all = s.scripts.analysisEvents(analysisId, ctx.principal!.workspaceId);
+  const events = resumeAfter(all, lastEventId(ctx));
   const ac = new AbortController();
-  const end = open(s, ctx, () => ac.abort());
+  const end = open(s, ctx, () => ac.abort(), () => `evt_${eventStem(analysisId)}${String(all.length + 1).padStart(4, "0")}`);
   const write = breaking(res, s.faults.breakAfter(ctx.route.operationId, analysisId, ctx.principal!.workspaceId));
   void play(events, s.settings.streamIntervalMs, write, ac.signal).then(end);
 }

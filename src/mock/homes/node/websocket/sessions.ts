@@ -6,6 +6,7 @@
 //    The script (events.ts LiveScript) is the store's (the session's analysis is stored and its events logged) or,
 //    in the stateless mock, a fixed one.
 //  - /ws/analyses/{analysis_id}: the analysis's events (resuming after `last_event_id`), then close 1000.
+//  Either ends at once when the credential that opened it is revoked: `error`, then close 1008 (access/revocation.ts).
 import { idleTimer } from "../../../core/access/streams.js";
 import type { WebSocket } from "ws";
 import { play, resumeAfter, type LiveScript, type StreamEvent } from "../../../core/events/events.js";
@@ -38,7 +39,13 @@ function sendEvent(ws: WebSocket, e: StreamEvent): void {
   if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(e));
 }
 
-export function runLiveSession(ws: WebSocket, o: LiveSessionOptions): void {
+/** The close code of a session whose credential was revoked: the contract's policy close, after an `error`. */
+export const REVOKED_CLOSE = 1008;
+
+/** Ends a session because its credential was revoked: an `error` message with `detail`, then close 1008. */
+export type Revoke = (detail: string) => void;
+
+export function runLiveSession(ws: WebSocket, o: LiveSessionOptions): Revoke {
   const s = o.script;
   const queue = [...s.results];
   const ac = new AbortController();
@@ -101,22 +108,33 @@ export function runLiveSession(ws: WebSocket, o: LiveSessionOptions): void {
     },
     ac.signal,
   );
+  return (detail) => end(() => s.error(detail), REVOKED_CLOSE, "credential revoked");
 }
 
 /** The stateless mock: a fixed list of events, resumed after `lastEventId`, then close 1000. */
-export function runAnalysisEvents(ws: WebSocket, events: StreamEvent[], lastEventId: string | null, intervalMs: number): void {
+export function runAnalysisEvents(ws: WebSocket, events: StreamEvent[], lastEventId: string | null, intervalMs: number, errorId: string): Revoke {
   const ac = new AbortController();
   ws.on("close", () => ac.abort());
   void play(resumeAfter(events, lastEventId), intervalMs, (e) => sendEvent(ws, e), ac.signal).then((finished) => {
     if (finished && ws.readyState === ws.OPEN) ws.close(1000, "completed");
   });
+  return (detail) => {
+    ac.abort();
+    closeWithError(ws, { event: "error", id: errorId, data: { detail } });
+  };
+}
+
+function closeWithError(ws: WebSocket, e: StreamEvent): void {
+  if (ws.readyState !== ws.OPEN) return;
+  sendEvent(ws, e);
+  ws.close(REVOKED_CLOSE, "credential revoked");
 }
 
 /**
  * The store: the analysis's event log, replayed after `lastEventId` and followed live, then close 1000 at its end;
  * after `idleMs` without an event (a resting analysis), close 1001 (streams.ts).
  */
-export function followAnalysisLog(ws: WebSocket, feed: Feed, lastEventId: string | null, idleMs: number, breakAfter?: number): void {
+export function followAnalysisLog(ws: WebSocket, feed: Feed, lastEventId: string | null, idleMs: number, errorId: () => string, breakAfter?: number): Revoke {
   const idle = idleTimer(idleMs, () => {
     if (ws.readyState === ws.OPEN) ws.close(1001, "idle: no event");
   });
@@ -137,4 +155,9 @@ export function followAnalysisLog(ws: WebSocket, feed: Feed, lastEventId: string
     },
   );
   ws.on("close", () => (idle.stop(), stop()));
+  return (detail) => {
+    idle.stop();
+    stop();
+    closeWithError(ws, { event: "error", id: errorId(), data: { detail } });
+  };
 }

@@ -4,8 +4,8 @@
 // answers 404 before the upgrade) and a live session stores its analysis; stateless, both play fixed scripts.
 import type http from "node:http";
 import type { WebSocket } from "ws";
-import { newId } from "../../../core/events/events.js";
-import { contentTypeOf, followAnalysisLog, runAnalysisEvents, runLiveSession } from "./sessions.js";
+import { eventStem, newId } from "../../../core/events/events.js";
+import { contentTypeOf, followAnalysisLog, runAnalysisEvents, runLiveSession, type Revoke } from "./sessions.js";
 import type { RequestContext } from "../../../core/pipeline/context.js";
 import type { Services } from "../../../core/pipeline/services.js";
 import type { EventLog, StreamEvent } from "../../../core/store/log.js";
@@ -51,9 +51,10 @@ export const webSocket: StageFactory = (s) => {
     wss.handleUpgrade(ctx.req, socket, head, (ws) => {
       s.logRequest(ctx, 101);
       s.live.sockets.add(ws);
-      ws.on("close", () => s.live.sockets.delete(ws));
       ws.on("error", () => {}); // e.g. a frame over maxPayload: ws itself closes with 1009
-      play(s, ctx, ws, analysisId, log);
+      // Held under its credential (revocation.ts): revoking it ends the session with `error` and close 1008.
+      const forget = s.openStreams.hold(ctx.principal!.revocable ?? [], play(s, ctx, ws, analysisId, log));
+      ws.on("close", () => (s.live.sockets.delete(ws), forget()));
     });
     return TAKEN;
   };
@@ -70,15 +71,18 @@ function handshakeRefused(ctx: RequestContext, error: Error): Reply {
   return ctx.json(400, { detail: `Not a valid WebSocket handshake: ${error.message}.` }, version);
 }
 
-function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: string | undefined, log: EventLog | undefined): void {
+function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: string | undefined, log: EventLog | undefined): Revoke {
   const workspaceId = ctx.principal!.workspaceId;
   const q = ctx.query;
   const lastEventId = q.get("last_event_id");
   const feed = (last: string | null, send: (e: StreamEvent) => void, end: () => void) => s.feeds.follow(workspaceId, log!, last, send, end);
-  if (log) return followAnalysisLog(ws, feed, lastEventId, s.settings.limits.streamIdleMs, s.faults.breakAfter(ctx.route.operationId, analysisId!, workspaceId));
-  if (analysisId) return runAnalysisEvents(ws, s.scripts.analysisEvents(analysisId, workspaceId), lastEventId, s.settings.streamIntervalMs);
+  if (log) return followAnalysisLog(ws, feed, lastEventId, s.settings.limits.streamIdleMs, () => log.allocate(), s.faults.breakAfter(ctx.route.operationId, analysisId!, workspaceId));
+  if (analysisId) {
+    const events = s.scripts.analysisEvents(analysisId, workspaceId);
+    return runAnalysisEvents(ws, events, lastEventId, s.settings.streamIntervalMs, `evt_${eventStem(analysisId)}${String(events.length + 1).padStart(4, "0")}`);
+  }
   const mediaType = q.get("media_type") ?? "audio";
   const opts = { mediaType, contentType: contentTypeOf(q.get("encoding") ?? "pcm_s16le", mediaType) };
   const script = s.settings.stateless ? s.scripts.liveSession(newId("anl", s.clock.now()), workspaceId, opts) : liveSession(s.store, workspaceId, ctx.route, q, opts);
-  runLiveSession(ws, { script, intervalMs: s.settings.streamIntervalMs, idleTimeoutMs: s.settings.wsIdleTimeoutMs });
+  return runLiveSession(ws, { script, intervalMs: s.settings.streamIntervalMs, idleTimeoutMs: s.settings.wsIdleTimeoutMs });
 }
