@@ -20,12 +20,16 @@ import { countAnonymousHere } from "../access/rate-answers.js";
 const SERVING = Symbol("serving");
 type Serving = http.ServerResponse & { [SERVING]?: RequestContext };
 
-export function serveRequests(s: Services, stages: readonly Stage[]): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+/** Told of each request once its connection is done with it: its context and status (499: the client left first). */
+export type Served = (ctx: RequestContext, status: number) => void;
+
+export function serveRequests(s: Services, stages: readonly Stage[], served?: Served): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   return function onRequest(req, res) {
     const ctx = new RequestContext(req, res);
     (res as Serving)[SERVING] = ctx;
     // 499 (as nginx logs it): the client closed the connection before an answer was sent.
     if (s.sink) res.on("close", () => s.logRequest(ctx, res.headersSent ? res.statusCode : 499));
+    if (served) res.on("close", () => served(ctx, res.headersSent ? res.statusCode : 499));
     try {
       const out = runStages(stages, ctx);
       if (out instanceof Promise) void settle(s, ctx, out);

@@ -20,6 +20,7 @@ import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import { redact } from "../../core/pipeline/log.js";
 import { merge3 } from "./merge-json.js";
 import { Outbox, queueDelivery } from "./outbox.js";
+import { RoundTrips } from "../round-trips.js";
 import type { Webhooks } from "../../core/events/webhooks.js";
 import { checkSchema, pgCause, StateDatabaseError } from "./migrate.js";
 import { optionalPeer } from "../optional-peer.js";
@@ -145,6 +146,8 @@ export class PgState implements SharedState {
   private stepping: string | null = null;
   /** The webhook deliveries' queue (outbox.ts), when webhooks are registered in this state. */
   outbox: Outbox | null = null;
+  /** The queries this replica sent, and how many failed (/metrics). */
+  readonly trips = new RoundTrips();
 
   private constructor(
     readonly pool: pg.Pool,
@@ -156,7 +159,10 @@ export class PgState implements SharedState {
     // A connection lost while checked out (a lease's transaction held across a request, a commit) emits `error` on
     // its client, which the pool listens to only while the client is idle: unheard, it stopped the replica when the
     // database went away. Heard here, the query in flight fails (503 dependency_unavailable) and the pool replaces it.
-    pool.on("connect", (client) => client.on("error", () => this.down()));
+    pool.on("connect", (client) => {
+      client.on("error", () => this.down());
+      countQueries(client, this.trips);
+    });
     this.pinger = setInterval(() => void this.ping(), 1000);
     this.pinger.unref();
   }
@@ -722,4 +728,10 @@ function lostConnection(e: unknown): boolean {
   const code = (e as { code?: unknown }).code;
   if (typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)) return /^(08|57|53)/.test(code);
   return true;
+}
+
+/** Counts every query `client` sends (a pool's query goes through one of its clients): one round trip each. */
+function countQueries(client: pg.PoolClient, trips: RoundTrips): void {
+  const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...a: unknown[]) => trips.count(query(...a));
 }

@@ -8,6 +8,10 @@
 import type { Redis as RedisClient, RedisOptions } from "ioredis";
 import { optionalPeer } from "../optional-peer.js";
 import { CLAIM_TTL_MS } from "../../core/events/webhooks.js";
+import { RoundTrips } from "../round-trips.js";
+
+/** The commands each connection made sent, and how many failed (/metrics). */
+export const redisTrips = new WeakMap<RedisClient, RoundTrips>();
 
 export class RedisSetupError extends Error {}
 
@@ -31,6 +35,10 @@ export function connectRedis(url: string): RedisClient {
   });
   // Errors surface per command (a 503); an 'error' event without a listener would end the process.
   client.on("error", () => undefined);
+  const trips = new RoundTrips();
+  redisTrips.set(client, trips);
+  const send = client.sendCommand.bind(client) as (...a: unknown[]) => unknown;
+  (client as { sendCommand: unknown }).sendCommand = (...a: unknown[]) => trips.count(send(...a));
   return client;
 }
 

@@ -11,7 +11,7 @@ import type http from "node:http";
 import type { Contract } from "./contract-files.js";
 import { createHttpServer, listen } from "./http-server.js";
 import type { KeyStore } from "../../core/access/keys.js";
-import { connectRedis, onceAcrossReplicas, redisReady } from "../../engines/redis/redis.js";
+import { connectRedis, onceAcrossReplicas, redisReady, redisTrips } from "../../engines/redis/redis.js";
 import { RedisEventFeeds } from "../../engines/redis/events-redis.js";
 import { RedisClockShare } from "../../engines/redis/clock-redis.js";
 import { RedisRateLimiter, redisHealth } from "../../engines/redis/limiter-redis.js";
@@ -32,6 +32,7 @@ import { refusePublicSecret } from "./secret.js";
 import { Proxy } from "../../proxy/proxy.js";
 import { refuseMockSettings } from "../../proxy/upstream.js";
 import type { Webhooks } from "../../core/events/webhooks.js";
+import { GatewayMetrics } from "./metrics.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "../../core/http/body.js";
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from "./http-server.js";
@@ -84,8 +85,16 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
   let ready: Promise<{ operations: number }> | null = null;
   const stateDb = await openStateDb(s, opts);
   const proxy = opts.upstream ? new Proxy(s, { ...opts, upstream: opts.upstream }) : null;
+  const pgState = stateDb instanceof PgState ? stateDb : null;
+  const metrics = new GatewayMetrics(s, {
+    postgres: () => pgState?.trips,
+    redis: () => (redis ? redisTrips.get(redis) : undefined),
+    queueDepth: () => pgState?.outbox?.depth(),
+  });
+  const serve = serveRequests(s, proxy ? proxyPipeline(s, proxy) : httpPipeline(s), metrics.served);
   const server = createHttpServer({
-    request: serveRequests(s, proxy ? proxyPipeline(s, proxy) : httpPipeline(s)),
+    // GET /metrics is the Node gateway's own (prom-client): answered before the pipeline, counted by none.
+    request: (req, res) => void (metrics.answer(req, res) || serve(req, res)),
     upgrade: serveUpgrades(s, proxy ? proxyUpgradePipeline(s, proxy) : upgradePipeline(s)),
     // What node:http refuses itself carries the rate-limit headers of the mock's limiter; the proxy keeps none (G26).
     refused: proxy ? undefined : serveRefusals(s),
