@@ -16,6 +16,7 @@ import { CaseBuilder, type RequestCase } from "./requests/cases.js";
 import { createChecks } from "./checks/index.js";
 import { ContractView } from "./requests/contract-view.js";
 import { idempotencyCases } from "./checks/idempotency-honoured.js";
+import { filterProbes } from "./probes/filters.js";
 import { crudGroups, firstFilled, roundtrip } from "./probes/crud.js";
 import { listOperations, walkPages } from "./probes/pages.js";
 import type { RoundtripContext } from "./probes/probe-context.js";
@@ -224,6 +225,7 @@ async function rulesOfTheContract(run: Run): Promise<void> {
     const stopped = await walkPages(run, op);
     if (stopped) report.notices.push(`the page walk of ${op.operationId} stopped early: ${stopped}`);
   }
+  await filterProbes(run, operations);
   await run.parents?.filterCases(operations);
   const machines = lifecyclesOf(run);
   await lifecycleProbes(run, operations, machines);

@@ -80,8 +80,11 @@ export interface PageStep {
   limit: number;
   /** The walk stops after this page whatever it says (the oracle's budget). */
   maxPages: number;
-  /** `foreign-cursor`: a request with a cursor this list never gave out (expects 400). */
-  kind: "page" | "foreign-cursor";
+  /**
+   * `foreign-cursor`: a request with a cursor this list never gave out (expects 400); `whole`: the list's first page
+   * with the largest `limit` it takes, after the walk, compared with what the walk saw (probes/whole-page.ts).
+   */
+  kind: "page" | "foreign-cursor" | "whole";
 }
 
 /** A request no HTTP parser takes, sent over a raw socket (malformed.ts). */

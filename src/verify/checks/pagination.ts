@@ -3,7 +3,8 @@
 // cursor it was asked with; no id shows twice in one walk; no page holds more than `limit` items; and a cursor
 // the list never gave out is refused with 400, as the contract's `Cursor` parameter ("from the previous page's
 // `next_cursor`") and decision W15 say. A list that answers `has_more: true` with the same cursor forever passed
-// every other check.
+// every other check. A walk that reached its end shows the same ids, in the same order, as the list's one large
+// page when that page holds the whole list (`has_more: false`): no item skipped or repeated at a page boundary.
 import type { Check, Exchange } from "../types.js";
 import { operationPointer } from "../session/reproduce.js";
 import { parseJson } from "./util.js";
@@ -11,6 +12,8 @@ import { parseJson } from "./util.js";
 interface Walk {
   ids: Map<string, number>;
   cursor: string | null;
+  /** The walk's last page said `has_more: false`. */
+  ended: boolean;
 }
 
 export function pagination(): Check {
@@ -25,8 +28,13 @@ export function pagination(): Check {
       if (e.response.status !== 200) return null;
       const body = parseJson(e.response);
       if (!body.ok || !body.value || typeof body.value !== "object") return null; // response-schema's finding
-      if (step.page === 1) walks.set(step.walk, { ids: new Map(), cursor: null });
+      if (step.kind === "whole") {
+        const walk = walks.get(step.walk);
+        return walk?.ended ? compareWhole(body.value as Record<string, unknown>, walk) : null;
+      }
+      if (step.page === 1) walks.set(step.walk, { ids: new Map(), cursor: null, ended: false });
       const walk = walks.get(step.walk);
+      if (walk && (body.value as Record<string, unknown>).has_more === false) walk.ended = true;
       return walk ? judgePage(e, body.value as Record<string, unknown>, walk) : null;
     },
     schemaPath: (e) => `${operationPointer(e)}/responses/200/content/application~1json/schema`,
@@ -53,4 +61,17 @@ function judgePage(e: Exchange, page: Record<string, unknown>, walk: Walk): stri
   if (more === true && step.page >= step.maxPages) out.push(`pages do not end: has_more is still true after ${step.maxPages} pages of ${step.limit}`);
   // Several repeated ids are one finding: keep the first of each kind.
   return [...new Map(out.map((m) => [m.replace(/\d+/g, "#").replace(/id \S+/, "id"), m])).values()];
+}
+
+/** The one large page against the walk: the same ids in the same order, when that page holds the whole list. */
+function compareWhole(page: Record<string, unknown>, walk: Walk): string[] | null {
+  if (page.has_more !== false || !Array.isArray(page.data)) return null; // the list is longer than one page may be
+  const whole = page.data.map((d) => (d as { id?: unknown })?.id).filter((id): id is string => typeof id === "string");
+  const walked = [...walk.ids.keys()];
+  const skipped = whole.filter((id) => !walk.ids.has(id));
+  if (skipped.length) return [`the walk skipped ${skipped.length} item(s) one large page lists (first: id ${skipped[0]}, page of ${whole.length})`];
+  const extra = walked.filter((id) => !whole.includes(id));
+  if (extra.length) return [`the walk showed ${extra.length} item(s) the one large page does not list (first: id ${extra[0]})`];
+  const at = whole.findIndex((id, i) => walked[i] !== id);
+  return at < 0 ? [] : [`the walk lists the items in another order than one large page (position ${at + 1}: id ${walked[at]} instead of ${whole[at]})`];
 }

@@ -1,6 +1,7 @@
 // Negative values per field (issue 33 item 2): for each request schema, one case per constraint the contract
 // states on a field — `enum`, `format`, `pattern`, `minimum`/`maximum` (and the exclusive ones), `minLength`/
-// `maxLength`, `minItems`/`maxItems`, `type`, `additionalProperties: false`, and the `x-status` rules of the body
+// `maxLength`, `minItems`/`maxItems`, `type`, `additionalProperties: false` (in nested objects and in an array's
+// first item too: `event_types.0 enum`), and the `x-status` rules of the body
 // (a conditional subschema whose `if` holds and whose `then` does not) — each made from the operation's first
 // example with that one field broken, so the field is the only thing wrong. What the contract promises for each
 // is worked out by the gateway's own RequestValidator (the same reading of the schemas as the mock's): 422 with a
@@ -83,9 +84,31 @@ export function bodySites(deref: (n: Json) => Json, schema: Json, base: Record<s
     const pp = `${p?.$ref ?? `${here}/properties/${name}`}`;
     for (const [constraint, v] of constraintValues(ps)) out.push({ location: "body", field: fieldPath.join("."), constraint, value: setAt(base, fieldPath, v), pointer: `${pp}` });
     if (ps.properties) out.push(...bodySites(deref, p, base, `${here}/properties/${name}`, fieldPath));
+    if (ps.type === "array" && ps.items) out.push(...itemSites(deref, ps.items, base, `${pp}/items`, fieldPath));
   }
   out.push(...statusRuleSites(deref, s, base, here));
   return out;
+}
+
+/**
+ * The constraints of an array's items, broken in its first item (`event_types.0 enum`): the body's own array with
+ * that item replaced (or a one-item array), so the array's own constraints still hold; an object item's fields
+ * are broken one by one the same way (bodySites on the item).
+ */
+function itemSites(deref: (n: Json) => Json, items: Json, base: Record<string, unknown>, at: string, arrayPath: string[]): NegativeSite[] {
+  const is = deref(items);
+  if (!is || typeof is !== "object" || arrayPath.length > MAX_DEPTH) return [];
+  let own: unknown = base;
+  for (const k of arrayPath) own = own && typeof own === "object" ? (own as Record<string, unknown>)[k] : undefined;
+  const existing = Array.isArray(own) ? own : [];
+  const withFirst = (v: unknown) => setAt(base, arrayPath, existing.length ? [v, ...existing.slice(1)] : [v]);
+  const field = [...arrayPath, "0"].join(".");
+  const here = items?.$ref ?? at;
+  if (is.properties) {
+    const first = existing[0] && typeof existing[0] === "object" ? (existing[0] as Record<string, unknown>) : {};
+    return bodySites(deref, items, first, here).map((site) => ({ ...site, field: `${field}.${site.field}`, value: withFirst(site.value) }));
+  }
+  return constraintValues(is).map(([constraint, v]) => ({ location: "body", field, constraint, value: withFirst(v), pointer: here }));
 }
 
 /**

@@ -1,9 +1,11 @@
 // The pagination oracle's walks (judged by checks/pagination.ts): for every list operation (a GET answering
 // `{data, next_cursor, has_more}` that takes `cursor` and `limit`, decision D4), the first page with a small
 // `limit`, then each `next_cursor` until `has_more` is false or the walk's budget of pages is spent, then one
-// request with a cursor this list never gave out. All reads: sent in a read-only run too.
+// request with a cursor this list never gave out; a walk that reached its end is compared with one large page
+// (whole-page.ts). All reads: sent in a read-only run too.
 import type { Parts } from "../requests/cases.js";
 import { answeredJson, caseOf, isList, sendCase, type RoundtripContext } from "./probe-context.js";
+import { wholePage } from "./whole-page.js";
 import type { Operation, PageStep } from "../types.js";
 
 /** Items per page the walk asks for: small, so a short list still spans pages. */
@@ -27,6 +29,7 @@ export async function walkPages(ctx: RoundtripContext, op: Operation): Promise<s
   delete (query as Record<string, unknown>).cursor;
   let stopped: string | null = null;
   let firstAnswered = !!ctx.only;
+  let ended = false;
   if (!ctx.only || ctx.only(op, "pages")) {
     let cursor: string | null = null;
     for (let page = 1; page <= WALK_MAX_PAGES; page++) {
@@ -40,11 +43,13 @@ export async function walkPages(ctx: RoundtripContext, op: Operation): Promise<s
         break;
       }
       if (page === 1) firstAnswered = true;
+      if (body.has_more === false) ended = true;
       // A cursor given back unchanged would loop for ever: the check has said so, the walk stops.
       if (body.has_more !== true || typeof body.next_cursor !== "string" || body.next_cursor === cursor) break;
       cursor = body.next_cursor;
     }
   }
+  if (ended) await wholePage(ctx, op, base, { walk: op.operationId, maxPages: WALK_MAX_PAGES });
   // Only a list that answers at all can refuse a cursor (an example parent id may name nothing here: 404).
   if (firstAnswered && (!ctx.only || ctx.only(op, "foreign-cursor"))) {
     const parts: Parts = { ...base, query: { ...query, cursor: FOREIGN_CURSOR }, body: null };
