@@ -205,10 +205,11 @@ export class StateDb {
     checkWritable(file);
     const lock = lockState(file);
     let db: Database | null = null;
+    let created = false;
     try {
       removeLeftovers(file);
       if (isJsonStateFile(file)) migrate(file, registry, store, opts);
-      ensureFile(file);
+      created = ensureFile(file);
       lock.byIdentity(); // before SQLite opens it: a hard link to a database in use is refused here
       db = openDatabase(file);
       const state = new StateDb(file, db, registry, store, opts, lock);
@@ -219,6 +220,8 @@ export class StateDb {
       return state;
     } catch (e) {
       db?.close();
+      // A file made here for a database that never opened (no better-sqlite3, a refused lock) is not left behind.
+      if (created && !db) fs.rmSync(file, { force: true });
       lock.release();
       throw e;
     }
@@ -338,9 +341,18 @@ function checkRecords(file: string, db: Database, persistence: StorePersistence)
  * A link is removed as a link, never followed.
  */
 /** Creates the database file (0600, never through a link) so it has the inode its identity lock is named by. */
-function ensureFile(file: string): void {
+/** Creates the state database's file when it is missing (true: created here), or checks it can be opened. */
+function ensureFile(file: string): boolean {
+  const { O_RDWR, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
   try {
-    fs.closeSync(fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600));
+    fs.closeSync(fs.openSync(file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600));
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw new StateFileError(`${file}: cannot open the state database (${(e as Error).message})`);
+  }
+  try {
+    fs.closeSync(fs.openSync(file, O_RDWR | O_NOFOLLOW));
+    return false;
   } catch (e) {
     throw new StateFileError(`${file}: cannot open the state database (${(e as Error).message})`);
   }

@@ -211,7 +211,7 @@ describe("state database", () => {
     fs.symlinkSync(victim, `${other}-wal`);
     await expect(startGateway({ stateFile: other })).rejects.toThrow(`${other}-wal is a symbolic link`);
     expect(fs.readFileSync(victim, "utf8")).toBe("untouched");
-    await expect(startGateway({ stateFile: dir })).rejects.toThrow(`${dir}: not a state database this mock can read`);
+    await expect(startGateway({ stateFile: dir })).rejects.toThrow(`${dir}: cannot open the state database (EISDIR`); // the lock by identity (DB10) opens it first, and names why
   });
 
   it("keeps a part registered with one line, and a field a feature adds to the workspace, without code of their own", async () => {
