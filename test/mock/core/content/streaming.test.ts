@@ -187,8 +187,9 @@ describe("WebSocket refusals happen before the upgrade, as JSON errors with rate
       expect(schemaErrors("Error", r.body), url).toEqual([]);
       for (const [name, raw] of Object.entries<{ required?: boolean; schema?: { const?: string } }>(response.headers)) {
         // Header components (the X-RateLimit-* counters, Access-Control-Allow-Origin) are $refs.
-        const header = deref<{ schema?: { const?: string } }>(raw);
+        const header = deref<{ schema?: { const?: string; pattern?: string } }>(raw);
         if (header.schema?.const) expect(r.headers.get(name), `${url} ${name}`).toBe(header.schema.const);
+        else if (header.schema?.pattern) expect(r.headers.get(name), `${url} ${name}`).toMatch(new RegExp(header.schema.pattern)); // X-Request-Id
         else expect(r.headers.get(name), `${url} ${name}`).toMatch(/^\d+$/);
       }
     }
