@@ -98,7 +98,8 @@ describe("verify does not hammer", () => {
       const body = JSON.stringify({ detail: "Daily limit of 500 requests exceeded.", error: "daily_limit_exceeded", limit: 500, window: "1 day", retry_after: 3600 });
       // A free-plan workspace out of its day: 30 a minute in general, 15 on the query category (/v1/reports).
       const rate = { "x-ratelimit-limit": req.url?.startsWith("/v1/reports") ? "15" : "30", "x-ratelimit-remaining": "0", "x-ratelimit-reset": "1790000000", "x-ratelimit-daily-limit": "500", "x-ratelimit-daily-remaining": "0" };
-      res.writeHead(429, { "content-type": "application/json", "retry-after": "3600", "access-control-allow-origin": "*", ...rate }).end(body);
+      const id = { "x-request-id": String(req.headers["x-request-id"] ?? "req_limited") }; // every answer echoes it (RQ1)
+      res.writeHead(429, { "content-type": "application/json", "retry-after": "3600", "access-control-allow-origin": "*", ...rate, ...id }).end(body);
     });
     await new Promise<void>((r) => limited.listen(0, "127.0.0.1", r));
     closers.push(() => new Promise<void>((r) => limited.close(() => r())));

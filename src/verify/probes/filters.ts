@@ -54,6 +54,8 @@ export async function filterProbes(ctx: RoundtripContext, operations: Operation[
     for (const p of filters) delete query[p.name];
     delete query.cursor;
     const page = answeredJson(await sendCase(ctx, await caseOf(ctx, op, { ...base, query, body: null }, "filters: one large page")));
+    // Not answered (the request budget used up, a refused call): that request says why; nothing to pick from.
+    if (page === undefined || page === null) continue;
     const items: Item[] = Array.isArray(page?.data) ? page.data.filter((d: Json) => d && typeof d === "object") : [];
     const properties = itemProperties(ctx, op);
     for (const p of filters) {
