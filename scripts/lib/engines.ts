@@ -17,6 +17,8 @@ export interface Engine {
   /** Stops it without removing anything, to bring it back with `restart` (a lost engine). */
   pause(): Promise<void>;
   restart(): Promise<void>;
+  /** What the engine has written to its log so far (PostgreSQL's stderr), for tests that read what it did. */
+  log?(): string;
 }
 
 function onPath(cmd: string): string | null {
@@ -171,6 +173,7 @@ export async function startPostgres(opts: { settings?: Record<string, string> } 
     },
     pause: () => stopPostgres(child),
     restart: launch,
+    log: () => out,
     async stop() {
       await stopPostgres(child);
       fs.rmSync(dir, { recursive: true, force: true });
