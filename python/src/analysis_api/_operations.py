@@ -19,22 +19,24 @@ from ._calls._types import (
     TimeoutOption,
 )
 from ._webhooks import WebhookHelpers
+from . import models
 from .models import (
     Agent,
-    AgentCreate,
+    AgentCreateParam,
     AgentHealth,
     AgentHealthList,
     AgentHealthStatus,
     AgentHealthWindow,
     AgentList,
     AgentStatus,
-    AgentUpdate,
+    AgentUpdateParam,
     Alert,
     AlertList,
     AlertSeverity,
     AlertStatus,
     Analysis,
     AnalysisCreate,
+    AnalysisCreateParam,
     AnalysisFeature,
     AnalysisLanguage,
     AnalysisList,
@@ -43,94 +45,94 @@ from .models import (
     AnalysisSpeakerList,
     AnalysisStatus,
     AnalysisStreamEvent,
-    AnalysisUpdate,
-    AnalysisUpload,
+    AnalysisUpdateParam,
+    AnalysisUploadParam,
     ApiKey,
-    ApiKeyCreate,
+    ApiKeyCreateParam,
     ApiKeyList,
-    ApiKeyUpdate,
+    ApiKeyUpdateParam,
     ApiKeyWithSecret,
     Approval,
-    ApprovalDecision,
+    ApprovalDecisionParam,
     ApprovalList,
     ApprovalStatus,
     BillingPlan,
     Board,
-    BoardCreate,
+    BoardCreateParam,
     BoardList,
-    BoardUpdate,
+    BoardUpdateParam,
     ConsentRecord,
-    ConsentUpdate,
+    ConsentUpdateParam,
     Conversation,
-    ConversationCreate,
+    ConversationCreateParam,
     ConversationList,
     GatewayHealth,
     Invoice,
     InvoiceList,
     Message,
-    MessageCreate,
+    MessageCreateParam,
     MessageList,
     OAuthToken,
-    OAuthTokenCreate,
+    OAuthTokenCreateParam,
     OAuthTokenRevocation,
-    OAuthTokenRevoke,
+    OAuthTokenRevokeParam,
     PrivacyDeletion,
-    PrivacyDeletionCreate,
+    PrivacyDeletionCreateParam,
     PrivacyDeletionList,
     PrivacyExport,
-    PrivacyExportCreate,
+    PrivacyExportCreateParam,
     PrivacyExportList,
     PrivacyPolicy,
-    QueryCreate,
+    QueryCreateParam,
     QueryResult,
     RateLimitError,
     Report,
-    ReportCreate,
+    ReportCreateParam,
     ReportList,
     ResultsChatAnswer,
-    ResultsChatQuestion,
+    ResultsChatQuestionParam,
     Run,
-    RunCreate,
+    RunCreateParam,
     RunList,
     RunStatus,
     ServiceHealth,
     Signal,
     SignalList,
     Skill,
-    SkillCreate,
+    SkillCreateParam,
     SkillList,
-    SkillUpdate,
+    SkillUpdateParam,
     Speaker,
-    SpeakerCreate,
+    SpeakerCreateParam,
     SpeakerList,
-    SpeakerUpdate,
+    SpeakerUpdateParam,
     TermsOfService,
     TextAnalysis,
-    TextAnalysisCreate,
+    TextAnalysisCreateParam,
     TosAcceptance,
-    TosAcceptanceCreate,
+    TosAcceptanceCreateParam,
     Transcript,
     Usage,
     UseCase,
-    UseCaseCreate,
+    UseCaseCreateParam,
     UseCaseList,
-    UseCaseUpdate,
+    UseCaseUpdateParam,
     Webhook,
-    WebhookCreate,
+    WebhookCreateParam,
     WebhookEvent,
     WebhookList,
-    WebhookTest,
     WebhookTestDelivery,
-    WebhookUpdate,
+    WebhookTestParam,
+    WebhookUpdateParam,
     WebhookWithSecret,
     Workspace,
-    WorkspaceCreate,
+    WorkspaceCreateParam,
     WorkspaceList,
     WorkspaceMember,
-    WorkspaceMemberCreate,
+    WorkspaceMemberCreateParam,
     WorkspaceMemberList,
-    WorkspaceMemberUpdate,
-    WorkspaceUpdate,
+    WorkspaceMemberUpdateParam,
+    WorkspaceUpdateParam,
 )
 
 if TYPE_CHECKING:
@@ -146,6 +148,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False), Param("media_type", "media_type", "query", False), Param("use_case_id", "use_case_id", "query", False), Param("created_after", "created_after", "query", False), Param("created_before", "created_before", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AnalysisList,
     ),
     "createAnalysis": Operation(
         "createAnalysis",
@@ -154,6 +157,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Analysis,
     ),
     "uploadAnalysis": Operation(
         "uploadAnalysis",
@@ -163,6 +167,7 @@ OPERATIONS: Dict[str, Operation] = {
         body="multipart/form-data",
         answers=("json",),
         files=("file",),
+        convert=models.Analysis,
     ),
     "getAnalysis": Operation(
         "getAnalysis",
@@ -170,6 +175,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/analyses/{analysis_id}",
         params=(Param("analysis_id", "analysis_id", "path", True),),
         answers=("json",),
+        convert=models.Analysis,
     ),
     "deleteAnalysis": Operation(
         "deleteAnalysis",
@@ -185,6 +191,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("analysis_id", "analysis_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Analysis,
     ),
     "getAnalysisTranscript": Operation(
         "getAnalysisTranscript",
@@ -192,6 +199,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/analyses/{analysis_id}/transcript",
         params=(Param("analysis_id", "analysis_id", "path", True),),
         answers=("json",),
+        convert=models.Transcript,
     ),
     "listAnalysisSpeakers": Operation(
         "listAnalysisSpeakers",
@@ -200,6 +208,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("analysis_id", "analysis_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AnalysisSpeakerList,
     ),
     "listAnalysisSignals": Operation(
         "listAnalysisSignals",
@@ -208,6 +217,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("analysis_id", "analysis_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("min_score", "min_score", "query", False), Param("skill_id", "skill_id", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.SignalList,
     ),
     "listAnalysisAlerts": Operation(
         "listAnalysisAlerts",
@@ -216,6 +226,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("analysis_id", "analysis_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False), Param("severity", "severity", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AlertList,
     ),
     "createStreamUpload": Operation(
         "createStreamUpload",
@@ -224,6 +235,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("media_type", "media_type", "query", True), Param("title", "title", "query", False), Param("language", "language", "query", False), Param("use_case_id", "use_case_id", "query", False), Param("features", "features", "query", False)),
         body="application/octet-stream",
         answers=("json",),
+        convert=models.Analysis,
     ),
     "streamAnalysisEvents": Operation(
         "streamAnalysisEvents",
@@ -234,6 +246,7 @@ OPERATIONS: Dict[str, Operation] = {
         answers=("none",),
         events=("status", "transcript.segment", "signal", "alert", "completed", "error"),
         token_query=True,
+        convert_event=models._cv0,
     ),
     "connectLiveStream": Operation(
         "connectLiveStream",
@@ -258,6 +271,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("name", "name", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.SpeakerList,
     ),
     "createSpeaker": Operation(
         "createSpeaker",
@@ -266,6 +280,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Speaker,
     ),
     "getSpeaker": Operation(
         "getSpeaker",
@@ -273,6 +288,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/speakers/{speaker_id}",
         params=(Param("speaker_id", "speaker_id", "path", True),),
         answers=("json",),
+        convert=models.Speaker,
     ),
     "deleteSpeaker": Operation(
         "deleteSpeaker",
@@ -288,6 +304,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("speaker_id", "speaker_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Speaker,
     ),
     "listUseCases": Operation(
         "listUseCases",
@@ -296,6 +313,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.UseCaseList,
     ),
     "createUseCase": Operation(
         "createUseCase",
@@ -304,6 +322,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.UseCase,
     ),
     "getUseCase": Operation(
         "getUseCase",
@@ -311,6 +330,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/use-cases/{use_case_id}",
         params=(Param("use_case_id", "use_case_id", "path", True),),
         answers=("json",),
+        convert=models.UseCase,
     ),
     "deleteUseCase": Operation(
         "deleteUseCase",
@@ -326,6 +346,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("use_case_id", "use_case_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.UseCase,
     ),
     "listSkills": Operation(
         "listSkills",
@@ -334,6 +355,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("kind", "kind", "query", False), Param("builtin", "builtin", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.SkillList,
     ),
     "createSkill": Operation(
         "createSkill",
@@ -342,6 +364,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Skill,
     ),
     "getSkill": Operation(
         "getSkill",
@@ -349,6 +372,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/skills/{skill_id}",
         params=(Param("skill_id", "skill_id", "path", True),),
         answers=("json",),
+        convert=models.Skill,
     ),
     "deleteSkill": Operation(
         "deleteSkill",
@@ -364,6 +388,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("skill_id", "skill_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Skill,
     ),
     "listReports": Operation(
         "listReports",
@@ -372,6 +397,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.ReportList,
     ),
     "createReport": Operation(
         "createReport",
@@ -380,6 +406,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Report,
     ),
     "getReport": Operation(
         "getReport",
@@ -387,6 +414,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/reports/{report_id}",
         params=(Param("report_id", "report_id", "path", True),),
         answers=("json",),
+        convert=models.Report,
     ),
     "deleteReport": Operation(
         "deleteReport",
@@ -402,6 +430,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/json",
         answers=("json",),
+        convert=models.QueryResult,
     ),
     "listAgents": Operation(
         "listAgents",
@@ -410,6 +439,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AgentList,
     ),
     "createAgent": Operation(
         "createAgent",
@@ -418,6 +448,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Agent,
     ),
     "getAgent": Operation(
         "getAgent",
@@ -425,6 +456,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/agents/{agent_id}",
         params=(Param("agent_id", "agent_id", "path", True),),
         answers=("json",),
+        convert=models.Agent,
     ),
     "deleteAgent": Operation(
         "deleteAgent",
@@ -440,6 +472,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("agent_id", "agent_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Agent,
     ),
     "listRuns": Operation(
         "listRuns",
@@ -448,6 +481,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("agent_id", "agent_id", "query", False), Param("status", "status", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.RunList,
     ),
     "createRun": Operation(
         "createRun",
@@ -456,6 +490,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Run,
     ),
     "getRun": Operation(
         "getRun",
@@ -463,6 +498,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/runs/{run_id}",
         params=(Param("run_id", "run_id", "path", True),),
         answers=("json",),
+        convert=models.Run,
     ),
     "cancelRun": Operation(
         "cancelRun",
@@ -470,6 +506,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/runs/{run_id}/cancel",
         params=(Param("run_id", "run_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         answers=("json",),
+        convert=models.Run,
     ),
     "listApprovals": Operation(
         "listApprovals",
@@ -478,6 +515,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False), Param("run_id", "run_id", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.ApprovalList,
     ),
     "getApproval": Operation(
         "getApproval",
@@ -485,6 +523,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/approvals/{approval_id}",
         params=(Param("approval_id", "approval_id", "path", True),),
         answers=("json",),
+        convert=models.Approval,
     ),
     "approveApproval": Operation(
         "approveApproval",
@@ -493,6 +532,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("approval_id", "approval_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Approval,
     ),
     "rejectApproval": Operation(
         "rejectApproval",
@@ -501,6 +541,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("approval_id", "approval_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Approval,
     ),
     "listBoards": Operation(
         "listBoards",
@@ -509,6 +550,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.BoardList,
     ),
     "createBoard": Operation(
         "createBoard",
@@ -517,6 +559,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Board,
     ),
     "getBoard": Operation(
         "getBoard",
@@ -524,6 +567,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/boards/{board_id}",
         params=(Param("board_id", "board_id", "path", True),),
         answers=("json",),
+        convert=models.Board,
     ),
     "deleteBoard": Operation(
         "deleteBoard",
@@ -539,6 +583,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("board_id", "board_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Board,
     ),
     "listWorkspaces": Operation(
         "listWorkspaces",
@@ -547,6 +592,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.WorkspaceList,
     ),
     "createWorkspace": Operation(
         "createWorkspace",
@@ -555,6 +601,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Workspace,
     ),
     "getWorkspace": Operation(
         "getWorkspace",
@@ -562,6 +609,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/workspaces/{workspace_id}",
         params=(Param("workspace_id", "workspace_id", "path", True),),
         answers=("json",),
+        convert=models.Workspace,
     ),
     "deleteWorkspace": Operation(
         "deleteWorkspace",
@@ -577,6 +625,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("workspace_id", "workspace_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Workspace,
     ),
     "listWorkspaceMembers": Operation(
         "listWorkspaceMembers",
@@ -585,6 +634,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("workspace_id", "workspace_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.WorkspaceMemberList,
     ),
     "addWorkspaceMember": Operation(
         "addWorkspaceMember",
@@ -593,6 +643,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("workspace_id", "workspace_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.WorkspaceMember,
     ),
     "removeWorkspaceMember": Operation(
         "removeWorkspaceMember",
@@ -608,6 +659,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("workspace_id", "workspace_id", "path", True), Param("user_id", "user_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.WorkspaceMember,
     ),
     "listConversations": Operation(
         "listConversations",
@@ -616,6 +668,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.ConversationList,
     ),
     "createConversation": Operation(
         "createConversation",
@@ -624,6 +677,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Conversation,
     ),
     "getConversation": Operation(
         "getConversation",
@@ -631,6 +685,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/aria/conversations/{conversation_id}",
         params=(Param("conversation_id", "conversation_id", "path", True),),
         answers=("json",),
+        convert=models.Conversation,
     ),
     "listConversationMessages": Operation(
         "listConversationMessages",
@@ -639,6 +694,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("conversation_id", "conversation_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.MessageList,
     ),
     "createConversationMessage": Operation(
         "createConversationMessage",
@@ -647,6 +703,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("conversation_id", "conversation_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Message,
     ),
     "chatAboutResults": Operation(
         "chatAboutResults",
@@ -655,6 +712,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.ResultsChatAnswer,
     ),
     "analyzeText": Operation(
         "analyzeText",
@@ -663,6 +721,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/json",
         answers=("json",),
+        convert=models.TextAnalysis,
     ),
     "listPrivacyExports": Operation(
         "listPrivacyExports",
@@ -671,6 +730,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.PrivacyExportList,
     ),
     "createPrivacyExport": Operation(
         "createPrivacyExport",
@@ -679,6 +739,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.PrivacyExport,
     ),
     "getPrivacyExport": Operation(
         "getPrivacyExport",
@@ -686,6 +747,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/privacy/exports/{export_id}",
         params=(Param("export_id", "export_id", "path", True),),
         answers=("json",),
+        convert=models.PrivacyExport,
     ),
     "listPrivacyDeletions": Operation(
         "listPrivacyDeletions",
@@ -694,6 +756,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.PrivacyDeletionList,
     ),
     "createPrivacyDeletion": Operation(
         "createPrivacyDeletion",
@@ -702,6 +765,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.PrivacyDeletion,
     ),
     "getPrivacyDeletion": Operation(
         "getPrivacyDeletion",
@@ -709,6 +773,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/privacy/deletions/{deletion_id}",
         params=(Param("deletion_id", "deletion_id", "path", True),),
         answers=("json",),
+        convert=models.PrivacyDeletion,
     ),
     "getConsent": Operation(
         "getConsent",
@@ -716,6 +781,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/consent",
         params=(),
         answers=("json",),
+        convert=models.ConsentRecord,
     ),
     "updateConsent": Operation(
         "updateConsent",
@@ -724,6 +790,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/json",
         answers=("json",),
+        convert=models.ConsentRecord,
     ),
     "getTermsOfService": Operation(
         "getTermsOfService",
@@ -731,6 +798,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/tos",
         params=(),
         answers=("json",),
+        convert=models.TermsOfService,
     ),
     "acceptTermsOfService": Operation(
         "acceptTermsOfService",
@@ -739,6 +807,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.TosAcceptance,
     ),
     "getPrivacyPolicy": Operation(
         "getPrivacyPolicy",
@@ -746,6 +815,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/privacy-policy",
         params=(),
         answers=("json",),
+        convert=models.PrivacyPolicy,
     ),
     "listApiKeys": Operation(
         "listApiKeys",
@@ -754,6 +824,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.ApiKeyList,
     ),
     "createApiKey": Operation(
         "createApiKey",
@@ -762,6 +833,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.ApiKeyWithSecret,
     ),
     "getApiKey": Operation(
         "getApiKey",
@@ -769,6 +841,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/keys/{key_id}",
         params=(Param("key_id", "key_id", "path", True),),
         answers=("json",),
+        convert=models.ApiKey,
     ),
     "revokeApiKey": Operation(
         "revokeApiKey",
@@ -784,6 +857,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("key_id", "key_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.ApiKey,
     ),
     "createOAuthToken": Operation(
         "createOAuthToken",
@@ -792,6 +866,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/x-www-form-urlencoded",
         answers=("json",),
+        convert=models.OAuthToken,
     ),
     "revokeOAuthToken": Operation(
         "revokeOAuthToken",
@@ -800,6 +875,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/x-www-form-urlencoded",
         answers=("json",),
+        convert=models.OAuthTokenRevocation,
     ),
     "getBillingPlan": Operation(
         "getBillingPlan",
@@ -807,6 +883,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/billing/plan",
         params=(),
         answers=("json",),
+        convert=models.BillingPlan,
     ),
     "getBillingUsage": Operation(
         "getBillingUsage",
@@ -814,6 +891,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/billing/usage",
         params=(),
         answers=("json",),
+        convert=models.Usage,
     ),
     "listInvoices": Operation(
         "listInvoices",
@@ -822,6 +900,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.InvoiceList,
     ),
     "getInvoice": Operation(
         "getInvoice",
@@ -829,6 +908,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/billing/invoices/{invoice_id}",
         params=(Param("invoice_id", "invoice_id", "path", True),),
         answers=("json",),
+        convert=models.Invoice,
     ),
     "listAgentHealth": Operation(
         "listAgentHealth",
@@ -837,6 +917,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False), Param("window", "window", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AgentHealthList,
     ),
     "getAgentHealth": Operation(
         "getAgentHealth",
@@ -844,6 +925,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/agent-monitoring/agents/{agent_id}",
         params=(Param("agent_id", "agent_id", "path", True), Param("window", "window", "query", False)),
         answers=("json",),
+        convert=models.AgentHealth,
     ),
     "listWebhooks": Operation(
         "listWebhooks",
@@ -852,6 +934,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.WebhookList,
     ),
     "createWebhook": Operation(
         "createWebhook",
@@ -860,6 +943,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.WebhookWithSecret,
     ),
     "getWebhook": Operation(
         "getWebhook",
@@ -867,6 +951,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/webhooks/{webhook_id}",
         params=(Param("webhook_id", "webhook_id", "path", True),),
         answers=("json",),
+        convert=models.Webhook,
     ),
     "deleteWebhook": Operation(
         "deleteWebhook",
@@ -882,6 +967,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("webhook_id", "webhook_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Webhook,
     ),
     "testWebhook": Operation(
         "testWebhook",
@@ -890,6 +976,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("webhook_id", "webhook_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.WebhookTestDelivery,
     ),
     "getServiceHealth": Operation(
         "getServiceHealth",
@@ -897,6 +984,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/health",
         params=(),
         answers=("json",),
+        convert=models.ServiceHealth,
     ),
     "getGatewayHealth": Operation(
         "getGatewayHealth",
@@ -904,6 +992,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/health",
         params=(),
         answers=("json",),
+        convert=models.GatewayHealth,
     ),
     "getGatewayHealthz": Operation(
         "getGatewayHealthz",
@@ -911,6 +1000,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/healthz",
         params=(),
         answers=("json",),
+        convert=models.GatewayHealth,
     ),
     "getOpenApiDescription": Operation(
         "getOpenApiDescription",
@@ -1120,7 +1210,7 @@ class AnalysesResource(SyncResource):
 
     def create(
         self,
-        body: AnalysisCreate,
+        body: AnalysisCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -1168,7 +1258,7 @@ class AnalysesResource(SyncResource):
 
     def upload(
         self,
-        body: AnalysisUpload,
+        body: AnalysisUploadParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -1283,7 +1373,7 @@ class AnalysesResource(SyncResource):
     def update(
         self,
         analysis_id: str,
-        body: AnalysisUpdate,
+        body: AnalysisUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -1799,7 +1889,7 @@ class SpeakersResource(SyncResource):
 
     def create(
         self,
-        body: SpeakerCreate,
+        body: SpeakerCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -1900,7 +1990,7 @@ class SpeakersResource(SyncResource):
     def update(
         self,
         speaker_id: str,
-        body: SpeakerUpdate,
+        body: SpeakerUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2006,7 +2096,7 @@ class UseCasesResource(SyncResource):
 
     def create(
         self,
-        body: UseCaseCreate,
+        body: UseCaseCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2108,7 +2198,7 @@ class UseCasesResource(SyncResource):
     def update(
         self,
         use_case_id: str,
-        body: UseCaseUpdate,
+        body: UseCaseUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2222,7 +2312,7 @@ class SkillsResource(SyncResource):
 
     def create(
         self,
-        body: SkillCreate,
+        body: SkillCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2324,7 +2414,7 @@ class SkillsResource(SyncResource):
     def update(
         self,
         skill_id: str,
-        body: SkillUpdate,
+        body: SkillUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2434,7 +2524,7 @@ class ReportsResource(SyncResource):
 
     def create(
         self,
-        body: ReportCreate,
+        body: ReportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2538,7 +2628,7 @@ class QueriesResource(SyncResource):
 
     def create(
         self,
-        body: QueryCreate,
+        body: QueryCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -2636,7 +2726,7 @@ class AgentsResource(SyncResource):
 
     def create(
         self,
-        body: AgentCreate,
+        body: AgentCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2738,7 +2828,7 @@ class AgentsResource(SyncResource):
     def update(
         self,
         agent_id: str,
-        body: AgentUpdate,
+        body: AgentUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2852,7 +2942,7 @@ class RunsResource(SyncResource):
 
     def create(
         self,
-        body: RunCreate,
+        body: RunCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3065,7 +3155,7 @@ class ApprovalsResource(SyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -3113,7 +3203,7 @@ class ApprovalsResource(SyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -3221,7 +3311,7 @@ class BoardsResource(SyncResource):
 
     def create(
         self,
-        body: BoardCreate,
+        body: BoardCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3322,7 +3412,7 @@ class BoardsResource(SyncResource):
     def update(
         self,
         board_id: str,
-        body: BoardUpdate,
+        body: BoardUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3428,7 +3518,7 @@ class WorkspacesResource(SyncResource):
 
     def create(
         self,
-        body: WorkspaceCreate,
+        body: WorkspaceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3530,7 +3620,7 @@ class WorkspacesResource(SyncResource):
     def update(
         self,
         workspace_id: str,
-        body: WorkspaceUpdate,
+        body: WorkspaceUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3639,7 +3729,7 @@ class WorkspacesResource(SyncResource):
     def add_member(
         self,
         workspace_id: str,
-        body: WorkspaceMemberCreate,
+        body: WorkspaceMemberCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3717,7 +3807,7 @@ class WorkspacesResource(SyncResource):
         self,
         workspace_id: str,
         user_id: str,
-        body: WorkspaceMemberUpdate,
+        body: WorkspaceMemberUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3825,7 +3915,7 @@ class AssistantResource(SyncResource):
 
     def create_conversation(
         self,
-        body: ConversationCreate,
+        body: ConversationCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3967,7 +4057,7 @@ class AssistantResource(SyncResource):
     def create_conversation_message(
         self,
         conversation_id: str,
-        body: MessageCreate,
+        body: MessageCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4014,7 +4104,7 @@ class AssistantResource(SyncResource):
 
     def chat_about_results(
         self,
-        body: ResultsChatQuestion,
+        body: ResultsChatQuestionParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4066,7 +4156,7 @@ class TextAnalysisResource(SyncResource):
 
     def analyze_text(
         self,
-        body: TextAnalysisCreate,
+        body: TextAnalysisCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -4161,7 +4251,7 @@ class PrivacyResource(SyncResource):
 
     def create_export(
         self,
-        body: PrivacyExportCreate,
+        body: PrivacyExportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4297,7 +4387,7 @@ class PrivacyResource(SyncResource):
 
     def create_deletion(
         self,
-        body: PrivacyDeletionCreate,
+        body: PrivacyDeletionCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4401,7 +4491,7 @@ class PrivacyResource(SyncResource):
 
     def update_consent(
         self,
-        body: ConsentUpdate,
+        body: ConsentUpdateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -4460,7 +4550,7 @@ class PrivacyResource(SyncResource):
 
     def accept_terms_of_service(
         self,
-        body: TosAcceptanceCreate,
+        body: TosAcceptanceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4592,7 +4682,7 @@ class ApiKeysResource(SyncResource):
 
     def create(
         self,
-        body: ApiKeyCreate,
+        body: ApiKeyCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4696,7 +4786,7 @@ class ApiKeysResource(SyncResource):
     def update(
         self,
         key_id: str,
-        body: ApiKeyUpdate,
+        body: ApiKeyUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4744,7 +4834,7 @@ class OauthResource(SyncResource):
 
     def create_token(
         self,
-        body: OAuthTokenCreate,
+        body: OAuthTokenCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -4783,7 +4873,7 @@ class OauthResource(SyncResource):
 
     def revoke_token(
         self,
-        body: OAuthTokenRevoke,
+        body: OAuthTokenRevokeParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -5122,7 +5212,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
 
     def create(
         self,
-        body: WebhookCreate,
+        body: WebhookCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5228,7 +5318,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
     def update(
         self,
         webhook_id: str,
-        body: WebhookUpdate,
+        body: WebhookUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5273,7 +5363,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
     def test(
         self,
         webhook_id: str,
-        body: WebhookTest,
+        body: WebhookTestParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5533,7 +5623,7 @@ class AsyncAnalysesResource(AsyncResource):
 
     async def create(
         self,
-        body: AnalysisCreate,
+        body: AnalysisCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5581,7 +5671,7 @@ class AsyncAnalysesResource(AsyncResource):
 
     async def upload(
         self,
-        body: AnalysisUpload,
+        body: AnalysisUploadParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5696,7 +5786,7 @@ class AsyncAnalysesResource(AsyncResource):
     async def update(
         self,
         analysis_id: str,
-        body: AnalysisUpdate,
+        body: AnalysisUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6212,7 +6302,7 @@ class AsyncSpeakersResource(AsyncResource):
 
     async def create(
         self,
-        body: SpeakerCreate,
+        body: SpeakerCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6313,7 +6403,7 @@ class AsyncSpeakersResource(AsyncResource):
     async def update(
         self,
         speaker_id: str,
-        body: SpeakerUpdate,
+        body: SpeakerUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6419,7 +6509,7 @@ class AsyncUseCasesResource(AsyncResource):
 
     async def create(
         self,
-        body: UseCaseCreate,
+        body: UseCaseCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6521,7 +6611,7 @@ class AsyncUseCasesResource(AsyncResource):
     async def update(
         self,
         use_case_id: str,
-        body: UseCaseUpdate,
+        body: UseCaseUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6635,7 +6725,7 @@ class AsyncSkillsResource(AsyncResource):
 
     async def create(
         self,
-        body: SkillCreate,
+        body: SkillCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6737,7 +6827,7 @@ class AsyncSkillsResource(AsyncResource):
     async def update(
         self,
         skill_id: str,
-        body: SkillUpdate,
+        body: SkillUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6847,7 +6937,7 @@ class AsyncReportsResource(AsyncResource):
 
     async def create(
         self,
-        body: ReportCreate,
+        body: ReportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6951,7 +7041,7 @@ class AsyncQueriesResource(AsyncResource):
 
     async def create(
         self,
-        body: QueryCreate,
+        body: QueryCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -7049,7 +7139,7 @@ class AsyncAgentsResource(AsyncResource):
 
     async def create(
         self,
-        body: AgentCreate,
+        body: AgentCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7151,7 +7241,7 @@ class AsyncAgentsResource(AsyncResource):
     async def update(
         self,
         agent_id: str,
-        body: AgentUpdate,
+        body: AgentUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7265,7 +7355,7 @@ class AsyncRunsResource(AsyncResource):
 
     async def create(
         self,
-        body: RunCreate,
+        body: RunCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7478,7 +7568,7 @@ class AsyncApprovalsResource(AsyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -7526,7 +7616,7 @@ class AsyncApprovalsResource(AsyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -7634,7 +7724,7 @@ class AsyncBoardsResource(AsyncResource):
 
     async def create(
         self,
-        body: BoardCreate,
+        body: BoardCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7735,7 +7825,7 @@ class AsyncBoardsResource(AsyncResource):
     async def update(
         self,
         board_id: str,
-        body: BoardUpdate,
+        body: BoardUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7841,7 +7931,7 @@ class AsyncWorkspacesResource(AsyncResource):
 
     async def create(
         self,
-        body: WorkspaceCreate,
+        body: WorkspaceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7943,7 +8033,7 @@ class AsyncWorkspacesResource(AsyncResource):
     async def update(
         self,
         workspace_id: str,
-        body: WorkspaceUpdate,
+        body: WorkspaceUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8052,7 +8142,7 @@ class AsyncWorkspacesResource(AsyncResource):
     async def add_member(
         self,
         workspace_id: str,
-        body: WorkspaceMemberCreate,
+        body: WorkspaceMemberCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8130,7 +8220,7 @@ class AsyncWorkspacesResource(AsyncResource):
         self,
         workspace_id: str,
         user_id: str,
-        body: WorkspaceMemberUpdate,
+        body: WorkspaceMemberUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8238,7 +8328,7 @@ class AsyncAssistantResource(AsyncResource):
 
     async def create_conversation(
         self,
-        body: ConversationCreate,
+        body: ConversationCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8380,7 +8470,7 @@ class AsyncAssistantResource(AsyncResource):
     async def create_conversation_message(
         self,
         conversation_id: str,
-        body: MessageCreate,
+        body: MessageCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8427,7 +8517,7 @@ class AsyncAssistantResource(AsyncResource):
 
     async def chat_about_results(
         self,
-        body: ResultsChatQuestion,
+        body: ResultsChatQuestionParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8479,7 +8569,7 @@ class AsyncTextAnalysisResource(AsyncResource):
 
     async def analyze_text(
         self,
-        body: TextAnalysisCreate,
+        body: TextAnalysisCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -8574,7 +8664,7 @@ class AsyncPrivacyResource(AsyncResource):
 
     async def create_export(
         self,
-        body: PrivacyExportCreate,
+        body: PrivacyExportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8710,7 +8800,7 @@ class AsyncPrivacyResource(AsyncResource):
 
     async def create_deletion(
         self,
-        body: PrivacyDeletionCreate,
+        body: PrivacyDeletionCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8814,7 +8904,7 @@ class AsyncPrivacyResource(AsyncResource):
 
     async def update_consent(
         self,
-        body: ConsentUpdate,
+        body: ConsentUpdateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -8873,7 +8963,7 @@ class AsyncPrivacyResource(AsyncResource):
 
     async def accept_terms_of_service(
         self,
-        body: TosAcceptanceCreate,
+        body: TosAcceptanceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9005,7 +9095,7 @@ class AsyncApiKeysResource(AsyncResource):
 
     async def create(
         self,
-        body: ApiKeyCreate,
+        body: ApiKeyCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9109,7 +9199,7 @@ class AsyncApiKeysResource(AsyncResource):
     async def update(
         self,
         key_id: str,
-        body: ApiKeyUpdate,
+        body: ApiKeyUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9157,7 +9247,7 @@ class AsyncOauthResource(AsyncResource):
 
     async def create_token(
         self,
-        body: OAuthTokenCreate,
+        body: OAuthTokenCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -9196,7 +9286,7 @@ class AsyncOauthResource(AsyncResource):
 
     async def revoke_token(
         self,
-        body: OAuthTokenRevoke,
+        body: OAuthTokenRevokeParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -9535,7 +9625,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
 
     async def create(
         self,
-        body: WebhookCreate,
+        body: WebhookCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9641,7 +9731,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
     async def update(
         self,
         webhook_id: str,
-        body: WebhookUpdate,
+        body: WebhookUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9686,7 +9776,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
     async def test(
         self,
         webhook_id: str,
-        body: WebhookTest,
+        body: WebhookTestParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9908,7 +9998,7 @@ class AnalysesWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: AnalysisCreate,
+        body: AnalysisCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9956,7 +10046,7 @@ class AnalysesWithRawResponse(SyncResource):
 
     def upload(
         self,
-        body: AnalysisUpload,
+        body: AnalysisUploadParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10071,7 +10161,7 @@ class AnalysesWithRawResponse(SyncResource):
     def update(
         self,
         analysis_id: str,
-        body: AnalysisUpdate,
+        body: AnalysisUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10369,7 +10459,7 @@ class SpeakersWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: SpeakerCreate,
+        body: SpeakerCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10470,7 +10560,7 @@ class SpeakersWithRawResponse(SyncResource):
     def update(
         self,
         speaker_id: str,
-        body: SpeakerUpdate,
+        body: SpeakerUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10548,7 +10638,7 @@ class UseCasesWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: UseCaseCreate,
+        body: UseCaseCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10650,7 +10740,7 @@ class UseCasesWithRawResponse(SyncResource):
     def update(
         self,
         use_case_id: str,
-        body: UseCaseUpdate,
+        body: UseCaseUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10732,7 +10822,7 @@ class SkillsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: SkillCreate,
+        body: SkillCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10834,7 +10924,7 @@ class SkillsWithRawResponse(SyncResource):
     def update(
         self,
         skill_id: str,
-        body: SkillUpdate,
+        body: SkillUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10914,7 +11004,7 @@ class ReportsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: ReportCreate,
+        body: ReportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11018,7 +11108,7 @@ class QueriesWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: QueryCreate,
+        body: QueryCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -11086,7 +11176,7 @@ class AgentsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: AgentCreate,
+        body: AgentCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11188,7 +11278,7 @@ class AgentsWithRawResponse(SyncResource):
     def update(
         self,
         agent_id: str,
-        body: AgentUpdate,
+        body: AgentUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11270,7 +11360,7 @@ class RunsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: RunCreate,
+        body: RunCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11451,7 +11541,7 @@ class ApprovalsWithRawResponse(SyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -11499,7 +11589,7 @@ class ApprovalsWithRawResponse(SyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -11579,7 +11669,7 @@ class BoardsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: BoardCreate,
+        body: BoardCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11680,7 +11770,7 @@ class BoardsWithRawResponse(SyncResource):
     def update(
         self,
         board_id: str,
-        body: BoardUpdate,
+        body: BoardUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11758,7 +11848,7 @@ class WorkspacesWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: WorkspaceCreate,
+        body: WorkspaceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11860,7 +11950,7 @@ class WorkspacesWithRawResponse(SyncResource):
     def update(
         self,
         workspace_id: str,
-        body: WorkspaceUpdate,
+        body: WorkspaceUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11938,7 +12028,7 @@ class WorkspacesWithRawResponse(SyncResource):
     def add_member(
         self,
         workspace_id: str,
-        body: WorkspaceMemberCreate,
+        body: WorkspaceMemberCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12016,7 +12106,7 @@ class WorkspacesWithRawResponse(SyncResource):
         self,
         workspace_id: str,
         user_id: str,
-        body: WorkspaceMemberUpdate,
+        body: WorkspaceMemberUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12096,7 +12186,7 @@ class AssistantWithRawResponse(SyncResource):
 
     def create_conversation(
         self,
-        body: ConversationCreate,
+        body: ConversationCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12207,7 +12297,7 @@ class AssistantWithRawResponse(SyncResource):
     def create_conversation_message(
         self,
         conversation_id: str,
-        body: MessageCreate,
+        body: MessageCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12254,7 +12344,7 @@ class AssistantWithRawResponse(SyncResource):
 
     def chat_about_results(
         self,
-        body: ResultsChatQuestion,
+        body: ResultsChatQuestionParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12306,7 +12396,7 @@ class TextAnalysisWithRawResponse(SyncResource):
 
     def analyze_text(
         self,
-        body: TextAnalysisCreate,
+        body: TextAnalysisCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -12373,7 +12463,7 @@ class PrivacyWithRawResponse(SyncResource):
 
     def create_export(
         self,
-        body: PrivacyExportCreate,
+        body: PrivacyExportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12481,7 +12571,7 @@ class PrivacyWithRawResponse(SyncResource):
 
     def create_deletion(
         self,
-        body: PrivacyDeletionCreate,
+        body: PrivacyDeletionCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12585,7 +12675,7 @@ class PrivacyWithRawResponse(SyncResource):
 
     def update_consent(
         self,
-        body: ConsentUpdate,
+        body: ConsentUpdateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -12644,7 +12734,7 @@ class PrivacyWithRawResponse(SyncResource):
 
     def accept_terms_of_service(
         self,
-        body: TosAcceptanceCreate,
+        body: TosAcceptanceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12748,7 +12838,7 @@ class ApiKeysWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: ApiKeyCreate,
+        body: ApiKeyCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12852,7 +12942,7 @@ class ApiKeysWithRawResponse(SyncResource):
     def update(
         self,
         key_id: str,
-        body: ApiKeyUpdate,
+        body: ApiKeyUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12900,7 +12990,7 @@ class OauthWithRawResponse(SyncResource):
 
     def create_token(
         self,
-        body: OAuthTokenCreate,
+        body: OAuthTokenCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -12939,7 +13029,7 @@ class OauthWithRawResponse(SyncResource):
 
     def revoke_token(
         self,
-        body: OAuthTokenRevoke,
+        body: OAuthTokenRevokeParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -13190,7 +13280,7 @@ class WebhooksWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: WebhookCreate,
+        body: WebhookCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13296,7 +13386,7 @@ class WebhooksWithRawResponse(SyncResource):
     def update(
         self,
         webhook_id: str,
-        body: WebhookUpdate,
+        body: WebhookUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13341,7 +13431,7 @@ class WebhooksWithRawResponse(SyncResource):
     def test(
         self,
         webhook_id: str,
-        body: WebhookTest,
+        body: WebhookTestParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13563,7 +13653,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: AnalysisCreate,
+        body: AnalysisCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13611,7 +13701,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
     async def upload(
         self,
-        body: AnalysisUpload,
+        body: AnalysisUploadParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13726,7 +13816,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
     async def update(
         self,
         analysis_id: str,
-        body: AnalysisUpdate,
+        body: AnalysisUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14024,7 +14114,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: SpeakerCreate,
+        body: SpeakerCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14125,7 +14215,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
     async def update(
         self,
         speaker_id: str,
-        body: SpeakerUpdate,
+        body: SpeakerUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14203,7 +14293,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: UseCaseCreate,
+        body: UseCaseCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14305,7 +14395,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
     async def update(
         self,
         use_case_id: str,
-        body: UseCaseUpdate,
+        body: UseCaseUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14387,7 +14477,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: SkillCreate,
+        body: SkillCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14489,7 +14579,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
     async def update(
         self,
         skill_id: str,
-        body: SkillUpdate,
+        body: SkillUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14569,7 +14659,7 @@ class AsyncReportsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: ReportCreate,
+        body: ReportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14673,7 +14763,7 @@ class AsyncQueriesWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: QueryCreate,
+        body: QueryCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -14741,7 +14831,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: AgentCreate,
+        body: AgentCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14843,7 +14933,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
     async def update(
         self,
         agent_id: str,
-        body: AgentUpdate,
+        body: AgentUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14925,7 +15015,7 @@ class AsyncRunsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: RunCreate,
+        body: RunCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15106,7 +15196,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -15154,7 +15244,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -15234,7 +15324,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: BoardCreate,
+        body: BoardCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15335,7 +15425,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
     async def update(
         self,
         board_id: str,
-        body: BoardUpdate,
+        body: BoardUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15413,7 +15503,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: WorkspaceCreate,
+        body: WorkspaceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15515,7 +15605,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
     async def update(
         self,
         workspace_id: str,
-        body: WorkspaceUpdate,
+        body: WorkspaceUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15593,7 +15683,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
     async def add_member(
         self,
         workspace_id: str,
-        body: WorkspaceMemberCreate,
+        body: WorkspaceMemberCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15671,7 +15761,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         self,
         workspace_id: str,
         user_id: str,
-        body: WorkspaceMemberUpdate,
+        body: WorkspaceMemberUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15751,7 +15841,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
     async def create_conversation(
         self,
-        body: ConversationCreate,
+        body: ConversationCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15862,7 +15952,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
     async def create_conversation_message(
         self,
         conversation_id: str,
-        body: MessageCreate,
+        body: MessageCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15909,7 +15999,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
     async def chat_about_results(
         self,
-        body: ResultsChatQuestion,
+        body: ResultsChatQuestionParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15961,7 +16051,7 @@ class AsyncTextAnalysisWithRawResponse(AsyncResource):
 
     async def analyze_text(
         self,
-        body: TextAnalysisCreate,
+        body: TextAnalysisCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -16028,7 +16118,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
     async def create_export(
         self,
-        body: PrivacyExportCreate,
+        body: PrivacyExportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16136,7 +16226,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
     async def create_deletion(
         self,
-        body: PrivacyDeletionCreate,
+        body: PrivacyDeletionCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16240,7 +16330,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
     async def update_consent(
         self,
-        body: ConsentUpdate,
+        body: ConsentUpdateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -16299,7 +16389,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
     async def accept_terms_of_service(
         self,
-        body: TosAcceptanceCreate,
+        body: TosAcceptanceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16403,7 +16493,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: ApiKeyCreate,
+        body: ApiKeyCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16507,7 +16597,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
     async def update(
         self,
         key_id: str,
-        body: ApiKeyUpdate,
+        body: ApiKeyUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16555,7 +16645,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
 
     async def create_token(
         self,
-        body: OAuthTokenCreate,
+        body: OAuthTokenCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -16594,7 +16684,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
 
     async def revoke_token(
         self,
-        body: OAuthTokenRevoke,
+        body: OAuthTokenRevokeParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -16845,7 +16935,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: WebhookCreate,
+        body: WebhookCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16951,7 +17041,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
     async def update(
         self,
         webhook_id: str,
-        body: WebhookUpdate,
+        body: WebhookUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16996,7 +17086,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
     async def test(
         self,
         webhook_id: str,
-        body: WebhookTest,
+        body: WebhookTestParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,

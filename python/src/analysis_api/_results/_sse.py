@@ -126,8 +126,9 @@ class StreamSession:
     204 ("nothing more will come"), else reconnect after the server's `retry:` time or a backoff, at most
     `max_reconnects` times in a row without an event in between."""
 
-    def __init__(self, kinds: Tuple[str, ...], last_event_id: Optional[str], max_reconnects: int, backoff: Callable[[int], float], what: str) -> None:
+    def __init__(self, kinds: Tuple[str, ...], last_event_id: Optional[str], max_reconnects: int, backoff: Callable[[int], float], what: str, convert: Optional[Callable[[Any], Any]] = None) -> None:
         self.kinds = kinds
+        self._convert = convert
         self.last_event_id = last_event_id
         self.max_reconnects = max_reconnects
         self.finished: bool = False
@@ -147,9 +148,9 @@ class StreamSession:
         self._parser = SseParser()
         return True
 
-    def feed(self, chunk: bytes) -> List[Dict[str, Any]]:
-        """The typed events a chunk completes, up to the final one."""
-        events: List[Dict[str, Any]] = []
+    def feed(self, chunk: bytes) -> List[Any]:
+        """The typed events a chunk completes, up to the final one (in their models when the stream has them)."""
+        events: List[Any] = []
         for message in self._parser.feed(chunk):
             if self.finished:
                 break
@@ -159,7 +160,7 @@ class StreamSession:
             if message.id:
                 self.last_event_id = message.id
             self._failures = 0
-            events.append(event)
+            events.append(event if self._convert is None else self._convert(event))
             self.finished = is_final_event(event)
         if self._parser.retry is not None:
             self._server_retry = self._parser.retry
