@@ -23,6 +23,7 @@ class Model:
     JSON as a dict), pickling. `model["field"]` (the 1.x dict access) still works for this release with a `DeprecationWarning`."""
 
     __slots__ = ("_data",)
+    _data: Dict[str, Any]
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -44,7 +45,8 @@ class Model:
             return self._data == other
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]  # mutable underneath, as the dict it wraps
+    def __hash__(self) -> int:
+        raise TypeError(f"unhashable type: {type(self).__name__!r}")  # it compares equal to a dict
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._data!r})"

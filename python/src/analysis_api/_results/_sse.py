@@ -15,9 +15,10 @@ import codecs
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from .._calls._errors import StreamError
+from .._model import Model
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -96,10 +97,12 @@ class SseParser:
         return SseMessage(event=event or "message", data="\n".join(data), id=self._last_id)
 
 
-def is_final_event(event: Dict[str, Any]) -> bool:
+def is_final_event(event: Union[Dict[str, Any], Model]) -> bool:
     """The last event of an analysis's stream: `completed`, `error`, or `status` with `canceled`. The contract says
     so in prose (the description of `streamAnalysisEvents`: "The server closes the stream after the last
-    event"), so it is written here and held to that description by the tests."""
+    event"), so it is written here and held to that description by the tests. Takes the event's model or JSON."""
+    if isinstance(event, Model):
+        event = event._data
     kind = event.get("event")
     data = event.get("data")
     return kind in ("completed", "error") or (kind == "status" and isinstance(data, dict) and data.get("status") == "canceled")
