@@ -141,6 +141,11 @@ class SyncModelTest(ModelChecks):
         self.assertIsInstance(wrap({"type": "manual"}), models.AgentManualTrigger)
         self.assertEqual(wrap({"type": "a newer kind"}).to_dict(), {"type": "a newer kind"})
 
+    def test_a_union_without_a_discriminator_is_wrapped_by_the_keys_a_variant_requires(self) -> None:
+        wrap = models.MODEL_OF["AnalysisCreate"]  # "exactly one of" media_url / text
+        self.assertIsInstance(wrap({"text": "hi", "media_type": "text"}), models.AnalysisCreateText)
+        self.assertIsInstance(wrap({"media_url": "https://m.example.com/a.mp3", "media_type": "audio"}), models.AnalysisCreateMediaUrl)
+
     def test_every_model_is_slotted_over_its_json(self) -> None:
         classes = [c for c in vars(models).values() if isinstance(c, type) and issubclass(c, Model) and c is not Model]
         self.assertGreater(len(classes), 150)
