@@ -30,25 +30,25 @@ from analysis_api import (
     Retry,
     UnprocessableEntityError,
 )
-from analysis_api.models import Analysis, AnalysisCreate, AnalysisStreamEvent
+from analysis_api.models import Analysis, AnalysisCreateParam, AnalysisStreamEvent
 
 
 def describe(event: AnalysisStreamEvent) -> str:
     """One line per event; each branch sees its own event type."""
-    if event["event"] == "status":
-        return f"status: {event['data']['status']} ({event['data']['progress']}%)"
-    if event["event"] == "transcript.segment":
-        segment = event["data"]
-        speaker = segment["speaker_label"] or "?"
-        return f"{segment['start']:7.1f}s {speaker}: {segment['text']}"
-    if event["event"] == "signal":
-        return f"signal: {event['data']['name']} = {event['data']['score']:.2f}"
-    if event["event"] == "alert":
-        return f"alert ({event['data']['severity']}): {event['data']['message']}"
-    if event["event"] == "completed":
-        analysis: Analysis = event["data"]
-        return f"completed: {analysis['summary'] or '(no summary)'}"
-    return f"error: {event['data']['detail']}"
+    if event.event == "status":
+        return f"status: {event.data.status} ({event.data.progress}%)"
+    if event.event == "transcript.segment":
+        segment = event.data
+        speaker = segment.speaker_label or "?"
+        return f"{segment.start:7.1f}s {speaker}: {segment.text}"
+    if event.event == "signal":
+        return f"signal: {event.data.name} = {event.data.score:.2f}"
+    if event.event == "alert":
+        return f"alert ({event.data.severity}): {event.data.message}"
+    if event.event == "completed":
+        analysis: Analysis = event.data
+        return f"completed: {analysis.summary or '(no summary)'}"
+    return f"error: {event.data.detail}"
 
 
 def uploads(client: Client) -> None:
@@ -61,7 +61,7 @@ def uploads(client: Client) -> None:
             by_file = client.analyses.upload({"file": ("renamed.wav", f, "audio/wav"), "features": ["transcription"]})
     raw = client.with_raw_response.analyses.upload({"file": ("b.wav", b"RIFF\x00\x00\x00\x00WAVE", "audio/wav")})
     created: Analysis = raw.parse()
-    print(f"uploaded {by_path['id']}, {by_file['id']}, {created['id']} ({raw.status})")
+    print(f"uploaded {by_path.id}, {by_file.id}, {created.id} ({raw.status})")
 
 
 def options(client: Client, analysis_id: str) -> None:
@@ -85,10 +85,10 @@ async def async_part(base_url: str, api_key: str) -> None:
     """The asyncio client: the same resources, awaited."""
     async with AsyncClient(base_url, api_key=api_key) as client:
         created = await client.analyses.create({"media_url": "https://media.example.com/calls/a.mp3", "media_type": "audio"})
-        async with client.streaming.stream_analysis_events(created["id"]) as events:
-            kinds = [event["event"] async for event in events]
-        first = [a["id"] async for a in client.analyses.iter(limit=1)][:1]
-        print(f"async: {created['id']} {kinds[-1]} {len(first)}")
+        async with client.streaming.stream_analysis_events(created.id) as events:
+            kinds = [event.event async for event in events]
+        first = [a.id async for a in client.analyses.iter(limit=1)][:1]
+        print(f"async: {created.id} {kinds[-1]} {len(first)}")
 
 
 def main(base_url: str, api_key: str) -> int:
@@ -99,19 +99,19 @@ def main(base_url: str, api_key: str) -> int:
         seen.append(rate_limit)
 
     with Client(base_url, api_key=api_key, on_rate_limit=on_rate_limit, stream_idle_timeout=30.0) as client:
-        request: AnalysisCreate = {"media_url": "https://media.example.com/calls/renewal.mp3", "media_type": "audio", "features": ["transcription", "summary"]}
+        request: AnalysisCreateParam = {"media_url": "https://media.example.com/calls/renewal.mp3", "media_type": "audio", "features": ["transcription", "summary"]}
         created = client.analyses.create(request)
-        print(f"created {created['id']}: {created['status']}")
+        print(f"created {created.id}: {created.status}")
         events: EventStream[AnalysisStreamEvent]
-        with client.streaming.stream_analysis_events(created["id"]) as events:
+        with client.streaming.stream_analysis_events(created.id) as events:
             for event in events:
                 print(describe(event))
-        resumed = list(client.streaming.stream_analysis_events(created["id"], last_event_id=events.last_event_id))
+        resumed = list(client.streaming.stream_analysis_events(created.id, last_event_id=events.last_event_id))
         print(f"resumed after {events.last_event_id}: {len(resumed)} more")
 
         for analysis in islice(client.analyses.iter(status="completed"), 3):
-            duration = analysis["duration_seconds"]
-            print(f"{analysis['id']} {analysis['status']} {duration if duration is not None else '-'} s")
+            duration = analysis.duration_seconds
+            print(f"{analysis.id} {analysis.status} {duration if duration is not None else '-'} s")
 
         try:
             client.analyses.get("not-an-analysis-id")
@@ -122,7 +122,7 @@ def main(base_url: str, api_key: str) -> int:
             print("unexpected", e.status, e.detail)
             return 1
         uploads(client)
-        options(client, created["id"])
+        options(client, created.id)
         token = client.oauth.create_token({"grant_type": "client_credentials", "client_id": "northwind-crm-connector"})
         print("token:", token)  # its repr hides the access token
         signed = client.webhooks.sign_payload(b"{}", "whsec_example", timestamp=1_700_000_000)

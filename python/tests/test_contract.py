@@ -5,12 +5,14 @@ every example of the contract fits its type, and every operation its entry in th
 from __future__ import annotations
 
 import inspect
+import keyword
 import re
 import typing
 import unittest
-from typing import Any, Dict, ForwardRef, List, Literal, Union, get_args, get_origin
+from typing import Any, Dict, ForwardRef, List, Literal, Optional, Union, get_args, get_origin
 
 from support import REPO, analysis_api, contract, deref, snake
+from analysis_api._model import Model
 
 models = analysis_api.models
 DOC = contract()
@@ -18,13 +20,19 @@ SCHEMAS: Dict[str, Any] = DOC["components"]["schemas"]
 METHODS = ("get", "put", "post", "delete", "patch")
 
 
+def typed(name: str) -> Any:
+    """The TypedDict of a component's JSON (`<Name>Param`, what a caller sends and `to_dict()` gives), else its
+    alias (enums, scalars)."""
+    return getattr(models, f"{name}Param", None) or getattr(models, name)
+
+
 def object_variants(name: str, schema: Dict[str, Any]) -> List[Any]:
     """(TypedDict, merged schema) of an object schema: itself, or each variant of its "exactly one of" (a `oneOf`
     narrowing its properties, AnalysisCreate): the object's properties with the variant's, less those it forbids."""
     if "oneOf" not in schema:
-        return [(getattr(models, name), schema)]
+        return [(typed(name), schema)]
     out = []
-    for td, variant in zip(get_args(getattr(models, name)), schema["oneOf"]):
+    for td, variant in zip(get_args(typed(name)), schema["oneOf"]):
         props = {k: {**schema["properties"].get(k, {}), **v} for k, v in {**{k: {} for k in schema["properties"]}, **variant.get("properties", {})}.items() if v is not False}
         out.append((resolve(td), {"properties": props, "required": sorted(set(schema.get("required", [])) | set(variant.get("required", [])))}))
     return out
@@ -120,9 +128,9 @@ class ModelsTest(unittest.TestCase):
                         self.assertEqual((get_origin(hints[key]), get_args(hints[key])), (Literal, (prop["const"],)), f"{td.__name__}.{key}")
 
     def test_exactly_one_of_is_a_union_without_the_forbidden_key(self) -> None:
-        self.assertEqual([t.__name__ for t in map(resolve, get_args(models.AnalysisCreate))], ["AnalysisCreateMediaUrl", "AnalysisCreateText"])
-        self.assertNotIn("text", models.AnalysisCreateMediaUrl.__optional_keys__ | models.AnalysisCreateMediaUrl.__required_keys__)
-        self.assertNotIn("media_url", models.AnalysisCreateText.__optional_keys__ | models.AnalysisCreateText.__required_keys__)
+        self.assertEqual([t.__name__ for t in map(resolve, get_args(models.AnalysisCreateParam))], ["AnalysisCreateParamMediaUrl", "AnalysisCreateParamText"])
+        self.assertNotIn("text", models.AnalysisCreateParamMediaUrl.__optional_keys__ | models.AnalysisCreateParamMediaUrl.__required_keys__)
+        self.assertNotIn("media_url", models.AnalysisCreateParamText.__optional_keys__ | models.AnalysisCreateParamText.__required_keys__)
 
     def test_enums_are_literals_and_one_ofs_unions_of_the_variants(self) -> None:
         for name, schema in SCHEMAS.items():
@@ -132,9 +140,31 @@ class ModelsTest(unittest.TestCase):
             if "oneOf" in schema and all("$ref" in v for v in schema["oneOf"]):
                 self.assertEqual([resolve(a).__name__ for a in get_args(alias)], [v["$ref"].split("/")[-1] for v in schema["oneOf"]], name)
 
+    def test_every_object_has_a_model_with_an_attribute_per_field_typed_as_its_json(self) -> None:
+        count = 0
+        for name, schema in SCHEMAS.items():
+            if schema.get("type") != "object" or "properties" not in schema or "oneOf" in schema:
+                continue
+            model, td = getattr(models, name), typed(name)
+            self.assertTrue(issubclass(model, Model), name)
+            self.assertEqual(model.__slots__, (), name)  # only the base's `_data`: no dict per instance
+            json_hints = typing.get_type_hints(td)
+            for key in schema["properties"]:
+                attribute = key if key.isidentifier() and not keyword.iskeyword(key) else f"{key}_"
+                prop = getattr(model, attribute)
+                self.assertIsInstance(prop, property, f"{name}.{attribute}")
+                returns = typing.get_type_hints(prop.fget)["return"]
+                if key not in schema.get("required", []):
+                    self.assertIn(type(None), get_args(returns), f"{name}.{attribute}: an absent key reads None")
+                if get_origin(json_hints[key]) is Literal:
+                    self.assertEqual(returns, json_hints[key] if key in schema.get("required", []) else Optional[json_hints[key]], f"{name}.{attribute}")
+                count += 1
+        self.assertGreater(count, 500)
+
     def test_a_keyword_property_is_a_key_all_the_same(self) -> None:
-        self.assertIn("from", models.QueryCreate.__optional_keys__)
-        self.assertEqual(models.QueryCreate.__required_keys__, {"question"})
+        self.assertIn("from", models.QueryCreateParam.__optional_keys__)
+        self.assertEqual(models.QueryCreateParam.__required_keys__, {"question"})
+        self.assertEqual(models.QueryCreate({"question": "q", "from": "2026-01-01"}).from_, "2026-01-01")
 
     def test_every_example_of_the_contract_fits_its_type(self) -> None:
         checked = 0
@@ -151,18 +181,18 @@ class ModelsTest(unittest.TestCase):
                         for example_name, example in content.get("examples", {}).items():
                             value = deref(DOC, example)["value"]
                             where = f"{method.upper()} {path} {label} example {example_name}"
-                            self.assertEqual(mismatch(value, getattr(models, ref.split("/")[-1]), where), [])
+                            self.assertEqual(mismatch(value, typed(ref.split("/")[-1]), where), [])
                             checked += 1
         self.assertGreater(checked, 150)
 
     def test_the_check_itself_finds_mismatches(self) -> None:
         analysis = deref(DOC, DOC["components"]["examples"]["Analysis"])["value"]
-        self.assertEqual(mismatch(analysis, models.Analysis, "a"), [])
-        self.assertTrue(mismatch({**analysis, "status": "paused"}, models.Analysis, "a"))
-        self.assertTrue(mismatch({**analysis, "title": 3}, models.Analysis, "a"))
-        self.assertTrue(mismatch({k: v for k, v in analysis.items() if k != "title"}, models.Analysis, "a"))
-        self.assertTrue(mismatch({**analysis, "extra": 1}, models.Analysis, "a"))
-        self.assertEqual(mismatch({**analysis, "title": None}, models.Analysis, "a"), [])
+        self.assertEqual(mismatch(analysis, models.AnalysisParam, "a"), [])
+        self.assertTrue(mismatch({**analysis, "status": "paused"}, models.AnalysisParam, "a"))
+        self.assertTrue(mismatch({**analysis, "title": 3}, models.AnalysisParam, "a"))
+        self.assertTrue(mismatch({k: v for k, v in analysis.items() if k != "title"}, models.AnalysisParam, "a"))
+        self.assertTrue(mismatch({**analysis, "extra": 1}, models.AnalysisParam, "a"))
+        self.assertEqual(mismatch({**analysis, "title": None}, models.AnalysisParam, "a"), [])
 
 
 class OperationsTest(unittest.TestCase):

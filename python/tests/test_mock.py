@@ -14,10 +14,12 @@ import tempfile
 import unittest
 import urllib.request
 from pathlib import Path
-from typing import Any, List
+from typing import Any, List, get_args
 
 from support import MOCK_KEY_ENV, MOCK_LIMITED_KEY_ENV, REPO, analysis_api, mock_url
-from test_contract import mismatch
+from test_contract import mismatch, typed
+
+from analysis_api._model import Model
 
 models = analysis_api.models
 ANALYSIS_ID = re.compile(r"^anl_[0-9A-Za-z]{8,40}$")
@@ -30,8 +32,13 @@ def mock_client(**options: Any) -> analysis_api.Client:
 
 
 class MockTest(unittest.TestCase):
-    def fits(self, value: Any, hint: Any) -> None:
-        self.assertEqual(mismatch(value, hint, "answer"), [])
+    def fits(self, value: Any, hint: Any, json_hint: Any = None) -> None:
+        """The answer is the model `hint` names (or one of a union's) and its JSON fits the contract's shape."""
+        if isinstance(value, Model):
+            arms = get_args(hint) or (hint,)
+            self.assertIn(type(value).__name__, [getattr(a, "__forward_arg__", getattr(a, "__name__", None)) for a in arms])
+            value = value.to_dict()
+        self.assertEqual(mismatch(value, json_hint or typed(hint.__name__), "answer"), [])
 
     def test_list_create_get_update_delete(self) -> None:
         c = mock_client()
@@ -39,11 +46,11 @@ class MockTest(unittest.TestCase):
         self.fits(page.to_dict(), models.AnalysisList)
         created = c.analyses.create(CREATE)
         self.fits(created, models.Analysis)
-        self.assertRegex(created["id"], ANALYSIS_ID)
-        self.assertEqual(created["status"], "queued")
-        self.fits(c.analyses.get(created["id"]), models.Analysis)
-        self.fits(c.analyses.update(created["id"], {"title": "Renewal call"}), models.Analysis)
-        self.assertIsNone(c.analyses.delete(created["id"]))
+        self.assertRegex(created.id, ANALYSIS_ID)
+        self.assertEqual(created.status, "queued")
+        self.fits(c.analyses.get(created.id), models.Analysis)
+        self.fits(c.analyses.update(created.id, {"title": "Renewal call"}), models.Analysis)
+        self.assertIsNone(c.analyses.delete(created.id))
 
     def test_iter_yields_typed_items_page_by_page(self) -> None:
         items = list(itertools.islice(mock_client().analyses.iter(limit=1), 1))
@@ -57,11 +64,11 @@ class MockTest(unittest.TestCase):
                 path = Path(tmp) / name
                 path.write_bytes(b"RIFF\x00\x00\x00\x00WAVE" if kind != "text" else b"Hello.")
                 with self.subTest(name=name):
-                    self.assertEqual(mock_client().analyses.upload({"file": path})["media_type"], kind)
+                    self.assertEqual(mock_client().analyses.upload({"file": path}).media_type, kind)
 
     def test_other_bodies_multipart_stream_form_and_text(self) -> None:
         c = mock_client()
-        upload: models.AnalysisUpload = {"file": ("call.wav", b"RIFF\x00\x00\x00\x00WAVE", "audio/wav"), "media_type": "audio", "features": ["transcription"], "metadata": {"team": "cs"}}
+        upload: models.AnalysisUploadParam = {"file": ("call.wav", b"RIFF\x00\x00\x00\x00WAVE", "audio/wav"), "media_type": "audio", "features": ["transcription"], "metadata": {"team": "cs"}}
         self.fits(c.analyses.upload(upload), models.Analysis)
         self.fits(c.stream_uploads.create(iter([b"\x00" * 1000, b"\x01" * 1000]), media_type="audio", features=["transcription", "diarization"]), models.Analysis)
         self.fits(c.oauth.create_token({"grant_type": "client_credentials", "client_id": "northwind-crm-connector"}), models.OAuthToken)
@@ -110,13 +117,13 @@ class MockTest(unittest.TestCase):
 
     def test_event_stream_typed_to_its_last_event_and_resumed(self) -> None:
         c = mock_client()
-        analysis_id = c.analyses.create(CREATE)["id"]
+        analysis_id = c.analyses.create(CREATE).id
         events = list(c.streaming.stream_analysis_events(analysis_id))
-        self.assertEqual(events[0]["event"], "status")
+        self.assertEqual(events[0].event, "status")
         self.assertTrue(analysis_api.is_final_event(events[-1]))
         for event in events:
-            self.fits(event, models.AnalysisStreamEvent)
-        rest = list(c.streaming.stream_analysis_events(analysis_id, last_event_id=events[1]["id"]))
+            self.fits(event, models.AnalysisStreamEvent, models.AnalysisStreamEventParam)
+        rest = list(c.streaming.stream_analysis_events(analysis_id, last_event_id=events[1].id))
         self.assertEqual(rest, events[2:])
 
     def test_the_token_url_opens_the_stream_without_headers(self) -> None:

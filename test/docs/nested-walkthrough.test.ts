@@ -204,15 +204,15 @@ export async function comments(): Promise<components["schemas"]["Comment"][]> {
     expect(tsc.code, tsc.out).toBe(0);
   }, 180_000);
 
-  it("the Python client type-checks (mypy --strict) with its new methods (a TypedDict body, as every create), and they work against the mock", async () => {
+  it("the Python client type-checks (mypy --strict) with its new methods (a TypedDict body, as every create; answers with attributes), and they work against the mock", async () => {
     const script = `from analysis_api import Client
 import sys
 
 client = Client(sys.argv[1], api_key="pk_test_demo_business")
 made = client.comments.create("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", {"body": "From Python.", "speaker_id": "spk_01HZX3T6Q2M8V4R1K7P9N5C3B2"}, idempotency_key="py-1")
-resolved = client.comments.update("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", made["id"], {"status": "resolved"})
-ids = [c["id"] for c in client.comments.list("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", status="resolved")]
-print(made["status"], resolved["status"], made["id"] in ids)
+resolved = client.comments.update("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", made.id, {"status": "resolved"})
+ids = [c.id for c in client.comments.list("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", status="resolved")]
+print(made.status, resolved.status, made.id in ids)
 `;
     await fs.writeFile(path.join(dir, "py/use_comments.py"), script);
     const mypy = await exec("mypy", ["--strict", "--python-version", "3.9", "--no-incremental", "--cache-dir", path.join(dir, ".mypy"), "use_comments.py"], path.join(dir, "py"));

@@ -10,7 +10,7 @@ from ._transports._async_transport import AsyncStreamedResponse, AsyncTransport
 from ._client import BaseClient
 from ._transports._injected import AsyncBufferedStream, AsyncInjectedTransport
 from ._transports._injected import AsyncTransport as InjectedAsyncTransport
-from ._calls._core import error_of, observe, prepare, result_of, token_url, with_stream_options
+from ._calls._core import error_of, model_of, observe, prepare, result_of, token_url, with_stream_options
 from ._operations import AsyncClientWithRawResponse, AsyncResources
 from ._results._pages import AsyncPage, AsyncPaginator
 from ._results._raw import RawResponse
@@ -87,11 +87,12 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
         return response
 
     async def _call(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Any:
-        return result_of(await self._send(op, args, body, options))
+        value = result_of(await self._send(op, args, body, options))
+        return value if op.paginated else model_of(op, value)  # a page wraps its own items
 
     async def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> RawResponse[Any]:
         response = await self._send(op, args, body, options)
-        value = result_of(response)
+        value = model_of(op, result_of(response))
         return RawResponse(response, lambda _: value)
 
     async def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncPage[Any]:

@@ -31,6 +31,7 @@ from ._calls._core import (
     observe,
     prepare,
     resolve_retry,
+    model_of,
     result_of,
     token_url,
     with_stream_options,
@@ -218,7 +219,7 @@ class BaseClient:
         retry = self._config.retry or Retry()
         what = f"the event stream {op.method} {operation_url('', op, args).split('?', 1)[0]}"
         start = args.pop(resume, None) if resume else None
-        return StreamSession(op.events, start, self._config.max_stream_reconnects, lambda n: retry.backoff(n, self._config.clock.random), what)
+        return StreamSession(op.events, start, self._config.max_stream_reconnects, lambda n: retry.backoff(n, self._config.clock.random), what, op.convert_event)
 
 
 class Client(BaseClient, Resources, SyncCaller):
@@ -281,11 +282,12 @@ class Client(BaseClient, Resources, SyncCaller):
         return response
 
     def _call(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Any:
-        return result_of(self._send(op, args, body, options))
+        value = result_of(self._send(op, args, body, options))
+        return value if op.paginated else model_of(op, value)  # a page wraps its own items
 
     def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> RawResponse[Any]:
         response = self._send(op, args, body, options)
-        value = result_of(response)
+        value = model_of(op, result_of(response))
         return RawResponse(response, lambda _: value)
 
     def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> SyncPage[Any]:

@@ -19,22 +19,24 @@ from ._calls._types import (
     TimeoutOption,
 )
 from ._webhooks import WebhookHelpers
+from . import models
 from .models import (
     Agent,
-    AgentCreate,
+    AgentCreateParam,
     AgentHealth,
     AgentHealthList,
     AgentHealthStatus,
     AgentHealthWindow,
     AgentList,
     AgentStatus,
-    AgentUpdate,
+    AgentUpdateParam,
     Alert,
     AlertList,
     AlertSeverity,
     AlertStatus,
     Analysis,
     AnalysisCreate,
+    AnalysisCreateParam,
     AnalysisFeature,
     AnalysisLanguage,
     AnalysisList,
@@ -43,94 +45,94 @@ from .models import (
     AnalysisSpeakerList,
     AnalysisStatus,
     AnalysisStreamEvent,
-    AnalysisUpdate,
-    AnalysisUpload,
+    AnalysisUpdateParam,
+    AnalysisUploadParam,
     ApiKey,
-    ApiKeyCreate,
+    ApiKeyCreateParam,
     ApiKeyList,
-    ApiKeyUpdate,
+    ApiKeyUpdateParam,
     ApiKeyWithSecret,
     Approval,
-    ApprovalDecision,
+    ApprovalDecisionParam,
     ApprovalList,
     ApprovalStatus,
     BillingPlan,
     Board,
-    BoardCreate,
+    BoardCreateParam,
     BoardList,
-    BoardUpdate,
+    BoardUpdateParam,
     ConsentRecord,
-    ConsentUpdate,
+    ConsentUpdateParam,
     Conversation,
-    ConversationCreate,
+    ConversationCreateParam,
     ConversationList,
     GatewayHealth,
     Invoice,
     InvoiceList,
     Message,
-    MessageCreate,
+    MessageCreateParam,
     MessageList,
     OAuthToken,
-    OAuthTokenCreate,
+    OAuthTokenCreateParam,
     OAuthTokenRevocation,
-    OAuthTokenRevoke,
+    OAuthTokenRevokeParam,
     PrivacyDeletion,
-    PrivacyDeletionCreate,
+    PrivacyDeletionCreateParam,
     PrivacyDeletionList,
     PrivacyExport,
-    PrivacyExportCreate,
+    PrivacyExportCreateParam,
     PrivacyExportList,
     PrivacyPolicy,
-    QueryCreate,
+    QueryCreateParam,
     QueryResult,
     RateLimitError,
     Report,
-    ReportCreate,
+    ReportCreateParam,
     ReportList,
     ResultsChatAnswer,
-    ResultsChatQuestion,
+    ResultsChatQuestionParam,
     Run,
-    RunCreate,
+    RunCreateParam,
     RunList,
     RunStatus,
     ServiceHealth,
     Signal,
     SignalList,
     Skill,
-    SkillCreate,
+    SkillCreateParam,
     SkillList,
-    SkillUpdate,
+    SkillUpdateParam,
     Speaker,
-    SpeakerCreate,
+    SpeakerCreateParam,
     SpeakerList,
-    SpeakerUpdate,
+    SpeakerUpdateParam,
     TermsOfService,
     TextAnalysis,
-    TextAnalysisCreate,
+    TextAnalysisCreateParam,
     TosAcceptance,
-    TosAcceptanceCreate,
+    TosAcceptanceCreateParam,
     Transcript,
     Usage,
     UseCase,
-    UseCaseCreate,
+    UseCaseCreateParam,
     UseCaseList,
-    UseCaseUpdate,
+    UseCaseUpdateParam,
     Webhook,
-    WebhookCreate,
+    WebhookCreateParam,
     WebhookEvent,
     WebhookList,
-    WebhookTest,
     WebhookTestDelivery,
-    WebhookUpdate,
+    WebhookTestParam,
+    WebhookUpdateParam,
     WebhookWithSecret,
     Workspace,
-    WorkspaceCreate,
+    WorkspaceCreateParam,
     WorkspaceList,
     WorkspaceMember,
-    WorkspaceMemberCreate,
+    WorkspaceMemberCreateParam,
     WorkspaceMemberList,
-    WorkspaceMemberUpdate,
-    WorkspaceUpdate,
+    WorkspaceMemberUpdateParam,
+    WorkspaceUpdateParam,
 )
 
 if TYPE_CHECKING:
@@ -146,6 +148,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False), Param("media_type", "media_type", "query", False), Param("use_case_id", "use_case_id", "query", False), Param("created_after", "created_after", "query", False), Param("created_before", "created_before", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AnalysisList,
     ),
     "createAnalysis": Operation(
         "createAnalysis",
@@ -154,6 +157,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Analysis,
     ),
     "uploadAnalysis": Operation(
         "uploadAnalysis",
@@ -163,6 +167,7 @@ OPERATIONS: Dict[str, Operation] = {
         body="multipart/form-data",
         answers=("json",),
         files=("file",),
+        convert=models.Analysis,
     ),
     "getAnalysis": Operation(
         "getAnalysis",
@@ -170,6 +175,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/analyses/{analysis_id}",
         params=(Param("analysis_id", "analysis_id", "path", True),),
         answers=("json",),
+        convert=models.Analysis,
     ),
     "deleteAnalysis": Operation(
         "deleteAnalysis",
@@ -185,6 +191,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("analysis_id", "analysis_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Analysis,
     ),
     "getAnalysisTranscript": Operation(
         "getAnalysisTranscript",
@@ -192,6 +199,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/analyses/{analysis_id}/transcript",
         params=(Param("analysis_id", "analysis_id", "path", True),),
         answers=("json",),
+        convert=models.Transcript,
     ),
     "listAnalysisSpeakers": Operation(
         "listAnalysisSpeakers",
@@ -200,6 +208,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("analysis_id", "analysis_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AnalysisSpeakerList,
     ),
     "listAnalysisSignals": Operation(
         "listAnalysisSignals",
@@ -208,6 +217,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("analysis_id", "analysis_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("min_score", "min_score", "query", False), Param("skill_id", "skill_id", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.SignalList,
     ),
     "listAnalysisAlerts": Operation(
         "listAnalysisAlerts",
@@ -216,6 +226,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("analysis_id", "analysis_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False), Param("severity", "severity", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AlertList,
     ),
     "createStreamUpload": Operation(
         "createStreamUpload",
@@ -224,6 +235,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("media_type", "media_type", "query", True), Param("title", "title", "query", False), Param("language", "language", "query", False), Param("use_case_id", "use_case_id", "query", False), Param("features", "features", "query", False), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/octet-stream",
         answers=("json",),
+        convert=models.Analysis,
     ),
     "streamAnalysisEvents": Operation(
         "streamAnalysisEvents",
@@ -234,6 +246,7 @@ OPERATIONS: Dict[str, Operation] = {
         answers=("none",),
         events=("status", "transcript.segment", "signal", "alert", "completed", "error"),
         token_query=True,
+        convert_event=models._cv0,
     ),
     "connectLiveStream": Operation(
         "connectLiveStream",
@@ -258,6 +271,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("name", "name", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.SpeakerList,
     ),
     "createSpeaker": Operation(
         "createSpeaker",
@@ -266,6 +280,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Speaker,
     ),
     "getSpeaker": Operation(
         "getSpeaker",
@@ -273,6 +288,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/speakers/{speaker_id}",
         params=(Param("speaker_id", "speaker_id", "path", True),),
         answers=("json",),
+        convert=models.Speaker,
     ),
     "deleteSpeaker": Operation(
         "deleteSpeaker",
@@ -288,6 +304,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("speaker_id", "speaker_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Speaker,
     ),
     "listUseCases": Operation(
         "listUseCases",
@@ -296,6 +313,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.UseCaseList,
     ),
     "createUseCase": Operation(
         "createUseCase",
@@ -304,6 +322,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.UseCase,
     ),
     "getUseCase": Operation(
         "getUseCase",
@@ -311,6 +330,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/use-cases/{use_case_id}",
         params=(Param("use_case_id", "use_case_id", "path", True),),
         answers=("json",),
+        convert=models.UseCase,
     ),
     "deleteUseCase": Operation(
         "deleteUseCase",
@@ -326,6 +346,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("use_case_id", "use_case_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.UseCase,
     ),
     "listSkills": Operation(
         "listSkills",
@@ -334,6 +355,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("kind", "kind", "query", False), Param("builtin", "builtin", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.SkillList,
     ),
     "createSkill": Operation(
         "createSkill",
@@ -342,6 +364,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Skill,
     ),
     "getSkill": Operation(
         "getSkill",
@@ -349,6 +372,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/skills/{skill_id}",
         params=(Param("skill_id", "skill_id", "path", True),),
         answers=("json",),
+        convert=models.Skill,
     ),
     "deleteSkill": Operation(
         "deleteSkill",
@@ -364,6 +388,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("skill_id", "skill_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Skill,
     ),
     "listReports": Operation(
         "listReports",
@@ -372,6 +397,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.ReportList,
     ),
     "createReport": Operation(
         "createReport",
@@ -380,6 +406,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Report,
     ),
     "getReport": Operation(
         "getReport",
@@ -387,6 +414,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/reports/{report_id}",
         params=(Param("report_id", "report_id", "path", True),),
         answers=("json",),
+        convert=models.Report,
     ),
     "deleteReport": Operation(
         "deleteReport",
@@ -402,6 +430,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/json",
         answers=("json",),
+        convert=models.QueryResult,
     ),
     "listAgents": Operation(
         "listAgents",
@@ -410,6 +439,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AgentList,
     ),
     "createAgent": Operation(
         "createAgent",
@@ -418,6 +448,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Agent,
     ),
     "getAgent": Operation(
         "getAgent",
@@ -425,6 +456,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/agents/{agent_id}",
         params=(Param("agent_id", "agent_id", "path", True),),
         answers=("json",),
+        convert=models.Agent,
     ),
     "deleteAgent": Operation(
         "deleteAgent",
@@ -440,6 +472,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("agent_id", "agent_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Agent,
     ),
     "listRuns": Operation(
         "listRuns",
@@ -448,6 +481,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("agent_id", "agent_id", "query", False), Param("status", "status", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.RunList,
     ),
     "createRun": Operation(
         "createRun",
@@ -456,6 +490,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Run,
     ),
     "getRun": Operation(
         "getRun",
@@ -463,6 +498,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/runs/{run_id}",
         params=(Param("run_id", "run_id", "path", True),),
         answers=("json",),
+        convert=models.Run,
     ),
     "cancelRun": Operation(
         "cancelRun",
@@ -470,6 +506,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/runs/{run_id}/cancel",
         params=(Param("run_id", "run_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         answers=("json",),
+        convert=models.Run,
     ),
     "listApprovals": Operation(
         "listApprovals",
@@ -478,6 +515,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False), Param("run_id", "run_id", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.ApprovalList,
     ),
     "getApproval": Operation(
         "getApproval",
@@ -485,6 +523,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/approvals/{approval_id}",
         params=(Param("approval_id", "approval_id", "path", True),),
         answers=("json",),
+        convert=models.Approval,
     ),
     "approveApproval": Operation(
         "approveApproval",
@@ -493,6 +532,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("approval_id", "approval_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Approval,
     ),
     "rejectApproval": Operation(
         "rejectApproval",
@@ -501,6 +541,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("approval_id", "approval_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Approval,
     ),
     "listBoards": Operation(
         "listBoards",
@@ -509,6 +550,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.BoardList,
     ),
     "createBoard": Operation(
         "createBoard",
@@ -517,6 +559,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Board,
     ),
     "getBoard": Operation(
         "getBoard",
@@ -524,6 +567,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/boards/{board_id}",
         params=(Param("board_id", "board_id", "path", True),),
         answers=("json",),
+        convert=models.Board,
     ),
     "deleteBoard": Operation(
         "deleteBoard",
@@ -539,6 +583,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("board_id", "board_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Board,
     ),
     "listWorkspaces": Operation(
         "listWorkspaces",
@@ -547,6 +592,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.WorkspaceList,
     ),
     "createWorkspace": Operation(
         "createWorkspace",
@@ -555,6 +601,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Workspace,
     ),
     "getWorkspace": Operation(
         "getWorkspace",
@@ -562,6 +609,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/workspaces/{workspace_id}",
         params=(Param("workspace_id", "workspace_id", "path", True),),
         answers=("json",),
+        convert=models.Workspace,
     ),
     "deleteWorkspace": Operation(
         "deleteWorkspace",
@@ -577,6 +625,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("workspace_id", "workspace_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Workspace,
     ),
     "listWorkspaceMembers": Operation(
         "listWorkspaceMembers",
@@ -585,6 +634,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("workspace_id", "workspace_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.WorkspaceMemberList,
     ),
     "addWorkspaceMember": Operation(
         "addWorkspaceMember",
@@ -593,6 +643,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("workspace_id", "workspace_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.WorkspaceMember,
     ),
     "removeWorkspaceMember": Operation(
         "removeWorkspaceMember",
@@ -608,6 +659,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("workspace_id", "workspace_id", "path", True), Param("user_id", "user_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.WorkspaceMember,
     ),
     "listConversations": Operation(
         "listConversations",
@@ -616,6 +668,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.ConversationList,
     ),
     "createConversation": Operation(
         "createConversation",
@@ -624,6 +677,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.Conversation,
     ),
     "getConversation": Operation(
         "getConversation",
@@ -631,6 +685,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/aria/conversations/{conversation_id}",
         params=(Param("conversation_id", "conversation_id", "path", True),),
         answers=("json",),
+        convert=models.Conversation,
     ),
     "listConversationMessages": Operation(
         "listConversationMessages",
@@ -639,6 +694,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("conversation_id", "conversation_id", "path", True), Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.MessageList,
     ),
     "createConversationMessage": Operation(
         "createConversationMessage",
@@ -647,6 +703,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("conversation_id", "conversation_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Message,
     ),
     "chatAboutResults": Operation(
         "chatAboutResults",
@@ -655,6 +712,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.ResultsChatAnswer,
     ),
     "analyzeText": Operation(
         "analyzeText",
@@ -663,6 +721,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/json",
         answers=("json",),
+        convert=models.TextAnalysis,
     ),
     "listPrivacyExports": Operation(
         "listPrivacyExports",
@@ -671,6 +730,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.PrivacyExportList,
     ),
     "createPrivacyExport": Operation(
         "createPrivacyExport",
@@ -679,6 +739,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.PrivacyExport,
     ),
     "getPrivacyExport": Operation(
         "getPrivacyExport",
@@ -686,6 +747,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/privacy/exports/{export_id}",
         params=(Param("export_id", "export_id", "path", True),),
         answers=("json",),
+        convert=models.PrivacyExport,
     ),
     "listPrivacyDeletions": Operation(
         "listPrivacyDeletions",
@@ -694,6 +756,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.PrivacyDeletionList,
     ),
     "createPrivacyDeletion": Operation(
         "createPrivacyDeletion",
@@ -702,6 +765,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.PrivacyDeletion,
     ),
     "getPrivacyDeletion": Operation(
         "getPrivacyDeletion",
@@ -709,6 +773,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/privacy/deletions/{deletion_id}",
         params=(Param("deletion_id", "deletion_id", "path", True),),
         answers=("json",),
+        convert=models.PrivacyDeletion,
     ),
     "getConsent": Operation(
         "getConsent",
@@ -716,6 +781,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/consent",
         params=(),
         answers=("json",),
+        convert=models.ConsentRecord,
     ),
     "updateConsent": Operation(
         "updateConsent",
@@ -724,6 +790,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/json",
         answers=("json",),
+        convert=models.ConsentRecord,
     ),
     "getTermsOfService": Operation(
         "getTermsOfService",
@@ -731,6 +798,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/tos",
         params=(),
         answers=("json",),
+        convert=models.TermsOfService,
     ),
     "acceptTermsOfService": Operation(
         "acceptTermsOfService",
@@ -739,6 +807,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.TosAcceptance,
     ),
     "getPrivacyPolicy": Operation(
         "getPrivacyPolicy",
@@ -746,6 +815,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/privacy-policy",
         params=(),
         answers=("json",),
+        convert=models.PrivacyPolicy,
     ),
     "listApiKeys": Operation(
         "listApiKeys",
@@ -754,6 +824,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.ApiKeyList,
     ),
     "createApiKey": Operation(
         "createApiKey",
@@ -762,6 +833,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.ApiKeyWithSecret,
     ),
     "getApiKey": Operation(
         "getApiKey",
@@ -769,6 +841,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/keys/{key_id}",
         params=(Param("key_id", "key_id", "path", True),),
         answers=("json",),
+        convert=models.ApiKey,
     ),
     "revokeApiKey": Operation(
         "revokeApiKey",
@@ -784,6 +857,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("key_id", "key_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.ApiKey,
     ),
     "createOAuthToken": Operation(
         "createOAuthToken",
@@ -792,6 +866,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/x-www-form-urlencoded",
         answers=("json",),
+        convert=models.OAuthToken,
     ),
     "revokeOAuthToken": Operation(
         "revokeOAuthToken",
@@ -800,6 +875,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(),
         body="application/x-www-form-urlencoded",
         answers=("json",),
+        convert=models.OAuthTokenRevocation,
     ),
     "getBillingPlan": Operation(
         "getBillingPlan",
@@ -807,6 +883,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/billing/plan",
         params=(),
         answers=("json",),
+        convert=models.BillingPlan,
     ),
     "getBillingUsage": Operation(
         "getBillingUsage",
@@ -814,6 +891,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/billing/usage",
         params=(),
         answers=("json",),
+        convert=models.Usage,
     ),
     "listInvoices": Operation(
         "listInvoices",
@@ -822,6 +900,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.InvoiceList,
     ),
     "getInvoice": Operation(
         "getInvoice",
@@ -829,6 +908,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/billing/invoices/{invoice_id}",
         params=(Param("invoice_id", "invoice_id", "path", True),),
         answers=("json",),
+        convert=models.Invoice,
     ),
     "listAgentHealth": Operation(
         "listAgentHealth",
@@ -837,6 +917,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False), Param("status", "status", "query", False), Param("window", "window", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.AgentHealthList,
     ),
     "getAgentHealth": Operation(
         "getAgentHealth",
@@ -844,6 +925,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/agent-monitoring/agents/{agent_id}",
         params=(Param("agent_id", "agent_id", "path", True), Param("window", "window", "query", False)),
         answers=("json",),
+        convert=models.AgentHealth,
     ),
     "listWebhooks": Operation(
         "listWebhooks",
@@ -852,6 +934,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("cursor", "cursor", "query", False), Param("limit", "limit", "query", False)),
         answers=("json",),
         paginated=True,
+        convert=models.WebhookList,
     ),
     "createWebhook": Operation(
         "createWebhook",
@@ -860,6 +943,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("Idempotency-Key", "idempotency_key", "header", False),),
         body="application/json",
         answers=("json",),
+        convert=models.WebhookWithSecret,
     ),
     "getWebhook": Operation(
         "getWebhook",
@@ -867,6 +951,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/webhooks/{webhook_id}",
         params=(Param("webhook_id", "webhook_id", "path", True),),
         answers=("json",),
+        convert=models.Webhook,
     ),
     "deleteWebhook": Operation(
         "deleteWebhook",
@@ -882,6 +967,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("webhook_id", "webhook_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.Webhook,
     ),
     "testWebhook": Operation(
         "testWebhook",
@@ -890,6 +976,7 @@ OPERATIONS: Dict[str, Operation] = {
         params=(Param("webhook_id", "webhook_id", "path", True), Param("Idempotency-Key", "idempotency_key", "header", False)),
         body="application/json",
         answers=("json",),
+        convert=models.WebhookTestDelivery,
     ),
     "getServiceHealth": Operation(
         "getServiceHealth",
@@ -897,6 +984,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/v1/health",
         params=(),
         answers=("json",),
+        convert=models.ServiceHealth,
     ),
     "getGatewayHealth": Operation(
         "getGatewayHealth",
@@ -904,6 +992,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/health",
         params=(),
         answers=("json",),
+        convert=models.GatewayHealth,
     ),
     "getGatewayHealthz": Operation(
         "getGatewayHealthz",
@@ -911,6 +1000,7 @@ OPERATIONS: Dict[str, Operation] = {
         "/healthz",
         params=(),
         answers=("json",),
+        convert=models.GatewayHealth,
     ),
     "getOpenApiDescription": Operation(
         "getOpenApiDescription",
@@ -1120,7 +1210,7 @@ class AnalysesResource(SyncResource):
 
     def create(
         self,
-        body: AnalysisCreate,
+        body: AnalysisCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -1168,7 +1258,7 @@ class AnalysesResource(SyncResource):
 
     def upload(
         self,
-        body: AnalysisUpload,
+        body: AnalysisUploadParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -1283,7 +1373,7 @@ class AnalysesResource(SyncResource):
     def update(
         self,
         analysis_id: str,
-        body: AnalysisUpdate,
+        body: AnalysisUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -1813,7 +1903,7 @@ class SpeakersResource(SyncResource):
 
     def create(
         self,
-        body: SpeakerCreate,
+        body: SpeakerCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -1914,7 +2004,7 @@ class SpeakersResource(SyncResource):
     def update(
         self,
         speaker_id: str,
-        body: SpeakerUpdate,
+        body: SpeakerUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2020,7 +2110,7 @@ class UseCasesResource(SyncResource):
 
     def create(
         self,
-        body: UseCaseCreate,
+        body: UseCaseCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2122,7 +2212,7 @@ class UseCasesResource(SyncResource):
     def update(
         self,
         use_case_id: str,
-        body: UseCaseUpdate,
+        body: UseCaseUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2236,7 +2326,7 @@ class SkillsResource(SyncResource):
 
     def create(
         self,
-        body: SkillCreate,
+        body: SkillCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2338,7 +2428,7 @@ class SkillsResource(SyncResource):
     def update(
         self,
         skill_id: str,
-        body: SkillUpdate,
+        body: SkillUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2448,7 +2538,7 @@ class ReportsResource(SyncResource):
 
     def create(
         self,
-        body: ReportCreate,
+        body: ReportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2552,7 +2642,7 @@ class QueriesResource(SyncResource):
 
     def create(
         self,
-        body: QueryCreate,
+        body: QueryCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -2650,7 +2740,7 @@ class AgentsResource(SyncResource):
 
     def create(
         self,
-        body: AgentCreate,
+        body: AgentCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2752,7 +2842,7 @@ class AgentsResource(SyncResource):
     def update(
         self,
         agent_id: str,
-        body: AgentUpdate,
+        body: AgentUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -2866,7 +2956,7 @@ class RunsResource(SyncResource):
 
     def create(
         self,
-        body: RunCreate,
+        body: RunCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3079,7 +3169,7 @@ class ApprovalsResource(SyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -3127,7 +3217,7 @@ class ApprovalsResource(SyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -3235,7 +3325,7 @@ class BoardsResource(SyncResource):
 
     def create(
         self,
-        body: BoardCreate,
+        body: BoardCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3336,7 +3426,7 @@ class BoardsResource(SyncResource):
     def update(
         self,
         board_id: str,
-        body: BoardUpdate,
+        body: BoardUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3442,7 +3532,7 @@ class WorkspacesResource(SyncResource):
 
     def create(
         self,
-        body: WorkspaceCreate,
+        body: WorkspaceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3544,7 +3634,7 @@ class WorkspacesResource(SyncResource):
     def update(
         self,
         workspace_id: str,
-        body: WorkspaceUpdate,
+        body: WorkspaceUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3653,7 +3743,7 @@ class WorkspacesResource(SyncResource):
     def add_member(
         self,
         workspace_id: str,
-        body: WorkspaceMemberCreate,
+        body: WorkspaceMemberCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3731,7 +3821,7 @@ class WorkspacesResource(SyncResource):
         self,
         workspace_id: str,
         user_id: str,
-        body: WorkspaceMemberUpdate,
+        body: WorkspaceMemberUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3839,7 +3929,7 @@ class AssistantResource(SyncResource):
 
     def create_conversation(
         self,
-        body: ConversationCreate,
+        body: ConversationCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -3981,7 +4071,7 @@ class AssistantResource(SyncResource):
     def create_conversation_message(
         self,
         conversation_id: str,
-        body: MessageCreate,
+        body: MessageCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4028,7 +4118,7 @@ class AssistantResource(SyncResource):
 
     def chat_about_results(
         self,
-        body: ResultsChatQuestion,
+        body: ResultsChatQuestionParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4080,7 +4170,7 @@ class TextAnalysisResource(SyncResource):
 
     def analyze_text(
         self,
-        body: TextAnalysisCreate,
+        body: TextAnalysisCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -4175,7 +4265,7 @@ class PrivacyResource(SyncResource):
 
     def create_export(
         self,
-        body: PrivacyExportCreate,
+        body: PrivacyExportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4311,7 +4401,7 @@ class PrivacyResource(SyncResource):
 
     def create_deletion(
         self,
-        body: PrivacyDeletionCreate,
+        body: PrivacyDeletionCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4415,7 +4505,7 @@ class PrivacyResource(SyncResource):
 
     def update_consent(
         self,
-        body: ConsentUpdate,
+        body: ConsentUpdateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -4474,7 +4564,7 @@ class PrivacyResource(SyncResource):
 
     def accept_terms_of_service(
         self,
-        body: TosAcceptanceCreate,
+        body: TosAcceptanceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4606,7 +4696,7 @@ class ApiKeysResource(SyncResource):
 
     def create(
         self,
-        body: ApiKeyCreate,
+        body: ApiKeyCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4712,7 +4802,7 @@ class ApiKeysResource(SyncResource):
     def update(
         self,
         key_id: str,
-        body: ApiKeyUpdate,
+        body: ApiKeyUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -4760,7 +4850,7 @@ class OauthResource(SyncResource):
 
     def create_token(
         self,
-        body: OAuthTokenCreate,
+        body: OAuthTokenCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -4799,7 +4889,7 @@ class OauthResource(SyncResource):
 
     def revoke_token(
         self,
-        body: OAuthTokenRevoke,
+        body: OAuthTokenRevokeParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -5138,7 +5228,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
 
     def create(
         self,
-        body: WebhookCreate,
+        body: WebhookCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5244,7 +5334,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
     def update(
         self,
         webhook_id: str,
-        body: WebhookUpdate,
+        body: WebhookUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5289,7 +5379,7 @@ class WebhooksResource(WebhookHelpers, SyncResource):
     def test(
         self,
         webhook_id: str,
-        body: WebhookTest,
+        body: WebhookTestParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5549,7 +5639,7 @@ class AsyncAnalysesResource(AsyncResource):
 
     async def create(
         self,
-        body: AnalysisCreate,
+        body: AnalysisCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5597,7 +5687,7 @@ class AsyncAnalysesResource(AsyncResource):
 
     async def upload(
         self,
-        body: AnalysisUpload,
+        body: AnalysisUploadParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -5712,7 +5802,7 @@ class AsyncAnalysesResource(AsyncResource):
     async def update(
         self,
         analysis_id: str,
-        body: AnalysisUpdate,
+        body: AnalysisUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6242,7 +6332,7 @@ class AsyncSpeakersResource(AsyncResource):
 
     async def create(
         self,
-        body: SpeakerCreate,
+        body: SpeakerCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6343,7 +6433,7 @@ class AsyncSpeakersResource(AsyncResource):
     async def update(
         self,
         speaker_id: str,
-        body: SpeakerUpdate,
+        body: SpeakerUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6449,7 +6539,7 @@ class AsyncUseCasesResource(AsyncResource):
 
     async def create(
         self,
-        body: UseCaseCreate,
+        body: UseCaseCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6551,7 +6641,7 @@ class AsyncUseCasesResource(AsyncResource):
     async def update(
         self,
         use_case_id: str,
-        body: UseCaseUpdate,
+        body: UseCaseUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6665,7 +6755,7 @@ class AsyncSkillsResource(AsyncResource):
 
     async def create(
         self,
-        body: SkillCreate,
+        body: SkillCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6767,7 +6857,7 @@ class AsyncSkillsResource(AsyncResource):
     async def update(
         self,
         skill_id: str,
-        body: SkillUpdate,
+        body: SkillUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6877,7 +6967,7 @@ class AsyncReportsResource(AsyncResource):
 
     async def create(
         self,
-        body: ReportCreate,
+        body: ReportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -6981,7 +7071,7 @@ class AsyncQueriesResource(AsyncResource):
 
     async def create(
         self,
-        body: QueryCreate,
+        body: QueryCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -7079,7 +7169,7 @@ class AsyncAgentsResource(AsyncResource):
 
     async def create(
         self,
-        body: AgentCreate,
+        body: AgentCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7181,7 +7271,7 @@ class AsyncAgentsResource(AsyncResource):
     async def update(
         self,
         agent_id: str,
-        body: AgentUpdate,
+        body: AgentUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7295,7 +7385,7 @@ class AsyncRunsResource(AsyncResource):
 
     async def create(
         self,
-        body: RunCreate,
+        body: RunCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7508,7 +7598,7 @@ class AsyncApprovalsResource(AsyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -7556,7 +7646,7 @@ class AsyncApprovalsResource(AsyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -7664,7 +7754,7 @@ class AsyncBoardsResource(AsyncResource):
 
     async def create(
         self,
-        body: BoardCreate,
+        body: BoardCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7765,7 +7855,7 @@ class AsyncBoardsResource(AsyncResource):
     async def update(
         self,
         board_id: str,
-        body: BoardUpdate,
+        body: BoardUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7871,7 +7961,7 @@ class AsyncWorkspacesResource(AsyncResource):
 
     async def create(
         self,
-        body: WorkspaceCreate,
+        body: WorkspaceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -7973,7 +8063,7 @@ class AsyncWorkspacesResource(AsyncResource):
     async def update(
         self,
         workspace_id: str,
-        body: WorkspaceUpdate,
+        body: WorkspaceUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8082,7 +8172,7 @@ class AsyncWorkspacesResource(AsyncResource):
     async def add_member(
         self,
         workspace_id: str,
-        body: WorkspaceMemberCreate,
+        body: WorkspaceMemberCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8160,7 +8250,7 @@ class AsyncWorkspacesResource(AsyncResource):
         self,
         workspace_id: str,
         user_id: str,
-        body: WorkspaceMemberUpdate,
+        body: WorkspaceMemberUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8268,7 +8358,7 @@ class AsyncAssistantResource(AsyncResource):
 
     async def create_conversation(
         self,
-        body: ConversationCreate,
+        body: ConversationCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8410,7 +8500,7 @@ class AsyncAssistantResource(AsyncResource):
     async def create_conversation_message(
         self,
         conversation_id: str,
-        body: MessageCreate,
+        body: MessageCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8457,7 +8547,7 @@ class AsyncAssistantResource(AsyncResource):
 
     async def chat_about_results(
         self,
-        body: ResultsChatQuestion,
+        body: ResultsChatQuestionParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8509,7 +8599,7 @@ class AsyncTextAnalysisResource(AsyncResource):
 
     async def analyze_text(
         self,
-        body: TextAnalysisCreate,
+        body: TextAnalysisCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -8604,7 +8694,7 @@ class AsyncPrivacyResource(AsyncResource):
 
     async def create_export(
         self,
-        body: PrivacyExportCreate,
+        body: PrivacyExportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8740,7 +8830,7 @@ class AsyncPrivacyResource(AsyncResource):
 
     async def create_deletion(
         self,
-        body: PrivacyDeletionCreate,
+        body: PrivacyDeletionCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -8844,7 +8934,7 @@ class AsyncPrivacyResource(AsyncResource):
 
     async def update_consent(
         self,
-        body: ConsentUpdate,
+        body: ConsentUpdateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -8903,7 +8993,7 @@ class AsyncPrivacyResource(AsyncResource):
 
     async def accept_terms_of_service(
         self,
-        body: TosAcceptanceCreate,
+        body: TosAcceptanceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9035,7 +9125,7 @@ class AsyncApiKeysResource(AsyncResource):
 
     async def create(
         self,
-        body: ApiKeyCreate,
+        body: ApiKeyCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9141,7 +9231,7 @@ class AsyncApiKeysResource(AsyncResource):
     async def update(
         self,
         key_id: str,
-        body: ApiKeyUpdate,
+        body: ApiKeyUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9189,7 +9279,7 @@ class AsyncOauthResource(AsyncResource):
 
     async def create_token(
         self,
-        body: OAuthTokenCreate,
+        body: OAuthTokenCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -9228,7 +9318,7 @@ class AsyncOauthResource(AsyncResource):
 
     async def revoke_token(
         self,
-        body: OAuthTokenRevoke,
+        body: OAuthTokenRevokeParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -9567,7 +9657,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
 
     async def create(
         self,
-        body: WebhookCreate,
+        body: WebhookCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9673,7 +9763,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
     async def update(
         self,
         webhook_id: str,
-        body: WebhookUpdate,
+        body: WebhookUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9718,7 +9808,7 @@ class AsyncWebhooksResource(WebhookHelpers, AsyncResource):
     async def test(
         self,
         webhook_id: str,
-        body: WebhookTest,
+        body: WebhookTestParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9940,7 +10030,7 @@ class AnalysesWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: AnalysisCreate,
+        body: AnalysisCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -9988,7 +10078,7 @@ class AnalysesWithRawResponse(SyncResource):
 
     def upload(
         self,
-        body: AnalysisUpload,
+        body: AnalysisUploadParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10103,7 +10193,7 @@ class AnalysesWithRawResponse(SyncResource):
     def update(
         self,
         analysis_id: str,
-        body: AnalysisUpdate,
+        body: AnalysisUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10415,7 +10505,7 @@ class SpeakersWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: SpeakerCreate,
+        body: SpeakerCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10516,7 +10606,7 @@ class SpeakersWithRawResponse(SyncResource):
     def update(
         self,
         speaker_id: str,
-        body: SpeakerUpdate,
+        body: SpeakerUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10594,7 +10684,7 @@ class UseCasesWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: UseCaseCreate,
+        body: UseCaseCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10696,7 +10786,7 @@ class UseCasesWithRawResponse(SyncResource):
     def update(
         self,
         use_case_id: str,
-        body: UseCaseUpdate,
+        body: UseCaseUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10778,7 +10868,7 @@ class SkillsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: SkillCreate,
+        body: SkillCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10880,7 +10970,7 @@ class SkillsWithRawResponse(SyncResource):
     def update(
         self,
         skill_id: str,
-        body: SkillUpdate,
+        body: SkillUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -10960,7 +11050,7 @@ class ReportsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: ReportCreate,
+        body: ReportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11064,7 +11154,7 @@ class QueriesWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: QueryCreate,
+        body: QueryCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -11132,7 +11222,7 @@ class AgentsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: AgentCreate,
+        body: AgentCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11234,7 +11324,7 @@ class AgentsWithRawResponse(SyncResource):
     def update(
         self,
         agent_id: str,
-        body: AgentUpdate,
+        body: AgentUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11316,7 +11406,7 @@ class RunsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: RunCreate,
+        body: RunCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11497,7 +11587,7 @@ class ApprovalsWithRawResponse(SyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -11545,7 +11635,7 @@ class ApprovalsWithRawResponse(SyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -11625,7 +11715,7 @@ class BoardsWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: BoardCreate,
+        body: BoardCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11726,7 +11816,7 @@ class BoardsWithRawResponse(SyncResource):
     def update(
         self,
         board_id: str,
-        body: BoardUpdate,
+        body: BoardUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11804,7 +11894,7 @@ class WorkspacesWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: WorkspaceCreate,
+        body: WorkspaceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11906,7 +11996,7 @@ class WorkspacesWithRawResponse(SyncResource):
     def update(
         self,
         workspace_id: str,
-        body: WorkspaceUpdate,
+        body: WorkspaceUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -11984,7 +12074,7 @@ class WorkspacesWithRawResponse(SyncResource):
     def add_member(
         self,
         workspace_id: str,
-        body: WorkspaceMemberCreate,
+        body: WorkspaceMemberCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12062,7 +12152,7 @@ class WorkspacesWithRawResponse(SyncResource):
         self,
         workspace_id: str,
         user_id: str,
-        body: WorkspaceMemberUpdate,
+        body: WorkspaceMemberUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12142,7 +12232,7 @@ class AssistantWithRawResponse(SyncResource):
 
     def create_conversation(
         self,
-        body: ConversationCreate,
+        body: ConversationCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12253,7 +12343,7 @@ class AssistantWithRawResponse(SyncResource):
     def create_conversation_message(
         self,
         conversation_id: str,
-        body: MessageCreate,
+        body: MessageCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12300,7 +12390,7 @@ class AssistantWithRawResponse(SyncResource):
 
     def chat_about_results(
         self,
-        body: ResultsChatQuestion,
+        body: ResultsChatQuestionParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12352,7 +12442,7 @@ class TextAnalysisWithRawResponse(SyncResource):
 
     def analyze_text(
         self,
-        body: TextAnalysisCreate,
+        body: TextAnalysisCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -12419,7 +12509,7 @@ class PrivacyWithRawResponse(SyncResource):
 
     def create_export(
         self,
-        body: PrivacyExportCreate,
+        body: PrivacyExportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12527,7 +12617,7 @@ class PrivacyWithRawResponse(SyncResource):
 
     def create_deletion(
         self,
-        body: PrivacyDeletionCreate,
+        body: PrivacyDeletionCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12631,7 +12721,7 @@ class PrivacyWithRawResponse(SyncResource):
 
     def update_consent(
         self,
-        body: ConsentUpdate,
+        body: ConsentUpdateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -12690,7 +12780,7 @@ class PrivacyWithRawResponse(SyncResource):
 
     def accept_terms_of_service(
         self,
-        body: TosAcceptanceCreate,
+        body: TosAcceptanceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12794,7 +12884,7 @@ class ApiKeysWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: ApiKeyCreate,
+        body: ApiKeyCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12900,7 +12990,7 @@ class ApiKeysWithRawResponse(SyncResource):
     def update(
         self,
         key_id: str,
-        body: ApiKeyUpdate,
+        body: ApiKeyUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -12948,7 +13038,7 @@ class OauthWithRawResponse(SyncResource):
 
     def create_token(
         self,
-        body: OAuthTokenCreate,
+        body: OAuthTokenCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -12987,7 +13077,7 @@ class OauthWithRawResponse(SyncResource):
 
     def revoke_token(
         self,
-        body: OAuthTokenRevoke,
+        body: OAuthTokenRevokeParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -13238,7 +13328,7 @@ class WebhooksWithRawResponse(SyncResource):
 
     def create(
         self,
-        body: WebhookCreate,
+        body: WebhookCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13344,7 +13434,7 @@ class WebhooksWithRawResponse(SyncResource):
     def update(
         self,
         webhook_id: str,
-        body: WebhookUpdate,
+        body: WebhookUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13389,7 +13479,7 @@ class WebhooksWithRawResponse(SyncResource):
     def test(
         self,
         webhook_id: str,
-        body: WebhookTest,
+        body: WebhookTestParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13611,7 +13701,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: AnalysisCreate,
+        body: AnalysisCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13659,7 +13749,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
 
     async def upload(
         self,
-        body: AnalysisUpload,
+        body: AnalysisUploadParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -13774,7 +13864,7 @@ class AsyncAnalysesWithRawResponse(AsyncResource):
     async def update(
         self,
         analysis_id: str,
-        body: AnalysisUpdate,
+        body: AnalysisUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14086,7 +14176,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: SpeakerCreate,
+        body: SpeakerCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14187,7 +14277,7 @@ class AsyncSpeakersWithRawResponse(AsyncResource):
     async def update(
         self,
         speaker_id: str,
-        body: SpeakerUpdate,
+        body: SpeakerUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14265,7 +14355,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: UseCaseCreate,
+        body: UseCaseCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14367,7 +14457,7 @@ class AsyncUseCasesWithRawResponse(AsyncResource):
     async def update(
         self,
         use_case_id: str,
-        body: UseCaseUpdate,
+        body: UseCaseUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14449,7 +14539,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: SkillCreate,
+        body: SkillCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14551,7 +14641,7 @@ class AsyncSkillsWithRawResponse(AsyncResource):
     async def update(
         self,
         skill_id: str,
-        body: SkillUpdate,
+        body: SkillUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14631,7 +14721,7 @@ class AsyncReportsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: ReportCreate,
+        body: ReportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14735,7 +14825,7 @@ class AsyncQueriesWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: QueryCreate,
+        body: QueryCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -14803,7 +14893,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: AgentCreate,
+        body: AgentCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14905,7 +14995,7 @@ class AsyncAgentsWithRawResponse(AsyncResource):
     async def update(
         self,
         agent_id: str,
-        body: AgentUpdate,
+        body: AgentUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -14987,7 +15077,7 @@ class AsyncRunsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: RunCreate,
+        body: RunCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15168,7 +15258,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -15216,7 +15306,7 @@ class AsyncApprovalsWithRawResponse(AsyncResource):
         self,
         approval_id: str,
         *,
-        body: Optional[ApprovalDecision] = None,
+        body: Optional[ApprovalDecisionParam] = None,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -15296,7 +15386,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: BoardCreate,
+        body: BoardCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15397,7 +15487,7 @@ class AsyncBoardsWithRawResponse(AsyncResource):
     async def update(
         self,
         board_id: str,
-        body: BoardUpdate,
+        body: BoardUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15475,7 +15565,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: WorkspaceCreate,
+        body: WorkspaceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15577,7 +15667,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
     async def update(
         self,
         workspace_id: str,
-        body: WorkspaceUpdate,
+        body: WorkspaceUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15655,7 +15745,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
     async def add_member(
         self,
         workspace_id: str,
-        body: WorkspaceMemberCreate,
+        body: WorkspaceMemberCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15733,7 +15823,7 @@ class AsyncWorkspacesWithRawResponse(AsyncResource):
         self,
         workspace_id: str,
         user_id: str,
-        body: WorkspaceMemberUpdate,
+        body: WorkspaceMemberUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15813,7 +15903,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
     async def create_conversation(
         self,
-        body: ConversationCreate,
+        body: ConversationCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15924,7 +16014,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
     async def create_conversation_message(
         self,
         conversation_id: str,
-        body: MessageCreate,
+        body: MessageCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -15971,7 +16061,7 @@ class AsyncAssistantWithRawResponse(AsyncResource):
 
     async def chat_about_results(
         self,
-        body: ResultsChatQuestion,
+        body: ResultsChatQuestionParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16023,7 +16113,7 @@ class AsyncTextAnalysisWithRawResponse(AsyncResource):
 
     async def analyze_text(
         self,
-        body: TextAnalysisCreate,
+        body: TextAnalysisCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -16090,7 +16180,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
     async def create_export(
         self,
-        body: PrivacyExportCreate,
+        body: PrivacyExportCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16198,7 +16288,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
     async def create_deletion(
         self,
-        body: PrivacyDeletionCreate,
+        body: PrivacyDeletionCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16302,7 +16392,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
     async def update_consent(
         self,
-        body: ConsentUpdate,
+        body: ConsentUpdateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -16361,7 +16451,7 @@ class AsyncPrivacyWithRawResponse(AsyncResource):
 
     async def accept_terms_of_service(
         self,
-        body: TosAcceptanceCreate,
+        body: TosAcceptanceCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16465,7 +16555,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: ApiKeyCreate,
+        body: ApiKeyCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16571,7 +16661,7 @@ class AsyncApiKeysWithRawResponse(AsyncResource):
     async def update(
         self,
         key_id: str,
-        body: ApiKeyUpdate,
+        body: ApiKeyUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -16619,7 +16709,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
 
     async def create_token(
         self,
-        body: OAuthTokenCreate,
+        body: OAuthTokenCreateParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -16658,7 +16748,7 @@ class AsyncOauthWithRawResponse(AsyncResource):
 
     async def revoke_token(
         self,
-        body: OAuthTokenRevoke,
+        body: OAuthTokenRevokeParam,
         *,
         timeout: TimeoutOption = NOT_GIVEN,
         retry: RetryOption = NOT_GIVEN,
@@ -16909,7 +16999,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
 
     async def create(
         self,
-        body: WebhookCreate,
+        body: WebhookCreateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -17015,7 +17105,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
     async def update(
         self,
         webhook_id: str,
-        body: WebhookUpdate,
+        body: WebhookUpdateParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,
@@ -17060,7 +17150,7 @@ class AsyncWebhooksWithRawResponse(AsyncResource):
     async def test(
         self,
         webhook_id: str,
-        body: WebhookTest,
+        body: WebhookTestParam,
         *,
         idempotency_key: Optional[str] = None,
         timeout: TimeoutOption = NOT_GIVEN,

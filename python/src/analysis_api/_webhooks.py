@@ -14,7 +14,7 @@ from typing import Any, Dict, Final, Iterable, NamedTuple, Optional, Sequence, T
 
 from ._calls._errors import WebhookVerificationError
 from ._http._response import Headers, header
-from .models import WebhookEvent
+from .models import MODEL_OF, WebhookEvent
 
 ENV_WEBHOOK_SECRET = "ANALYSIS_WEBHOOK_SECRET"
 
@@ -132,7 +132,7 @@ def unwrap_webhook(
         raise WebhookVerificationError("malformed_payload", "the delivery's body is not JSON") from None
     if not isinstance(event, dict) or not isinstance(event.get("type"), str):
         raise WebhookVerificationError("malformed_payload", "the delivery's body is not an event (a JSON object with a `type`)")
-    return cast(WebhookEvent, event)
+    return cast(WebhookEvent, MODEL_OF["WebhookEvent"](event))
 
 
 class WebhookHelpers:

@@ -16,15 +16,19 @@ def misuse(client: Client, event: AnalysisStreamEvent, async_client: AsyncClient
     client.speakers.create()  # type: ignore[call-arg]
     client.stream_uploads.create(b"...")  # type: ignore[call-arg]
     analysis = client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0")
-    analysis["titel"]  # type: ignore[typeddict-item]
-    title: str = analysis["title"]  # type: ignore[assignment]
-    if event["event"] == "status":
-        event["data"]["text"]  # type: ignore[typeddict-item]
+    analysis.titel  # type: ignore[attr-defined]
+    title: str = analysis.title  # type: ignore[assignment]
+    analysis.status = "queued"  # type: ignore[misc]
+    analysis.error.code  # type: ignore[union-attr]
+    if analysis.error is not None:
+        analysis.error.cod  # type: ignore[attr-defined]
+    if event.event == "status":
+        event.data.text  # type: ignore[attr-defined]
     for speaker in client.speakers.iter():
-        speaker["name"] + 1  # type: ignore[operator]
+        speaker.name + 1  # type: ignore[operator]
     for listed in client.analyses.list():
-        listed["titel"]  # type: ignore[typeddict-item]
-    client.analyses.list().data[0]["status"] + 1  # type: ignore[operator]
+        listed.titel  # type: ignore[attr-defined]
+    client.analyses.list().data[0].status + 1  # type: ignore[operator]
     client.streaming.stream_analysis_events_url("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", last_event_id="evt_1")  # type: ignore[call-arg]
     Client("https://api.example.com", api_key=b"pk_live_x")  # type: ignore[arg-type]
     client.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0", timeout="5")  # type: ignore[arg-type]

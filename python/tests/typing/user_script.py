@@ -31,14 +31,17 @@ def titles(client: Client) -> List[str]:
     first: List[Analysis] = page.data
     more: bool = page.has_more or page.has_next_page()
     cursor: Optional[str] = page.next_cursor
-    names = [a["id"] for a in first]
+    names = [a.id for a in first]
     for analysis in page:  # every item of every page
-        status: str = analysis["status"]
-        names.append(f"{analysis['id']} {status} {more} {cursor}")
+        status: str = analysis.status
+        names.append(f"{analysis.id} {status} {more} {cursor}")
+        if analysis.error is not None:
+            names.append(analysis.error.code)  # a nested model, None-checked
+        names.append(analysis.to_dict().get("field_of_a_newer_contract", ""))
     for each in page.iter_pages():
-        names.extend(a["id"] for a in each.data)
+        names.extend(a.id for a in each.data)
     if page.has_next_page():
-        names.extend(a["id"] for a in page.get_next_page().data)
+        names.extend(a.id for a in page.get_next_page().data)
     return names
 
 
@@ -62,9 +65,9 @@ def webhook(client: Client, body: bytes, headers: Dict[str, str]) -> Optional[st
         event: WebhookEvent = client.webhooks.unwrap(body, headers, secret=["whsec_new", "whsec_old"])
     except WebhookVerificationError as e:
         return e.reason
-    if event["type"] == "analysis.completed":
-        return event["data"]["analysis"]["id"]
-    return event["type"]
+    if event.type == "analysis.completed":
+        return event.data.analysis.id
+    return event.type
 
 
 class Scripted:
@@ -90,13 +93,14 @@ def traced() -> Client:
 async def async_titles() -> List[str]:
     async with AsyncClient("https://api.example.com", api_key="pk_test_x", transport=Scripted(), max_connections=10) as client:
         page: AsyncPage[Analysis] = await client.analyses.list(limit=10)
-        names = [a["id"] async for a in page]
+        names = [a.id async for a in page]
         async for each in page.iter_pages():
-            names.extend(a["id"] for a in each.data)
+            names.extend(a.id for a in each.data)
         analysis = await client.analyses.get(names[0], timeout=Timeout(total=5))
-        names.append(analysis["status"])
+        names.append(analysis.status)
+        names.append(analysis.to_json())
         # Issue 49: `list()` is also async-iterable, item by item across pages.
-        names.extend([a["status"] async for a in client.analyses.list(limit=10)])
+        names.extend([a.status async for a in client.analyses.list(limit=10)])
         return names
 
 

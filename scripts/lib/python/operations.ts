@@ -49,6 +49,10 @@ export interface PyOperation {
   errors: number[];
   /** Fields of a multipart body typed as files. */
   files: string[];
+  /** The Python callables wrapping a JSON answer (a list's items) and an event in their models, set once every
+   * type is known (`setConverters`). */
+  convert?: string | null;
+  convertEvent?: string | null;
   bodyDescription: string;
 }
 
@@ -209,8 +213,11 @@ export function collectOperations(doc: Schema, types: PythonTypes): PyOperation[
       const where = `#/paths/${path.replace(/~/g, "~0").replace(/\//g, "~1")}/${method}`;
       if (typeof op.operationId !== "string") throw new PythonGenerateError(`${where}: no operationId, which names the Python method`);
       const id = op.operationId;
+      // What the caller sends is typed as plain dicts (TypedDicts), what comes back as models (decision PY30).
+      types.mode = "param";
       const params = collectParams(doc, types, id, path, where, item, op);
       const body = collectBody(doc, types, id, where, op);
+      types.mode = "model";
       const r = collectResponses(doc, types, id, where, op);
       const security = (op.security ?? doc.security ?? []) as Array<Record<string, unknown>>;
       const cursor = params.some((p) => p.in === "query" && p.name === "cursor");
@@ -238,6 +245,14 @@ export function collectOperations(doc: Schema, types: PythonTypes): PyOperation[
   return ops;
 }
 
+/** Sets each operation's converters (its answer's, a page's too, and its events'), after every type is known. */
+export function setConverters(ops: PyOperation[], types: PythonTypes): void {
+  for (const op of ops) {
+    if (op.kind === "events") op.convertEvent = types.converter(op.returns.replace(/^Iterator\[(.*)\]$/, "$1"));
+    else if (op.answers.includes("json")) op.convert = types.converter(op.returns);
+  }
+}
+
 // ---- rendering ---------------------------------------------------------------------------------------------
 
 function paramEntry(p: PyParam): string {
@@ -258,6 +273,8 @@ export function tableEntry(op: PyOperation): string {
   if (op.listItem) fields.push("paginated=True");
   if (op.tokenQuery) fields.push("token_query=True");
   if (op.files.length) fields.push(`files=(${op.files.map((f) => JSON.stringify(f)).join(", ")},)`);
+  if (op.convert) fields.push(`convert=models.${op.convert}`);
+  if (op.convertEvent) fields.push(`convert_event=models.${op.convertEvent}`);
   return `    ${JSON.stringify(op.id)}: Operation(\n${fields.map((f) => `        ${f},\n`).join("")}    ),\n`;
 }
 

@@ -239,6 +239,7 @@ export function renderResources(doc: Schema, ops: PyOperation[], modelNames: str
     "from ._runtime import AsyncCaller, AsyncResource, SyncCaller, SyncResource",
     "from ._calls._types import (\n    NOT_GIVEN,\n    BinaryBody,\n    Body,\n    Headers,\n    Operation,\n    Param,\n    Query,\n    RequestOptions,\n    RetryOption,\n    TimeoutOption,\n)",
     mixins.length ? `from ._webhooks import ${mixins.join(", ")}` : "",
+    "from . import models",
     used.length ? `from .models import (\n${used.map((n) => `    ${n},\n`).join("")})` : "",
     "",
     "if TYPE_CHECKING:",

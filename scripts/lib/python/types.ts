@@ -12,6 +12,8 @@
 // Names: a component keeps its name; an inline object is named after where it is (`<Parent><Property>`,
 // `...Item` for array items, `<OperationId>Request`/`Response` for operation bodies).
 
+import { ModelWriter } from "./models.js";
+
 export type Schema = Record<string, unknown>;
 
 export class PythonGenerateError extends Error {}
@@ -133,7 +135,7 @@ function exactlyOneOf(s: Schema): Schema[] | null {
   });
 }
 
-function union(members: string[]): string {
+export function union(members: string[]): string {
   const unique = [...new Set(members)];
   const nullable = unique.includes("None");
   const rest = unique.filter((m) => m !== "None");
@@ -158,8 +160,17 @@ export class PythonTypes {
   private readonly exported: string[] = [];
   /** Component names whose definition is done or under way. */
   private readonly components = new Set<string>();
-  /** The name given to each inline schema, so a schema met twice is defined once. */
-  private readonly inlineNames = new WeakMap<object, string>();
+  /** The name given to each inline schema, so a schema met twice is defined once (one map per mode). */
+  private readonly inlineNames = { model: new WeakMap<object, string>(), param: new WeakMap<object, string>() };
+  /** Component names whose `Param` TypedDict is done or under way. */
+  private readonly paramComponents = new Set<string>();
+  /**
+   * What `expr` renders: `model` (answers: an object is a model class with attribute access, models.ts) or `param`
+   * (what the caller sends: an object is a `TypedDict` named `<Name>Param`, so plain dicts type-check).
+   */
+  mode: "model" | "param" = "model";
+  private readonly models = new ModelWriter({ docstring, isIdentifier });
+  private readonly holdsObject = new Map<string, boolean>();
 
   constructor(private readonly schemas: Record<string, Schema>) {
     this.taken.add(FILE_CONTENT);
@@ -174,7 +185,14 @@ export class PythonTypes {
 
   /** Every definition, in order. */
   code(): string {
-    return this.blocks.join("\n\n\n");
+    return this.models.render(this.blocks).join("\n\n\n");
+  }
+
+  /** The converter of an answer of type `expr` (model mode), once every type is defined: a Python callable, or
+   * null when none is needed. */
+  converter(expr: string): string | null {
+    this.models.finish();
+    return this.models.converter(expr);
   }
 
   /** Every public name defined, sorted. */
@@ -185,6 +203,15 @@ export class PythonTypes {
   /** Defines every component schema, in the order of the bundle. */
   defineComponents(): void {
     for (const name of Object.keys(this.schemas)) this.defineComponent(name);
+  }
+
+  /** Defines the `<Name>Param` TypedDict of every component holding an object: the JSON a caller sends, and the
+   * shape `to_dict()` gives back. */
+  defineParamComponents(): void {
+    const mode = this.mode;
+    this.mode = "param";
+    for (const name of Object.keys(this.schemas)) this.ref(`${SCHEMA_REF}${name}`, `${SCHEMA_REF}${name}`, false);
+    this.mode = mode;
   }
 
   private defineComponent(name: string): void {
@@ -201,15 +228,48 @@ export class PythonTypes {
     return name;
   }
 
-  /** Defines `name` as `schema`: a TypedDict for an object with properties, otherwise an alias. */
+  /** Defines `name` as `schema`: a model class (model mode) or TypedDict (param mode) for an object with
+   * properties, otherwise an alias. */
   private define(name: string, schema: Schema, where: string): void {
     this.exported.push(name);
     if ((schema.type === "object" || schema.type === undefined) && hasProperties(schema) && !schema.oneOf && !schema.anyOf) {
-      this.blocks.push(this.typedDict(name, schema, where));
+      this.blocks.push(this.mode === "model" ? this.modelClass(name, schema, where) : this.typedDict(name, schema, where));
       return;
     }
     const expr = this.expr(schema, name, where, true);
+    if (this.mode === "model") this.models.alias(name, expr);
     this.blocks.push(`${comment(schema.description)}${name} = ${expr}`);
+  }
+
+  /** A model class: typed read-only properties over the decoded JSON (models.ts). */
+  private modelClass(name: string, s: Schema, where: string): string {
+    const properties = s.properties as Record<string, Schema>;
+    const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
+    const fields = Object.entries(properties).map(([key, prop]) => {
+      const type = this.expr(prop, `${name}${pascal(key)}`, `${where}/properties/${key}`, false);
+      return { key, required: required.has(key), type: required.has(key) ? type : union([type, "None"]), doc: isPlainObject(prop) ? prop.description : undefined, constant: isPlainObject(prop) ? prop.const : undefined };
+    });
+    return this.models.modelClass(name, docstring(s.description, "    "), fields);
+  }
+
+  /** Whether a component holds an object with properties (its param-mode type is then a `<Name>Param`). */
+  private componentHoldsObject(name: string): boolean {
+    const known = this.holdsObject.get(name);
+    if (known !== undefined) return known;
+    this.holdsObject.set(name, false); // a cycle adds nothing
+    const seen = new Set<unknown>();
+    const walk = (v: unknown): boolean => {
+      if (!isPlainObject(v) && !Array.isArray(v)) return false;
+      if (seen.has(v)) return false;
+      seen.add(v);
+      if (Array.isArray(v)) return v.some(walk);
+      if (typeof v.$ref === "string" && v.$ref.startsWith(SCHEMA_REF)) return this.componentHoldsObject(v.$ref.slice(SCHEMA_REF.length));
+      if (hasProperties(v)) return true;
+      return Object.entries(v).some(([k, x]) => k !== "properties" && k !== "examples" && k !== "example" && k !== "default" && walk(x));
+    };
+    const answer = walk(this.schemas[name]);
+    this.holdsObject.set(name, answer);
+    return answer;
   }
 
   /**
@@ -276,16 +336,26 @@ export class PythonTypes {
     if (!ref.startsWith(SCHEMA_REF) || !(ref.slice(SCHEMA_REF.length) in this.schemas)) {
       throw new PythonGenerateError(`${where}: $ref ${ref} is not a component schema of the bundle`);
     }
-    const name = ref.slice(SCHEMA_REF.length);
+    let name = ref.slice(SCHEMA_REF.length);
+    if (this.mode === "param" && this.componentHoldsObject(name)) {
+      const model = name;
+      name = `${model}Param`;
+      if (!this.paramComponents.has(model)) {
+        this.paramComponents.add(model);
+        if (this.taken.has(name)) throw new PythonGenerateError(`#/components/schemas/${name}: the name is taken by the TypedDict of ${model} (what a caller sends)`);
+        this.taken.add(name);
+        this.define(name, this.schemas[model]!, `${SCHEMA_REF}${model}`);
+      }
+    }
     return quoted ? `"${name}"` : name;
   }
 
   /** An inline object: defined under a fresh name, referred to by it. */
   private inline(s: Schema, hint: string, where: string, quoted: boolean): string {
-    let name = this.inlineNames.get(s);
+    let name = this.inlineNames[this.mode].get(s);
     if (name === undefined) {
       name = this.fresh(hint);
-      this.inlineNames.set(s, name);
+      this.inlineNames[this.mode].set(s, name);
       // A nullable object (`type: [object, null]`) is defined as the object; the caller adds the None.
       this.define(name, Array.isArray(s.type) ? { ...s, type: "object" } : s, where);
     }

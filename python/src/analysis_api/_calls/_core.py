@@ -372,6 +372,13 @@ def error_of(response: Response) -> ApiStatusError:
     return to_api_error(response)
 
 
+def model_of(op: Operation, value: Any) -> Any:
+    """A JSON answer wrapped in its model (decision PY30)."""
+    if op.convert is None or not isinstance(value, (dict, list)):
+        return value
+    return op.convert(value)
+
+
 def result_of(response: Response) -> Any:
     """The result of a call: its JSON, its text or None; a typed `ApiError` for a non-2xx answer."""
     response.content = decoded(response)

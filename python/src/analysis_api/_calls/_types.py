@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import PurePath
-from typing import IO, Any, Iterable, Literal, Mapping, NamedTuple, Optional, Tuple, Union
+from typing import IO, Any, Callable, Iterable, Literal, Mapping, NamedTuple, Optional, Tuple, Union
 
 from .._http._transport_types import Retry, Timeout
 
@@ -86,6 +86,10 @@ class Operation:
     """Whether it accepts the credentials in the `token` query parameter (WebSocket and SSE operations)."""
     files: Tuple[str, ...] = ()
     """The fields of a multipart body the contract types as files (`format: binary`)."""
+    convert: Optional[Callable[[Any], Any]] = None
+    """Wraps a JSON answer in its model (`models.py`, decision PY30); a page takes its items from it."""
+    convert_event: Optional[Callable[[Any], Any]] = None
+    """Wraps an event of a stream in its model."""
     path_params: Tuple[Param, ...] = field(default=(), init=False, repr=False, compare=False)
     """The parameters by location, split once when the operation is made (the hot path of every call reads them)."""
     query_params: Tuple[Param, ...] = field(default=(), init=False, repr=False, compare=False)

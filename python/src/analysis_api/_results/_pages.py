@@ -31,7 +31,8 @@ class BasePage(Generic[T]):
         items, following = check_page(op, body, cursor)
         self._body: Dict[str, Any] = body
         self._following = following
-        self.data: List[T] = items
+        # The answer's model (`<Things>List`) wraps the items once, here; the page keeps the answer as it came.
+        self.data: List[T] = items if op.convert is None else op.convert(body).data
         """The items of this page only."""
 
     @property

@@ -15,9 +15,10 @@ import codecs
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 from .._calls._errors import StreamError
+from .._model import Model
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -96,10 +97,12 @@ class SseParser:
         return SseMessage(event=event or "message", data="\n".join(data), id=self._last_id)
 
 
-def is_final_event(event: Dict[str, Any]) -> bool:
+def is_final_event(event: Union[Dict[str, Any], Model]) -> bool:
     """The last event of an analysis's stream: `completed`, `error`, or `status` with `canceled`. The contract says
     so in prose (the description of `streamAnalysisEvents`: "The server closes the stream after the last
-    event"), so it is written here and held to that description by the tests."""
+    event"), so it is written here and held to that description by the tests. Takes the event's model or JSON."""
+    if isinstance(event, Model):
+        event = event._data
     kind = event.get("event")
     data = event.get("data")
     return kind in ("completed", "error") or (kind == "status" and isinstance(data, dict) and data.get("status") == "canceled")
@@ -126,8 +129,9 @@ class StreamSession:
     204 ("nothing more will come"), else reconnect after the server's `retry:` time or a backoff, at most
     `max_reconnects` times in a row without an event in between."""
 
-    def __init__(self, kinds: Tuple[str, ...], last_event_id: Optional[str], max_reconnects: int, backoff: Callable[[int], float], what: str) -> None:
+    def __init__(self, kinds: Tuple[str, ...], last_event_id: Optional[str], max_reconnects: int, backoff: Callable[[int], float], what: str, convert: Optional[Callable[[Any], Any]] = None) -> None:
         self.kinds = kinds
+        self._convert = convert
         self.last_event_id = last_event_id
         self.max_reconnects = max_reconnects
         self.finished: bool = False
@@ -147,9 +151,9 @@ class StreamSession:
         self._parser = SseParser()
         return True
 
-    def feed(self, chunk: bytes) -> List[Dict[str, Any]]:
-        """The typed events a chunk completes, up to the final one."""
-        events: List[Dict[str, Any]] = []
+    def feed(self, chunk: bytes) -> List[Any]:
+        """The typed events a chunk completes, up to the final one (in their models when the stream has them)."""
+        events: List[Any] = []
         for message in self._parser.feed(chunk):
             if self.finished:
                 break
@@ -159,7 +163,7 @@ class StreamSession:
             if message.id:
                 self.last_event_id = message.id
             self._failures = 0
-            events.append(event)
+            events.append(event if self._convert is None else self._convert(event))
             self.finished = is_final_event(event)
         if self._parser.retry is not None:
             self._server_retry = self._parser.retry
