@@ -230,6 +230,10 @@ export class AnalysisHooks implements ResourceHooks {
 
   /** Stores one content item and logs its event (a progress report updates `progress`). */
   release(ws: WorkspaceData, rec: Rec, item: Item): void {
+    // A content item whose turn comes after the record's log has ended (a late step on PostgreSQL replicas runs as of
+    // its due time, SB24, and a backup turn may run what was already run) is dropped: nothing follows the last event,
+    // and throwing here ended the replica's process.
+    if (this.logOf(ws, rec).finished) return;
     if (item.event === "status") {
       rec.value.progress = item.data.progress;
       rec.changed();
