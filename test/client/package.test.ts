@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { expectLeanTree, NPM_ENV, run } from "../helpers/packages.js";
 
@@ -125,6 +125,39 @@ void [progress, wrong];
 console.log(JSON.stringify({ ids: pages.pages.flatMap((p) => p.data.map((a) => a.id)), sent, refused }));
 `;
 
+/** One `npm pack` of the repository (its prepack builds dist/) for every test here: the tarball and what it holds. */
+let tarball: Promise<{ dir: string; file: string; files: string[] }> | undefined;
+function packed(): Promise<{ dir: string; file: string; files: string[] }> {
+  tarball ??= (async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "client-package-"));
+    const out = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: ROOT, env: NPM_ENV, maxBuffer: 1 << 24 });
+    const [info] = JSON.parse(out.stdout.slice(out.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    return { dir, file: path.join(dir, info!.filename), files: info!.files.map((f) => f.path) };
+  })();
+  return tarball;
+}
+afterAll(async () => {
+  if (tarball) await fs.rm((await tarball).dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh project outside the repository with the packed tarball and `deps` installed, `source` as consumer.ts:
+ * type-checked with tsc (which throws with its output on any type error), then run; its stdout.
+ */
+async function consumerProject(name: string, source: string, deps: string[]): Promise<{ project: string; stdout: string }> {
+  const { dir, file } = await packed();
+  const project = path.join(dir, name);
+  await fs.mkdir(project);
+  await fs.writeFile(path.join(project, "package.json"), JSON.stringify({ name, private: true, type: "module" }));
+  const compilerOptions = { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, lib: ["ES2022", "DOM", "DOM.Iterable"], types: [], outDir: "out" };
+  await fs.writeFile(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["consumer.ts"] }));
+  await fs.writeFile(path.join(project, "consumer.ts"), source);
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", file, ...deps], { cwd: project, env: NPM_ENV });
+  await run(process.execPath, [TSC, "-p", project]);
+  const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
+  return { project, stdout };
+}
+
 describe("package", () => {
   it("carries the contract's version (as the Python package does)", async () => {
     const pkg = JSON.parse(await fs.readFile(path.join(ROOT, "package.json"), "utf8")) as { version: string };
@@ -143,89 +176,37 @@ describe("package", () => {
     expect(pkg.peerDependenciesMeta?.ws?.optional).toBe(true);
   });
 
-  it("packs, installs into a fresh project, type-checks and runs there", { timeout: 120_000 }, async () => {
-    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "client-package-"));
-    try {
-      const packed = await run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: ROOT, env: NPM_ENV, maxBuffer: 1 << 24 });
-      const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
-      const files = info!.files.map((f) => f.path);
-      expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/client/client.js", "generated/schema.d.ts", "package.json"]));
-      expect(files).toEqual(expect.arrayContaining(["dist/query/index.js", "dist/query/index.d.ts", "dist/query/invalidation.generated.js", "dist/react/index.js", "dist/react/index.d.ts"]));
-      expect(files).toEqual(expect.arrayContaining(["dist/zod/index.js", "dist/zod/index.d.ts", "dist/zod/schemas.generated.js", "dist/zod/responses.generated.js"]));
-      expect(files.filter((f) => !/^(dist\/index\.|dist\/(client|query|react|zod)\/|generated\/schema\.d\.ts$|package\.json$|README)/.test(f))).toEqual([]);
-      expect(files.some((f) => f.endsWith(".d.ts") && f.startsWith("dist/client/"))).toBe(true);
+  it("packs, installs into a fresh project, type-checks and runs there", { timeout: 180_000 }, async () => {
+    const { files } = await packed();
+    expect(files).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/client/client.js", "generated/schema.d.ts", "package.json"]));
+    expect(files).toEqual(expect.arrayContaining(["dist/query/index.js", "dist/query/index.d.ts", "dist/query/invalidation.generated.js", "dist/react/index.js", "dist/react/index.d.ts"]));
+    expect(files).toEqual(expect.arrayContaining(["dist/zod/index.js", "dist/zod/index.d.ts", "dist/zod/schemas.generated.js", "dist/zod/responses.generated.js"]));
+    expect(files.filter((f) => !/^(dist\/index\.|dist\/(client|query|react|zod)\/|generated\/schema\.d\.ts$|package\.json$|README)/.test(f))).toEqual([]);
+    expect(files.some((f) => f.endsWith(".d.ts") && f.startsWith("dist/client/"))).toBe(true);
 
-      const project = path.join(tmp, "consumer");
-      await fs.mkdir(project);
-      await fs.writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-      await fs.writeFile(
-        path.join(project, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: {
-            target: "ES2022",
-            module: "NodeNext",
-            moduleResolution: "NodeNext",
-            strict: true,
-            lib: ["ES2022", "DOM", "DOM.Iterable"],
-            types: [],
-            outDir: "out",
-          },
-          files: ["consumer.ts"],
-        }),
-      );
-      await fs.writeFile(path.join(project, "consumer.ts"), CONSUMER);
-      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", path.join(tmp, info!.filename)], {
-        cwd: project,
-        env: NPM_ENV,
-      });
-
-      await expectLeanTree(project, "@avt/api-contract", ["better-sqlite3", "ws"]);
-      await run(process.execPath, [TSC, "-p", project]); // throws with tsc's output on any type error
-      const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
-      expect(JSON.parse(stdout)).toEqual({
-        ids: ["anl_1", "anl_2"],
-        streamed: '{"id":"anl_slow"}',
-        latest: 149,
-        rate: { limit: 150, remaining: 149, reset: 1763737260, daily_limit: 10000, daily_remaining: 9874 },
-        notFound: "404 not_found Resource not found.",
-        urls: ["https://api.example.test/v1/analysis/anl_1/stream?token=pk_test_consumer", "wss://api.example.test/v1/stream?encoding=opus&token=pk_test_consumer"],
-        seen: [
-          "GET /v1/analyses?limit=1 key",
-          "GET /v1/analyses?limit=1&cursor=c2 key",
-          "GET /v1/analyses key",
-          "GET /v1/analyses/anl_slow key",
-          "GET /v1/analyses/anl_missing key",
-          "POST /v1/analyses key +idempotency-key",
-        ],
-      });
-    } finally {
-      await fs.rm(tmp, { recursive: true, force: true });
-    }
+    const { project, stdout } = await consumerProject("consumer", CONSUMER, []);
+    await expectLeanTree(project, "@avt/api-contract", ["better-sqlite3", "ws"]);
+    expect(JSON.parse(stdout)).toEqual({
+      ids: ["anl_1", "anl_2"],
+      streamed: '{"id":"anl_slow"}',
+      latest: 149,
+      rate: { limit: 150, remaining: 149, reset: 1763737260, daily_limit: 10000, daily_remaining: 9874 },
+      notFound: "404 not_found Resource not found.",
+      urls: ["https://api.example.test/v1/analysis/anl_1/stream?token=pk_test_consumer", "wss://api.example.test/v1/stream?encoding=opus&token=pk_test_consumer"],
+      seen: [
+        "GET /v1/analyses?limit=1 key",
+        "GET /v1/analyses?limit=1&cursor=c2 key",
+        "GET /v1/analyses key",
+        "GET /v1/analyses/anl_slow key",
+        "GET /v1/analyses/anl_missing key",
+        "POST /v1/analyses key +idempotency-key",
+      ],
+    });
   });
 
   it("the react-query, react and zod subpaths: installed with react, TanStack Query and zod (optional peers), type-check and run", { timeout: 240_000 }, async () => {
-    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "client-frontend-package-"));
-    try {
-      const packed = await run("npm", ["pack", "--json", "--pack-destination", tmp], { cwd: ROOT, env: NPM_ENV, maxBuffer: 1 << 24 });
-      const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string }>;
-      const project = path.join(tmp, "consumer");
-      await fs.mkdir(project);
-      await fs.writeFile(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
-      await fs.writeFile(
-        path.join(project, "tsconfig.json"),
-        JSON.stringify({
-          compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, lib: ["ES2022", "DOM", "DOM.Iterable"], types: [], outDir: "out" },
-          files: ["consumer.ts"],
-        }),
-      );
-      await fs.writeFile(path.join(project, "consumer.ts"), FRONTEND_CONSUMER);
-      const peers = ["react@19.3.1", "@types/react@19.3.3", "@tanstack/react-query@5.108.4", "openapi-react-query@0.5.4", "zod@4.6.7"];
-      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts", path.join(tmp, info!.filename), ...peers], { cwd: project, env: NPM_ENV });
-      await run(process.execPath, [TSC, "-p", project]); // throws with tsc's output on any type error
-      const { stdout } = await run(process.execPath, [path.join(project, "out/consumer.js")], { cwd: project });
-      expect(JSON.parse(stdout)).toEqual({ ids: ["anl_1", "anl_2"], sent: ["/v1/analyses?limit=1", "/v1/analyses?limit=1&cursor=c2", "/v1/analyses"], refused: "listAnalyses /data/0/id" });
-    } finally {
-      await fs.rm(tmp, { recursive: true, force: true });
-    }
+    const peers = ["react@19.3.1", "@types/react@19.3.3", "@tanstack/react-query@5.108.4", "openapi-react-query@0.5.4", "zod@4.6.7"];
+    const { stdout } = await consumerProject("frontend-consumer", FRONTEND_CONSUMER, peers);
+    expect(JSON.parse(stdout)).toEqual({ ids: ["anl_1", "anl_2"], sent: ["/v1/analyses?limit=1", "/v1/analyses?limit=1&cursor=c2", "/v1/analyses"], refused: "listAnalyses /data/0/id" });
   });
 });
