@@ -71,15 +71,19 @@ export function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM
   });
 }
 
-/** redis-server on 127.0.0.1 and a free port, persisting nothing, in a temporary folder. */
-export async function startRedis(): Promise<Engine> {
+/**
+ * redis-server on 127.0.0.1 and a free port, in a temporary folder, persisting nothing; or with `persist`, an
+ * append-only file synced every second (the sandbox recipe: a Redis restart then keeps the clock, rate-limit counts,
+ * event feeds and delivery claims, losing at most the last second; docs/sandbox.md).
+ */
+export async function startRedis(o: { persist?: boolean } = {}): Promise<Engine> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "avt-redis-"));
   const port = await freePort();
   let child: ChildProcess;
   let out = "";
   const launch = async () => {
     out = "";
-    child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no", "--protected-mode", "yes"], {
+    child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", ...(o.persist ? ["--appendonly", "yes", "--appendfsync", "everysec"] : ["--appendonly", "no"]), "--protected-mode", "yes"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     child.stdout!.on("data", (c: Buffer) => (out += c));

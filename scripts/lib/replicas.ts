@@ -24,20 +24,35 @@ export function keysFile(keys: readonly object[]): string {
   return file;
 }
 
-export async function startReplica(args: readonly string[], env: Record<string, string> = {}): Promise<Replica> {
-  const child = spawn(process.execPath, ["scripts/mock/run-bundled.mjs", "scripts/mock/start.ts", "--no-generate", "--quiet", ...args], {
+/** What a replica's output is kept as: the last this many characters (a sandbox runs for days, logging each request). */
+const KEPT_OUTPUT = 256 * 1024;
+
+/**
+ * A replica started with `args` (after `--no-generate`, and `--quiet` unless `args` choose a `--log-format`), its
+ * environment over `env`. Its output is kept (the last 256 KiB, for `output()`), and also written to `forward`
+ * once it listens (the sandbox recipe's log).
+ */
+export async function startReplica(args: readonly string[], env: Record<string, string> = {}, forward?: NodeJS.WritableStream): Promise<Replica> {
+  const quiet = args.includes("--log-format") ? [] : ["--quiet"];
+  const child = spawn(process.execPath, ["scripts/mock/run-bundled.mjs", "scripts/mock/start.ts", "--no-generate", ...quiet, ...args], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", MOCK_QUIET: "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout!.on("data", (c: Buffer) => (out += c));
-  child.stderr!.on("data", (c: Buffer) => (out += c));
+  let listening = false;
+  const keep = (c: Buffer) => {
+    out += c;
+    if (out.length > 2 * KEPT_OUTPUT) out = out.slice(-KEPT_OUTPUT);
+    if (listening) forward?.write(c);
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on("data", () => {
       const m = /API\s+(http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
+      if (m) (listening = true), resolve(m[1]!);
     });
     void exited.then(() => reject(new Error(`a replica exited before listening:\n${out}`)));
   });

@@ -32,6 +32,7 @@ import {
 import { RedisSetupError } from "../../src/mock/engines/redis/redis.js";
 import { StateDatabaseError } from "../../src/mock/engines/postgres/migrate.js";
 import { runMigrate } from "./migrate.js";
+import { jsonLog } from "../../src/mock/homes/node/json-log.js";
 import { consoleSink, redact as redactUrl } from "../../src/mock/core/pipeline/log.js";
 import { refuseMockSettings } from "../../src/mock/proxy/upstream.js";
 import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../../src/mock/homes/node/settings.js";
@@ -198,6 +199,8 @@ ${inv.token} [options]   Mint a bearer JWT the mock accepts (${inv.token} --help
                     the contract's): for conformance runs, with verify --limit-scale n; see docs/backend.md
   --no-generate     Do not check generated/ against spec/ (env MOCK_NO_GENERATE=1)
   --quiet           No request log lines (env MOCK_QUIET=1); with --upstream the violation lines still show
+  --log-format <f>  text (default) or json: log lines as JSON objects (pino), each request with its operation,
+                    status, time and X-Request-Id (env MOCK_LOG_FORMAT; the sandbox recipe uses json)
   -h, --help        This help
 
 Caps (docs/limits.md; over one, a request answers 403 limit_reached or 503 capacity_exceeded, and nothing
@@ -325,6 +328,7 @@ export async function main(inv: Invocation = FROM_REPOSITORY): Promise<void> {
     }
   }
 
+  const json = !quiet && args.logFormat === "json" ? jsonLog(args.replica) : null;
   let gateway: Gateway;
   let fileKeys: KeyRecord[] = [];
   try {
@@ -332,9 +336,9 @@ export async function main(inv: Invocation = FROM_REPOSITORY): Promise<void> {
     gateway = await createGateway({
       contract,
       keysFile,
-      log: quiet ? null : undefined,
+      ...(quiet ? { log: null } : args.logFormat === "json" ? { log: json!.line, requestLog: json!.request } : {}),
       upstream,
-      violationLog: consoleSink,
+      violationLog: json?.line ?? consoleSink,
       streamIntervalMs: args.streamIntervalMs,
       stepMs: args.stepMs,
       seed: args.seed,

@@ -7,7 +7,13 @@ export interface RequestLogEntry {
   status: number;
   ms: number;
   workspace: string | null;
+  /** The answer's `X-Request-Id` and the matched operation, where the request got that far. */
+  requestId?: string;
+  operation?: string;
 }
+
+/** A structured request log (the Node home's `--log-format json`, through pino): one entry per request, redacted. */
+export type RequestLog = (e: RequestLogEntry) => void;
 
 export type LogSink = (line: string) => void;
 

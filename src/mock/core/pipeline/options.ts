@@ -5,7 +5,7 @@ import type { KeyRecord } from "../access/key-record.js";
 import type { Latency } from "./latency.js";
 import type { Limits } from "../access/limits.js";
 import type { Clock } from "../clock/clock.js";
-import type { LogSink } from "./log.js";
+import type { LogSink, RequestLog } from "./log.js";
 
 export interface GatewayOptions {
   /** Folder holding openapi.json and openapi.yaml (default generated/). */
@@ -24,6 +24,8 @@ export interface GatewayOptions {
   jwtSecret?: string;
   /** Where request log lines go; null for none. Default: stdout. */
   log?: LogSink | null;
+  /** Each request as a structured entry instead of a line of `log` (which still takes every other line). */
+  requestLog?: RequestLog;
   /** Pause between streamed events, ms (SSE and WebSocket). */
   streamIntervalMs?: number;
   /** Delay before the sample deliveries of a new webhook, ms. */

@@ -19,7 +19,7 @@ import { checkLatency } from "./latency.js";
 import { RateLimiter, type Limiter } from "../access/limiter.js";
 import { systemClock, type Clock } from "../clock/clock.js";
 import type { SharedState } from "../state/shared-state.js";
-import { consoleSink, formatRequestLine, redact, type LogSink } from "./log.js";
+import { consoleSink, formatRequestLine, redact, type LogSink, type RequestLogEntry } from "./log.js";
 import { ContractExamples } from "../contract/examples.js";
 import type { Platform } from "./platform.js";
 import type { PrismSource } from "../contract/preferences.js";
@@ -226,7 +226,10 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
     slots: new StreamSlots(limits),
     secret,
     logRequest(ctx, status) {
-      sink?.(formatRequestLine({ method: ctx.method, url: ctx.url, status, ms: performance.now() - ctx.t0, workspace: ctx.workspace }, new Date(clock.now())));
+      const entry: RequestLogEntry = { method: ctx.method, url: ctx.url, status, ms: performance.now() - ctx.t0, workspace: ctx.workspace };
+      if (!opts.requestLog) return sink?.(formatRequestLine(entry, new Date(clock.now())));
+      const requestId = ctx.idHead[1];
+      opts.requestLog({ ...entry, url: redact(ctx.url), ...(requestId ? { requestId } : {}), ...(ctx.route ? { operation: ctx.route.operationId } : {}) });
     },
   };
 }

@@ -103,6 +103,17 @@ export const SETTINGS = {
   limitScale: integer({ flag: "limit-scale", env: "MOCK_LIMIT_SCALE", min: 1, max: 10000, default: 1, help: "Multiply every plan's per-minute and daily limits (conformance runs; verify --limit-scale the same)" }),
   noGenerate: flag({ flag: "no-generate", env: "MOCK_NO_GENERATE", help: "Do not check generated/ against spec/" }),
   quiet: flag({ flag: "quiet", env: "MOCK_QUIET", help: "No request log lines" }),
+  logFormat: {
+    flag: "log-format",
+    env: "MOCK_LOG_FORMAT",
+    parse: (t: string, name: string) => {
+      if (t !== "text" && t !== "json") throw new Error(`${name} must be text or json; got "${t}".`);
+      return t;
+    },
+    default: "text",
+    help: "Log lines as text, or as JSON objects (pino): each request with its method, path, operation, status, ms, workspace and X-Request-Id",
+  } satisfies Setting<"text" | "json">,
+  replica: text({ env: "MOCK_REPLICA", help: "This process's name in every JSON log entry (`replica`), so a sandbox's replicas can be told apart" }),
   stepMs: integer({ env: "MOCK_STEP_MS", min: 1, max: DAY_MS, unit: "milliseconds", default: 2000, help: "Time between two lifecycle steps of a stored resource" }),
   streamIntervalMs: integer({ env: "MOCK_STREAM_INTERVAL_MS", min: 0, max: 60_000, unit: "milliseconds", default: 400, help: "Pause between the messages of a live /v1/stream session" }),
   webhookDelayMs: integer({ env: "MOCK_WEBHOOK_DELAY_MS", min: 0, max: 3_600_000, unit: "milliseconds", default: 500, help: "Delay before a new webhook's sample deliveries" }),
