@@ -29,7 +29,8 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
         self._transport: Union[AsyncTransport, AsyncInjectedTransport]
         if self._injected is not None:
             self._transport = AsyncInjectedTransport(cast(InjectedAsyncTransport, self._injected), sleep=self._async_sleep(), authenticate=self._config.credentials.authenticate,
-                                                     on_response=lambda r: observe(self._config, r), clock=self._config.clock)
+                                                     on_response=lambda r: observe(self._config, r), clock=self._config.clock,
+                                                     on_request=self._request_hooks)
         else:
             self._transport = AsyncTransport(
                 authenticate=self._config.credentials.authenticate,
@@ -39,6 +40,7 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
                 ssl_context=self._ssl_context,
                 proxy=self._proxy,
                 max_connections=self._max_connections,
+                on_request=self._request_hooks,
             )
         self._bind_resources(self)
 
