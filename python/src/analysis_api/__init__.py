@@ -57,6 +57,7 @@ from ._calls._errors import (  # noqa: E402
     WebhookVerificationError,
 )
 from ._results._raw import RawResponse  # noqa: E402
+from ._results._streaming import AsyncStreamingResponse, StreamingResponse  # noqa: E402
 from ._http._rate_limit import RateLimit, read_rate_limit  # noqa: E402
 from ._http._response import Response  # noqa: E402
 from ._calls._types import NOT_GIVEN, BinaryBody, NotGiven, Operation, Param, RequestOptions  # noqa: E402
@@ -91,6 +92,7 @@ __all__ = [
     "AsyncHTTPTransport",
     "AsyncPage",
     "AsyncPaginator",
+    "AsyncStreamingResponse",
     "AsyncTransport",
     "AuthenticationError",
     "BadRequestError",
@@ -136,6 +138,7 @@ __all__ = [
     "SseMessage",
     "SseParser",
     "StreamError",
+    "StreamingResponse",
     "SyncPage",
     "SyncTransport",
     "TOKEN_QUERY_PARAM",

@@ -40,9 +40,10 @@ from ._calls._core import (
     with_stream_options,
 )
 from ._transports._injected import AsyncTransport, BufferedStream, InjectedTransport, SyncTransport
-from ._operations import ClientWithRawResponse, Resources
+from ._operations import ClientWithRawResponse, ClientWithStreamingResponse, Resources
 from ._results._pages import SyncPage
 from ._results._raw import RawResponse
+from ._results._streaming import StreamingResponse
 from ._http._rate_limit import RateLimit
 from ._http._response import Response
 from ._runtime import SyncCaller
@@ -288,6 +289,12 @@ class Client(BaseClient, Resources, SyncCaller):
         """The same resources, whose calls return a `RawResponse` (status, headers, `parse()`)."""
         return ClientWithRawResponse(self)
 
+    @property
+    def with_streaming_response(self) -> ClientWithStreamingResponse:
+        """The same resources, whose calls return a `StreamingResponse` to use in `with`: sent when the block starts,
+        the body read as it arrives (`iter_bytes()`, `iter_lines()`, `read()`, `parse()`), closed when it ends."""
+        return ClientWithStreamingResponse(self)
+
     # ---- what the generated resources call --------------------------------------------------------------
 
     def _send(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Response:
@@ -303,6 +310,18 @@ class Client(BaseClient, Resources, SyncCaller):
         response = self._send(op, args, body, options)
         value = model_of(op, result_of(response))
         return RawResponse(response, lambda _: value)
+
+    def _call_streaming(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> StreamingResponse[Any]:
+        request = prepare(self._config, op, args, body, options)  # a bad argument raises here, not in the block
+        read_timeout = request.timeout.read if request.timeout is not None else None
+
+        def open_body() -> Union[StreamedResponse, BufferedStream]:
+            answer = self._transport.send(request, stream=True, stream_idle_timeout=read_timeout)
+            if isinstance(answer, Response):
+                raise error_of(answer)  # a status other than 2xx, its body read
+            return answer
+
+        return StreamingResponse(open_body, lambda response: model_of(op, result_of(response)), read_timeout)
 
     def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> SyncPage[Any]:
         cursor: Optional[str] = args.get("cursor")

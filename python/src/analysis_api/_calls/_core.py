@@ -16,7 +16,7 @@ import time
 import uuid
 from urllib.parse import urlsplit
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypedDict, Union
 
 from .._http._bodies import EncodedBody, encode_body
 from ._errors import ApiStatusError, CredentialsError, EventHookError, ProtocolError, RequestTimeoutError, to_api_error
@@ -343,8 +343,12 @@ def observe(config: Config, response: Response) -> None:
         config.on_rate_limit(rate_limit, response)
 
 
-EventHooks = Mapping[str, Sequence[Callable[[Any], Any]]]
-"""`event_hooks=`: `{"request": [f, ...], "response": [g, ...]}`, as httpx spells it (openai-python's `http_client=`)."""
+class EventHooks(TypedDict, total=False):
+    """`event_hooks=`: `{"request": [f, ...], "response": [g, ...]}`, as httpx spells it (openai-python's
+    `http_client=`): each function is told one `HttpRequest` (credentials redacted) or `Response`."""
+
+    request: Sequence[Callable[[HttpRequest], Any]]
+    response: Sequence[Callable[[Response], Any]]
 
 _HOOK_KINDS = ("request", "response")
 
