@@ -134,8 +134,10 @@ class SyncWrappingTest(unittest.TestCase):
         self.assertEqual(len(server.requests), 1)
 
     def test_event_hooks_are_checked_when_the_client_is_made(self) -> None:
-        for bad in ({"requests": []}, {"request": print}, {"request": [42]}):
-            with self.assertRaises((TypeError, ValueError)):
+        analysis_api.Client("http://127.0.0.1:9", api_key=KEY, event_hooks={"request": [print], "response": ()}).close()
+        for bad, says in (({"requests": []}, "'requests': the kinds are 'request' and 'response'"), ({"request": print}, "must be a list of functions"),
+                          ({"request": [42]}, "must be a list of functions"), ([print], "must be a dict")):
+            with self.assertRaisesRegex((TypeError, ValueError), says):
                 analysis_api.Client("http://127.0.0.1:9", api_key=KEY, event_hooks=bad)  # type: ignore[arg-type]
 
 
