@@ -112,19 +112,38 @@ describe("user scripts type-check under pyright --strict and mypy --strict (issu
       scripts["planted.py"] = 'from analysis_api import Client\n\nClient("https://api.example.com", api_key=42)\n';
       // Issue 49: answers are models; a misspelt attribute (line 4) and a nested Optional model used unchecked (line 5) are errors.
       scripts["planted_models.py"] = 'from analysis_api import Client\n\nanalysis = Client("https://api.example.com", api_key="pk_test_x").analyses.get("anl_1")\nstatus: str = analysis.stauts\ncode: str = analysis.error.code\nright: str = analysis.status\n';
+      // Issue 49: with_streaming_response's parse() is the model, sync and async; a misspelt attribute on it (lines 5, 9) is an error.
+      scripts["planted_streaming.py"] = [
+        "from analysis_api import AsyncClient, Client",
+        "",
+        'with Client("https://api.example.com", api_key="pk_test_x").with_streaming_response.analyses.get("anl_1") as response:',
+        "    right: str = response.parse().status",
+        "    wrong: str = response.parse().stauts",
+        "",
+        "async def main(client: AsyncClient) -> str:",
+        '    async with client.with_streaming_response.analyses.get("anl_1") as streamed:',
+        "        return (await streamed.parse()).stauts",
+        "",
+      ].join("\n");
       for (const [name, code] of Object.entries(scripts)) fs.writeFileSync(path.join(dir, name), code);
       const src = path.join(ROOT, "python", "src");
       fs.writeFileSync(path.join(dir, "pyrightconfig.json"), JSON.stringify({ typeCheckingMode: "strict", pythonVersion: "3.9", extraPaths: [src], include: ["."] }));
       const pyright = await run(path.join(ROOT, "node_modules", ".bin", "pyright"), ["--outputjson", "-p", "pyrightconfig.json"], dir);
       const report = JSON.parse(pyright.output) as { generalDiagnostics: { file: string; severity: string; message: string; range: { start: { line: number } } }[] };
       const errors = report.generalDiagnostics.filter((d) => d.severity === "error").map((d) => `${path.basename(d.file)}:${d.range.start.line + 1} ${d.message}`);
-      expect(errors.filter((e) => !e.startsWith("planted.py:3 ") && !/^planted_models\.py:[45] /.test(e)), "pyright --strict").toEqual([]);
+      expect(errors.filter((e) => !e.startsWith("planted.py:3 ") && !/^planted_models\.py:[45] /.test(e) && !/^planted_streaming\.py:[59] /.test(e)), "pyright --strict").toEqual([]);
+      for (const line of [5, 9]) {
+        expect(errors.filter((e) => e.startsWith(`planted_streaming.py:${line} `) && e.includes('"stauts"')), `pyright --strict misses a misspelt attribute of a streamed parse() (line ${line})`).not.toHaveLength(0);
+      }
       expect(errors.filter((e) => e.startsWith("planted.py:3 ")), "pyright --strict misses the planted mistake").toHaveLength(1);
       expect(errors.filter((e) => e.startsWith("planted_models.py:4 ") && e.includes('"stauts"')), "pyright --strict misses a misspelt attribute").not.toHaveLength(0);
       expect(errors.filter((e) => e.startsWith("planted_models.py:5 ") && e.includes('"None"')), "pyright --strict misses an unchecked Optional model").not.toHaveLength(0);
       const mypy = await run("mypy", ["--strict", "--python-version", "3.9", "--no-incremental", "--cache-dir", path.join(dir, ".mypy"), ...Object.keys(scripts)], dir);
       const mypyErrors = mypy.output.split("\n").filter((l) => /: error:/.test(l));
-      expect(mypyErrors.filter((l) => !l.startsWith("planted.py:3:") && !/^planted_models\.py:[45]:/.test(l)), "mypy --strict").toEqual([]);
+      expect(mypyErrors.filter((l) => !l.startsWith("planted.py:3:") && !/^planted_models\.py:[45]:/.test(l) && !/^planted_streaming\.py:[59]:/.test(l)), "mypy --strict").toEqual([]);
+      for (const line of [5, 9]) {
+        expect(mypyErrors.filter((l) => l.startsWith(`planted_streaming.py:${line}:`) && l.includes('"stauts"')), `mypy --strict misses a misspelt attribute of a streamed parse() (line ${line})`).toHaveLength(1);
+      }
       expect(mypyErrors.filter((l) => l.startsWith("planted.py:3:")), "mypy --strict misses the planted mistake").toHaveLength(1);
       expect(mypyErrors.filter((l) => l.startsWith("planted_models.py:4:") && l.includes('"stauts"')), "mypy --strict misses a misspelt attribute").toHaveLength(1);
       expect(mypyErrors.filter((l) => l.startsWith("planted_models.py:5:") && l.includes('"None"')), "mypy --strict misses an unchecked Optional model").toHaveLength(1);

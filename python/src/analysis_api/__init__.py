@@ -42,6 +42,7 @@ from ._calls._errors import (  # noqa: E402
     ClientError,
     ConflictError,
     CredentialsError,
+    EventHookError,
     InsecureTransportError,
     InternalServerError,
     NetworkError,
@@ -56,6 +57,7 @@ from ._calls._errors import (  # noqa: E402
     WebhookVerificationError,
 )
 from ._results._raw import RawResponse  # noqa: E402
+from ._results._streaming import AsyncStreamingResponse, StreamingResponse  # noqa: E402
 from ._http._rate_limit import RateLimit, read_rate_limit  # noqa: E402
 from ._http._response import Response  # noqa: E402
 from ._calls._types import NOT_GIVEN, BinaryBody, NotGiven, Operation, Param, RequestOptions  # noqa: E402
@@ -65,7 +67,9 @@ from ._http._transport_types import Retry, Timeout  # noqa: E402
 from ._calls._urls import is_loopback_host  # noqa: E402
 from ._http._bodies import guess_content_type  # noqa: E402
 from ._file import File  # noqa: E402
-from ._transports._injected import AsyncTransport, HttpRequest, HttpResponse, SyncTransport  # noqa: E402
+from ._http._transport_types import HttpRequest, HttpResponse  # noqa: E402
+from ._transports._injected import AsyncTransport, SyncTransport  # noqa: E402
+from ._transports._default import AsyncHTTPTransport, HTTPTransport  # noqa: E402
 from ._results._pages import AsyncPage, AsyncPaginator, BasePage, SyncPage  # noqa: E402
 from ._webhooks import (  # noqa: E402
     WEBHOOK_HEADERS,
@@ -85,8 +89,10 @@ __all__ = [
     "ApiStatusError",
     "AsyncClient",
     "AsyncEventStream",
+    "AsyncHTTPTransport",
     "AsyncPage",
     "AsyncPaginator",
+    "AsyncStreamingResponse",
     "AsyncTransport",
     "AuthenticationError",
     "BadRequestError",
@@ -101,8 +107,10 @@ __all__ = [
     "ENV_API_KEY",
     "ENV_BASE_URL",
     "ENV_WEBHOOK_SECRET",
+    "EventHookError",
     "EventStream",
     "File",
+    "HTTPTransport",
     "HttpRequest",
     "HttpResponse",
     "IDEMPOTENCY_KEY_HEADER",
@@ -130,6 +138,7 @@ __all__ = [
     "SseMessage",
     "SseParser",
     "StreamError",
+    "StreamingResponse",
     "SyncPage",
     "SyncTransport",
     "TOKEN_QUERY_PARAM",

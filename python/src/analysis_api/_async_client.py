@@ -11,9 +11,10 @@ from ._client import BaseClient
 from ._transports._injected import AsyncBufferedStream, AsyncInjectedTransport
 from ._transports._injected import AsyncTransport as InjectedAsyncTransport
 from ._calls._core import error_of, model_of, observe, prepare, result_of, token_url, with_stream_options
-from ._operations import AsyncClientWithRawResponse, AsyncResources
+from ._operations import AsyncClientWithRawResponse, AsyncClientWithStreamingResponse, AsyncResources
 from ._results._pages import AsyncPage, AsyncPaginator
 from ._results._raw import RawResponse
+from ._results._streaming import AsyncStreamingResponse
 from ._http._response import Response
 from ._runtime import AsyncCaller
 from ._results._streams import AsyncEventStream
@@ -29,7 +30,8 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
         self._transport: Union[AsyncTransport, AsyncInjectedTransport]
         if self._injected is not None:
             self._transport = AsyncInjectedTransport(cast(InjectedAsyncTransport, self._injected), sleep=self._async_sleep(), authenticate=self._config.credentials.authenticate,
-                                                     on_response=lambda r: observe(self._config, r), clock=self._config.clock)
+                                                     on_response=lambda r: observe(self._config, r), clock=self._config.clock,
+                                                     on_request=self._request_hooks)
         else:
             self._transport = AsyncTransport(
                 authenticate=self._config.credentials.authenticate,
@@ -39,6 +41,7 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
                 ssl_context=self._ssl_context,
                 proxy=self._proxy,
                 max_connections=self._max_connections,
+                on_request=self._request_hooks,
             )
         self._bind_resources(self)
 
@@ -81,6 +84,13 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
         """The same resources, whose calls return a `RawResponse` (status, headers, `parse()`)."""
         return AsyncClientWithRawResponse(self)
 
+    @property
+    def with_streaming_response(self) -> AsyncClientWithStreamingResponse:
+        """The same resources, whose calls return an `AsyncStreamingResponse` to use in `async with`: sent when the
+        block starts, the body read as it arrives (`aiter_bytes()`, `aiter_lines()`, `await read()`, `await
+        parse()`), closed when it ends."""
+        return AsyncClientWithStreamingResponse(self)
+
     async def _send(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Response:
         response = await self._transport.send(prepare(self._config, op, args, body, options))
         assert isinstance(response, Response)
@@ -94,6 +104,18 @@ class AsyncClient(BaseClient, AsyncResources, AsyncCaller):
         response = await self._send(op, args, body, options)
         value = model_of(op, result_of(response))
         return RawResponse(response, lambda _: value)
+
+    def _call_streaming(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> AsyncStreamingResponse[Any]:
+        request = prepare(self._config, op, args, body, options)  # a bad argument raises here, not in the block
+        read_timeout = request.timeout.read if request.timeout is not None else None
+
+        async def open_body() -> Union[AsyncStreamedResponse, AsyncBufferedStream]:
+            answer = await self._transport.send(request, stream=True, stream_idle_timeout=read_timeout)
+            if isinstance(answer, Response):
+                raise error_of(answer)  # a status other than 2xx, its body read
+            return answer
+
+        return AsyncStreamingResponse(open_body, lambda response: model_of(op, result_of(response)), read_timeout)
 
     async def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> AsyncPage[Any]:
         cursor: Optional[str] = args.get("cursor")

@@ -21,6 +21,9 @@ from ._calls._core import (
     DEFAULT_TIMEOUT,
     Clock,
     Config,
+    EventHooks,
+    checked_event_hooks,
+    request_teller,
     Credentials,
     TokenSource,
     base_url_of,
@@ -37,9 +40,10 @@ from ._calls._core import (
     with_stream_options,
 )
 from ._transports._injected import AsyncTransport, BufferedStream, InjectedTransport, SyncTransport
-from ._operations import ClientWithRawResponse, Resources
+from ._operations import ClientWithRawResponse, ClientWithStreamingResponse, Resources
 from ._results._pages import SyncPage
 from ._results._raw import RawResponse
+from ._results._streaming import StreamingResponse
 from ._http._rate_limit import RateLimit
 from ._http._response import Response
 from ._runtime import SyncCaller
@@ -100,10 +104,15 @@ class BaseClient:
       `traceparent`); it may change the headers, and never sees the credentials, added after it.
     - `on_response(response)`: a hook told every response as it arrives (each attempt's, retried ones included),
       before its body is read: status, headers, `method`, `path` (tracing, metrics).
+    - `event_hooks`: `{"request": [f, ...], "response": [g, ...]}`, as httpx's (openai-python's `http_client=`):
+      each request function is told every attempt's final `HttpRequest` (method, absolute URL, headers with the
+      credentials shown as `***`), each response function every `Response` (status, headers, `request_id`), retried
+      ones included. What a hook raises stops the call as an `EventHookError` naming it.
     - `on_rate_limit(rate_limit, response)`: told the `X-RateLimit-*` headers of every response that carries them.
     - `transport`: an object that exchanges the bytes instead of the client's sockets (a test double, a tracing
       wrapper): `handle_request(HttpRequest) -> HttpResponse` for `Client`, `async handle_async_request(...)` for
       `AsyncClient` (`analysis_api.SyncTransport` / `AsyncTransport`). Retries, hooks and errors stay the client's.
+      To wrap the default, forward to `analysis_api.HTTPTransport()` / `AsyncHTTPTransport()`.
     - `stream_idle_timeout`: seconds an open event stream may stay silent before it reconnects. Default 60 (the
       contract promises a keep-alive every 15 s).
     - `max_stream_reconnects`: how often an event stream is reopened in a row before `StreamError`. Default 5.
@@ -142,8 +151,10 @@ class BaseClient:
         random: Callable[[], float] = _random.random,
         max_retries: Optional[int] = None,
         default_headers: Optional[Mapping[str, str]] = None,
+        event_hooks: Optional[EventHooks] = None,
     ) -> None:
         log_from_environment()
+        hooks = checked_event_hooks(event_hooks)
         retry = _retry_alias(retry, max_retries, True)
         headers = _headers_alias(headers, default_headers)
         if on_request is not None and not callable(on_request):
@@ -166,7 +177,9 @@ class BaseClient:
             default_query=dict(default_query) if default_query else None,
             on_request=on_request,
             on_response=on_response,
+            response_hooks=hooks.get("response", ()),
         )
+        self._request_hooks = request_teller(hooks.get("request", ()))
         self._injected = transport
         self._ssl_context = ssl_context
         self._proxy = Proxy.parse(proxy) if proxy is not None else None
@@ -234,7 +247,8 @@ class Client(BaseClient, Resources, SyncCaller):
         self._transport: Union[Transport, InjectedTransport]
         if self._injected is not None:
             self._transport = InjectedTransport(cast(SyncTransport, self._injected), authenticate=self._config.credentials.authenticate,
-                                                on_response=lambda r: observe(self._config, r), clock=self._config.clock)
+                                                on_response=lambda r: observe(self._config, r), clock=self._config.clock,
+                                                on_request=self._request_hooks)
         else:
             self._transport = Transport(
                 authenticate=self._config.credentials.authenticate,
@@ -242,6 +256,7 @@ class Client(BaseClient, Resources, SyncCaller):
                 clock=self._config.clock,
                 ssl_context=self._ssl_context,
                 proxy=self._proxy,
+                on_request=self._request_hooks,
             )
         self._bind_resources(self)
 
@@ -274,6 +289,12 @@ class Client(BaseClient, Resources, SyncCaller):
         """The same resources, whose calls return a `RawResponse` (status, headers, `parse()`)."""
         return ClientWithRawResponse(self)
 
+    @property
+    def with_streaming_response(self) -> ClientWithStreamingResponse:
+        """The same resources, whose calls return a `StreamingResponse` to use in `with`: sent when the block starts,
+        the body read as it arrives (`iter_bytes()`, `iter_lines()`, `read()`, `parse()`), closed when it ends."""
+        return ClientWithStreamingResponse(self)
+
     # ---- what the generated resources call --------------------------------------------------------------
 
     def _send(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> Response:
@@ -289,6 +310,18 @@ class Client(BaseClient, Resources, SyncCaller):
         response = self._send(op, args, body, options)
         value = model_of(op, result_of(response))
         return RawResponse(response, lambda _: value)
+
+    def _call_streaming(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> StreamingResponse[Any]:
+        request = prepare(self._config, op, args, body, options)  # a bad argument raises here, not in the block
+        read_timeout = request.timeout.read if request.timeout is not None else None
+
+        def open_body() -> Union[StreamedResponse, BufferedStream]:
+            answer = self._transport.send(request, stream=True, stream_idle_timeout=read_timeout)
+            if isinstance(answer, Response):
+                raise error_of(answer)  # a status other than 2xx, its body read
+            return answer
+
+        return StreamingResponse(open_body, lambda response: model_of(op, result_of(response)), read_timeout)
 
     def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> SyncPage[Any]:
         cursor: Optional[str] = args.get("cursor")

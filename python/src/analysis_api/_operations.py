@@ -138,6 +138,7 @@ from .models import (
 if TYPE_CHECKING:
     from ._results._pages import AsyncPaginator, SyncPage
     from ._results._raw import RawResponse
+    from ._results._streaming import AsyncStreamingResponse, StreamingResponse
     from ._results._streams import AsyncEventStream, EventStream
 
 OPERATIONS: Dict[str, Operation] = {
@@ -17326,6 +17327,7348 @@ class AsyncDocumentationWithRawResponse(AsyncResource):
         return cast("RawResponse[str]", await self._client._call_raw(OPERATIONS["getSwaggerUi"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
 
 
+class AnalysesWithStreamingResponse(SyncResource):
+    """`client.analyses`: Media and text analyses, their uploads, transcripts, speaker labels, signals and alerts."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[AnalysisStatus] = None,
+        media_type: Optional[AnalysisMediaType] = None,
+        use_case_id: Optional[str] = None,
+        created_after: Optional[str] = None,
+        created_before: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[AnalysisList]:
+        """List analyses: `GET /v1/analyses`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's analyses, newest first. Filters combine with AND.
+
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only analyses in this status. Filter (`x-filter`): items whose `status` equals the value.
+            media_type: Only analyses of this kind of content. Filter (`x-filter`): items whose `media_type` equals the value.
+            use_case_id: Only analyses run with this use case. Filter (`x-filter`): items whose `use_case_id` equals the value.
+            created_after: Only analyses created at or after this time. Filter (`x-filter`): items whose `created_at` is at or after the time.
+            created_before: Only analyses created before this time. Must be later than `created_after`, or the request answers 400. Filter (`x-filter`): items whose `created_at` is before the time.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[AnalysisList]", self._client._call_streaming(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: AnalysisCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Analysis]:
+        """Create an analysis: `POST /v1/analyses`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Starts an analysis of media at an HTTPS URL or of inline text. The analysis
+        is created `queued` and processed asynchronously: follow it with
+        `GET /v1/analyses/{analysis_id}`, the event stream
+        `GET /v1/analysis/{id}/stream`, or the `analysis.completed` and
+        `analysis.failed` webhooks. To send a file, use `POST /v1/analyses/upload`;
+        for media of unknown length, `POST /v1/analysis/stream-upload`.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def upload(
+        self,
+        body: AnalysisUploadParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Analysis]:
+        """Upload media for analysis: `POST /v1/analyses/upload`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Uploads a media file as `multipart/form-data` and starts its analysis. The
+        options are the fields of `AnalysisCreate`, sent as form fields next to the
+        `file` part. The analysis is created `queued` once the whole file is received.
+
+        Size limit: files up to 2 GiB. A larger file answers **400**, not 413: the
+        service stops reading at the limit and answers with a `detail` naming it.
+        For media whose length is not known in advance, use
+        `POST /v1/analysis/stream-upload`.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (multipart/form-data)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        analysis_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Analysis]:
+        """Get an analysis: `GET /v1/analyses/{analysis_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the analysis with its current status and progress. A failed analysis carries the reason in `error`.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["getAnalysis"], {"analysis_id": analysis_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        analysis_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete an analysis: `DELETE /v1/analyses/{analysis_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the analysis with its transcript, speaker labels, signals and
+        alerts, and the stored media. Allowed in every status, so it never answers
+        409: a `queued` or `processing` analysis is first canceled (open event
+        streams receive a `status` event with `canceled` and close), then deleted.
+        Deletion cannot be undone.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteAnalysis"], {"analysis_id": analysis_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        analysis_id: str,
+        body: AnalysisUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Analysis]:
+        """Update an analysis: `PATCH /v1/analyses/{analysis_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes the title or metadata. Allowed in every status; processing is not affected.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_transcript(
+        self,
+        analysis_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Transcript]:
+        """Get the transcript of an analysis: `GET /v1/analyses/{analysis_id}/transcript`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the full transcript once the analysis is `completed`. Before that,
+        and for `failed` or `canceled` analyses, it answers 409; segments produced
+        while processing are delivered live as `transcript.segment` events on
+        `GET /v1/analysis/{id}/stream`.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Transcript]", self._client._call_streaming(OPERATIONS["getAnalysisTranscript"], {"analysis_id": analysis_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_speakers(
+        self,
+        analysis_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[AnalysisSpeakerList]:
+        """List the speakers of an analysis: `GET /v1/analyses/{analysis_id}/speakers`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the speaker labels found by diarization, in order of first speech,
+        with their talk time, segment count and the enrolled speaker each matched.
+        Empty for analyses without the `diarization` feature and for `text`
+        analyses; while the analysis is `processing`, lists the labels found so far.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[AnalysisSpeakerList]", self._client._call_streaming(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_signals(
+        self,
+        analysis_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        min_score: Optional[float] = None,
+        skill_id: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[SignalList]:
+        """List the signals of an analysis: `GET /v1/analyses/{analysis_id}/signals`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the signals the use case's skills produced, ordered by `start`;
+        signals about the whole analysis (`start` null) come last. While the analysis
+        is `processing`, lists the signals produced so far. Empty for analyses
+        without the `signals` feature.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            min_score: Only signals with `score` at or above this value. Filter (`x-filter`): items whose `score` is at least the value.
+            skill_id: Only signals produced by this skill. Filter (`x-filter`): items whose `skill_id` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[SignalList]", self._client._call_streaming(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_alerts(
+        self,
+        analysis_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[AlertStatus] = None,
+        severity: Optional[AlertSeverity] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[AlertList]:
+        """List the alerts of an analysis: `GET /v1/analyses/{analysis_id}/alerts`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the alerts that the analysis's signals triggered under the use
+        case's alert rules, oldest first. While the analysis is `processing`, lists
+        the alerts triggered so far; each one is also sent as an `alert` event and
+        an `alert.triggered` webhook.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only alerts in this status. Filter (`x-filter`): items whose `status` equals the value.
+            severity: Only alerts of this severity. Filter (`x-filter`): items whose `severity` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[AlertList]", self._client._call_streaming(OPERATIONS["listAnalysisAlerts"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "status": status, "severity": severity}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class StreamUploadsWithStreamingResponse(SyncResource):
+    """`client.stream_uploads`: Streaming upload of media whose length is not known in advance."""
+
+    def create(
+        self,
+        body: BinaryBody,
+        *,
+        media_type: AnalysisMediaType,
+        title: Optional[str] = None,
+        language: Optional[AnalysisLanguage] = None,
+        use_case_id: Optional[str] = None,
+        features: Optional[List[AnalysisFeature]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Analysis]:
+        """Stream media of unknown length for analysis: `POST /v1/analysis/stream-upload`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Uploads media whose length is not known when the upload starts, for
+        example a recording that is still being written. Send the raw bytes as
+        `application/octet-stream` with `Transfer-Encoding: chunked` (HTTP/1.1) or as
+        an HTTP/2 stream without `Content-Length`; the options go in the query
+        string. The service detects the container and codec from the bytes.
+
+        The analysis is created `queued` when the last chunk arrives, and the
+        response is sent then. If the connection breaks before the end of the body,
+        no analysis is created: start again from the first byte. The body may be up
+        to 2 GiB; past the limit the service stops reading and answers **400** (it
+        never answers 413). For real-time results while the media is still being
+        produced, use the `/v1/stream` WebSocket instead.
+
+        Safe to retry with the same `Idempotency-Key`: a client whose answer was
+        lost after the last chunk sends the whole body again and gets the first
+        answer replayed, not a second analysis (the fingerprint covers the bytes).
+
+        Rate-limit category `upload`: the path matches both the upload and the
+        streaming rule, and the policy's first match, `upload`, applies.
+
+
+        Args:
+            media_type: Kind of content sent in the body.
+            title: Display title.
+            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
+            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: The raw media bytes, in any supported audio, video or text format.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class StreamingWithStreamingResponse(SyncResource):
+    """`client.streaming`: Real-time updates over Server-Sent Events and WebSocket, authenticated with the `token` query parameter."""
+
+
+
+class SpeakersWithStreamingResponse(SyncResource):
+    """`client.speakers`: Enrolled speaker profiles used to name the speaker labels of transcripts."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        name: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[SpeakerList]:
+        """List speakers: `GET /v1/speakers`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's enrolled speakers, newest first.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            name: Only speakers whose name starts with this text (case-sensitive). Filter (`x-filter`): items whose `name` starts with the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[SpeakerList]", self._client._call_streaming(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: SpeakerCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Speaker]:
+        """Enroll a speaker: `POST /v1/speakers`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Enrolls a speaker from voice samples in existing analyses. Enrollment finishes asynchronously; `enrollment_status` tells when.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Speaker]", self._client._call_streaming(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        speaker_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Speaker]:
+        """Get a speaker: `GET /v1/speakers/{speaker_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one enrolled speaker profile: its name, your `external_id`, its enrollment status and how many voice samples it was enrolled from. Transcript segments name this profile in `speaker_id` when their speaker label matches it.
+
+        Args:
+            speaker_id: Identifier of the speaker.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Speaker]", self._client._call_streaming(OPERATIONS["getSpeaker"], {"speaker_id": speaker_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        speaker_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete a speaker: `DELETE /v1/speakers/{speaker_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the profile and its voice samples. Transcripts keep their speaker labels but lose the link to this profile.
+
+        Args:
+            speaker_id: Identifier of the speaker.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteSpeaker"], {"speaker_id": speaker_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        speaker_id: str,
+        body: SpeakerUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Speaker]:
+        """Update a speaker: `PATCH /v1/speakers/{speaker_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Renames the profile or changes its `external_id` or metadata; omitted fields keep their values. Another speaker with the same `external_id` answers 409. The voice samples cannot be changed here: delete the profile and enroll it again.
+
+        Args:
+            speaker_id: Identifier of the speaker.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Speaker]", self._client._call_streaming(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class UseCasesWithStreamingResponse(SyncResource):
+    """`client.use_cases`: Reusable analysis configurations that pick skills, features and alert rules."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[UseCaseList]:
+        """List use cases: `GET /v1/use-cases`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's use cases, newest first.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[UseCaseList]", self._client._call_streaming(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: UseCaseCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[UseCase]:
+        """Create a use case: `POST /v1/use-cases`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates a reusable analysis configuration. Features implied by the requested ones are added. Skills must exist and be visible to the workspace, `signals` needs at least one skill, and every alert rule must name a skill in `skill_ids`; otherwise the request answers 400. A name already used by another use case of the workspace answers 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[UseCase]", self._client._call_streaming(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        use_case_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[UseCase]:
+        """Get a use case: `GET /v1/use-cases/{use_case_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one use case: the features, skills, language and alert rules that analyses and agents referring to its `use_case_id` run with.
+
+        Args:
+            use_case_id: Identifier of the use case.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[UseCase]", self._client._call_streaming(OPERATIONS["getUseCase"], {"use_case_id": use_case_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        use_case_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete a use case: `DELETE /v1/use-cases/{use_case_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes a use case. While any agent references it the request answers 409; point those agents at another use case, or delete them, first. Analyses that ran with the use case keep their results and their `use_case_id`.
+
+        Args:
+            use_case_id: Identifier of the use case.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteUseCase"], {"use_case_id": use_case_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        use_case_id: str,
+        body: UseCaseUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[UseCase]:
+        """Update a use case: `PATCH /v1/use-cases/{use_case_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes a use case. Analyses created afterwards use the new configuration; analyses already queued or running keep the one they started with. The rules of `createUseCase` apply to the result (400), and a name clash answers 409.
+
+        Args:
+            use_case_id: Identifier of the use case.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[UseCase]", self._client._call_streaming(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class SkillsWithStreamingResponse(SyncResource):
+    """`client.skills`: Detectors and classifiers that score analyses and produce signals."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        kind: Optional[Literal["classifier", "extractor", "detector"]] = None,
+        builtin: Optional[bool] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[SkillList]:
+        """List skills: `GET /v1/skills`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the built-in skills and the workspace's own skills, sorted by name.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            kind: Only skills of this kind. Filter (`x-filter`): items whose `kind` equals the value.
+            builtin: `true` for built-in skills only, `false` for the workspace's own skills only; omit it for both. Filter (`x-filter`): items whose `builtin` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[SkillList]", self._client._call_streaming(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: SkillCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Skill]:
+        """Create a skill: `POST /v1/skills`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates a skill of your own in the workspace. A name already used by a built-in skill or another skill of the workspace answers 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Skill]", self._client._call_streaming(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        skill_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Skill]:
+        """Get a skill: `GET /v1/skills/{skill_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Gets a built-in skill or one of the workspace's own skills.
+
+        Args:
+            skill_id: Identifier of the skill, built-in or your own.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Skill]", self._client._call_streaming(OPERATIONS["getSkill"], {"skill_id": skill_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        skill_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete a skill: `DELETE /v1/skills/{skill_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes one of the workspace's own skills. Built-in skills answer 409, and so does a skill that a use case still lists in `skill_ids` or `alert_rules`; remove it from those use cases first. Signals the skill already produced are kept.
+
+        Args:
+            skill_id: Identifier of the skill, built-in or your own.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteSkill"], {"skill_id": skill_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        skill_id: str,
+        body: SkillUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Skill]:
+        """Update a skill: `PATCH /v1/skills/{skill_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes one of the workspace's own skills; analyses created afterwards use the new definition. Built-in skills answer 409, and so does a name clash. Signals already produced keep the shape they were produced with.
+
+        Args:
+            skill_id: Identifier of the skill, built-in or your own.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Skill]", self._client._call_streaming(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class ReportsWithStreamingResponse(SyncResource):
+    """`client.reports`: Generated reports over one or more analyses."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[Literal["queued", "generating", "ready", "failed"]] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[ReportList]:
+        """List reports: `GET /v1/reports`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's reports, newest first.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only reports in this status. Filter (`x-filter`): items whose `status` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ReportList]", self._client._call_streaming(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: ReportCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Report]:
+        """Request a report: `POST /v1/reports`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Queues generation of a report over completed analyses and answers at once with the report in `queued` status. Poll `getReport`, or subscribe to the `report.ready` webhook, until the status is `ready` or `failed`. Analyses that do not exist in the workspace answer 400; analyses not yet completed answer 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Report]", self._client._call_streaming(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        report_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Report]:
+        """Get a report: `GET /v1/reports/{report_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Gets a report and its status. When the report is `ready`, every read signs a fresh `download_url` that is valid for one hour.
+
+        Args:
+            report_id: Identifier of the report.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Report]", self._client._call_streaming(OPERATIONS["getReport"], {"report_id": report_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        report_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete a report: `DELETE /v1/reports/{report_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes a report and its generated file; outstanding download links stop working. A report still `queued` or `generating` is cancelled and deleted. The analyses it covers are not affected.
+
+        Args:
+            report_id: Identifier of the report.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteReport"], {"report_id": report_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class QueriesWithStreamingResponse(SyncResource):
+    """`client.queries`: Retrieval-augmented questions answered from analysed content, with citations."""
+
+    def create(
+        self,
+        body: QueryCreateParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[QueryResult]:
+        """Ask a question about analyzed content: `POST /v1/query`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Answers a natural-language question from the transcripts, signals and summaries of completed analyses (retrieval-augmented generation). The answer is written only from the retrieved passages, which come back as citations. Unknown `analysis_ids` or `use_case_id`, or `to` not later than `from`, answer 400.
+
+        Args:
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[QueryResult]", self._client._call_streaming(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
+
+
+class AgentsWithStreamingResponse(SyncResource):
+    """`client.agents`: Automated agents that act on analysis results."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[AgentStatus] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[AgentList]:
+        """List agents: `GET /v1/agents`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's agents, newest first. Filter by `status`; archived agents are included unless you filter them out.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only agents in this status. Filter (`x-filter`): items whose `status` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[AgentList]", self._client._call_streaming(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: AgentCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Agent]:
+        """Create an agent: `POST /v1/agents`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates an agent. It starts `active` unless created `paused`, and runs from its trigger or on demand with `POST /v1/runs`. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Agent]", self._client._call_streaming(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        agent_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Agent]:
+        """Get an agent: `GET /v1/agents/{agent_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one agent: its instructions, the skills and use case it acts with, its trigger (`manual`, `schedule` with a UTC cron, or `event`), whether its actions need approval, and its status (`active`, `paused` or `archived`). Its health is under `/v1/agent-monitoring/agents/{agent_id}`.
+
+        Args:
+            agent_id: Identifier of the agent.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Agent]", self._client._call_streaming(OPERATIONS["getAgent"], {"agent_id": agent_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        agent_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete an agent: `DELETE /v1/agents/{agent_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the agent. Answers 409 while the agent has a run that is queued, running or awaiting approval: cancel it first, or pause the agent and wait. Finished runs and decided approvals of the agent are kept and keep its `agent_id`.
+
+        Args:
+            agent_id: Identifier of the agent.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteAgent"], {"agent_id": agent_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        agent_id: str,
+        body: AgentUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Agent]:
+        """Update an agent: `PATCH /v1/agents/{agent_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes an agent's configuration or status (`active` ⇄ `paused`, or `archived`). Runs already started keep the configuration they started with. Answers 409 when the agent is archived, when the new name is used by another agent that is not archived, or when archiving an agent that has a queued, running or awaiting-approval run.
+
+        Args:
+            agent_id: Identifier of the agent.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Agent]", self._client._call_streaming(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class RunsWithStreamingResponse(SyncResource):
+    """`client.runs`: Executions of agents."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        agent_id: Optional[str] = None,
+        status: Optional[RunStatus] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[RunList]:
+        """List runs: `GET /v1/runs`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's runs, newest first. Filter by `agent_id` and `status`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            agent_id: Only runs of this agent. Filter (`x-filter`): items whose `agent_id` equals the value.
+            status: Only runs in this status. Filter (`x-filter`): items whose `status` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[RunList]", self._client._call_streaming(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: RunCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Run]:
+        """Start a run: `POST /v1/runs`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Starts a run of an active agent on the given input. The run is queued and carried out asynchronously: poll `GET /v1/runs/{run_id}` or subscribe to the `run.finished` webhook. Answers 409 when the agent is paused or archived, and 400 when `agent_id` or one of `input.analysis_ids` is unknown.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Run]", self._client._call_streaming(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        run_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Run]:
+        """Get a run: `GET /v1/runs/{run_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one run of an agent. Its status moves `queued` → `running` (⇄ `awaiting_approval`) → `succeeded` or `failed`, or to `canceled` from any unfinished state; `output` is set when it succeeded, `error` when it failed, and `approval_id` names the approval it waits for.
+
+        Args:
+            run_id: Identifier of the run.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Run]", self._client._call_streaming(OPERATIONS["getRun"], {"run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def cancel(
+        self,
+        run_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Run]:
+        """Cancel a run: `POST /v1/runs/{run_id}/cancel`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Cancels a run that is queued, running or awaiting approval. The run becomes `canceled` at once; actions not yet carried out become `canceled`, and a pending approval of the run becomes `expired`. Actions already carried out are not undone. Answers 409 when the run has already finished (`succeeded`, `failed` or `canceled`).
+
+        Args:
+            run_id: Identifier of the run.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Run]", self._client._call_streaming(OPERATIONS["cancelRun"], {"run_id": run_id, "idempotency_key": idempotency_key}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class ApprovalsWithStreamingResponse(SyncResource):
+    """`client.approvals`: Human approval of actions proposed by agent runs."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[ApprovalStatus] = None,
+        run_id: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[ApprovalList]:
+        """List approvals: `GET /v1/approvals`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's approvals, newest first. Filter by `status` (for example `pending` for the approval inbox) and `run_id`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only approvals in this status. Filter (`x-filter`): items whose `status` equals the value.
+            run_id: Only approvals of this run. Filter (`x-filter`): items whose `run_id` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ApprovalList]", self._client._call_streaming(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get(
+        self,
+        approval_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Approval]:
+        """Get an approval: `GET /v1/approvals/{approval_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one approval: the action a run proposes and its status, `pending` until someone approves or rejects it, or until it expires at `expires_at` (72 hours after the request). Decide it with `approveApproval` or `rejectApproval`; a decision is final.
+
+        Args:
+            approval_id: Identifier of the approval.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Approval]", self._client._call_streaming(OPERATIONS["getApproval"], {"approval_id": approval_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def approve(
+        self,
+        approval_id: str,
+        *,
+        body: Optional[ApprovalDecisionParam] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Approval]:
+        """Approve an action: `POST /v1/approvals/{approval_id}/approve`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Approves a pending approval, with an optional comment. The run goes back to `running` and carries out the action. `decided_by` is the signed-in user; it is null when the request is made with an API key.
+
+        409: the approval is already decided, that is `approved`, `rejected` or `expired` (including expired because its run was canceled); a decision cannot be changed.
+
+
+        Args:
+            approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Approval]", self._client._call_streaming(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def reject(
+        self,
+        approval_id: str,
+        *,
+        body: Optional[ApprovalDecisionParam] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Approval]:
+        """Reject an action: `POST /v1/approvals/{approval_id}/reject`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Rejects a pending approval, with an optional comment. The action is not carried out and becomes `rejected` in the run's output; the run goes back to `running` and continues without it. `decided_by` is the signed-in user; it is null when the request is made with an API key.
+
+        409: the approval is already decided, that is `approved`, `rejected` or `expired` (including expired because its run was canceled); a decision cannot be changed.
+
+
+        Args:
+            approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Approval]", self._client._call_streaming(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class BoardsWithStreamingResponse(SyncResource):
+    """`client.boards`: Dashboards that arrange signals, alerts and metrics."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[BoardList]:
+        """List boards: `GET /v1/boards`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the boards the caller can see, newest first: shared boards and the caller's own.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[BoardList]", self._client._call_streaming(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: BoardCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Board]:
+        """Create a board: `POST /v1/boards`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates a board, private to its creator unless `shared`. Duplicate widget `id`s, a widget wider than the grid, a `signal_trend` widget without `skill_id`, or an unknown `skill_id` or `use_case_id` answer 400.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Board]", self._client._call_streaming(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        board_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Board]:
+        """Get a board: `GET /v1/boards/{board_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one board with its widgets, each with its type, its position on the 12-column grid and its configuration, and whether the board is shared with the workspace.
+
+        Args:
+            board_id: Identifier of the board.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Board]", self._client._call_streaming(OPERATIONS["getBoard"], {"board_id": board_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        board_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete a board: `DELETE /v1/boards/{board_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the board. The analyses, signals and alerts it shows are not affected.
+
+        Args:
+            board_id: Identifier of the board.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteBoard"], {"board_id": board_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        board_id: str,
+        body: BoardUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Board]:
+        """Update a board: `PATCH /v1/boards/{board_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes a board. `widgets` replaces the whole list; the same checks as on creation apply (400).
+
+        Args:
+            board_id: Identifier of the board.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Board]", self._client._call_streaming(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class WorkspacesWithStreamingResponse(SyncResource):
+    """`client.workspaces`: Workspaces, the unit of ownership and rate limiting, and their members."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[WorkspaceList]:
+        """List workspaces: `GET /v1/workspaces`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspaces the caller can reach, oldest first: with an API key, the key's own workspace; with a bearer token, every workspace the user is a member of, frozen ones included so the user can see their `status`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[WorkspaceList]", self._client._call_streaming(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: WorkspaceCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Workspace]:
+        """Create a workspace: `POST /v1/workspaces`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates a workspace on the `free` plan with the calling user as its only member, with role `owner`. Requires a bearer token: an API key belongs to one workspace and answers 403. A `slug` that another workspace already uses answers 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Workspace]", self._client._call_streaming(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        workspace_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Workspace]:
+        """Get a workspace: `GET /v1/workspaces/{workspace_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one workspace the caller is a member of: its name, slug, plan, status, primary owner and member count. Rate limits are counted per workspace, at the limits of its plan.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Workspace]", self._client._call_streaming(OPERATIONS["getWorkspace"], {"workspace_id": workspace_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        workspace_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete a workspace: `DELETE /v1/workspaces/{workspace_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the workspace with everything in it: analyses, speakers, use cases, agents, runs, boards, reports, webhooks and members; its API keys are revoked at once. Deletion cannot be undone. Requires role `owner`. Answers 409 while a run is `queued`, `running` or `awaiting_approval` (cancel it first) or while an invoice is `open` or `uncollectible` (pay it first); a paid subscription is canceled without renewal.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteWorkspace"], {"workspace_id": workspace_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        workspace_id: str,
+        body: WorkspaceUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Workspace]:
+        """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Renames the workspace, changes its slug or hands its primary ownership to another owner. Requires role `owner` or `admin`; only an owner may change `owner_id`. A slug in use by another workspace, or an `owner_id` that is not a member with role `owner`, answers 409. The plan is changed in billing, not here.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Workspace]", self._client._call_streaming(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def list_members(
+        self,
+        workspace_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[WorkspaceMemberList]:
+        """List workspace members: `GET /v1/workspaces/{workspace_id}/members`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's members, in the order they joined. Every member may list members.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[WorkspaceMemberList]", self._client._call_streaming(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def add_member(
+        self,
+        workspace_id: str,
+        body: WorkspaceMemberCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[WorkspaceMember]:
+        """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Adds the user with this email address to the workspace. If no user has the address yet, a user is created and sent an invitation; `name` stays null until they sign in. Requires role `owner` or `admin`, and only an owner may add another owner. An address that is already a member answers 409.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[WorkspaceMember]", self._client._call_streaming(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def remove_member(
+        self,
+        workspace_id: str,
+        user_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Remove a workspace member: `DELETE /v1/workspaces/{workspace_id}/members/{user_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Removes the user from the workspace; the user loses access at once. Owners and admins may remove members (only an owner may remove an owner), and every member may remove themselves. Removing the last owner answers 409. The user's analyses, reports and other resources stay in the workspace.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            user_id: Identifier of the user.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["removeWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update_member(
+        self,
+        workspace_id: str,
+        user_id: str,
+        body: WorkspaceMemberUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[WorkspaceMember]:
+        """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes the member's role. Requires role `owner` or `admin`; only an owner may grant or take away the `owner` role. Demoting the last owner answers 409: promote another member first.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            user_id: Identifier of the user.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[WorkspaceMember]", self._client._call_streaming(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AssistantWithStreamingResponse(SyncResource):
+    """`client.assistant`: Conversations with the assistant about analysis results. Follows the assistant's own versioning."""
+
+    def list_conversations(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[ConversationList]:
+        """List conversations: `GET /aria/conversations`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the caller's conversations with the assistant in the workspace, most recently active first.
+
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ConversationList]", self._client._call_streaming(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create_conversation(
+        self,
+        body: ConversationCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Conversation]:
+        """Start a conversation: `POST /aria/conversations`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Starts a conversation with the assistant. With `initial_message`, the assistant's reply is generated
+        before the response is sent, and the conversation holds the question and the reply.
+        An analysis in `analysis_ids` that does not exist answers 404; one that is not `completed` yet answers 409.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Conversation]", self._client._call_streaming(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_conversation(
+        self,
+        conversation_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Conversation]:
+        """Get a conversation: `GET /aria/conversations/{conversation_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the conversation's summary. Its messages are read with `GET /aria/conversations/{conversation_id}/messages`.
+
+
+        Args:
+            conversation_id: Identifier of the conversation.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Conversation]", self._client._call_streaming(OPERATIONS["getConversation"], {"conversation_id": conversation_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_conversation_messages(
+        self,
+        conversation_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[MessageList]:
+        """List messages: `GET /aria/conversations/{conversation_id}/messages`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the conversation's messages, oldest first, so that pages can be appended as they are read.
+
+
+        Args:
+            conversation_id: Identifier of the conversation.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[MessageList]", self._client._call_streaming(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create_conversation_message(
+        self,
+        conversation_id: str,
+        body: MessageCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Message]:
+        """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Adds a question to the conversation and answers with the assistant's reply, generated from the
+        conversation's analyses and earlier messages. Both messages are stored. While a previous reply in the same
+        conversation is still being generated, the request answers 409; retry once that reply is done.
+
+
+        Args:
+            conversation_id: Identifier of the conversation.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Message]", self._client._call_streaming(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def chat_about_results(
+        self,
+        body: ResultsChatQuestionParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[ResultsChatAnswer]:
+        """Ask about analysis results: `POST /aria/results/chat`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Answers one question about the results of up to 20 analyses. The question and the answer are stored in
+        a conversation: the one named by `conversation_id`, or a new one, so that follow-ups can use
+        `POST /aria/conversations/{conversation_id}/messages`.
+        An analysis or conversation that does not exist answers 404. An analysis that is not `completed` yet, or a
+        reply still being generated in the named conversation, answers 409.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ResultsChatAnswer]", self._client._call_streaming(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class TextAnalysisWithStreamingResponse(SyncResource):
+    """`client.text_analysis`: Synchronous analysis of plain text."""
+
+    def analyze_text(
+        self,
+        body: TextAnalysisCreateParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[TextAnalysis]:
+        """Analyze text: `POST /v1/text/analyze`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Analyzes up to 100,000 characters of text synchronously: sentiment, named entities, skill signals, keywords and a summary, as requested in `features`. The result is returned once and not stored. Unknown skills or use case, skills without the `text` modality, or `signals` without any skill answer 400.
+
+        Args:
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[TextAnalysis]", self._client._call_streaming(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
+
+
+class PrivacyWithStreamingResponse(SyncResource):
+    """`client.privacy`: Data export and deletion requests, consent, terms of service and the privacy policy."""
+
+    def list_exports(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[PrivacyExportList]:
+        """List privacy exports: `GET /v1/privacy/exports`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's data-subject access exports, newest first. Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[PrivacyExportList]", self._client._call_streaming(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create_export(
+        self,
+        body: PrivacyExportCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[PrivacyExport]:
+        """Request a privacy export: `POST /v1/privacy/exports`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requests a data-subject access export of everything the workspace holds about one person. The export is
+        built asynchronously: poll `GET /v1/privacy/exports/{export_id}` until `status` is `completed`, then fetch
+        `download_url` before `expires_at`. A `user` or `speaker` subject that does not exist answers 404.
+        Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[PrivacyExport]", self._client._call_streaming(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_export(
+        self,
+        export_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[PrivacyExport]:
+        """Get a privacy export: `GET /v1/privacy/exports/{export_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            export_id: Identifier of the privacy export.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[PrivacyExport]", self._client._call_streaming(OPERATIONS["getPrivacyExport"], {"export_id": export_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_deletions(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[PrivacyDeletionList]:
+        """List privacy deletions: `GET /v1/privacy/deletions`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's erasure requests, newest first. Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[PrivacyDeletionList]", self._client._call_streaming(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create_deletion(
+        self,
+        body: PrivacyDeletionCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[PrivacyDeletion]:
+        """Request a privacy deletion: `POST /v1/privacy/deletions`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requests erasure of the data the workspace holds about one person, within `scope`. Erasure runs
+        asynchronously and cannot be undone: poll `GET /v1/privacy/deletions/{deletion_id}` for the outcome.
+        A `user` or `speaker` subject that does not exist answers 404. While a deletion for the same subject is
+        `pending` or `processing`, a new one answers 409.
+        Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[PrivacyDeletion]", self._client._call_streaming(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_deletion(
+        self,
+        deletion_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[PrivacyDeletion]:
+        """Get a privacy deletion: `GET /v1/privacy/deletions/{deletion_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            deletion_id: Identifier of the privacy deletion.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[PrivacyDeletion]", self._client._call_streaming(OPERATIONS["getPrivacyDeletion"], {"deletion_id": deletion_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_consent(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[ConsentRecord]:
+        """Get consent: `GET /v1/consent`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the calling user's consent decisions. With an API key, those of the user who created the key.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ConsentRecord]", self._client._call_streaming(OPERATIONS["getConsent"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update_consent(
+        self,
+        body: ConsentUpdateParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[ConsentRecord]:
+        """Update consent: `PUT /v1/consent`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Records the calling user's decisions for the listed purposes, with `source` set to `api`. Purposes not
+        listed keep their current decision. Withdrawing consent stops the matching processing for new work; data
+        already processed is erased only through `POST /v1/privacy/deletions`.
+
+
+        Args:
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ConsentRecord]", self._client._call_streaming(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_terms_of_service(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[TermsOfService]:
+        """Get the terms of service: `GET /v1/tos`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the current terms of service and whether the caller has accepted them.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[TermsOfService]", self._client._call_streaming(OPERATIONS["getTermsOfService"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def accept_terms_of_service(
+        self,
+        body: TosAcceptanceCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[TosAcceptance]:
+        """Accept the terms of service: `POST /v1/tos/accept`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Records that the caller accepted the current terms of service. `version` must be the current `version`
+        of `GET /v1/tos`; any other answers 409, so that a user never accepts terms they did not see. Accepting the
+        same version again returns the first acceptance unchanged.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[TosAcceptance]", self._client._call_streaming(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_policy(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[PrivacyPolicy]:
+        """Get the privacy policy: `GET /v1/privacy-policy`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the privacy policy in force: its version, the date it took effect, its full text in Markdown and the address of the published page. Like every endpoint it needs credentials.
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[PrivacyPolicy]", self._client._call_streaming(OPERATIONS["getPrivacyPolicy"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class ApiKeysWithStreamingResponse(SyncResource):
+    """`client.api_keys`: API keys for server-to-server integrations. The secret is shown once, at creation."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[ApiKeyList]:
+        """List API keys: `GET /v1/keys`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's API keys, newest first, revoked ones included. The secret of a key is never returned after creation; `prefix` and `last_four` identify it.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ApiKeyList]", self._client._call_streaming(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: ApiKeyCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[ApiKeyWithSecret]:
+        """Create an API key: `POST /v1/keys`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates an API key for server-to-server calls. A `live` key starts with `pk_live_` and is a production key; a `test` key starts with `pk_test_` and is a development key. The response carries the secret in `secret`: it is shown once and never again, so store it now. Keys can also be created and revoked in the dashboard.
+
+        Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
+
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scope`), and the requests it authenticates are limited to them as the token's would be.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ApiKeyWithSecret]", self._client._call_streaming(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        key_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[ApiKey]:
+        """Get an API key: `GET /v1/keys/{key_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one API key without its secret: name, environment, `prefix` and `last_four`, its own `rate_limit_rpm`, when it was last used, and when it expires or was revoked. The secret is shown only once, in the response that created the key.
+
+        Args:
+            key_id: Identifier of the API key (not its secret).
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ApiKey]", self._client._call_streaming(OPERATIONS["getApiKey"], {"key_id": key_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def revoke(
+        self,
+        key_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Revoke an API key: `DELETE /v1/keys/{key_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Revokes the key at once: later requests made with it answer 401. Revoking is final; a compromised key is replaced by revoking it and creating a new one. The key stays listed with `revoked_at` set, and revoking it again answers 204 without changing `revoked_at`. Requires role `owner` or `admin`; a key may also revoke itself.
+
+        Args:
+            key_id: Identifier of the API key (not its secret).
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["revokeApiKey"], {"key_id": key_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        key_id: str,
+        body: ApiKeyUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[ApiKey]:
+        """Update an API key: `PATCH /v1/keys/{key_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Renames the key or sets its own per-minute limit. `rate_limit_rpm` null removes the key's limit, so the plan limit applies; a value above the plan's per-minute limit answers 400. A revoked key answers 409. Requires role `owner` or `admin`.
+
+        Args:
+            key_id: Identifier of the API key (not its secret).
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ApiKey]", self._client._call_streaming(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class OauthWithStreamingResponse(SyncResource):
+    """`client.oauth`: OAuth token exchange and revocation."""
+
+    def create_token(
+        self,
+        body: OAuthTokenCreateParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[OAuthToken]:
+        """Exchange a grant for an access token: `POST /v1/oauth/token`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Token endpoint (RFC 6749 section 3.2) of the service's OAuth authorization server. Exchanges an authorization code (with its PKCE `code_verifier`), a refresh token, or the client's own credentials for a short-lived access token, a JWT that is sent as `Authorization: Bearer <JWT>`.
+
+        Unlike most token endpoints, this one inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of the app it is registered under (or with a bearer token), and `client_id` must belong to that app. There is no client secret.
+
+        Refresh tokens rotate: each use returns a new `refresh_token` and invalidates the old one. An unknown, expired or already used code or refresh token, a `redirect_uri` or `code_verifier` that does not match the authorization request, or a `scope` wider than the one granted answers 400. Responses must not be cached.
+
+        A caller authenticated with a bearer token that carries scopes is granted at most those scopes (`x-scope-ceiling: caller`): without `scope` it gets its own, and a `scope` naming any other answers 400 `invalid_scope`. An API key, or a token without a `scope` claim, is not limited.
+
+
+        Args:
+            body: the request body (application/x-www-form-urlencoded)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[OAuthToken]", self._client._call_streaming(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
+
+    def revoke_token(
+        self,
+        body: OAuthTokenRevokeParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[OAuthTokenRevocation]:
+        """Revoke an OAuth token: `POST /v1/oauth/revoke`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Revokes an access token or a refresh token (RFC 7009). Revoking a refresh token also revokes the access tokens issued from it. Answers 200 with `revoked: true` even when the token is unknown, expired or already revoked, so the answer tells nothing about the token.
+
+        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token. Revoking a credential is managing credentials: a token whose `scope` lacks `keys:write` answers 403.
+
+
+        Args:
+            body: the request body (application/x-www-form-urlencoded)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[OAuthTokenRevocation]", self._client._call_streaming(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
+
+
+class BillingWithStreamingResponse(SyncResource):
+    """`client.billing`: The workspace's plan, usage against its limits, and invoices."""
+
+    def get_plan(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[BillingPlan]:
+        """Get the billing plan: `GET /v1/billing/plan`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        The workspace's plan, its subscription status, its request limits and the current billing period. Plans are changed in the dashboard.
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[BillingPlan]", self._client._call_streaming(OPERATIONS["getBillingPlan"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_usage(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Usage]:
+        """Get usage: `GET /v1/billing/usage`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Usage against the workspace's limits: requests today against the daily limit, requests in the current minute window per rate-limit category, and the media minutes and text characters analysed in the current billing period. This request counts against the `general` category like any other.
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Usage]", self._client._call_streaming(OPERATIONS["getBillingUsage"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_invoices(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[InvoiceList]:
+        """List invoices: `GET /v1/billing/invoices`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's invoices, newest first, drafts included. Requires role `owner` or `admin`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[InvoiceList]", self._client._call_streaming(OPERATIONS["listInvoices"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_invoice(
+        self,
+        invoice_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Invoice]:
+        """Get an invoice: `GET /v1/billing/invoices/{invoice_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requires role `owner` or `admin`.
+
+        Args:
+            invoice_id: Identifier of the invoice.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Invoice]", self._client._call_streaming(OPERATIONS["getInvoice"], {"invoice_id": invoice_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AgentMonitoringWithStreamingResponse(SyncResource):
+    """`client.agent_monitoring`: Health and performance of agents."""
+
+    def list_agent_health(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[AgentHealthStatus] = None,
+        window: Optional[AgentHealthWindow] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[AgentHealthList]:
+        """List agent health: `GET /v1/agent-monitoring/agents`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the health of the workspace's agents that are not archived over a window, worst first (`failing`, `degraded`, `healthy`, then `idle`), then by name. Filter by health `status`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only agents in this health status. Filter (`x-filter`): items whose `status` equals the value.
+            window: Period the figures cover, ending now. Filter (`x-filter`): items whose `window` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[AgentHealthList]", self._client._call_streaming(OPERATIONS["listAgentHealth"], {"cursor": cursor, "limit": limit, "status": status, "window": window}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_agent_health(
+        self,
+        agent_id: str,
+        *,
+        window: Optional[AgentHealthWindow] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[AgentHealth]:
+        """Get agent health: `GET /v1/agent-monitoring/agents/{agent_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Health and performance of one agent, archived ones included, over a window.
+
+        Args:
+            agent_id: Identifier of the agent.
+            window: Period the figures cover, ending now.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[AgentHealth]", self._client._call_streaming(OPERATIONS["getAgentHealth"], {"agent_id": agent_id, "window": window}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class WebhooksWithStreamingResponse(SyncResource):
+    """`client.webhooks`: Webhook endpoints that receive signed event deliveries."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[WebhookList]:
+        """List webhooks: `GET /v1/webhooks`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's webhooks, newest first. Secrets are never returned after creation.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[WebhookList]", self._client._call_streaming(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: WebhookCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[WebhookWithSecret]:
+        """Create a webhook: `POST /v1/webhooks`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Registers an endpoint that receives the chosen event types. The response carries the webhook's signing secret in `secret`: it is shown once and never again, so store it now. The secret cannot be changed; to rotate it, create a second webhook for the same URL, let your receiver accept either secret, then delete the old webhook (while both exist, each event arrives twice with the same event `id`). Requires role `owner` or `admin`. A workspace has at most 20 webhooks; creating a 21st answers 409.
+
+        Every delivery is a `POST` of one JSON event (`WebhookEvent`) with three headers: `X-Webhook-Id`, the webhook's id; `X-Webhook-Timestamp`, UTC epoch seconds when the attempt was signed; and `X-Webhook-Signature`, which is `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>` (the timestamp, a period, then the body bytes exactly as received), keyed with the webhook's secret: the full `whsec_...` string as UTF-8 bytes. To verify a delivery, compute the HMAC over the raw body before parsing it, compare it with the header in constant time, and reject a timestamp more than 300 seconds away from your clock.
+
+        Any 2xx answer within 10 seconds acknowledges the delivery. Other answers and time-outs are retried with exponential backoff for 24 hours; each attempt is signed anew with a fresh timestamp and carries the same event `id`, so deduplicate on it. Deliveries are not ordered.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[WebhookWithSecret]", self._client._call_streaming(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        webhook_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[Webhook]:
+        """Get a webhook: `GET /v1/webhooks/{webhook_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one webhook without its secret: the URL, the event types it receives, whether it is enabled, and the time and status of its last delivery attempt. The signing secret is shown only once, when the webhook is created.
+
+        Args:
+            webhook_id: Identifier of the webhook.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Webhook]", self._client._call_streaming(OPERATIONS["getWebhook"], {"webhook_id": webhook_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        webhook_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[None]:
+        """Delete a webhook: `DELETE /v1/webhooks/{webhook_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the webhook and its secret. Pending retries are dropped. Requires role `owner` or `admin`.
+
+        Args:
+            webhook_id: Identifier of the webhook.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteWebhook"], {"webhook_id": webhook_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        webhook_id: str,
+        body: WebhookUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[Webhook]:
+        """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes the endpoint URL, the event types, whether deliveries are sent, or the description. The secret cannot be changed: to rotate it, create a new webhook and delete this one. Deliveries already queued keep their original URL. Requires role `owner` or `admin`.
+
+        Args:
+            webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[Webhook]", self._client._call_streaming(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def test(
+        self,
+        webhook_id: str,
+        body: WebhookTestParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> StreamingResponse[WebhookTestDelivery]:
+        """Send a test event: `POST /v1/webhooks/{webhook_id}/test`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Sends a sample event of the chosen type to the endpoint now, signed with the webhook's secret exactly like a real delivery. The event's `data` holds sample values and its `workspace_id` is the real one. The type need not be one the webhook subscribes to, and a disabled webhook is tested too. A test delivery is attempted once, without retries; its outcome shows in the webhook's `last_delivery_at` and `last_delivery_status`.
+
+        Args:
+            webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[WebhookTestDelivery]", self._client._call_streaming(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class HealthWithStreamingResponse(SyncResource):
+    """`client.health`: Health of the backend service and of the edge gateway."""
+
+    def get_service(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[ServiceHealth]:
+        """Get backend health: `GET /v1/health`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Reports the health of the backend service and its dependencies. Unlike `/health` and `/healthz`, which the
+        edge gateway answers itself, this request reaches the backend, needs credentials and counts against the rate limit.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500, 503.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[ServiceHealth]", self._client._call_streaming(OPERATIONS["getServiceHealth"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_gateway(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[GatewayHealth]:
+        """Get gateway health: `GET /health`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Answered by the edge gateway itself, without contacting the backend: it reports the gateway's health, not the
+        backend's (use `GET /v1/health` for that). Needs no credentials, carries no rate-limit headers and is not
+        counted against any limit.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            InternalServerError: the service answered 503.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[GatewayHealth]", self._client._call_streaming(OPERATIONS["getGatewayHealth"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_gateway_healthz(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[GatewayHealth]:
+        """Get gateway health (probe path): `GET /healthz`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Same as `GET /health`, at the path that orchestrator liveness and readiness probes expect.
+
+        Answered by the edge gateway itself, without contacting the backend: it reports the gateway's health, not the
+        backend's (use `GET /v1/health` for that). Needs no credentials, carries no rate-limit headers and is not
+        counted against any limit.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            InternalServerError: the service answered 503.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[GatewayHealth]", self._client._call_streaming(OPERATIONS["getGatewayHealthz"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class DocumentationWithStreamingResponse(SyncResource):
+    """`client.documentation`: This description and its interactive viewer."""
+
+    def get_openapi_description(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[str]:
+        """Get the OpenAPI description: `GET /openapi.yaml`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns this OpenAPI 3.1 description as YAML. It covers the interface only in part.
+
+        Needs no credentials: browsers open it by navigation and cannot send custom headers, and the `token` query
+        parameter is reserved for WebSocket and SSE. Carries no rate-limit headers.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[str]", self._client._call_streaming(OPERATIONS["getOpenApiDescription"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_swagger_ui(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> StreamingResponse[str]:
+        """Get the interactive viewer: `GET /swagger.html`. Returns a `StreamingResponse` for `with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns an HTML page that renders `/openapi.yaml` with Swagger UI.
+
+        Needs no credentials: browsers open it by navigation and cannot send custom headers, and the `token` query
+        parameter is reserved for WebSocket and SSE. Carries no rate-limit headers.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("StreamingResponse[str]", self._client._call_streaming(OPERATIONS["getSwaggerUi"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncAnalysesWithStreamingResponse(AsyncResource):
+    """`client.analyses`: Media and text analyses, their uploads, transcripts, speaker labels, signals and alerts."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[AnalysisStatus] = None,
+        media_type: Optional[AnalysisMediaType] = None,
+        use_case_id: Optional[str] = None,
+        created_after: Optional[str] = None,
+        created_before: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[AnalysisList]:
+        """List analyses: `GET /v1/analyses`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's analyses, newest first. Filters combine with AND.
+
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only analyses in this status. Filter (`x-filter`): items whose `status` equals the value.
+            media_type: Only analyses of this kind of content. Filter (`x-filter`): items whose `media_type` equals the value.
+            use_case_id: Only analyses run with this use case. Filter (`x-filter`): items whose `use_case_id` equals the value.
+            created_after: Only analyses created at or after this time. Filter (`x-filter`): items whose `created_at` is at or after the time.
+            created_before: Only analyses created before this time. Must be later than `created_after`, or the request answers 400. Filter (`x-filter`): items whose `created_at` is before the time.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[AnalysisList]", self._client._call_streaming(OPERATIONS["listAnalyses"], {"cursor": cursor, "limit": limit, "status": status, "media_type": media_type, "use_case_id": use_case_id, "created_after": created_after, "created_before": created_before}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: AnalysisCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Analysis]:
+        """Create an analysis: `POST /v1/analyses`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Starts an analysis of media at an HTTPS URL or of inline text. The analysis
+        is created `queued` and processed asynchronously: follow it with
+        `GET /v1/analyses/{analysis_id}`, the event stream
+        `GET /v1/analysis/{id}/stream`, or the `analysis.completed` and
+        `analysis.failed` webhooks. To send a file, use `POST /v1/analyses/upload`;
+        for media of unknown length, `POST /v1/analysis/stream-upload`.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["createAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def upload(
+        self,
+        body: AnalysisUploadParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Analysis]:
+        """Upload media for analysis: `POST /v1/analyses/upload`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Uploads a media file as `multipart/form-data` and starts its analysis. The
+        options are the fields of `AnalysisCreate`, sent as form fields next to the
+        `file` part. The analysis is created `queued` once the whole file is received.
+
+        Size limit: files up to 2 GiB. A larger file answers **400**, not 413: the
+        service stops reading at the limit and answers with a `detail` naming it.
+        For media whose length is not known in advance, use
+        `POST /v1/analysis/stream-upload`.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (multipart/form-data)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["uploadAnalysis"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        analysis_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Analysis]:
+        """Get an analysis: `GET /v1/analyses/{analysis_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the analysis with its current status and progress. A failed analysis carries the reason in `error`.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["getAnalysis"], {"analysis_id": analysis_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        analysis_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete an analysis: `DELETE /v1/analyses/{analysis_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the analysis with its transcript, speaker labels, signals and
+        alerts, and the stored media. Allowed in every status, so it never answers
+        409: a `queued` or `processing` analysis is first canceled (open event
+        streams receive a `status` event with `canceled` and close), then deleted.
+        Deletion cannot be undone.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteAnalysis"], {"analysis_id": analysis_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        analysis_id: str,
+        body: AnalysisUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Analysis]:
+        """Update an analysis: `PATCH /v1/analyses/{analysis_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes the title or metadata. Allowed in every status; processing is not affected.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["updateAnalysis"], {"analysis_id": analysis_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_transcript(
+        self,
+        analysis_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Transcript]:
+        """Get the transcript of an analysis: `GET /v1/analyses/{analysis_id}/transcript`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the full transcript once the analysis is `completed`. Before that,
+        and for `failed` or `canceled` analyses, it answers 409; segments produced
+        while processing are delivered live as `transcript.segment` events on
+        `GET /v1/analysis/{id}/stream`.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Transcript]", self._client._call_streaming(OPERATIONS["getAnalysisTranscript"], {"analysis_id": analysis_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_speakers(
+        self,
+        analysis_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[AnalysisSpeakerList]:
+        """List the speakers of an analysis: `GET /v1/analyses/{analysis_id}/speakers`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the speaker labels found by diarization, in order of first speech,
+        with their talk time, segment count and the enrolled speaker each matched.
+        Empty for analyses without the `diarization` feature and for `text`
+        analyses; while the analysis is `processing`, lists the labels found so far.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[AnalysisSpeakerList]", self._client._call_streaming(OPERATIONS["listAnalysisSpeakers"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_signals(
+        self,
+        analysis_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        min_score: Optional[float] = None,
+        skill_id: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[SignalList]:
+        """List the signals of an analysis: `GET /v1/analyses/{analysis_id}/signals`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the signals the use case's skills produced, ordered by `start`;
+        signals about the whole analysis (`start` null) come last. While the analysis
+        is `processing`, lists the signals produced so far. Empty for analyses
+        without the `signals` feature.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            min_score: Only signals with `score` at or above this value. Filter (`x-filter`): items whose `score` is at least the value.
+            skill_id: Only signals produced by this skill. Filter (`x-filter`): items whose `skill_id` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[SignalList]", self._client._call_streaming(OPERATIONS["listAnalysisSignals"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "min_score": min_score, "skill_id": skill_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_alerts(
+        self,
+        analysis_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[AlertStatus] = None,
+        severity: Optional[AlertSeverity] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[AlertList]:
+        """List the alerts of an analysis: `GET /v1/analyses/{analysis_id}/alerts`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the alerts that the analysis's signals triggered under the use
+        case's alert rules, oldest first. While the analysis is `processing`, lists
+        the alerts triggered so far; each one is also sent as an `alert` event and
+        an `alert.triggered` webhook.
+
+
+        Args:
+            analysis_id: Identifier of the analysis.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only alerts in this status. Filter (`x-filter`): items whose `status` equals the value.
+            severity: Only alerts of this severity. Filter (`x-filter`): items whose `severity` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[AlertList]", self._client._call_streaming(OPERATIONS["listAnalysisAlerts"], {"analysis_id": analysis_id, "cursor": cursor, "limit": limit, "status": status, "severity": severity}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncStreamUploadsWithStreamingResponse(AsyncResource):
+    """`client.stream_uploads`: Streaming upload of media whose length is not known in advance."""
+
+    def create(
+        self,
+        body: BinaryBody,
+        *,
+        media_type: AnalysisMediaType,
+        title: Optional[str] = None,
+        language: Optional[AnalysisLanguage] = None,
+        use_case_id: Optional[str] = None,
+        features: Optional[List[AnalysisFeature]] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Analysis]:
+        """Stream media of unknown length for analysis: `POST /v1/analysis/stream-upload`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Uploads media whose length is not known when the upload starts, for
+        example a recording that is still being written. Send the raw bytes as
+        `application/octet-stream` with `Transfer-Encoding: chunked` (HTTP/1.1) or as
+        an HTTP/2 stream without `Content-Length`; the options go in the query
+        string. The service detects the container and codec from the bytes.
+
+        The analysis is created `queued` when the last chunk arrives, and the
+        response is sent then. If the connection breaks before the end of the body,
+        no analysis is created: start again from the first byte. The body may be up
+        to 2 GiB; past the limit the service stops reading and answers **400** (it
+        never answers 413). For real-time results while the media is still being
+        produced, use the `/v1/stream` WebSocket instead.
+
+        Safe to retry with the same `Idempotency-Key`: a client whose answer was
+        lost after the last chunk sends the whole body again and gets the first
+        answer replayed, not a second analysis (the fingerprint covers the bytes).
+
+        Rate-limit category `upload`: the path matches both the upload and the
+        streaming rule, and the policy's first match, `upload`, applies.
+
+
+        Args:
+            media_type: Kind of content sent in the body.
+            title: Display title.
+            language: BCP-47 tag of the spoken or written language, or `auto` (the default) to detect it.
+            use_case_id: Use case to run with, as in `AnalysisCreate`. An unknown use case answers 400.
+            features: Features to run, repeated once per feature (`features=transcription&features=signals`). Same defaults and rules as in `AnalysisCreate`.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: The raw media bytes, in any supported audio, video or text format.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Analysis]", self._client._call_streaming(OPERATIONS["createStreamUpload"], {"media_type": media_type, "title": title, "language": language, "use_case_id": use_case_id, "features": features, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncStreamingWithStreamingResponse(AsyncResource):
+    """`client.streaming`: Real-time updates over Server-Sent Events and WebSocket, authenticated with the `token` query parameter."""
+
+
+
+class AsyncSpeakersWithStreamingResponse(AsyncResource):
+    """`client.speakers`: Enrolled speaker profiles used to name the speaker labels of transcripts."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        name: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[SpeakerList]:
+        """List speakers: `GET /v1/speakers`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's enrolled speakers, newest first.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            name: Only speakers whose name starts with this text (case-sensitive). Filter (`x-filter`): items whose `name` starts with the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[SpeakerList]", self._client._call_streaming(OPERATIONS["listSpeakers"], {"cursor": cursor, "limit": limit, "name": name}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: SpeakerCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Speaker]:
+        """Enroll a speaker: `POST /v1/speakers`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Enrolls a speaker from voice samples in existing analyses. Enrollment finishes asynchronously; `enrollment_status` tells when.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Speaker]", self._client._call_streaming(OPERATIONS["createSpeaker"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        speaker_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Speaker]:
+        """Get a speaker: `GET /v1/speakers/{speaker_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one enrolled speaker profile: its name, your `external_id`, its enrollment status and how many voice samples it was enrolled from. Transcript segments name this profile in `speaker_id` when their speaker label matches it.
+
+        Args:
+            speaker_id: Identifier of the speaker.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Speaker]", self._client._call_streaming(OPERATIONS["getSpeaker"], {"speaker_id": speaker_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        speaker_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete a speaker: `DELETE /v1/speakers/{speaker_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the profile and its voice samples. Transcripts keep their speaker labels but lose the link to this profile.
+
+        Args:
+            speaker_id: Identifier of the speaker.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteSpeaker"], {"speaker_id": speaker_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        speaker_id: str,
+        body: SpeakerUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Speaker]:
+        """Update a speaker: `PATCH /v1/speakers/{speaker_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Renames the profile or changes its `external_id` or metadata; omitted fields keep their values. Another speaker with the same `external_id` answers 409. The voice samples cannot be changed here: delete the profile and enroll it again.
+
+        Args:
+            speaker_id: Identifier of the speaker.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Speaker]", self._client._call_streaming(OPERATIONS["updateSpeaker"], {"speaker_id": speaker_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncUseCasesWithStreamingResponse(AsyncResource):
+    """`client.use_cases`: Reusable analysis configurations that pick skills, features and alert rules."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[UseCaseList]:
+        """List use cases: `GET /v1/use-cases`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's use cases, newest first.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[UseCaseList]", self._client._call_streaming(OPERATIONS["listUseCases"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: UseCaseCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[UseCase]:
+        """Create a use case: `POST /v1/use-cases`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates a reusable analysis configuration. Features implied by the requested ones are added. Skills must exist and be visible to the workspace, `signals` needs at least one skill, and every alert rule must name a skill in `skill_ids`; otherwise the request answers 400. A name already used by another use case of the workspace answers 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[UseCase]", self._client._call_streaming(OPERATIONS["createUseCase"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        use_case_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[UseCase]:
+        """Get a use case: `GET /v1/use-cases/{use_case_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one use case: the features, skills, language and alert rules that analyses and agents referring to its `use_case_id` run with.
+
+        Args:
+            use_case_id: Identifier of the use case.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[UseCase]", self._client._call_streaming(OPERATIONS["getUseCase"], {"use_case_id": use_case_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        use_case_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete a use case: `DELETE /v1/use-cases/{use_case_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes a use case. While any agent references it the request answers 409; point those agents at another use case, or delete them, first. Analyses that ran with the use case keep their results and their `use_case_id`.
+
+        Args:
+            use_case_id: Identifier of the use case.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteUseCase"], {"use_case_id": use_case_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        use_case_id: str,
+        body: UseCaseUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[UseCase]:
+        """Update a use case: `PATCH /v1/use-cases/{use_case_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes a use case. Analyses created afterwards use the new configuration; analyses already queued or running keep the one they started with. The rules of `createUseCase` apply to the result (400), and a name clash answers 409.
+
+        Args:
+            use_case_id: Identifier of the use case.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[UseCase]", self._client._call_streaming(OPERATIONS["updateUseCase"], {"use_case_id": use_case_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncSkillsWithStreamingResponse(AsyncResource):
+    """`client.skills`: Detectors and classifiers that score analyses and produce signals."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        kind: Optional[Literal["classifier", "extractor", "detector"]] = None,
+        builtin: Optional[bool] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[SkillList]:
+        """List skills: `GET /v1/skills`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the built-in skills and the workspace's own skills, sorted by name.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            kind: Only skills of this kind. Filter (`x-filter`): items whose `kind` equals the value.
+            builtin: `true` for built-in skills only, `false` for the workspace's own skills only; omit it for both. Filter (`x-filter`): items whose `builtin` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[SkillList]", self._client._call_streaming(OPERATIONS["listSkills"], {"cursor": cursor, "limit": limit, "kind": kind, "builtin": builtin}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: SkillCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Skill]:
+        """Create a skill: `POST /v1/skills`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates a skill of your own in the workspace. A name already used by a built-in skill or another skill of the workspace answers 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Skill]", self._client._call_streaming(OPERATIONS["createSkill"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        skill_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Skill]:
+        """Get a skill: `GET /v1/skills/{skill_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Gets a built-in skill or one of the workspace's own skills.
+
+        Args:
+            skill_id: Identifier of the skill, built-in or your own.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Skill]", self._client._call_streaming(OPERATIONS["getSkill"], {"skill_id": skill_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        skill_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete a skill: `DELETE /v1/skills/{skill_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes one of the workspace's own skills. Built-in skills answer 409, and so does a skill that a use case still lists in `skill_ids` or `alert_rules`; remove it from those use cases first. Signals the skill already produced are kept.
+
+        Args:
+            skill_id: Identifier of the skill, built-in or your own.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteSkill"], {"skill_id": skill_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        skill_id: str,
+        body: SkillUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Skill]:
+        """Update a skill: `PATCH /v1/skills/{skill_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes one of the workspace's own skills; analyses created afterwards use the new definition. Built-in skills answer 409, and so does a name clash. Signals already produced keep the shape they were produced with.
+
+        Args:
+            skill_id: Identifier of the skill, built-in or your own.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Skill]", self._client._call_streaming(OPERATIONS["updateSkill"], {"skill_id": skill_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncReportsWithStreamingResponse(AsyncResource):
+    """`client.reports`: Generated reports over one or more analyses."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[Literal["queued", "generating", "ready", "failed"]] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[ReportList]:
+        """List reports: `GET /v1/reports`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's reports, newest first.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only reports in this status. Filter (`x-filter`): items whose `status` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ReportList]", self._client._call_streaming(OPERATIONS["listReports"], {"cursor": cursor, "limit": limit, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: ReportCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Report]:
+        """Request a report: `POST /v1/reports`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Queues generation of a report over completed analyses and answers at once with the report in `queued` status. Poll `getReport`, or subscribe to the `report.ready` webhook, until the status is `ready` or `failed`. Analyses that do not exist in the workspace answer 400; analyses not yet completed answer 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Report]", self._client._call_streaming(OPERATIONS["createReport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        report_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Report]:
+        """Get a report: `GET /v1/reports/{report_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Gets a report and its status. When the report is `ready`, every read signs a fresh `download_url` that is valid for one hour.
+
+        Args:
+            report_id: Identifier of the report.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Report]", self._client._call_streaming(OPERATIONS["getReport"], {"report_id": report_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        report_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete a report: `DELETE /v1/reports/{report_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes a report and its generated file; outstanding download links stop working. A report still `queued` or `generating` is cancelled and deleted. The analyses it covers are not affected.
+
+        Args:
+            report_id: Identifier of the report.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteReport"], {"report_id": report_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncQueriesWithStreamingResponse(AsyncResource):
+    """`client.queries`: Retrieval-augmented questions answered from analysed content, with citations."""
+
+    def create(
+        self,
+        body: QueryCreateParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[QueryResult]:
+        """Ask a question about analyzed content: `POST /v1/query`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Answers a natural-language question from the transcripts, signals and summaries of completed analyses (retrieval-augmented generation). The answer is written only from the retrieved passages, which come back as citations. Unknown `analysis_ids` or `use_case_id`, or `to` not later than `from`, answer 400.
+
+        Args:
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[QueryResult]", self._client._call_streaming(OPERATIONS["createQuery"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
+
+
+class AsyncAgentsWithStreamingResponse(AsyncResource):
+    """`client.agents`: Automated agents that act on analysis results."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[AgentStatus] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[AgentList]:
+        """List agents: `GET /v1/agents`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's agents, newest first. Filter by `status`; archived agents are included unless you filter them out.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only agents in this status. Filter (`x-filter`): items whose `status` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[AgentList]", self._client._call_streaming(OPERATIONS["listAgents"], {"cursor": cursor, "limit": limit, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: AgentCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Agent]:
+        """Create an agent: `POST /v1/agents`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates an agent. It starts `active` unless created `paused`, and runs from its trigger or on demand with `POST /v1/runs`. Unknown `skill_ids` or `use_case_id` answer 400; a name already used by another agent that is not archived answers 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Agent]", self._client._call_streaming(OPERATIONS["createAgent"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        agent_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Agent]:
+        """Get an agent: `GET /v1/agents/{agent_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one agent: its instructions, the skills and use case it acts with, its trigger (`manual`, `schedule` with a UTC cron, or `event`), whether its actions need approval, and its status (`active`, `paused` or `archived`). Its health is under `/v1/agent-monitoring/agents/{agent_id}`.
+
+        Args:
+            agent_id: Identifier of the agent.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Agent]", self._client._call_streaming(OPERATIONS["getAgent"], {"agent_id": agent_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        agent_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete an agent: `DELETE /v1/agents/{agent_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the agent. Answers 409 while the agent has a run that is queued, running or awaiting approval: cancel it first, or pause the agent and wait. Finished runs and decided approvals of the agent are kept and keep its `agent_id`.
+
+        Args:
+            agent_id: Identifier of the agent.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteAgent"], {"agent_id": agent_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        agent_id: str,
+        body: AgentUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Agent]:
+        """Update an agent: `PATCH /v1/agents/{agent_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes an agent's configuration or status (`active` ⇄ `paused`, or `archived`). Runs already started keep the configuration they started with. Answers 409 when the agent is archived, when the new name is used by another agent that is not archived, or when archiving an agent that has a queued, running or awaiting-approval run.
+
+        Args:
+            agent_id: Identifier of the agent.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Agent]", self._client._call_streaming(OPERATIONS["updateAgent"], {"agent_id": agent_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncRunsWithStreamingResponse(AsyncResource):
+    """`client.runs`: Executions of agents."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        agent_id: Optional[str] = None,
+        status: Optional[RunStatus] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[RunList]:
+        """List runs: `GET /v1/runs`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's runs, newest first. Filter by `agent_id` and `status`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            agent_id: Only runs of this agent. Filter (`x-filter`): items whose `agent_id` equals the value.
+            status: Only runs in this status. Filter (`x-filter`): items whose `status` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[RunList]", self._client._call_streaming(OPERATIONS["listRuns"], {"cursor": cursor, "limit": limit, "agent_id": agent_id, "status": status}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: RunCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Run]:
+        """Start a run: `POST /v1/runs`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Starts a run of an active agent on the given input. The run is queued and carried out asynchronously: poll `GET /v1/runs/{run_id}` or subscribe to the `run.finished` webhook. Answers 409 when the agent is paused or archived, and 400 when `agent_id` or one of `input.analysis_ids` is unknown.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Run]", self._client._call_streaming(OPERATIONS["createRun"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        run_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Run]:
+        """Get a run: `GET /v1/runs/{run_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one run of an agent. Its status moves `queued` → `running` (⇄ `awaiting_approval`) → `succeeded` or `failed`, or to `canceled` from any unfinished state; `output` is set when it succeeded, `error` when it failed, and `approval_id` names the approval it waits for.
+
+        Args:
+            run_id: Identifier of the run.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Run]", self._client._call_streaming(OPERATIONS["getRun"], {"run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def cancel(
+        self,
+        run_id: str,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Run]:
+        """Cancel a run: `POST /v1/runs/{run_id}/cancel`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Cancels a run that is queued, running or awaiting approval. The run becomes `canceled` at once; actions not yet carried out become `canceled`, and a pending approval of the run becomes `expired`. Actions already carried out are not undone. Answers 409 when the run has already finished (`succeeded`, `failed` or `canceled`).
+
+        Args:
+            run_id: Identifier of the run.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Run]", self._client._call_streaming(OPERATIONS["cancelRun"], {"run_id": run_id, "idempotency_key": idempotency_key}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncApprovalsWithStreamingResponse(AsyncResource):
+    """`client.approvals`: Human approval of actions proposed by agent runs."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[ApprovalStatus] = None,
+        run_id: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[ApprovalList]:
+        """List approvals: `GET /v1/approvals`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's approvals, newest first. Filter by `status` (for example `pending` for the approval inbox) and `run_id`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only approvals in this status. Filter (`x-filter`): items whose `status` equals the value.
+            run_id: Only approvals of this run. Filter (`x-filter`): items whose `run_id` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ApprovalList]", self._client._call_streaming(OPERATIONS["listApprovals"], {"cursor": cursor, "limit": limit, "status": status, "run_id": run_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get(
+        self,
+        approval_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Approval]:
+        """Get an approval: `GET /v1/approvals/{approval_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one approval: the action a run proposes and its status, `pending` until someone approves or rejects it, or until it expires at `expires_at` (72 hours after the request). Decide it with `approveApproval` or `rejectApproval`; a decision is final.
+
+        Args:
+            approval_id: Identifier of the approval.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Approval]", self._client._call_streaming(OPERATIONS["getApproval"], {"approval_id": approval_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def approve(
+        self,
+        approval_id: str,
+        *,
+        body: Optional[ApprovalDecisionParam] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Approval]:
+        """Approve an action: `POST /v1/approvals/{approval_id}/approve`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Approves a pending approval, with an optional comment. The run goes back to `running` and carries out the action. `decided_by` is the signed-in user; it is null when the request is made with an API key.
+
+        409: the approval is already decided, that is `approved`, `rejected` or `expired` (including expired because its run was canceled); a decision cannot be changed.
+
+
+        Args:
+            approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Approval]", self._client._call_streaming(OPERATIONS["approveApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def reject(
+        self,
+        approval_id: str,
+        *,
+        body: Optional[ApprovalDecisionParam] = None,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Approval]:
+        """Reject an action: `POST /v1/approvals/{approval_id}/reject`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Rejects a pending approval, with an optional comment. The action is not carried out and becomes `rejected` in the run's output; the run goes back to `running` and continues without it. `decided_by` is the signed-in user; it is null when the request is made with an API key.
+
+        409: the approval is already decided, that is `approved`, `rejected` or `expired` (including expired because its run was canceled); a decision cannot be changed.
+
+
+        Args:
+            approval_id: Identifier of the approval.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Approval]", self._client._call_streaming(OPERATIONS["rejectApproval"], {"approval_id": approval_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncBoardsWithStreamingResponse(AsyncResource):
+    """`client.boards`: Dashboards that arrange signals, alerts and metrics."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[BoardList]:
+        """List boards: `GET /v1/boards`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the boards the caller can see, newest first: shared boards and the caller's own.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[BoardList]", self._client._call_streaming(OPERATIONS["listBoards"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: BoardCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Board]:
+        """Create a board: `POST /v1/boards`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates a board, private to its creator unless `shared`. Duplicate widget `id`s, a widget wider than the grid, a `signal_trend` widget without `skill_id`, or an unknown `skill_id` or `use_case_id` answer 400.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Board]", self._client._call_streaming(OPERATIONS["createBoard"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        board_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Board]:
+        """Get a board: `GET /v1/boards/{board_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one board with its widgets, each with its type, its position on the 12-column grid and its configuration, and whether the board is shared with the workspace.
+
+        Args:
+            board_id: Identifier of the board.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Board]", self._client._call_streaming(OPERATIONS["getBoard"], {"board_id": board_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        board_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete a board: `DELETE /v1/boards/{board_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the board. The analyses, signals and alerts it shows are not affected.
+
+        Args:
+            board_id: Identifier of the board.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteBoard"], {"board_id": board_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        board_id: str,
+        body: BoardUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Board]:
+        """Update a board: `PATCH /v1/boards/{board_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes a board. `widgets` replaces the whole list; the same checks as on creation apply (400).
+
+        Args:
+            board_id: Identifier of the board.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Board]", self._client._call_streaming(OPERATIONS["updateBoard"], {"board_id": board_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncWorkspacesWithStreamingResponse(AsyncResource):
+    """`client.workspaces`: Workspaces, the unit of ownership and rate limiting, and their members."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[WorkspaceList]:
+        """List workspaces: `GET /v1/workspaces`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspaces the caller can reach, oldest first: with an API key, the key's own workspace; with a bearer token, every workspace the user is a member of, frozen ones included so the user can see their `status`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[WorkspaceList]", self._client._call_streaming(OPERATIONS["listWorkspaces"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: WorkspaceCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Workspace]:
+        """Create a workspace: `POST /v1/workspaces`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates a workspace on the `free` plan with the calling user as its only member, with role `owner`. Requires a bearer token: an API key belongs to one workspace and answers 403. A `slug` that another workspace already uses answers 409.
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Workspace]", self._client._call_streaming(OPERATIONS["createWorkspace"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        workspace_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Workspace]:
+        """Get a workspace: `GET /v1/workspaces/{workspace_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one workspace the caller is a member of: its name, slug, plan, status, primary owner and member count. Rate limits are counted per workspace, at the limits of its plan.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Workspace]", self._client._call_streaming(OPERATIONS["getWorkspace"], {"workspace_id": workspace_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        workspace_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete a workspace: `DELETE /v1/workspaces/{workspace_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the workspace with everything in it: analyses, speakers, use cases, agents, runs, boards, reports, webhooks and members; its API keys are revoked at once. Deletion cannot be undone. Requires role `owner`. Answers 409 while a run is `queued`, `running` or `awaiting_approval` (cancel it first) or while an invoice is `open` or `uncollectible` (pay it first); a paid subscription is canceled without renewal.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteWorkspace"], {"workspace_id": workspace_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        workspace_id: str,
+        body: WorkspaceUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Workspace]:
+        """Update a workspace: `PATCH /v1/workspaces/{workspace_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Renames the workspace, changes its slug or hands its primary ownership to another owner. Requires role `owner` or `admin`; only an owner may change `owner_id`. A slug in use by another workspace, or an `owner_id` that is not a member with role `owner`, answers 409. The plan is changed in billing, not here.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Workspace]", self._client._call_streaming(OPERATIONS["updateWorkspace"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def list_members(
+        self,
+        workspace_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[WorkspaceMemberList]:
+        """List workspace members: `GET /v1/workspaces/{workspace_id}/members`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's members, in the order they joined. Every member may list members.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[WorkspaceMemberList]", self._client._call_streaming(OPERATIONS["listWorkspaceMembers"], {"workspace_id": workspace_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def add_member(
+        self,
+        workspace_id: str,
+        body: WorkspaceMemberCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[WorkspaceMember]:
+        """Add a workspace member: `POST /v1/workspaces/{workspace_id}/members`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Adds the user with this email address to the workspace. If no user has the address yet, a user is created and sent an invitation; `name` stays null until they sign in. Requires role `owner` or `admin`, and only an owner may add another owner. An address that is already a member answers 409.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[WorkspaceMember]", self._client._call_streaming(OPERATIONS["addWorkspaceMember"], {"workspace_id": workspace_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def remove_member(
+        self,
+        workspace_id: str,
+        user_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Remove a workspace member: `DELETE /v1/workspaces/{workspace_id}/members/{user_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Removes the user from the workspace; the user loses access at once. Owners and admins may remove members (only an owner may remove an owner), and every member may remove themselves. Removing the last owner answers 409. The user's analyses, reports and other resources stay in the workspace.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            user_id: Identifier of the user.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["removeWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update_member(
+        self,
+        workspace_id: str,
+        user_id: str,
+        body: WorkspaceMemberUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[WorkspaceMember]:
+        """Change a member's role: `PATCH /v1/workspaces/{workspace_id}/members/{user_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes the member's role. Requires role `owner` or `admin`; only an owner may grant or take away the `owner` role. Demoting the last owner answers 409: promote another member first.
+
+        Args:
+            workspace_id: Identifier of the workspace.
+            user_id: Identifier of the user.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[WorkspaceMember]", self._client._call_streaming(OPERATIONS["updateWorkspaceMember"], {"workspace_id": workspace_id, "user_id": user_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncAssistantWithStreamingResponse(AsyncResource):
+    """`client.assistant`: Conversations with the assistant about analysis results. Follows the assistant's own versioning."""
+
+    def list_conversations(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[ConversationList]:
+        """List conversations: `GET /aria/conversations`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the caller's conversations with the assistant in the workspace, most recently active first.
+
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ConversationList]", self._client._call_streaming(OPERATIONS["listConversations"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create_conversation(
+        self,
+        body: ConversationCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Conversation]:
+        """Start a conversation: `POST /aria/conversations`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Starts a conversation with the assistant. With `initial_message`, the assistant's reply is generated
+        before the response is sent, and the conversation holds the question and the reply.
+        An analysis in `analysis_ids` that does not exist answers 404; one that is not `completed` yet answers 409.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Conversation]", self._client._call_streaming(OPERATIONS["createConversation"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_conversation(
+        self,
+        conversation_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Conversation]:
+        """Get a conversation: `GET /aria/conversations/{conversation_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the conversation's summary. Its messages are read with `GET /aria/conversations/{conversation_id}/messages`.
+
+
+        Args:
+            conversation_id: Identifier of the conversation.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Conversation]", self._client._call_streaming(OPERATIONS["getConversation"], {"conversation_id": conversation_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_conversation_messages(
+        self,
+        conversation_id: str,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[MessageList]:
+        """List messages: `GET /aria/conversations/{conversation_id}/messages`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the conversation's messages, oldest first, so that pages can be appended as they are read.
+
+
+        Args:
+            conversation_id: Identifier of the conversation.
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[MessageList]", self._client._call_streaming(OPERATIONS["listConversationMessages"], {"conversation_id": conversation_id, "cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create_conversation_message(
+        self,
+        conversation_id: str,
+        body: MessageCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Message]:
+        """Ask a question in a conversation: `POST /aria/conversations/{conversation_id}/messages`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Adds a question to the conversation and answers with the assistant's reply, generated from the
+        conversation's analyses and earlier messages. Both messages are stored. While a previous reply in the same
+        conversation is still being generated, the request answers 409; retry once that reply is done.
+
+
+        Args:
+            conversation_id: Identifier of the conversation.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Message]", self._client._call_streaming(OPERATIONS["createConversationMessage"], {"conversation_id": conversation_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def chat_about_results(
+        self,
+        body: ResultsChatQuestionParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[ResultsChatAnswer]:
+        """Ask about analysis results: `POST /aria/results/chat`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Answers one question about the results of up to 20 analyses. The question and the answer are stored in
+        a conversation: the one named by `conversation_id`, or a new one, so that follow-ups can use
+        `POST /aria/conversations/{conversation_id}/messages`.
+        An analysis or conversation that does not exist answers 404. An analysis that is not `completed` yet, or a
+        reply still being generated in the named conversation, answers 409.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ResultsChatAnswer]", self._client._call_streaming(OPERATIONS["chatAboutResults"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncTextAnalysisWithStreamingResponse(AsyncResource):
+    """`client.text_analysis`: Synchronous analysis of plain text."""
+
+    def analyze_text(
+        self,
+        body: TextAnalysisCreateParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[TextAnalysis]:
+        """Analyze text: `POST /v1/text/analyze`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Analyzes up to 100,000 characters of text synchronously: sentiment, named entities, skill signals, keywords and a summary, as requested in `features`. The result is returned once and not stored. Unknown skills or use case, skills without the `text` modality, or `signals` without any skill answer 400.
+
+        Args:
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[TextAnalysis]", self._client._call_streaming(OPERATIONS["analyzeText"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
+
+
+class AsyncPrivacyWithStreamingResponse(AsyncResource):
+    """`client.privacy`: Data export and deletion requests, consent, terms of service and the privacy policy."""
+
+    def list_exports(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[PrivacyExportList]:
+        """List privacy exports: `GET /v1/privacy/exports`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's data-subject access exports, newest first. Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[PrivacyExportList]", self._client._call_streaming(OPERATIONS["listPrivacyExports"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create_export(
+        self,
+        body: PrivacyExportCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[PrivacyExport]:
+        """Request a privacy export: `POST /v1/privacy/exports`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requests a data-subject access export of everything the workspace holds about one person. The export is
+        built asynchronously: poll `GET /v1/privacy/exports/{export_id}` until `status` is `completed`, then fetch
+        `download_url` before `expires_at`. A `user` or `speaker` subject that does not exist answers 404.
+        Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[PrivacyExport]", self._client._call_streaming(OPERATIONS["createPrivacyExport"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_export(
+        self,
+        export_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[PrivacyExport]:
+        """Get a privacy export: `GET /v1/privacy/exports/{export_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            export_id: Identifier of the privacy export.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[PrivacyExport]", self._client._call_streaming(OPERATIONS["getPrivacyExport"], {"export_id": export_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_deletions(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[PrivacyDeletionList]:
+        """List privacy deletions: `GET /v1/privacy/deletions`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's erasure requests, newest first. Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[PrivacyDeletionList]", self._client._call_streaming(OPERATIONS["listPrivacyDeletions"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create_deletion(
+        self,
+        body: PrivacyDeletionCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[PrivacyDeletion]:
+        """Request a privacy deletion: `POST /v1/privacy/deletions`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requests erasure of the data the workspace holds about one person, within `scope`. Erasure runs
+        asynchronously and cannot be undone: poll `GET /v1/privacy/deletions/{deletion_id}` for the outcome.
+        A `user` or `speaker` subject that does not exist answers 404. While a deletion for the same subject is
+        `pending` or `processing`, a new one answers 409.
+        Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[PrivacyDeletion]", self._client._call_streaming(OPERATIONS["createPrivacyDeletion"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_deletion(
+        self,
+        deletion_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[PrivacyDeletion]:
+        """Get a privacy deletion: `GET /v1/privacy/deletions/{deletion_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requires the workspace admin role; other callers get 403.
+
+
+        Args:
+            deletion_id: Identifier of the privacy deletion.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[PrivacyDeletion]", self._client._call_streaming(OPERATIONS["getPrivacyDeletion"], {"deletion_id": deletion_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_consent(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[ConsentRecord]:
+        """Get consent: `GET /v1/consent`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the calling user's consent decisions. With an API key, those of the user who created the key.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ConsentRecord]", self._client._call_streaming(OPERATIONS["getConsent"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update_consent(
+        self,
+        body: ConsentUpdateParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[ConsentRecord]:
+        """Update consent: `PUT /v1/consent`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Records the calling user's decisions for the listed purposes, with `source` set to `api`. Purposes not
+        listed keep their current decision. Withdrawing consent stops the matching processing for new work; data
+        already processed is erased only through `POST /v1/privacy/deletions`.
+
+
+        Args:
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ConsentRecord]", self._client._call_streaming(OPERATIONS["updateConsent"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_terms_of_service(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[TermsOfService]:
+        """Get the terms of service: `GET /v1/tos`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the current terms of service and whether the caller has accepted them.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[TermsOfService]", self._client._call_streaming(OPERATIONS["getTermsOfService"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def accept_terms_of_service(
+        self,
+        body: TosAcceptanceCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[TosAcceptance]:
+        """Accept the terms of service: `POST /v1/tos/accept`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Records that the caller accepted the current terms of service. `version` must be the current `version`
+        of `GET /v1/tos`; any other answers 409, so that a user never accepts terms they did not see. Accepting the
+        same version again returns the first acceptance unchanged.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[TosAcceptance]", self._client._call_streaming(OPERATIONS["acceptTermsOfService"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get_policy(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[PrivacyPolicy]:
+        """Get the privacy policy: `GET /v1/privacy-policy`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns the privacy policy in force: its version, the date it took effect, its full text in Markdown and the address of the published page. Like every endpoint it needs credentials.
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[PrivacyPolicy]", self._client._call_streaming(OPERATIONS["getPrivacyPolicy"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncApiKeysWithStreamingResponse(AsyncResource):
+    """`client.api_keys`: API keys for server-to-server integrations. The secret is shown once, at creation."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[ApiKeyList]:
+        """List API keys: `GET /v1/keys`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's API keys, newest first, revoked ones included. The secret of a key is never returned after creation; `prefix` and `last_four` identify it.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ApiKeyList]", self._client._call_streaming(OPERATIONS["listApiKeys"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: ApiKeyCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[ApiKeyWithSecret]:
+        """Create an API key: `POST /v1/keys`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Creates an API key for server-to-server calls. A `live` key starts with `pk_live_` and is a production key; a `test` key starts with `pk_test_` and is a development key. The response carries the secret in `secret`: it is shown once and never again, so store it now. Keys can also be created and revoked in the dashboard.
+
+        Requires role `owner` or `admin`. A `pk_test_` key cannot create a `live` key (403). A `rate_limit_rpm` above the plan's per-minute limit, or an `expires_at` in the past, answers 400.
+
+        A key is never wider than its maker (`x-scope-ceiling: caller`): a key created with a bearer token that carries a `scope` claim, or with a key limited to scopes, holds at most those scopes (its `scope`), and the requests it authenticates are limited to them as the token's would be.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ApiKeyWithSecret]", self._client._call_streaming(OPERATIONS["createApiKey"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        key_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[ApiKey]:
+        """Get an API key: `GET /v1/keys/{key_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one API key without its secret: name, environment, `prefix` and `last_four`, its own `rate_limit_rpm`, when it was last used, and when it expires or was revoked. The secret is shown only once, in the response that created the key.
+
+        Args:
+            key_id: Identifier of the API key (not its secret).
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ApiKey]", self._client._call_streaming(OPERATIONS["getApiKey"], {"key_id": key_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def revoke(
+        self,
+        key_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Revoke an API key: `DELETE /v1/keys/{key_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Revokes the key at once: later requests made with it answer 401. Revoking is final; a compromised key is replaced by revoking it and creating a new one. The key stays listed with `revoked_at` set, and revoking it again answers 204 without changing `revoked_at`. Requires role `owner` or `admin`; a key may also revoke itself.
+
+        Args:
+            key_id: Identifier of the API key (not its secret).
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["revokeApiKey"], {"key_id": key_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        key_id: str,
+        body: ApiKeyUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[ApiKey]:
+        """Update an API key: `PATCH /v1/keys/{key_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Renames the key or sets its own per-minute limit. `rate_limit_rpm` null removes the key's limit, so the plan limit applies; a value above the plan's per-minute limit answers 400. A revoked key answers 409. Requires role `owner` or `admin`.
+
+        Args:
+            key_id: Identifier of the API key (not its secret).
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ApiKey]", self._client._call_streaming(OPERATIONS["updateApiKey"], {"key_id": key_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncOauthWithStreamingResponse(AsyncResource):
+    """`client.oauth`: OAuth token exchange and revocation."""
+
+    def create_token(
+        self,
+        body: OAuthTokenCreateParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[OAuthToken]:
+        """Exchange a grant for an access token: `POST /v1/oauth/token`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Token endpoint (RFC 6749 section 3.2) of the service's OAuth authorization server. Exchanges an authorization code (with its PKCE `code_verifier`), a refresh token, or the client's own credentials for a short-lived access token, a JWT that is sent as `Authorization: Bearer <JWT>`.
+
+        Unlike most token endpoints, this one inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of the app it is registered under (or with a bearer token), and `client_id` must belong to that app. There is no client secret.
+
+        Refresh tokens rotate: each use returns a new `refresh_token` and invalidates the old one. An unknown, expired or already used code or refresh token, a `redirect_uri` or `code_verifier` that does not match the authorization request, or a `scope` wider than the one granted answers 400. Responses must not be cached.
+
+        A caller authenticated with a bearer token that carries scopes is granted at most those scopes (`x-scope-ceiling: caller`): without `scope` it gets its own, and a `scope` naming any other answers 400 `invalid_scope`. An API key, or a token without a `scope` claim, is not limited.
+
+
+        Args:
+            body: the request body (application/x-www-form-urlencoded)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[OAuthToken]", self._client._call_streaming(OPERATIONS["createOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
+
+    def revoke_token(
+        self,
+        body: OAuthTokenRevokeParam,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        idempotency_key: Optional[str] = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[OAuthTokenRevocation]:
+        """Revoke an OAuth token: `POST /v1/oauth/revoke`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Revokes an access token or a refresh token (RFC 7009). Revoking a refresh token also revokes the access tokens issued from it. Answers 200 with `revoked: true` even when the token is unknown, expired or already revoked, so the answer tells nothing about the token.
+
+        Inherits the API's own security: the OAuth client authenticates with the `X-API-Key` of its app, or with a bearer token. Revoking a credential is managing credentials: a token whose `scope` lacks `keys:write` answers 403.
+
+
+        Args:
+            body: the request body (application/x-www-form-urlencoded)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+            idempotency_key: sent as `Idempotency-Key` on every attempt; default a new UUID per call.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[OAuthTokenRevocation]", self._client._call_streaming(OPERATIONS["revokeOAuthToken"], {}, body, RequestOptions(timeout, retry, extra_headers, extra_query, idempotency_key, extra_body)))
+
+
+class AsyncBillingWithStreamingResponse(AsyncResource):
+    """`client.billing`: The workspace's plan, usage against its limits, and invoices."""
+
+    def get_plan(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[BillingPlan]:
+        """Get the billing plan: `GET /v1/billing/plan`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        The workspace's plan, its subscription status, its request limits and the current billing period. Plans are changed in the dashboard.
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[BillingPlan]", self._client._call_streaming(OPERATIONS["getBillingPlan"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_usage(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Usage]:
+        """Get usage: `GET /v1/billing/usage`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Usage against the workspace's limits: requests today against the daily limit, requests in the current minute window per rate-limit category, and the media minutes and text characters analysed in the current billing period. This request counts against the `general` category like any other.
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Usage]", self._client._call_streaming(OPERATIONS["getBillingUsage"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def list_invoices(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[InvoiceList]:
+        """List invoices: `GET /v1/billing/invoices`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's invoices, newest first, drafts included. Requires role `owner` or `admin`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[InvoiceList]", self._client._call_streaming(OPERATIONS["listInvoices"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_invoice(
+        self,
+        invoice_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Invoice]:
+        """Get an invoice: `GET /v1/billing/invoices/{invoice_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Requires role `owner` or `admin`.
+
+        Args:
+            invoice_id: Identifier of the invoice.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Invoice]", self._client._call_streaming(OPERATIONS["getInvoice"], {"invoice_id": invoice_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncAgentMonitoringWithStreamingResponse(AsyncResource):
+    """`client.agent_monitoring`: Health and performance of agents."""
+
+    def list_agent_health(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        status: Optional[AgentHealthStatus] = None,
+        window: Optional[AgentHealthWindow] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[AgentHealthList]:
+        """List agent health: `GET /v1/agent-monitoring/agents`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the health of the workspace's agents that are not archived over a window, worst first (`failing`, `degraded`, `healthy`, then `idle`), then by name. Filter by health `status`.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            status: Only agents in this health status. Filter (`x-filter`): items whose `status` equals the value.
+            window: Period the figures cover, ending now. Filter (`x-filter`): items whose `window` equals the value.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[AgentHealthList]", self._client._call_streaming(OPERATIONS["listAgentHealth"], {"cursor": cursor, "limit": limit, "status": status, "window": window}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_agent_health(
+        self,
+        agent_id: str,
+        *,
+        window: Optional[AgentHealthWindow] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[AgentHealth]:
+        """Get agent health: `GET /v1/agent-monitoring/agents/{agent_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Health and performance of one agent, archived ones included, over a window.
+
+        Args:
+            agent_id: Identifier of the agent.
+            window: Period the figures cover, ending now.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[AgentHealth]", self._client._call_streaming(OPERATIONS["getAgentHealth"], {"agent_id": agent_id, "window": window}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncWebhooksWithStreamingResponse(AsyncResource):
+    """`client.webhooks`: Webhook endpoints that receive signed event deliveries."""
+
+    def list(
+        self,
+        *,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[WebhookList]:
+        """List webhooks: `GET /v1/webhooks`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Lists the workspace's webhooks, newest first. Secrets are never returned after creation.
+
+        Args:
+            cursor: Opaque cursor from the previous page's `next_cursor`. Omit it for the first page.
+            limit: Maximum number of items on the page.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[WebhookList]", self._client._call_streaming(OPERATIONS["listWebhooks"], {"cursor": cursor, "limit": limit}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def create(
+        self,
+        body: WebhookCreateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[WebhookWithSecret]:
+        """Create a webhook: `POST /v1/webhooks`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Registers an endpoint that receives the chosen event types. The response carries the webhook's signing secret in `secret`: it is shown once and never again, so store it now. The secret cannot be changed; to rotate it, create a second webhook for the same URL, let your receiver accept either secret, then delete the old webhook (while both exist, each event arrives twice with the same event `id`). Requires role `owner` or `admin`. A workspace has at most 20 webhooks; creating a 21st answers 409.
+
+        Every delivery is a `POST` of one JSON event (`WebhookEvent`) with three headers: `X-Webhook-Id`, the webhook's id; `X-Webhook-Timestamp`, UTC epoch seconds when the attempt was signed; and `X-Webhook-Signature`, which is `v1=` followed by the lowercase hex HMAC-SHA256 of `<X-Webhook-Timestamp>.<raw body>` (the timestamp, a period, then the body bytes exactly as received), keyed with the webhook's secret: the full `whsec_...` string as UTF-8 bytes. To verify a delivery, compute the HMAC over the raw body before parsing it, compare it with the header in constant time, and reject a timestamp more than 300 seconds away from your clock.
+
+        Any 2xx answer within 10 seconds acknowledges the delivery. Other answers and time-outs are retried with exponential backoff for 24 hours; each attempt is signed anew with a fresh timestamp and carries the same event `id`, so deduplicate on it. Deliveries are not ordered.
+
+
+        Args:
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[WebhookWithSecret]", self._client._call_streaming(OPERATIONS["createWebhook"], {"idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def get(
+        self,
+        webhook_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[Webhook]:
+        """Get a webhook: `GET /v1/webhooks/{webhook_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns one webhook without its secret: the URL, the event types it receives, whether it is enabled, and the time and status of its last delivery attempt. The signing secret is shown only once, when the webhook is created.
+
+        Args:
+            webhook_id: Identifier of the webhook.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Webhook]", self._client._call_streaming(OPERATIONS["getWebhook"], {"webhook_id": webhook_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def delete(
+        self,
+        webhook_id: str,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[None]:
+        """Delete a webhook: `DELETE /v1/webhooks/{webhook_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Deletes the webhook and its secret. Pending retries are dropped. Requires role `owner` or `admin`.
+
+        Args:
+            webhook_id: Identifier of the webhook.
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[None]", self._client._call_streaming(OPERATIONS["deleteWebhook"], {"webhook_id": webhook_id}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def update(
+        self,
+        webhook_id: str,
+        body: WebhookUpdateParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[Webhook]:
+        """Update a webhook: `PATCH /v1/webhooks/{webhook_id}`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Changes the endpoint URL, the event types, whether deliveries are sent, or the description. The secret cannot be changed: to rotate it, create a new webhook and delete this one. Deliveries already queued keep their original URL. Requires role `owner` or `admin`.
+
+        Args:
+            webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[Webhook]", self._client._call_streaming(OPERATIONS["updateWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+    def test(
+        self,
+        webhook_id: str,
+        body: WebhookTestParam,
+        *,
+        idempotency_key: Optional[str] = None,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+        extra_body: Body = None,
+    ) -> AsyncStreamingResponse[WebhookTestDelivery]:
+        """Send a test event: `POST /v1/webhooks/{webhook_id}/test`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Sends a sample event of the chosen type to the endpoint now, signed with the webhook's secret exactly like a real delivery. The event's `data` holds sample values and its `workspace_id` is the real one. The type need not be one the webhook subscribes to, and a disabled webhook is tested too. A test delivery is attempted once, without retries; its outcome shows in the webhook's `last_delivery_at` and `last_delivery_status`.
+
+        Args:
+            webhook_id: Identifier of the webhook.
+            idempotency_key: Makes a retried write safe: a unique value the client picks per logical
+                call (a UUID) and sends again, unchanged, on every retry of that call. The
+                same key with the same body within 24 hours answers the first answer
+                again (same status and body, plus `Idempotent-Replayed: true`) instead of
+                acting twice; with a different body it answers 422
+                `idempotency_key_reused`; while the first request is still being
+                processed, 409 `idempotency_key_in_use`. Keys are scoped to the workspace.
+                A 400 or 422 caused by the request itself, and a 5xx, are not remembered,
+                so the key may be sent again. The rules are machine-readable in the root
+                extension `x-idempotency`.
+            body: the request body (application/json)
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+            extra_body: fields merged into the body, for one the contract does not declare yet.
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            NotFoundError: the service answered 404.
+            ConflictError: the service answered 409.
+            UnprocessableEntityError: the service answered 422.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[WebhookTestDelivery]", self._client._call_streaming(OPERATIONS["testWebhook"], {"webhook_id": webhook_id, "idempotency_key": idempotency_key}, body, RequestOptions(timeout, retry, extra_headers, extra_query, None, extra_body)))
+
+
+class AsyncHealthWithStreamingResponse(AsyncResource):
+    """`client.health`: Health of the backend service and of the edge gateway."""
+
+    def get_service(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[ServiceHealth]:
+        """Get backend health: `GET /v1/health`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Reports the health of the backend service and its dependencies. Unlike `/health` and `/healthz`, which the
+        edge gateway answers itself, this request reaches the backend, needs credentials and counts against the rate limit.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            BadRequestError: the service answered 400.
+            AuthenticationError: the service answered 401.
+            PermissionDeniedError: the service answered 403.
+            RateLimitError: the service answered 429.
+            InternalServerError: the service answered 500, 503.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[ServiceHealth]", self._client._call_streaming(OPERATIONS["getServiceHealth"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_gateway(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[GatewayHealth]:
+        """Get gateway health: `GET /health`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Answered by the edge gateway itself, without contacting the backend: it reports the gateway's health, not the
+        backend's (use `GET /v1/health` for that). Needs no credentials, carries no rate-limit headers and is not
+        counted against any limit.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            InternalServerError: the service answered 503.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[GatewayHealth]", self._client._call_streaming(OPERATIONS["getGatewayHealth"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_gateway_healthz(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[GatewayHealth]:
+        """Get gateway health (probe path): `GET /healthz`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Same as `GET /health`, at the path that orchestrator liveness and readiness probes expect.
+
+        Answered by the edge gateway itself, without contacting the backend: it reports the gateway's health, not the
+        backend's (use `GET /v1/health` for that). Needs no credentials, carries no rate-limit headers and is not
+        counted against any limit.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            InternalServerError: the service answered 503.
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[GatewayHealth]", self._client._call_streaming(OPERATIONS["getGatewayHealthz"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
+class AsyncDocumentationWithStreamingResponse(AsyncResource):
+    """`client.documentation`: This description and its interactive viewer."""
+
+    def get_openapi_description(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[str]:
+        """Get the OpenAPI description: `GET /openapi.yaml`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns this OpenAPI 3.1 description as YAML. It covers the interface only in part.
+
+        Needs no credentials: browsers open it by navigation and cannot send custom headers, and the `token` query
+        parameter is reserved for WebSocket and SSE. Carries no rate-limit headers.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[str]", self._client._call_streaming(OPERATIONS["getOpenApiDescription"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+    def get_swagger_ui(
+        self,
+        *,
+        timeout: TimeoutOption = NOT_GIVEN,
+        retry: RetryOption = NOT_GIVEN,
+        extra_headers: Headers = None,
+        extra_query: Query = None,
+    ) -> AsyncStreamingResponse[str]:
+        """Get the interactive viewer: `GET /swagger.html`. Returns an `AsyncStreamingResponse` for `async with`: sent when the block starts, the body read as it arrives, closed when the block ends.
+
+        Returns an HTML page that renders `/openapi.yaml` with Swagger UI.
+
+        Needs no credentials: browsers open it by navigation and cannot send custom headers, and the `token` query
+        parameter is reserved for WebSocket and SSE. Carries no rate-limit headers.
+
+
+        Args:
+            timeout, retry, extra_headers, extra_query: options of this call only (see `RequestOptions`).
+
+        Raises:
+            ApiConnectionError: no answer came (`NetworkError`, `RequestTimeoutError`).
+        """
+        return cast("AsyncStreamingResponse[str]", self._client._call_streaming(OPERATIONS["getSwaggerUi"], {}, None, RequestOptions(timeout, retry, extra_headers, extra_query)))
+
+
 class Resources:
     """The contract's resources, one namespace per tag."""
 
@@ -17536,3 +24879,109 @@ class AsyncClientWithRawResponse:
         self.webhooks = AsyncWebhooksWithRawResponse(client)
         self.health = AsyncHealthWithRawResponse(client)
         self.documentation = AsyncDocumentationWithRawResponse(client)
+
+
+class ClientWithStreamingResponse:
+    """The contract's resources, one namespace per tag."""
+
+    analyses: AnalysesWithStreamingResponse
+    stream_uploads: StreamUploadsWithStreamingResponse
+    streaming: StreamingWithStreamingResponse
+    speakers: SpeakersWithStreamingResponse
+    use_cases: UseCasesWithStreamingResponse
+    skills: SkillsWithStreamingResponse
+    reports: ReportsWithStreamingResponse
+    queries: QueriesWithStreamingResponse
+    agents: AgentsWithStreamingResponse
+    runs: RunsWithStreamingResponse
+    approvals: ApprovalsWithStreamingResponse
+    boards: BoardsWithStreamingResponse
+    workspaces: WorkspacesWithStreamingResponse
+    assistant: AssistantWithStreamingResponse
+    text_analysis: TextAnalysisWithStreamingResponse
+    privacy: PrivacyWithStreamingResponse
+    api_keys: ApiKeysWithStreamingResponse
+    oauth: OauthWithStreamingResponse
+    billing: BillingWithStreamingResponse
+    agent_monitoring: AgentMonitoringWithStreamingResponse
+    webhooks: WebhooksWithStreamingResponse
+    health: HealthWithStreamingResponse
+    documentation: DocumentationWithStreamingResponse
+
+    def __init__(self, client: SyncCaller) -> None:
+        self.analyses = AnalysesWithStreamingResponse(client)
+        self.stream_uploads = StreamUploadsWithStreamingResponse(client)
+        self.streaming = StreamingWithStreamingResponse(client)
+        self.speakers = SpeakersWithStreamingResponse(client)
+        self.use_cases = UseCasesWithStreamingResponse(client)
+        self.skills = SkillsWithStreamingResponse(client)
+        self.reports = ReportsWithStreamingResponse(client)
+        self.queries = QueriesWithStreamingResponse(client)
+        self.agents = AgentsWithStreamingResponse(client)
+        self.runs = RunsWithStreamingResponse(client)
+        self.approvals = ApprovalsWithStreamingResponse(client)
+        self.boards = BoardsWithStreamingResponse(client)
+        self.workspaces = WorkspacesWithStreamingResponse(client)
+        self.assistant = AssistantWithStreamingResponse(client)
+        self.text_analysis = TextAnalysisWithStreamingResponse(client)
+        self.privacy = PrivacyWithStreamingResponse(client)
+        self.api_keys = ApiKeysWithStreamingResponse(client)
+        self.oauth = OauthWithStreamingResponse(client)
+        self.billing = BillingWithStreamingResponse(client)
+        self.agent_monitoring = AgentMonitoringWithStreamingResponse(client)
+        self.webhooks = WebhooksWithStreamingResponse(client)
+        self.health = HealthWithStreamingResponse(client)
+        self.documentation = DocumentationWithStreamingResponse(client)
+
+
+class AsyncClientWithStreamingResponse:
+    """The contract's resources, one namespace per tag."""
+
+    analyses: AsyncAnalysesWithStreamingResponse
+    stream_uploads: AsyncStreamUploadsWithStreamingResponse
+    streaming: AsyncStreamingWithStreamingResponse
+    speakers: AsyncSpeakersWithStreamingResponse
+    use_cases: AsyncUseCasesWithStreamingResponse
+    skills: AsyncSkillsWithStreamingResponse
+    reports: AsyncReportsWithStreamingResponse
+    queries: AsyncQueriesWithStreamingResponse
+    agents: AsyncAgentsWithStreamingResponse
+    runs: AsyncRunsWithStreamingResponse
+    approvals: AsyncApprovalsWithStreamingResponse
+    boards: AsyncBoardsWithStreamingResponse
+    workspaces: AsyncWorkspacesWithStreamingResponse
+    assistant: AsyncAssistantWithStreamingResponse
+    text_analysis: AsyncTextAnalysisWithStreamingResponse
+    privacy: AsyncPrivacyWithStreamingResponse
+    api_keys: AsyncApiKeysWithStreamingResponse
+    oauth: AsyncOauthWithStreamingResponse
+    billing: AsyncBillingWithStreamingResponse
+    agent_monitoring: AsyncAgentMonitoringWithStreamingResponse
+    webhooks: AsyncWebhooksWithStreamingResponse
+    health: AsyncHealthWithStreamingResponse
+    documentation: AsyncDocumentationWithStreamingResponse
+
+    def __init__(self, client: AsyncCaller) -> None:
+        self.analyses = AsyncAnalysesWithStreamingResponse(client)
+        self.stream_uploads = AsyncStreamUploadsWithStreamingResponse(client)
+        self.streaming = AsyncStreamingWithStreamingResponse(client)
+        self.speakers = AsyncSpeakersWithStreamingResponse(client)
+        self.use_cases = AsyncUseCasesWithStreamingResponse(client)
+        self.skills = AsyncSkillsWithStreamingResponse(client)
+        self.reports = AsyncReportsWithStreamingResponse(client)
+        self.queries = AsyncQueriesWithStreamingResponse(client)
+        self.agents = AsyncAgentsWithStreamingResponse(client)
+        self.runs = AsyncRunsWithStreamingResponse(client)
+        self.approvals = AsyncApprovalsWithStreamingResponse(client)
+        self.boards = AsyncBoardsWithStreamingResponse(client)
+        self.workspaces = AsyncWorkspacesWithStreamingResponse(client)
+        self.assistant = AsyncAssistantWithStreamingResponse(client)
+        self.text_analysis = AsyncTextAnalysisWithStreamingResponse(client)
+        self.privacy = AsyncPrivacyWithStreamingResponse(client)
+        self.api_keys = AsyncApiKeysWithStreamingResponse(client)
+        self.oauth = AsyncOauthWithStreamingResponse(client)
+        self.billing = AsyncBillingWithStreamingResponse(client)
+        self.agent_monitoring = AsyncAgentMonitoringWithStreamingResponse(client)
+        self.webhooks = AsyncWebhooksWithStreamingResponse(client)
+        self.health = AsyncHealthWithStreamingResponse(client)
+        self.documentation = AsyncDocumentationWithStreamingResponse(client)

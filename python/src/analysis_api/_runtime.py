@@ -14,6 +14,7 @@ from ._calls._types import Operation, RequestOptions
 if TYPE_CHECKING:
     from ._results._pages import AsyncPage, AsyncPaginator, SyncPage
     from ._results._raw import RawResponse
+    from ._results._streaming import AsyncStreamingResponse, StreamingResponse
     from ._results._streams import AsyncEventStream, EventStream
 
 
@@ -24,6 +25,9 @@ class SyncCaller:
         raise NotImplementedError
 
     def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> "RawResponse[Any]":
+        raise NotImplementedError
+
+    def _call_streaming(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> "StreamingResponse[Any]":
         raise NotImplementedError
 
     def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> "SyncPage[Any]":
@@ -46,6 +50,9 @@ class AsyncCaller:
         raise NotImplementedError
 
     async def _call_raw(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> "RawResponse[Any]":
+        raise NotImplementedError
+
+    def _call_streaming(self, op: Operation, args: Dict[str, Any], body: Any, options: RequestOptions) -> "AsyncStreamingResponse[Any]":
         raise NotImplementedError
 
     async def _page(self, op: Operation, args: Dict[str, Any], options: RequestOptions) -> "AsyncPage[Any]":

@@ -38,4 +38,11 @@ def misuse(client: Client, event: AnalysisStreamEvent, async_client: AsyncClient
     with client.streaming.stream_analysis_events("anl_01HZX4A9B7C5D3E1F2G4H6J8K0") as events:
         events.aclose()  # type: ignore[attr-defined]
     not_a_page: AsyncPage[Analysis] = async_client.analyses.list()  # type: ignore[assignment]
-    del title, not_awaited, not_a_page
+    # Issue 49: with_streaming_response's parse() is the model; the async twin's is awaited, its bytes async.
+    with client.with_streaming_response.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0") as streamed:
+        streamed.parse().stauts  # type: ignore[attr-defined]
+        streamed.aiter_bytes()  # type: ignore[attr-defined]
+        streamed.status_code + "1"  # type: ignore[operator]
+    not_parsed: Analysis = async_client.with_streaming_response.analyses.get("anl_01HZX4A9B7C5D3E1F2G4H6J8K0").parse()  # type: ignore[assignment]
+    Client("https://api.example.com", api_key="pk_test_x", event_hooks={"request": print})  # type: ignore[typeddict-item]
+    del title, not_awaited, not_a_page, not_parsed

@@ -15,6 +15,7 @@ from analysis_api import (
     AsyncPage,
     Client,
     File,
+    HTTPTransport,
     HttpRequest,
     HttpResponse,
     RequestTimeoutError,
@@ -102,6 +103,39 @@ async def async_titles() -> List[str]:
         # Issue 49: `list()` is also async-iterable, item by item across pages.
         names.extend([a.status async for a in client.analyses.list(limit=10)])
         return names
+
+
+class Forwarding:
+    """Issue 49: a wrapper over the default transport, adding a header."""
+
+    def __init__(self) -> None:
+        self.inner = HTTPTransport(timeout=Timeout(connect=2, read=10))
+
+    def handle_request(self, request: HttpRequest) -> HttpResponse:
+        request.headers["traceparent"] = "00-trace"
+        return self.inner.handle_request(request)
+
+
+def streamed(client: Client) -> List[str]:
+    """Issue 49: `with_streaming_response` (the body as it arrives, `parse()` the model) and event hooks."""
+    seen: List[str] = []
+    hooked = Client("https://api.example.com", api_key="pk_test_x", transport=Forwarding(),
+                    event_hooks={"request": [lambda r: seen.append(r.url)], "response": [lambda r: seen.append(str(r.request_id))]})
+    with hooked.with_streaming_response.analyses.get("anl_1") as response:
+        seen.append(f"{response.status_code} {response.request_id} {response.headers.get('Content-Type')}")
+        analysis: Analysis = response.parse()
+        seen.append(analysis.status)
+    with client.with_streaming_response.analyses.list(limit=2) as listing:
+        seen.extend(listing.iter_lines())
+        seen.append(str(len(listing.read())))
+    return seen
+
+
+async def async_streamed(client: AsyncClient) -> List[str]:
+    async with client.with_streaming_response.analyses.get("anl_1") as response:
+        pieces = [len(piece) async for piece in response.aiter_bytes()]
+        analysis = await response.parse()
+        return [analysis.status, str(sum(pieces)), str(response.status_code)]
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 // The Python client's resource namespaces (python/src/analysis_api/_operations.py), generated from the contract
-// (decision PY20): one namespace per tag (`client.analyses`, `client.api_keys`), four classes each (sync, async,
-// and their `with_raw_response` twins), and the naming rules:
+// (decision PY20): one namespace per tag (`client.analyses`, `client.api_keys`), six classes each (sync, async,
+// their `with_raw_response` twins and their `with_streaming_response` twins), and the naming rules:
 //  - words: snake_case of the operationId, where the contract's compound words (`OAuth`, `OpenAPI`, spelled with
 //    inner capitals in its tags and summaries) stay one word: `createOAuthToken` → `create_oauth_token`;
 //  - a namespace is the snake_case of the operation's first tag;
@@ -13,7 +13,7 @@ import { type PyOperation, tableEntry } from "./operations.js";
 import { PythonGenerateError, compoundWords, docstring, pascal, snake, type Schema } from "./types.js";
 
 /** Public names of the hand-written clients (python/src/analysis_api/_client.py) that no namespace may take. */
-const CLIENT_NAMES = ["base_url", "webhook_secret", "last_rate_limit", "with_options", "copy", "with_raw_response", "close", "aclose"];
+const CLIENT_NAMES = ["base_url", "webhook_secret", "last_rate_limit", "with_options", "copy", "with_raw_response", "with_streaming_response", "close", "aclose"];
 /** The per-call options every method takes, after the contract's parameters. */
 const OPTIONS = ["timeout", "retry", "extra_headers", "extra_query"];
 const WRITES = ["POST", "PATCH"];
@@ -30,7 +30,7 @@ const ERROR_CLASSES: Record<number, string> = {
   429: "RateLimitError",
 };
 
-type Mode = "sync" | "async" | "raw" | "asyncRaw";
+type Mode = "sync" | "async" | "raw" | "asyncRaw" | "streaming" | "asyncStreaming";
 
 function singular(word: string): string {
   if (/yses$/.test(word)) return word.replace(/yses$/, "ysis");
@@ -159,8 +159,11 @@ function sections(op: PyOperation, withBody: boolean, withOptions: boolean): str
 
 function methods(n: Named, mode: Mode): string[] {
   const { op, name } = n;
-  const isAsync = mode === "async" || mode === "asyncRaw";
-  const raw = mode === "raw" || mode === "asyncRaw";
+  const isAsync = mode === "async" || mode === "asyncRaw" || mode === "asyncStreaming";
+  // The twins: `with_raw_response` (the body read, `RawResponse`) and `with_streaming_response` (a context
+  // manager whose body is read as it arrives; a plain method on both clients: the call is sent by `(async) with`).
+  const streaming = mode === "streaming" || mode === "asyncStreaming";
+  const raw = mode === "raw" || mode === "asyncRaw" || streaming;
   const aw = isAsync ? "await " : "";
   const where = `\`${op.method} ${op.path}\``;
   const ref = `OPERATIONS[${JSON.stringify(op.id)}]`;
@@ -170,15 +173,21 @@ function methods(n: Named, mode: Mode): string[] {
     // A list answers a page object (issue 34): iterating it walks every item of every page.
     // On AsyncClient, an AsyncPaginator (issue 49): awaited, the first page; `async for`, every item.
     const page = op.listItem && !raw ? `${isAsync ? "AsyncPaginator" : "SyncPage"}[${op.listItem}]` : undefined;
-    const returns = raw ? `RawResponse[${op.returns}]` : page ?? op.returns;
+    const wrapper = streaming ? (isAsync ? "AsyncStreamingResponse" : "StreamingResponse") : "RawResponse";
+    const returns = raw ? `${wrapper}[${op.returns}]` : page ?? op.returns;
     const call = page
       ? `self._client.${isAsync ? "_pager" : "_page"}(${ref}, ${sig.args}, ${sig.options})`
-      : `${aw}self._client.${raw ? "_call_raw" : "_call"}(${ref}, ${sig.args}, ${sig.body}, ${sig.options})`;
+      : streaming
+        ? `self._client._call_streaming(${ref}, ${sig.args}, ${sig.body}, ${sig.options})`
+        : `${aw}self._client.${raw ? "_call_raw" : "_call"}(${ref}, ${sig.args}, ${sig.body}, ${sig.options})`;
     const pageDoc = !page ? "" : isAsync
       ? " Returns an `AsyncPaginator`: `await` it for the first `AsyncPage` (`.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`), or `async for` over it to walk every item of every page."
       : " Returns a `SyncPage`: `.data`, `.has_more`, `.next_cursor`, `get_next_page()`, `iter_pages()`; `for` over it walks every item of every page.";
-    const doc = `${op.summary}: ${where}.${raw ? " Returns the answer's status and headers with `parse()`." : ""}${pageDoc}\n\n${op.description}${sections(op, true, true)}`;
-    out.push(method(name, sig, returns, doc, returns === "None" ? call : `return cast(${JSON.stringify(returns)}, ${call})`, isAsync && !(page && isAsync)));
+    const twinDoc = streaming
+      ? ` Returns ${isAsync ? "an `AsyncStreamingResponse` for `async with`" : "a `StreamingResponse` for `with`"}: sent when the block starts, the body read as it arrives, closed when the block ends.`
+      : raw ? " Returns the answer's status and headers with `parse()`." : "";
+    const doc = `${op.summary}: ${where}.${twinDoc}${pageDoc}\n\n${op.description}${sections(op, true, true)}`;
+    out.push(method(name, sig, returns, doc, returns === "None" ? call : `return cast(${JSON.stringify(returns)}, ${call})`, isAsync && !(page && isAsync) && !streaming));
     if (op.listItem && !raw) {
       const itDoc = `Every item of \`${name}\`, page after page: follows \`next_cursor\` while \`has_more\` (${where}).${sections(op, false, true)}`;
       const ret = `${isAsync ? "AsyncIterator" : "Iterator"}[${op.listItem}]`;
@@ -199,11 +208,18 @@ function methods(n: Named, mode: Mode): string[] {
   return out;
 }
 
-const CLASS_SUFFIX: Record<Mode, [string, string]> = { sync: ["", "Resource"], async: ["Async", "Resource"], raw: ["", "WithRawResponse"], asyncRaw: ["Async", "WithRawResponse"] };
+const CLASS_SUFFIX: Record<Mode, [string, string]> = {
+  sync: ["", "Resource"],
+  async: ["Async", "Resource"],
+  raw: ["", "WithRawResponse"],
+  asyncRaw: ["Async", "WithRawResponse"],
+  streaming: ["", "WithStreamingResponse"],
+  asyncStreaming: ["Async", "WithStreamingResponse"],
+};
 
 function resourceClass(doc: Schema, namespace: string, members: Named[], mode: Mode): string {
   const [pre, post] = CLASS_SUFFIX[mode];
-  const base = mode === "sync" || mode === "raw" ? "SyncResource" : "AsyncResource";
+  const base = mode === "sync" || mode === "raw" || mode === "streaming" ? "SyncResource" : "AsyncResource";
   const mixin = MIXINS[namespace] && (mode === "sync" || mode === "async") ? `${MIXINS[namespace]}, ` : "";
   const tag = ((doc.tags as Schema[] | undefined) ?? []).find((t) => snake(String(t.name), compoundWords([String(t.name)])) === namespace);
   const about = typeof tag?.description === "string" ? tag.description : members[0]!.op.tag;
@@ -222,7 +238,7 @@ function container(name: string, namespaces: string[], mode: Mode, caller: strin
 export function renderResources(doc: Schema, ops: PyOperation[], modelNames: string[]): string {
   const named = nameOperations(doc, ops);
   const namespaces = [...new Set(named.map((n) => n.namespace))];
-  const classes = (["sync", "async", "raw", "asyncRaw"] as Mode[]).flatMap((mode) =>
+  const classes = (["sync", "async", "raw", "asyncRaw", "streaming", "asyncStreaming"] as Mode[]).flatMap((mode) =>
     namespaces.map((ns) => resourceClass(doc, ns, named.filter((n) => n.namespace === ns), mode)),
   );
   const code = classes.join("\n\n");
@@ -245,6 +261,7 @@ export function renderResources(doc: Schema, ops: PyOperation[], modelNames: str
     "if TYPE_CHECKING:",
     "    from ._results._pages import AsyncPaginator, SyncPage",
     "    from ._results._raw import RawResponse",
+    "    from ._results._streaming import AsyncStreamingResponse, StreamingResponse",
     "    from ._results._streams import AsyncEventStream, EventStream",
     "",
     "OPERATIONS: Dict[str, Operation] = {",
@@ -267,5 +284,9 @@ export function renderResources(doc: Schema, ops: PyOperation[], modelNames: str
     container("ClientWithRawResponse", namespaces, "raw", "SyncCaller", false),
     "",
     container("AsyncClientWithRawResponse", namespaces, "asyncRaw", "AsyncCaller", false),
+    "",
+    container("ClientWithStreamingResponse", namespaces, "streaming", "SyncCaller", false),
+    "",
+    container("AsyncClientWithStreamingResponse", namespaces, "asyncStreaming", "AsyncCaller", false),
   ].join("\n");
 }

@@ -16,14 +16,14 @@ import time
 import uuid
 from urllib.parse import urlsplit
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, TypedDict, Union
 
 from .._http._bodies import EncodedBody, encode_body
-from ._errors import ApiStatusError, CredentialsError, ProtocolError, RequestTimeoutError, to_api_error
+from ._errors import ApiStatusError, CredentialsError, EventHookError, ProtocolError, RequestTimeoutError, to_api_error
 from .._constants import API_KEY_HEADER
 from .._http._rate_limit import RateLimit, rate_limit_of, retry_after_seconds
 from .._http._response import Response
-from .._http._transport_types import Request, Retry, Timeout, Timing
+from .._http._transport_types import HttpRequest, Request, Retry, Timeout, Timing
 from ._types import NOT_GIVEN, NotGiven, Operation, RequestOptions, RetryOption, TimeoutOption
 from ._urls import check_base_url, header_params, operation_url, with_token
 
@@ -169,7 +169,8 @@ class Config:
     """Told each call's method, path and headers (which it may change) before the first attempt."""
     on_response: Optional[Callable[[Response], None]] = None
     """Told every response as it arrives (each attempt's), before its body is read."""
-    """A `threading.local` holding the last rate limit per thread (set by the front end)."""
+    response_hooks: Tuple[Callable[[Response], None], ...] = ()
+    """`event_hooks["response"]`: told every response after `on_response` (issue 49)."""
 
     def with_changes(self, timeout: TimeoutOption, retry: RetryOption, headers: Optional[Mapping[str, str]]) -> "Config":
         changed = copy.copy(self)
@@ -331,6 +332,8 @@ def observe(config: Config, response: Response) -> None:
         logger.info("%s %s -> %s (request id %s)", response.method, response.path, response.status, response.request_id)
     if config.on_response is not None:
         config.on_response(response)
+    for hook in config.response_hooks:
+        _tell("response", hook, response, response.method, response.path)
     rate_limit = rate_limit_of(response)
     if rate_limit is None:
         return
@@ -338,6 +341,57 @@ def observe(config: Config, response: Response) -> None:
         config.last_rate_limit.value = rate_limit
     if config.on_rate_limit is not None:
         config.on_rate_limit(rate_limit, response)
+
+
+class EventHooks(TypedDict, total=False):
+    """`event_hooks=`: `{"request": [f, ...], "response": [g, ...]}`, as httpx spells it (openai-python's
+    `http_client=`): each function is told one `HttpRequest` (credentials redacted) or `Response`."""
+
+    request: Sequence[Callable[[HttpRequest], Any]]
+    response: Sequence[Callable[[Response], Any]]
+
+_HOOK_KINDS = ("request", "response")
+
+
+def checked_event_hooks(hooks: Optional[EventHooks]) -> Dict[str, Tuple[Callable[[Any], Any], ...]]:
+    """`event_hooks=` checked when the client is made: known kinds, each a list of functions."""
+    if hooks is None:
+        return {}
+    if not isinstance(hooks, Mapping):
+        raise TypeError('event_hooks must be a dict: {"request": [functions], "response": [functions]}')
+    checked: Dict[str, Tuple[Callable[[Any], Any], ...]] = {}
+    for kind, functions in hooks.items():
+        if kind not in _HOOK_KINDS:
+            raise ValueError(f"event_hooks has {kind!r}: the kinds are 'request' and 'response'")
+        if not isinstance(functions, (list, tuple)) or not all(callable(f) for f in functions):
+            raise TypeError(f'event_hooks["{kind}"] must be a list of functions taking one argument')
+        checked[kind] = tuple(functions)
+    return checked
+
+
+def _tell(kind: str, hook: Callable[[Any], Any], value: Any, method: str, path: str) -> None:
+    """Calls one hook; what it raises becomes an `EventHookError` naming it (never a failed attempt to retry)."""
+    try:
+        hook(value)
+    except Exception as e:
+        name = getattr(hook, "__qualname__", None) or repr(hook)
+        raise EventHookError(f"the {kind} hook {name} raised {type(e).__name__}: {e} ({method} {path})") from e
+
+
+def request_teller(hooks: Sequence[Callable[[Any], Any]]) -> Optional[Callable[[Request, Dict[str, str]], None]]:
+    """What a transport calls with each attempt's final headers (credentials added): `event_hooks["request"]` are
+    told an `HttpRequest` with the credentials redacted. None without hooks (the default path pays nothing)."""
+    if not hooks:
+        return None
+    told: List[Callable[[Any], Any]] = list(hooks)
+
+    def tell(request: Request, headers: Dict[str, str]) -> None:
+        payload = request.body.payload() if request.body.stream is None else None
+        seen = HttpRequest(request.method, request.url, redacted(headers), payload if isinstance(payload, bytes) else b"", request.timeout)
+        for hook in told:
+            _tell("request", hook, seen, request.method, request.path)
+
+    return tell
 
 
 def decoded(response: Response) -> bytes:

@@ -203,6 +203,12 @@ class NetworkError(ApiConnectionError, ConnectionError):
         super().__init__(f"{method} {path}: {message}", method=method, path=path)
 
 
+class EventHookError(ClientError):
+    """A function of `event_hooks=` raised: the call stops there, without a retry (whatever it raised, even an
+    `OSError`, is the hook's failure, not the network's). The message names the hook, what it raised and the
+    request; `__cause__` is the hook's own exception."""
+
+
 class InsecureTransportError(ClientError, ValueError):
     """A token would have been put into a URL that is not sent over TLS (interface specification, rule 7)."""
 

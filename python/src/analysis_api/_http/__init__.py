@@ -1,7 +1,7 @@
 """HTTP messages as values and bytes, with no socket, no retry decision and no client error.
 
 - `_transport_types.py`: the retry and timeout policies (`Retry`, `Timeout`), a prepared `Request`, its `Timing`
-  (deadlines) and a `Proxy`;
+  (deadlines), a `Proxy`, and one attempt as values (`HttpRequest`, `HttpResponse`);
 - `_bodies.py`: request bodies encoded by media type (JSON, form, streamed multipart, raw bytes);
 - `_wire.py`: the bytes of a request head, and the fields of a response head;
 - `_response.py`: a `Response` as received (status, headers, body) and header lookup;

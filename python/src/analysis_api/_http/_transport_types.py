@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from time import monotonic as _monotonic
-from typing import TYPE_CHECKING, Callable, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Mapping, Optional, Tuple
 
 if TYPE_CHECKING:
     from ._bodies import EncodedBody
@@ -153,3 +153,27 @@ class Proxy:
 
     def __repr__(self) -> str:
         return f"Proxy({self.host}:{self.port})"  # never the credentials
+
+
+@dataclass
+class HttpRequest:
+    """One attempt as it goes on the wire: the absolute URL, every header (credentials included) and the body. What
+    a transport of the caller's own is handed (`transport=`), and what `event_hooks["request"]` are told (there with
+    the credentials redacted). `timeout`: the call's `Timeout`, which `HTTPTransport` applies (None: none given)."""
+
+    method: str
+    url: str
+    headers: Dict[str, str]
+    content: bytes = b""
+    timeout: Optional[Timeout] = None
+
+
+@dataclass
+class HttpResponse:
+    """What a transport answers: a status, headers and the whole body (as received: a `Content-Encoding` is undone
+    by the client, not the transport)."""
+
+    status: int
+    headers: Mapping[str, str] = field(default_factory=dict)
+    content: bytes = b""
+    reason: str = ""

@@ -2,6 +2,8 @@
 
 - `_pages.py`: `SyncPage` / `AsyncPage`, one answer of a list that fetches the next on demand;
 - `_raw.py`: `RawResponse`, a call's status and headers next to its parsed result (`with_raw_response`);
+- `_streaming.py`: `StreamingResponse` / `AsyncStreamingResponse`, an answer whose body is read as it arrives
+  (`with_streaming_response`);
 - `_sse.py`: the Server-Sent Events parser and `StreamSession`, the reconnect decisions of an event stream;
 - `_streams.py`: `EventStream` / `AsyncEventStream`, the typed events of an event-stream operation.
 

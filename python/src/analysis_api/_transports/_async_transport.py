@@ -137,8 +137,10 @@ class AsyncStreamedResponse:
 class AsyncTransport:
     def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
                  sleep: Callable[[float], Awaitable[None]], ssl_context: Optional[ssl.SSLContext], max_idle: int = 10,
-                 proxy: Optional[Proxy] = None, max_connections: Optional[int] = None) -> None:
+                 proxy: Optional[Proxy] = None, max_connections: Optional[int] = None,
+                 on_request: Optional[Callable[[Request, Dict[str, str]], None]] = None) -> None:
         self._proxy = proxy
+        self._on_request = on_request
         self._max_connections = max_connections
         self._slots: Optional[asyncio.Semaphore] = None
         self._authenticate = authenticate
@@ -225,6 +227,8 @@ class AsyncTransport:
         is raised outside the attempt, whose failures are network errors."""
         headers = dict(request.headers)
         self._authenticate(headers)
+        if self._on_request is not None:
+            self._on_request(request, headers)  # event_hooks["request"]: the final headers, redacted for them
         target = request.target
         if self._proxy is not None and request.origin[0] == "http":
             target = request.url  # a plain-HTTP proxy is sent the absolute URL
@@ -310,7 +314,11 @@ class AsyncTransport:
                 logger.info("%s %s: %s; retrying in %.2f s", request.method, request.path, type(e).__name__, wait)
                 await self._sleep(wait)
                 continue
-            self._on_response(response)
+            try:
+                self._on_response(response)
+            except BaseException:
+                await conn.close()  # a hook raised (EventHookError): the answer is not read
+                raise
             if stream and response.ok:
                 return AsyncStreamedResponse(state.done(response), body, stream_idle_timeout)
             wait = state.after_response(response)

@@ -8,8 +8,10 @@ result or a typed error. A transport is any object with
 - `async handle_async_request(request: HttpRequest) -> HttpResponse` (for `AsyncClient`),
 
 like httpx's `MockTransport`. An `OSError` it raises is a failed attempt (`NetworkError` / `RequestTimeoutError`
-once retries are spent, `TimeoutError` being the latter); anything else goes to the caller as it is. An event
-stream's body is the answer's whole `content`, read as one piece. Timeouts are the transport's own business.
+once retries are spent, `TimeoutError` being the latter), and so is an `ApiConnectionError` (what the public
+default transports, `HTTPTransport` / `AsyncHTTPTransport`, raise; then raised as it is); anything else goes to the
+caller as it is. An event stream's body is the answer's whole `content`, read as one piece. Timeouts are the
+transport's own business (the call's `Timeout` comes with the request, as `HttpRequest.timeout`).
 """
 
 from __future__ import annotations
@@ -19,29 +21,9 @@ from dataclasses import dataclass, field
 from typing import AsyncIterator, Awaitable, Callable, Dict, Iterator, Mapping, Optional, Protocol, Union
 
 from .._calls._core import Clock, RetryState, logger
-from .._calls._errors import NetworkError, RequestTimeoutError
+from .._calls._errors import ApiConnectionError, NetworkError, RequestTimeoutError
 from .._http._response import Response
-from .._http._transport_types import Request
-
-@dataclass
-class HttpRequest:
-    """One attempt as it would go on the wire: the absolute URL, every header (credentials included) and the body."""
-
-    method: str
-    url: str
-    headers: Dict[str, str]
-    content: bytes = b""
-
-
-@dataclass
-class HttpResponse:
-    """What a transport answers: a status, headers and the whole body."""
-
-    status: int
-    headers: Mapping[str, str] = field(default_factory=dict)
-    content: bytes = b""
-    reason: str = ""
-
+from .._http._transport_types import HttpRequest, HttpResponse, Request
 
 class SyncTransport(Protocol):
     """What `Client(transport=...)` takes."""
@@ -80,12 +62,17 @@ class AsyncBufferedStream(BufferedStream):
         self.content = b""
 
 
-def _http_request(request: Request, authenticate: Callable[[Dict[str, str]], None]) -> HttpRequest:
+Told = Optional[Callable[[Request, Dict[str, str]], None]]
+
+
+def _http_request(request: Request, authenticate: Callable[[Dict[str, str]], None], on_request: Told) -> HttpRequest:
     headers = dict(request.headers)
     authenticate(headers)
+    if on_request is not None:
+        on_request(request, headers)  # event_hooks["request"], redacted for them
     payload = request.body.payload()
     content = payload if isinstance(payload, bytes) else b"".join(bytes(p) for p in payload or [])
-    return HttpRequest(request.method, request.url, headers, content)
+    return HttpRequest(request.method, request.url, headers, content, request.timeout)
 
 
 def _response(request: Request, answer: HttpResponse) -> Response:
@@ -102,15 +89,21 @@ def _response(request: Request, answer: HttpResponse) -> Response:
 class _Injected:
     """The retry loop around a caller's transport; `exchange` is one attempt."""
 
-    def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock) -> None:
+    def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
+                 on_request: Told = None) -> None:
         self._authenticate = authenticate
+        self._on_request = on_request
         self._on_response = on_response
         self._clock = clock
 
-    def _failed(self, state: RetryState, error: OSError) -> float:
-        """The wait before the next attempt, or the error to raise."""
-        wait = state.after_failure(error, sent=not isinstance(error, ConnectionRefusedError))
+    def _failed(self, state: RetryState, error: Union[OSError, ApiConnectionError]) -> float:
+        """The wait before the next attempt, or the error to raise. An `ApiConnectionError` (what `HTTPTransport`
+        raises when no answer came) is a failed attempt too, raised as it is once retries are spent."""
+        cause = error.__cause__ if isinstance(error, ApiConnectionError) else error
+        wait = state.after_failure(error, sent=not isinstance(cause, ConnectionRefusedError))
         if wait is None:
+            if isinstance(error, ApiConnectionError):
+                raise error
             request = state.request
             if isinstance(error, TimeoutError):
                 raise RequestTimeoutError(request.method, request.path, 0.0, "response (the transport's timeout)") from error
@@ -127,8 +120,9 @@ class _Injected:
 
 
 class InjectedTransport(_Injected):
-    def __init__(self, transport: SyncTransport, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock) -> None:
-        super().__init__(authenticate=authenticate, on_response=on_response, clock=clock)
+    def __init__(self, transport: SyncTransport, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
+                 on_request: Told = None) -> None:
+        super().__init__(authenticate=authenticate, on_response=on_response, clock=clock, on_request=on_request)
         if not callable(getattr(transport, "handle_request", None)):
             raise TypeError("transport= must have a handle_request(request) method (see analysis_api.SyncTransport)")
         self._transport = transport
@@ -138,8 +132,8 @@ class InjectedTransport(_Injected):
         while True:
             state.begin()
             try:
-                response = _response(request, self._transport.handle_request(_http_request(request, self._authenticate)))
-            except OSError as e:
+                response = _response(request, self._transport.handle_request(_http_request(request, self._authenticate, self._on_request)))
+            except (OSError, ApiConnectionError) as e:
                 self._clock.sleep(self._failed(state, e))
                 continue
             wait = self._answered(state, response, stream)
@@ -156,8 +150,8 @@ class InjectedTransport(_Injected):
 
 class AsyncInjectedTransport(_Injected):
     def __init__(self, transport: AsyncTransport, *, sleep: Callable[[float], Awaitable[None]], authenticate: Callable[[Dict[str, str]], None],
-                 on_response: Callable[[Response], None], clock: Clock) -> None:
-        super().__init__(authenticate=authenticate, on_response=on_response, clock=clock)
+                 on_response: Callable[[Response], None], clock: Clock, on_request: Told = None) -> None:
+        super().__init__(authenticate=authenticate, on_response=on_response, clock=clock, on_request=on_request)
         if not callable(getattr(transport, "handle_async_request", None)):
             raise TypeError("transport= must have an async handle_async_request(request) method (see analysis_api.AsyncTransport)")
         self._transport = transport
@@ -168,8 +162,8 @@ class AsyncInjectedTransport(_Injected):
         while True:
             state.begin()
             try:
-                response = _response(request, await self._transport.handle_async_request(_http_request(request, self._authenticate)))
-            except OSError as e:
+                response = _response(request, await self._transport.handle_async_request(_http_request(request, self._authenticate, self._on_request)))
+            except (OSError, ApiConnectionError) as e:
                 await self._sleep(self._failed(state, e))
                 continue
             wait = self._answered(state, response, stream)

@@ -220,8 +220,10 @@ def _send(sock: socket.socket, head: bytes, payload: "bytes | Iterable[bytes] | 
 
 class Transport:
     def __init__(self, *, authenticate: Callable[[Dict[str, str]], None], on_response: Callable[[Response], None], clock: Clock,
-                 ssl_context: Optional[ssl.SSLContext], max_idle: int = 10, proxy: Optional[Proxy] = None) -> None:
+                 ssl_context: Optional[ssl.SSLContext], max_idle: int = 10, proxy: Optional[Proxy] = None,
+                 on_request: Optional[Callable[[Request, Dict[str, str]], None]] = None) -> None:
         self._proxy = proxy
+        self._on_request = on_request
         self._authenticate = authenticate
         self._on_response = on_response
         self._clock = clock
@@ -290,6 +292,8 @@ class Transport:
         """Connects (or reuses), sends, and waits for the response headers; each wait under the timeout."""
         headers = dict(request.headers)
         self._authenticate(headers)
+        if self._on_request is not None:
+            self._on_request(request, headers)  # event_hooks["request"]: the final headers, redacted for them
         origin, target = request.origin, request.target
         if self._proxy is not None and origin[0] == "http":
             target = request.url  # a plain-HTTP proxy is sent the absolute URL
@@ -352,7 +356,12 @@ class Transport:
                 continue
             raw = attempt.raw
             response = Response(request.method, request.path, raw.status, raw.reason, raw.headers)
-            self._on_response(response)
+            try:
+                self._on_response(response)
+            except BaseException:
+                raw.close()
+                _close(attempt.conn)  # a hook raised (EventHookError): the answer is not read
+                raise
             if stream and response.ok:
                 return StreamedResponse(state.done(response), attempt, stream_idle_timeout)
             wait = state.after_response(response)
