@@ -4,8 +4,9 @@
 // (mockServiceWorker.js of the installed msw) served beside it from 127.0.0.1, and the page driven in Chromium
 // (test/helpers/chromium.ts: Debian's, else the one inside @sparticuz/chromium; never a downloaded browser).
 // The page's plain `fetch` calls http://localhost:4010, where nothing listens: every answer comes from the
-// simulation through the service worker. It lists, creates (with an Idempotency-Key, then replays it), uploads a File (multipart) and follows the analysis's
-// event stream to completion while the simulated clock advances.
+// simulation through the service worker. It lists, creates (with an Idempotency-Key, then replays it), uploads a File
+// (multipart) and follows the analysis's event stream to completion while the simulated clock advances; a fault rule's
+// 429 reaches the page as a 429, and the paused clock moves an analysis only when advanced.
 import esbuild from "esbuild";
 import fs from "node:fs/promises";
 import http from "node:http";
@@ -64,13 +65,19 @@ afterAll(async () => {
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
 
+/** A new tab on the app, once its worker has started; the page errors it reports are collected. */
+async function openApp() {
+  const page = await browser!.context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(origin);
+  await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true, undefined, { timeout: 60_000 });
+  return { page, errors };
+}
+
 describe("@avt/mock/browser through MSW's service worker in Chromium", () => {
   it("lists, creates, uploads a File and follows the event stream to completion", { timeout: 120_000 }, async () => {
-    const page = await browser!.context.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(origin);
-    await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true, undefined, { timeout: 60_000 });
+    const { page, errors } = await openApp();
 
     const result = await page.evaluate(async () => {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -135,5 +142,35 @@ describe("@avt/mock/browser through MSW's service worker in Chromium", () => {
     expect(result.stream[1]).toMatch(/^text\/event-stream/);
     expect(result.events.length).toBeGreaterThan(1);
     expect(result.statuses.at(-1)).toBe("completed");
+  });
+  it("a fault rule's 429 reaches the page as a 429, once; the paused clock moves an analysis only when advanced", { timeout: 120_000 }, async () => {
+    const { page, errors } = await openApp();
+    const result = await page.evaluate(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const sim = (window as any).sim;
+      const base = "http://localhost:4010";
+      const key = { "X-API-Key": sim.keys.pro as string };
+      const create = (idempotencyKey: string) =>
+        fetch(`${base}/v1/analyses`, {
+          method: "POST",
+          headers: { ...key, "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
+          body: JSON.stringify({ media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" }),
+        });
+      await sim.faults.add({ operationId: "createAnalysis", status: 429, times: 1 });
+      const limited = await create("browser-limited-1");
+      const limitedBody = (await limited.json()) as { error?: string };
+      const after = await create("browser-limited-2");
+      const { id } = (await after.json()) as { id: string };
+      const status = async () => ((await (await fetch(`${base}/v1/analyses/${id}`, { headers: key })).json()) as { status: string }).status;
+      const paused = ((await sim.clock.pause()) as { paused: boolean }).paused;
+      const before = await status();
+      await sim.clock.advance(120_000);
+      return { limited: [limited.status, limitedBody.error, limited.headers.get("Retry-After") !== null], after: after.status, paused, statuses: [before, await status()] };
+    });
+    expect(errors).toEqual([]);
+    expect(result.limited).toEqual([429, expect.stringMatching(/^(rate|daily)_limit_exceeded$/), true]);
+    expect(result.after).toBe(202);
+    expect(result.paused).toBe(true);
+    expect(result.statuses).toEqual(["queued", "completed"]);
   });
 });
