@@ -189,7 +189,7 @@ describe("the client and mock packages installed from their tarballs into a fres
     });
   }
 
-  it("tsc: the client is openapi-fetch's Client<paths>, and wrong request bodies are refused", { timeout: 120_000 }, async () => {
+  it("tsc: the client is openapi-fetch's Client<paths>, and wrong request bodies are refused", { timeout: 240_000 }, async () => {
     const passed = await npx(["tsc", "-p", "."]);
     expect(passed.stdout).toBe("");
     // Without their expectations, the three wrong bodies are errors, each on its line.
