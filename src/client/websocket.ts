@@ -61,7 +61,11 @@ export async function webSocketClass(given?: WebSocketConstructor): Promise<WebS
   if (given) return given;
   const native = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
   if (native) return native;
-  const mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ "ws");
+  // The .catch makes the import optional to esbuild too (webpack and Vite read the comments): an app bundled by esbuild
+  // without `ws` installed builds, and only a call here, in a runtime with no WebSocket, fails.
+  const mod = await import(/* webpackIgnore: true */ /* @vite-ignore */ "ws").catch((e: unknown) => {
+    throw new Error("No WebSocket here: this runtime has none and the optional peer `ws` is not installed (npm install ws)", { cause: e });
+  });
   return (mod.WebSocket ?? mod.default) as unknown as WebSocketConstructor;
 }
 

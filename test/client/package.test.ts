@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { expectLeanTree, NPM_ENV, run } from "../helpers/packages.js";
+import { expectLeanTree, NPM_ENV, packClientPackage, run } from "../helpers/packages.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = path.join(ROOT, "node_modules/typescript/bin/tsc");
@@ -125,14 +125,12 @@ void [progress, wrong];
 console.log(JSON.stringify({ ids: pages.pages.flatMap((p) => p.data.map((a) => a.id)), sent, refused }));
 `;
 
-/** One `npm pack` of the repository (its prepack builds dist/) for every test here: the tarball and what it holds. */
+/** One `npm pack` of the client package (its prepack builds dist/) for every test here: the tarball and what it holds. */
 let tarball: Promise<{ dir: string; file: string; files: string[] }> | undefined;
 function packed(): Promise<{ dir: string; file: string; files: string[] }> {
   tarball ??= (async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "client-package-"));
-    const out = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: ROOT, env: NPM_ENV, maxBuffer: 1 << 24 });
-    const [info] = JSON.parse(out.stdout.slice(out.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    return { dir, file: path.join(dir, info!.filename), files: info!.files.map((f) => f.path) };
+    return { dir, ...(await packClientPackage(ROOT, dir)) };
   })();
   return tarball;
 }

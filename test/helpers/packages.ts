@@ -59,3 +59,20 @@ export async function expectLeanTree(project: string, pkg: string, absent: strin
   expect(offending).toEqual([]);
   return names;
 }
+
+/** What the client package's `npm pack` reads: its manifest, its build's sources and configs, and what it ships. */
+const CLIENT_SOURCES = ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "src/index.ts", "src/client", "src/query", "src/react", "src/zod", "generated/schema.d.ts"];
+
+/**
+ * The client package (@avt/api-contract) packed by `npm pack`, its prepack included (which builds dist/), in a copy of
+ * what it reads under `dir` (the repository's node_modules linked in): so test files packing it at once never build
+ * the same dist/ together. Answers the tarball's path and the files it holds.
+ */
+export async function packClientPackage(root: string, dir: string): Promise<{ file: string; files: string[] }> {
+  const copy = path.join(dir, "client-package");
+  for (const source of CLIENT_SOURCES) await fs.cp(path.join(root, source), path.join(copy, source), { recursive: true });
+  await fs.symlink(path.join(root, "node_modules"), path.join(copy, "node_modules"));
+  const out = await run("npm", ["pack", "--json", "--pack-destination", dir], { cwd: copy, env: NPM_ENV, maxBuffer: 1 << 24 });
+  const [info] = JSON.parse(out.stdout.slice(out.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { file: path.join(dir, info!.filename), files: info!.files.map((f) => f.path) };
+}

@@ -4,8 +4,10 @@
 // (mockServiceWorker.js of the installed msw) served beside it from 127.0.0.1, and the page driven in Chromium
 // (test/helpers/chromium.ts: Debian's, else the one inside @sparticuz/chromium; never a downloaded browser).
 // The page's plain `fetch` calls http://localhost:4010, where nothing listens: every answer comes from the
-// simulation through the service worker. It lists, creates (with an Idempotency-Key, then replays it), uploads a File (multipart) and follows the analysis's
-// event stream to completion while the simulated clock advances.
+// simulation through the service worker. It lists, creates (with an Idempotency-Key, then replays it), uploads a File
+// (multipart) and follows the analysis's event stream to completion while the simulated clock advances; a fault rule's
+// 429 reaches the page as a 429, and the paused clock moves an analysis only when advanced. The packed client
+// (@avt/api-contract) is bundled too: its typed calls make the keyed POST, meet the 429 and follow the stream.
 import esbuild from "esbuild";
 import fs from "node:fs/promises";
 import http from "node:http";
@@ -16,18 +18,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildMockPackage, packMockPackage } from "../../../scripts/publish/build-packages.js";
 import { REPO_ROOT } from "../../../src/mock/homes/node/contract-files.js";
 import { launchChromiumContext } from "../../helpers/chromium.js";
-import { freshProject } from "../../helpers/packages.js";
+import { freshProject, packClientPackage } from "../../helpers/packages.js";
 
 const MSW_VERSION = JSON.parse(await fs.readFile(path.join(REPO_ROOT, "node_modules/msw/package.json"), "utf8")).version as string;
 
 /** The app: starts MSW's worker on the simulation's handlers, then exposes the simulation to the test. */
 const APP = `import { setupWorker } from "msw/browser";
 import { createSimulation } from "@avt/mock/browser";
+import { ApiError, createClient, isFinalEvent, streamAnalysisEvents, unwrap } from "@avt/api-contract";
 
 const sim = createSimulation();
 const worker = setupWorker(...sim.handlers);
 await worker.start({ serviceWorker: { url: "/mockServiceWorker.js" }, onUnhandledRequest: "bypass", quiet: true });
 window.sim = sim;
+window.api = createClient({ baseUrl: "http://localhost:4010", apiKey: sim.keys.pro, retry: false });
+window.client = { ApiError, isFinalEvent, streamAnalysisEvents, unwrap };
 window.ready = true;
 `;
 
@@ -38,8 +43,8 @@ let browser: Awaited<ReturnType<typeof launchChromiumContext>> | undefined;
 
 beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), "mock-browser-"));
-  const tarball = await packMockPackage(await buildMockPackage(path.join(tmp, "build")), tmp);
-  const project = await freshProject(tmp, "browser-app", [tarball, `msw@${MSW_VERSION}`]);
+  const [tarball, client] = await Promise.all([packMockPackage(await buildMockPackage(path.join(tmp, "build")), tmp), packClientPackage(REPO_ROOT, tmp)]);
+  const project = await freshProject(tmp, "browser-app", [tarball, client.file, `msw@${MSW_VERSION}`]);
   await fs.writeFile(path.join(project, "main.js"), APP);
   // The app's bundler resolves @avt/mock/browser and msw/browser from the project's own node_modules.
   const bundle = await esbuild.build({ entryPoints: [path.join(project, "main.js")], absWorkingDir: project, bundle: true, format: "esm", platform: "browser", target: "es2022", write: false, logLevel: "error" });
@@ -64,13 +69,19 @@ afterAll(async () => {
   if (tmp) await fs.rm(tmp, { recursive: true, force: true });
 });
 
+/** A new tab on the app, once its worker has started; the page errors it reports are collected. */
+async function openApp() {
+  const page = await browser!.context.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await page.goto(origin);
+  await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true, undefined, { timeout: 60_000 });
+  return { page, errors };
+}
+
 describe("@avt/mock/browser through MSW's service worker in Chromium", () => {
   it("lists, creates, uploads a File and follows the event stream to completion", { timeout: 120_000 }, async () => {
-    const page = await browser!.context.newPage();
-    const errors: string[] = [];
-    page.on("pageerror", (e) => errors.push(String(e)));
-    await page.goto(origin);
-    await page.waitForFunction(() => (window as unknown as { ready?: boolean }).ready === true, undefined, { timeout: 60_000 });
+    const { page, errors } = await openApp();
 
     const result = await page.evaluate(async () => {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -135,5 +146,64 @@ describe("@avt/mock/browser through MSW's service worker in Chromium", () => {
     expect(result.stream[1]).toMatch(/^text\/event-stream/);
     expect(result.events.length).toBeGreaterThan(1);
     expect(result.statuses.at(-1)).toBe("completed");
+  });
+  it("a fault rule's 429 reaches the page as a 429, once; the paused clock moves an analysis only when advanced", { timeout: 120_000 }, async () => {
+    const { page, errors } = await openApp();
+    const result = await page.evaluate(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const sim = (window as any).sim;
+      const base = "http://localhost:4010";
+      const key = { "X-API-Key": sim.keys.pro as string };
+      const create = (idempotencyKey: string) =>
+        fetch(`${base}/v1/analyses`, {
+          method: "POST",
+          headers: { ...key, "Content-Type": "application/json", "Idempotency-Key": idempotencyKey },
+          body: JSON.stringify({ media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" }),
+        });
+      await sim.faults.add({ operationId: "createAnalysis", status: 429, times: 1 });
+      const limited = await create("browser-limited-1");
+      const limitedBody = (await limited.json()) as { error?: string };
+      const after = await create("browser-limited-2");
+      const { id } = (await after.json()) as { id: string };
+      const status = async () => ((await (await fetch(`${base}/v1/analyses/${id}`, { headers: key })).json()) as { status: string }).status;
+      const paused = ((await sim.clock.pause()) as { paused: boolean }).paused;
+      const before = await status();
+      await sim.clock.advance(120_000);
+      return { limited: [limited.status, limitedBody.error, limited.headers.get("Retry-After") !== null], after: after.status, paused, statuses: [before, await status()] };
+    });
+    expect(errors).toEqual([]);
+    expect(result.limited).toEqual([429, expect.stringMatching(/^(rate|daily)_limit_exceeded$/), true]);
+    expect(result.after).toBe(202);
+    expect(result.paused).toBe(true);
+    expect(result.statuses).toEqual(["queued", "completed"]);
+  });
+  it("the typed client (@avt/api-contract) on the page's fetch: a keyed POST and its replay, a fault's 429, the event stream", { timeout: 120_000 }, async () => {
+    const { page, errors } = await openApp();
+    const result = await page.evaluate(async () => {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      const { sim, api, client } = window as any;
+      const body = { media_url: "https://media.example.com/calls/q4-review.mp3", media_type: "audio" };
+      const create = () => api.POST("/v1/analyses", { body, headers: { "Idempotency-Key": "browser-typed-1" } });
+      const first = await create();
+      const again = await create();
+      await sim.faults.add({ operationId: "createAnalysis", status: 429, times: 1 });
+      const limited = await client.unwrap(api.POST("/v1/analyses", { body })).then(() => null, (e: { name: string; status: number; kind: string }) => e);
+      const kinds: string[] = [];
+      let final = false;
+      for await (const event of client.streamAnalysisEvents(api, first.data.id)) {
+        if (kinds.length === 0) await sim.clock.advance(120_000);
+        kinds.push(event.event);
+        final = client.isFinalEvent(event);
+      }
+      return {
+        created: [first.response.status, again.response.status, again.response.headers.get("Idempotent-Replayed"), again.data.id === first.data.id],
+        limited: [limited instanceof client.ApiError, limited?.name, limited?.status, limited?.kind],
+        stream: [kinds.length > 1, kinds.at(-1), final],
+      };
+    });
+    expect(errors).toEqual([]);
+    expect(result.created).toEqual([202, 202, "true", true]);
+    expect(result.limited).toEqual([true, "RateLimitError", 429, "rate_limited"]);
+    expect(result.stream).toEqual([true, "completed", true]);
   });
 });

@@ -82,7 +82,7 @@ export function newWebhookSecret(random?: Random): string {
 }
 
 /** `v1=` + lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the whole secret as UTF-8. */
-export function webhookSignature(secret: string, timestamp: string, rawBody: string | Buffer): string {
+export function webhookSignature(secret: string, timestamp: string, rawBody: string | Uint8Array): string {
   return "v1=" + toHex(hmacSha256(secret, `${timestamp}.`, rawBody));
 }
 

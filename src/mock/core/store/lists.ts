@@ -5,6 +5,7 @@
 // default a name suggests). Newest first; the last page says `has_more: false` and `next_cursor: null`.
 import { FILTER_KEY, filterTest, type FilterDecl } from "../../../contract/filters.js";
 import type { Contract, Json, Route } from "../contract/contract-build.js";
+import { fromBase64UrlJson, toBase64UrlJson } from "../util/digest.js";
 import type { CollectionModel } from "./model.js";
 import { insertionIndex, type Position, type Rec } from "./records.js";
 
@@ -51,13 +52,13 @@ export function readListSpec(contract: Contract, route: Route, coll: CollectionM
 }
 
 export function encodeCursor(p: Position): string {
-  return Buffer.from(JSON.stringify([p.time, p.seq])).toString("base64url");
+  return toBase64UrlJson([p.time, p.seq]);
 }
 
 export function decodeCursor(cursor: string): Position {
   let v: unknown;
   try {
-    v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+    v = fromBase64UrlJson(cursor);
   } catch {
     v = null;
   }

@@ -3,6 +3,7 @@
 // place of the last item shown (its order of creation), so deleting items between pages skips nothing.
 import type { RequestContext } from "../pipeline/context.js";
 import type { Reply } from "../http/reply.js";
+import { fromBase64UrlJson, toBase64UrlJson } from "../util/digest.js";
 
 export interface Page<T> {
   data: T[];
@@ -37,12 +38,12 @@ function defaultLimit(ctx: RequestContext): number {
 }
 
 export function writeCursor(seq: number): string {
-  return Buffer.from(JSON.stringify({ before: seq })).toString("base64url");
+  return toBase64UrlJson({ before: seq });
 }
 
 function readCursor(cursor: string): number | null {
   try {
-    const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { before?: unknown };
+    const v = fromBase64UrlJson(cursor) as { before?: unknown };
     return Number.isInteger(v?.before) && (v.before as number) > 0 ? (v.before as number) : null;
   } catch {
     return null;

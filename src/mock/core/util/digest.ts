@@ -28,6 +28,18 @@ export function toBase64Url(b: Uint8Array): string {
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+/** The bytes of a base64url text (padding and standard base64's `+` and `/` taken too); throws on any other character. */
+export function fromBase64Url(s: string): Uint8Array {
+  const b = atob(s.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(s.length / 4) * 4, "="));
+  const out = new Uint8Array(b.length);
+  for (let i = 0; i < b.length; i++) out[i] = b.charCodeAt(i);
+  return out;
+}
+
+/** A JSON value as the base64url of its UTF-8 text (an opaque token: a list's cursor), and back. */
+export const toBase64UrlJson = (value: unknown): string => toBase64Url(encoder.encode(JSON.stringify(value)));
+export const fromBase64UrlJson = (token: string): unknown => JSON.parse(new TextDecoder().decode(fromBase64Url(token)));
+
 /** SHA-256 of the parts, one after another (as node:crypto's `update(a).update(b)`). */
 export function sha256Of(...parts: Data[]): Uint8Array {
   const h = sha256.create();
