@@ -3,7 +3,6 @@
 // disk) and no Node adapters: no Prism (an answer only Prism gives, `Prefer: dynamic=true`, is a 500 that says
 // so), no WebSocket server, no swagger-ui assets. Its import graph has no node:* module (test/mock/homes/browser/core.test.ts).
 import doc from "../../../../generated/openapi.json" with { type: "json" };
-import yamlText from "../../../../generated/openapi.yaml" with { type: "text" };
 import { buildContract, type Contract } from "../../core/contract/contract-build.js";
 import type { Platform } from "../../core/pipeline/platform.js";
 import type { PrismSource } from "../../core/contract/preferences.js";
@@ -22,9 +21,12 @@ const NO_PRISM: PrismSource = {
 
 export const browserPlatform: Platform = { prism: () => NO_PRISM, webSocketServer: () => null, swaggerAsset: () => undefined };
 
+/** The YAML text, a chunk of its own: loaded by the first `GET /openapi.yaml`, never by a page that doesn't ask. */
+const loadYaml = async (): Promise<Buffer> => Buffer.from((await import("../../../../generated/openapi.yaml", { with: { type: "text" } })).default);
+
 let shared: Contract | null = null;
 const runtime = {
-  contract: () => (shared ??= buildContract(doc, { jsonPath: "generated/openapi.json", yamlPath: "generated/openapi.yaml", yamlBytes: Buffer.from(yamlText) })),
+  contract: () => (shared ??= buildContract(doc, { jsonPath: "generated/openapi.json", yamlPath: "generated/openapi.yaml", yamlBytes: loadYaml })),
   platform: browserPlatform,
   handlers: simulationHandlers,
 };

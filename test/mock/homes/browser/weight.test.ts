@@ -1,0 +1,58 @@
+// What a page that turns the browser simulation on loads first (issue 45, Weight; decision MC11): the bundle's
+// entry and the chunks it imports statically, read from esbuild's metafile. What only a rare request needs is a
+// chunk loaded on demand, and the bundle, run as built (here under Node: it needs no DOM), still answers it.
+import fs from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Metafile } from "esbuild";
+import { browserBundle, firstOutputs, sources } from "../../../../scripts/lib/browser-bundle.js";
+import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
+import type { createSimulation as CreateSimulation } from "../../../../src/mock/homes/browser/browser.js";
+
+let out: string;
+let meta: Metafile;
+let createSimulation: typeof CreateSimulation;
+
+/** The inputs of the outputs a page loads first (packages by name, files by path). */
+const loadedFirst = (m: Metafile): string[] => sources([...firstOutputs(m)].flatMap((o) => Object.keys(m.outputs[o]!.inputs)));
+
+beforeAll(async () => {
+  out = await fs.mkdtemp(path.join(os.tmpdir(), "browser-weight-"));
+  // msw bundled in too, so the built files import nothing from outside their folder.
+  const r = await browserBundle({ outdir: out, write: true, external: [] });
+  meta = r.metafile!;
+  ({ createSimulation } = await import(path.join(out, "index.js")));
+}, 120_000);
+
+afterAll(async () => {
+  if (out) await fs.rm(out, { recursive: true, force: true });
+});
+
+describe("the browser simulation's first load", () => {
+  it("leaves the YAML text of the contract to a chunk of its own", () => {
+    const first = loadedFirst(meta);
+    expect(first).toContain("src/mock/core/pipeline/pipeline.ts");
+    expect(first).not.toContain("generated/openapi.yaml");
+    const lazy = Object.values(meta.outputs).filter((o) => Object.keys(o.inputs).includes("generated/openapi.yaml"));
+    expect(lazy).toHaveLength(1);
+  });
+
+  it("serves /openapi.yaml byte for byte from that chunk, on the first request and after", async () => {
+    const sim = createSimulation();
+    try {
+      const file = await fs.readFile(path.join(REPO_ROOT, "generated/openapi.yaml"));
+      for (let i = 0; i < 2; i++) {
+        const res = await sim.fetch(`${sim.baseUrl}/openapi.yaml`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toBe("application/yaml; charset=utf-8");
+        expect(Buffer.from(await res.arrayBuffer()).equals(file)).toBe(true);
+      }
+      const head = await sim.fetch(`${sim.baseUrl}/openapi.yaml`, { method: "HEAD" });
+      expect([head.status, (await head.arrayBuffer()).byteLength]).toEqual([200, 0]);
+    } finally {
+      await sim.close();
+    }
+  });
+
+});
