@@ -1,8 +1,9 @@
 // @avt/mock/browser: createSimulation for a browser (MSW's setupWorker, Storybook): the same core as under Node
-// (simulation-core.ts) with the contract bundled in (generated/openapi.json and .yaml, imported, not read from
-// disk) and no Node adapters: no Prism (an answer only Prism gives, `Prefer: dynamic=true`, is a 500 that says
+// (simulation-core.ts) with the contract bundled in (imported, not read from disk: generated/openapi.sim.json, the
+// document without the prose the simulation never reads, and generated/openapi.yaml's text in a chunk of its own,
+// loaded by the first GET /openapi.yaml; decision MC11) and no Node adapters: no Prism (an answer only Prism gives, `Prefer: dynamic=true`, is a 500 that says
 // so), no WebSocket server, no swagger-ui assets. Its import graph has no node:* module (test/mock/homes/browser/core.test.ts).
-import doc from "../../../../generated/openapi.json" with { type: "json" };
+import doc from "../../../../generated/openapi.sim.json" with { type: "json" };
 import { buildContract, type Contract } from "../../core/contract/contract-build.js";
 import type { Platform } from "../../core/pipeline/platform.js";
 import type { PrismSource } from "../../core/contract/preferences.js";

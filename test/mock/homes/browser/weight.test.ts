@@ -2,31 +2,27 @@
 // entry and the chunks it imports statically, read from esbuild's metafile. What only a rare request needs is a
 // chunk loaded on demand, and the bundle, run as built (here under Node: it needs no DOM), still answers it.
 import fs from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Metafile } from "esbuild";
-import { browserBundle, firstOutputs, sources } from "../../../../scripts/lib/browser-bundle.js";
+import { firstOutputs, sources } from "../../../../scripts/lib/browser-bundle.js";
 import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
-import type { createSimulation as CreateSimulation } from "../../../../src/mock/homes/browser/browser.js";
+import { builtBrowserSimulation, type BuiltBrowserSimulation } from "../../../helpers/browser-build.js";
 
-let out: string;
+let built: BuiltBrowserSimulation;
 let meta: Metafile;
-let createSimulation: typeof CreateSimulation;
+let createSimulation: BuiltBrowserSimulation["createSimulation"];
 
 /** The inputs of the outputs a page loads first (packages by name, files by path). */
 const loadedFirst = (m: Metafile): string[] => sources([...firstOutputs(m)].flatMap((o) => Object.keys(m.outputs[o]!.inputs)));
 
 beforeAll(async () => {
-  out = await fs.mkdtemp(path.join(os.tmpdir(), "browser-weight-"));
-  // msw bundled in too, so the built files import nothing from outside their folder.
-  const r = await browserBundle({ outdir: out, write: true, external: [] });
-  meta = r.metafile!;
-  ({ createSimulation } = await import(path.join(out, "index.js")));
+  built = await builtBrowserSimulation();
+  ({ meta, createSimulation } = built);
 }, 120_000);
 
 afterAll(async () => {
-  if (out) await fs.rm(out, { recursive: true, force: true });
+  await built?.dispose();
 });
 
 describe("the browser simulation's first load", () => {
