@@ -8,6 +8,8 @@ import type { Metafile } from "esbuild";
 import { firstOutputs, sources } from "../../../../scripts/lib/browser-bundle.js";
 import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
 import { builtBrowserSimulation, type BuiltBrowserSimulation } from "../../../helpers/browser-build.js";
+import { parse } from "yaml";
+import { createSimulation as nodeSimulation } from "../../../../src/mock/homes/node/simulation.js";
 
 let built: BuiltBrowserSimulation;
 let meta: Metafile;
@@ -51,4 +53,26 @@ describe("the browser simulation's first load", () => {
     }
   });
 
+
+  it("has no YAML parser anywhere in the bundle, loaded first or on demand", () => {
+    expect(sources(Object.keys(meta.inputs))).toContain("jose");
+    expect(sources(Object.keys(meta.inputs))).not.toContain("yaml");
+  });
+
+  it("loads a fixtures object without it, as the Node simulation does, and a bad one names where", async () => {
+    const fixtures = parse(await fs.readFile(path.join(REPO_ROOT, "docs/mock-fixtures.example.yaml"), "utf8"));
+    const [browser, node] = [createSimulation({ fixtures }), nodeSimulation({ fixtures })];
+    try {
+      const headers = { "X-API-Key": "pk_test_dashboard_demo" };
+      const list = async (s: typeof browser) => (await s.fetch(`${s.baseUrl}/v1/analyses?limit=50`, { headers })).text();
+      const answer = await list(browser);
+      expect(answer).toContain("anl_01DashCall00000000000001");
+      expect(answer).toBe(await list(node));
+    } finally {
+      await browser.close();
+      await node.close();
+    }
+    const bad = { workspaces: { ws_Other000001: { Analysis: [{ id: 3 }] } } };
+    expect(() => createSimulation({ fixtures: bad })).toThrow(/^fixtures:\d+:\d+: workspaces\.ws_Other000001\.Analysis\.0/);
+  });
 });
