@@ -1,4 +1,5 @@
-// `npm run generate`: lint the contract, bundle it, and write generated/{openapi.yaml,openapi.json,schema.d.ts}
+// `npm run generate`: lint the contract, bundle it, and write generated/{openapi.yaml,openapi.json,schema.d.ts}, the
+// browser simulation's compact generated/openapi.sim.json (sim-contract.ts),
 // and the Python client's generated modules, python/src/analysis_api/{models.py,_operations.py} (they live in the
 // package they belong to, the one copy of them: decision PY1).
 // Every file is written to a temporary file first and renamed into place only when every step succeeded,
@@ -11,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import os from "node:os";
 import { CLIENT_GENERATED, GENERATED, PYTHON_PACKAGE, QUERY_GENERATED, ROOT, SPEC_ROOT, ZOD_GENERATED } from "../lib/paths.js";
 import { renderClientFacts } from "../lib/client-facts.js";
+import { renderSimulationDocument } from "../lib/sim-contract.js";
 import { renderInvalidation } from "../lib/frontend/query-facts.js";
 import { renderZodResponses, renderZodSchemas } from "../lib/frontend/zod.js";
 import ts from "typescript";
@@ -148,6 +150,7 @@ export async function generate(opts: GenerateOptions = {}): Promise<GenerateResu
   const outputs: Array<[string, string, string]> = [
     [outDir, "openapi.yaml", yamlText],
     [outDir, "openapi.json", jsonText],
+    [outDir, "openapi.sim.json", renderSimulationDocument(doc)],
     [outDir, "schema.d.ts", dtsText],
     ...Object.entries(python).map(([name, text]): [string, string, string] => [pythonDir, name, text]),
     ...Object.entries(renderClientFacts(doc)).map(([name, text]): [string, string, string] => [clientDir, name, text]),

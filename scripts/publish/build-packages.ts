@@ -7,8 +7,9 @@
 //     exports  "."      createSimulation, mockControls, createGateway, … (src/mock/index.ts)
 //              "./msw"  simulationHandlers (msw: an optional peer)
 //              "./factories"  createFactories: typed test data from the contract's schemas
-//              "./browser"    createSimulation for a browser (MSW's setupWorker, Storybook): one ESM file, the
-//                             contract and every package but msw inside, no node:* import (browser-bundle.ts)
+//              "./browser"    createSimulation for a browser (MSW's setupWorker, Storybook): an ESM entry (with
+//                             a chunk loaded on demand), the contract and every package but msw inside, no
+//                             node:* import (browser-bundle.ts)
 //     types    types/: tsc's declarations of the entry points' sources (tsconfig.mock-types.json) and the
 //              contract's generated/schema.d.ts, so a TypeScript project type-checks createSimulation, its
 //              controls, the handlers and the factories
@@ -121,7 +122,7 @@ export async function buildMockPackage(out = MOCK_PACKAGE_DIR): Promise<string> 
     // Bundled CommonJS packages call require(): give each file one.
     banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   });
-  await browserBundle({ outfile: path.join(out, "lib/browser/index.js"), write: true, minify: true, legalComments: "linked" });
+  await browserBundle({ outdir: path.join(out, "lib/browser"), write: true, minify: true, legalComments: "linked" });
   await declarations(out);
   await fs.mkdir(path.join(out, "bin"), { recursive: true });
   await fs.writeFile(path.join(out, "bin/avt-mock.js"), BIN("bin-mock"), { mode: 0o755 });

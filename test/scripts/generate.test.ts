@@ -28,10 +28,11 @@ describe("npm run generate", () => {
     const b = path.join(scratch, "b");
     const r = await generate({ outDir: a });
     await generate({ outDir: b });
-    expect(r.files.map((f) => path.basename(f))).toEqual(["openapi.yaml", "openapi.json", "schema.d.ts", "models.py", "_operations.py", "_constants.py", "contract.generated.ts", "write.generated.ts", "invalidation.generated.ts", "schemas.generated.ts", "responses.generated.ts"]);
+    expect(r.files.map((f) => path.basename(f))).toEqual(["openapi.yaml", "openapi.json", "openapi.sim.json", "schema.d.ts", "models.py", "_operations.py", "_constants.py", "contract.generated.ts", "write.generated.ts", "invalidation.generated.ts", "schemas.generated.ts", "responses.generated.ts"]);
     expect(r.targets.map((t) => t.committed)).toEqual([
       "generated/openapi.yaml",
       "generated/openapi.json",
+      "generated/openapi.sim.json",
       "generated/schema.d.ts",
       "python/src/analysis_api/models.py",
       "python/src/analysis_api/_operations.py",

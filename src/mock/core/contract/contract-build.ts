@@ -33,8 +33,11 @@ export interface Contract {
   doc: Json;
   jsonPath: string;
   yamlPath: string;
-  /** generated/openapi.yaml, byte for byte. */
-  yamlBytes: Buffer;
+  /**
+   * generated/openapi.yaml, byte for byte, or how to load it when first asked for (the browser's bundle keeps it in a
+   * chunk of its own: only `GET /openapi.yaml` needs it).
+   */
+  yamlBytes: ContractBytes;
   policy: RateLimitPolicy;
   router: Router;
   /** First path segments of rate-limited operations (`/v1`, `/aria`, `/ws`), to classify paths no operation matches. */
@@ -43,7 +46,10 @@ export interface Contract {
   deref<T = Json>(node: Json): T;
 }
 
-export function buildContract(doc: Json, files: { jsonPath: string; yamlPath: string; yamlBytes: Buffer }): Contract {
+/** A file's bytes, or a loader of them. */
+export type ContractBytes = Buffer | (() => Promise<Buffer>);
+
+export function buildContract(doc: Json, files: { jsonPath: string; yamlPath: string; yamlBytes: ContractBytes }): Contract {
   const policy = readPolicy(doc);
   const deref = makeDeref(doc);
   const router = new Router();

@@ -23,7 +23,6 @@
 // its parent's `x-completion` promises it, and consistent with it (content-check.ts, decision RM21); fixture options
 // in a record's `metadata` (FIXTURE_OPTIONS) take their values. (The states an `x-references` lists are a rule of creating,
 // not of what exists: an agent paused after its runs were made is fine.)
-import { LineCounter, parseDocument, type Node } from "yaml";
 import { stateFields } from "../../../contract/lifecycle.js";
 import type { RateLimitPolicy } from "../../../contract/policy.js";
 import type { Contract, Json } from "../contract/contract-build.js";
@@ -49,31 +48,15 @@ export interface Fixtures {
   workspaces: Map<string, FixtureItem[]>;
 }
 
-export function loadFixtures(file: string, contract: Contract, model: StoreModel, policy: RateLimitPolicy): Fixtures {
-  return parseFixtures(readTextFile(file, "fixtures file", (m) => new FixturesError(m)), file, contract, model, policy);
+/** Reads a fixtures text with positions, so every error names its line and column (the platform's FixturesFormat). */
+export type FixturesReader = (text: string, file: string) => JsonSource;
+
+export function loadFixtures(file: string, contract: Contract, model: StoreModel, policy: RateLimitPolicy, read: FixturesReader): Fixtures {
+  return parseFixtures(readTextFile(file, "fixtures file", (m) => new FixturesError(m)), file, contract, model, policy, read);
 }
 
-/** Parses JSON or YAML (JSON is YAML) with positions, so every error names its line and column. */
-function source(text: string, file: string): JsonSource {
-  const lc = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: false, uniqueKeys: true });
-  const err = doc.errors[0];
-  if (err) {
-    const p = lc.linePos(err.pos[0]);
-    throw new FixturesError(`${file}:${p.line}:${p.col}: not JSON or YAML: ${err.message.split("\n")[0]}`);
-  }
-  return {
-    data: doc.toJS({ maxAliasCount: 100 }),
-    at(path: JsonPath) {
-      const node = (path.length ? doc.getIn(path as Array<string | number>, true) : doc.contents) as Node | undefined;
-      const p = lc.linePos(node?.range?.[0] ?? 0);
-      return `${file}:${p.line}:${p.col}`;
-    },
-  };
-}
-
-export function parseFixtures(text: string, file: string, contract: Contract, model: StoreModel, policy: RateLimitPolicy): Fixtures {
-  const src = source(text, file);
+export function parseFixtures(text: string, file: string, contract: Contract, model: StoreModel, policy: RateLimitPolicy, read: FixturesReader): Fixtures {
+  const src = read(text, file);
   const fail = (path: JsonPath, msg: string): never => {
     throw new FixturesError(`${src.at(path)}: ${path.length ? path.join(".") + ": " : ""}${msg}`);
   };

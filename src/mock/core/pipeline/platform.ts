@@ -3,6 +3,7 @@
 // (browser.ts: none of them). The core itself imports no node:* module (test/mock/homes/browser/core.test.ts).
 import type { WebSocketServer } from "ws";
 import type { PrismSource } from "../contract/preferences.js";
+import type { JsonSource } from "../state/json-file.js";
 
 /** One of the viewer's assets by name, or undefined when there is none to serve. */
 export type AssetReader = (name: string) => { body: Buffer; contentType: string } | undefined;
@@ -13,4 +14,17 @@ export interface Platform {
   /** The server WebSocket upgrades are handed to; null where no socket is ever opened (in-process). */
   webSocketServer(): WebSocketServer | null;
   swaggerAsset: AssetReader;
+  /** How fixtures are read and written as text (FixturesFormat). */
+  fixtures: FixturesFormat;
+}
+
+/**
+ * Fixtures as text: under Node JSON or YAML, read with yaml's parser (homes/node/fixtures-yaml.ts); in a browser JSON
+ * only (json-file.ts), so yaml's parser stays out of the browser simulation (decision MC11). `read` throws
+ * FixturesError naming the line and column; `write` is how the simulation turns a fixtures object into the text
+ * `read` takes.
+ */
+export interface FixturesFormat {
+  read(text: string, file: string): JsonSource;
+  write(fixtures: unknown): string;
 }

@@ -138,9 +138,9 @@ export function buildServices(opts: GatewayOptions & { contract: Contract }, pla
   const limits = resolveLimits(opts.limits);
   const fileKeys = opts.keysFile ? loadKeysFile(opts.keysFile, policy) : [];
   const fixtures = opts.fixtures
-    ? loadFixtures(opts.fixtures, contract, readModel(contract), policy)
+    ? loadFixtures(opts.fixtures, contract, readModel(contract), policy, platform.fixtures.read)
     : opts.fixturesText
-      ? parseFixtures(opts.fixturesText.text, opts.fixturesText.source, contract, readModel(contract), policy)
+      ? parseFixtures(opts.fixturesText.text, opts.fixturesText.source, contract, readModel(contract), policy, platform.fixtures.read)
       : null;
   const states = new StateRegistry();
   const onChange = () => states.changed();

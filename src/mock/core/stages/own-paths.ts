@@ -2,6 +2,7 @@
 // HEAD; 405 with `Allow` to any other method): /health and /healthz (the gateway's health, 503 while draining), /openapi.yaml (the bytes of
 // generated/openapi.yaml), /swagger.html and its assets under /swagger-ui/, and / (a redirect to the viewer).
 import { json, type Reply } from "../http/reply.js";
+import type { ContractBytes } from "../contract/contract-build.js";
 import { DEPENDENCY_RETRY_AFTER_SECONDS } from "../access/rate-answers.js";
 import type { Services } from "../pipeline/services.js";
 import type { StageFactory } from "../pipeline/stage.js";
@@ -10,8 +11,8 @@ import type { AssetReader } from "../pipeline/platform.js";
 
 export const ownPaths: StageFactory = (s) => {
   const doc = s.contract.doc;
+  const yaml = yamlAnswer(s.contract.yamlBytes);
   const fixed = new Map<string, Reply>([
-    ["/openapi.yaml", { status: 200, headers: { "Content-Type": "application/yaml; charset=utf-8", "Cache-Control": "no-cache" }, body: s.contract.yamlBytes }],
     [
       "/swagger.html",
       {
@@ -25,16 +26,32 @@ export const ownPaths: StageFactory = (s) => {
   const assets = new SwaggerAssetFiles(s.platform.swaggerAsset);
   return function ownPaths(ctx) {
     const p = ctx.pathname;
-    const own = p === "/health" || p === "/healthz" || fixed.has(p) || assets.lookup(p) !== undefined;
+    const own = p === "/health" || p === "/healthz" || p === "/openapi.yaml" || fixed.has(p) || assets.lookup(p) !== undefined;
     // Another method on one of these paths is a method the path does not take (the contract lists only GET), not
     // a path that does not exist: 405 with `Allow`, as on the API's paths (Schemathesis sent TRACE and got 404).
     if (own && ctx.method !== "GET" && ctx.method !== "HEAD") return json(405, { detail: `${ctx.method} is not allowed on ${p}; use GET, HEAD.` }, { Allow: "GET, HEAD" });
     if (!own) return undefined;
-    const r = p === "/health" || p === "/healthz" ? health(s) : (fixed.get(p) ?? assets.lookup(p))!;
     // A fresh copy: the server adds its own headers to the answer it sends.
-    return { status: r.status, headers: { ...r.headers }, body: ctx.method === "HEAD" ? null : r.body };
+    const copy = (r: Reply): Reply => ({ status: r.status, headers: { ...r.headers }, body: ctx.method === "HEAD" ? null : r.body });
+    if (p === "/openapi.yaml") {
+      const r = yaml();
+      return r instanceof Promise ? r.then(copy) : copy(r);
+    }
+    return copy(p === "/health" || p === "/healthz" ? health(s) : (fixed.get(p) ?? assets.lookup(p))!);
   };
 };
+
+/** The answer to /openapi.yaml: made once, from the bytes, or from the loader on the first request (then kept). */
+function yamlAnswer(source: ContractBytes): () => Reply | Promise<Reply> {
+  const answer = (body: Buffer): Reply => ({ status: 200, headers: { "Content-Type": "application/yaml; charset=utf-8", "Cache-Control": "no-cache" }, body });
+  if (typeof source !== "function") {
+    const reply = answer(source);
+    return () => reply;
+  }
+  let reply: Reply | undefined;
+  let loading: Promise<Reply> | undefined;
+  return () => reply ?? (loading ??= source().then((bytes) => (reply = answer(bytes))));
+}
 
 function health(s: Services): Reply {
   const now = s.clock.now();

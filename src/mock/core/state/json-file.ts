@@ -1,7 +1,7 @@
 // JSON files the mock reads at start (the keys file, the state file): parsed with positions, so an error names
 // the file, line and column of the value that is wrong, not only what is wrong.
-import { LineCounter, parseDocument, type Node } from "yaml";
 import { withoutExcerpt } from "../pipeline/log.js";
+import { jsonValueOffset } from "./json-positions.js";
 
 export type JsonPath = ReadonlyArray<string | number>;
 
@@ -13,8 +13,7 @@ export interface JsonSource {
 
 /**
  * Parses `text` (the contents of `file`). Invalid JSON throws `makeError("file:line:col: invalid JSON: …")`.
- * Positions of values come from yaml's parser (JSON is YAML, and its nodes know their source ranges): JSON.parse
- * gives values, not where they are.
+ * Positions of values come from a scan of the text (json-positions.ts): JSON.parse gives values, not where they are.
  */
 export function parseJsonSource(text: string, file: string, makeError: (message: string) => Error): JsonSource {
   let data: unknown;
@@ -26,14 +25,10 @@ export function parseJsonSource(text: string, file: string, makeError: (message:
     const { line, col } = lineCol(text, pos ? Number(pos[1]) : text.length);
     throw makeError(`${file}:${line}:${col}: invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, "")}`);
   }
-  let doc: ReturnType<typeof parseDocument> | null = null;
-  const lc = new LineCounter();
   return {
     data,
     at(path) {
-      doc ??= parseDocument(text, { lineCounter: lc, keepSourceTokens: false });
-      const node = (path.length ? doc.getIn(path as Array<string | number>, true) : doc.contents) as Node | undefined;
-      const p = lc.linePos(node?.range?.[0] ?? 0);
+      const p = lineCol(text, jsonValueOffset(text, path));
       return `${file}:${p.line}:${p.col}`;
     },
   };

@@ -4,7 +4,6 @@
 // tests get exactly the server's answers: `createClient({ fetch: sim.fetch })`, or MSW handlers (msw.ts) for code
 // that calls the global fetch. Each simulation builds its own services: two share nothing but the contract, which
 // is read-only and loaded once per process.
-import { stringify } from "yaml";
 import type { HttpHandler } from "msw";
 import type { Contract } from "../../core/contract/contract-build.js";
 import { mockControls, type ClockControls, type FaultControls } from "../../core/controls/controls-api.js";
@@ -83,7 +82,7 @@ function build(rt: SimulationRuntime, opts: SimulationOptions, baseUrl: string):
       stateless: opts.stateless,
       allowLoopbackWebhooks: opts.allowLoopbackWebhooks,
       seed: opts.seed,
-      ...(typeof fixtures === "string" ? { fixtures } : fixtures ? { fixturesText: { text: stringify(fixtures), source: "fixtures" } } : {}),
+      ...(typeof fixtures === "string" ? { fixtures } : fixtures ? { fixturesText: { text: rt.platform.fixtures.write(fixtures), source: "fixtures" } } : {}),
     },
     rt.platform,
   );

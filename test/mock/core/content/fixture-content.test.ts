@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
 import { parseFixtures } from "../../../../src/mock/core/controls/fixtures.js";
+import { yamlFixtures } from "../../../../src/mock/homes/node/fixtures-yaml.js";
 import { readModel } from "../../../../src/mock/core/store/model.js";
 import { call, contract, getJson, policy, schemaErrors, startGateway, startStateful, STEP_MS, type TestGateway } from "../../../helpers/mock.js";
 
@@ -133,7 +134,7 @@ describe("--fixtures: content checked against the contract and against itself", 
   const model = readModel(contract);
   const parse = (doc: Doc) => {
     try {
-      parseFixtures(JSON.stringify(doc, null, 1), "fx.json", contract, model, policy);
+      parseFixtures(JSON.stringify(doc, null, 1), "fx.json", contract, model, policy, yamlFixtures.read);
       return "loaded";
     } catch (e) {
       return (e as Error).message;
@@ -228,7 +229,7 @@ describe("--fixtures: a fixture analysis that opts into its lifecycle (metadata.
   it("refuses an unknown value of the option", () => {
     const bad = story();
     bad.workspaces[WS]!.Analysis[0].metadata = { lifecycle: "go" };
-    expect(() => parseFixtures(JSON.stringify(bad), "fx.json", contract, readModel(contract), policy)).toThrow(/Analysis\.0\.metadata\.lifecycle: analysis anl_01ReviewCall0000000000001: must be "run" or "rest" \(fixture option\)$/);
+    expect(() => parseFixtures(JSON.stringify(bad), "fx.json", contract, readModel(contract), policy, yamlFixtures.read)).toThrow(/Analysis\.0\.metadata\.lifecycle: analysis anl_01ReviewCall0000000000001: must be "run" or "rest" \(fixture option\)$/);
   });
 });
 
@@ -292,6 +293,6 @@ describe("content the mock derives, written back as fixtures, passes the fixture
     const ws: Record<string, unknown> = { Analysis: [analysis], Transcript: [await read("/transcript")] };
     if (f.includes("diarization") || f.includes("speaker_identification")) ws.AnalysisSpeaker = { [created.id]: (await read("/speakers")).data };
     if (f.includes("signals")) [ws.Signal, ws.Alert] = [(await read("/signals")).data, (await read("/alerts")).data];
-    expect(parseFixtures(JSON.stringify({ workspaces: { [WS]: ws } }), "fx.json", contract, readModel(contract), policy).workspaces.get(WS)!.length).toBeGreaterThan(1);
+    expect(parseFixtures(JSON.stringify({ workspaces: { [WS]: ws } }), "fx.json", contract, readModel(contract), policy, yamlFixtures.read).workspaces.get(WS)!.length).toBeGreaterThan(1);
   });
 });

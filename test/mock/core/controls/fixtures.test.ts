@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO_ROOT } from "../../../../src/mock/homes/node/contract-files.js";
 import { parseFixtures } from "../../../../src/mock/core/controls/fixtures.js";
+import { yamlFixtures } from "../../../../src/mock/homes/node/fixtures-yaml.js";
 import { refuseMockSettings } from "../../../../src/mock/proxy/upstream.js";
 import { readModel } from "../../../../src/mock/core/store/model.js";
 import { call, contract, policy, startGateway, type TestGateway } from "../../../helpers/mock.js";
@@ -75,7 +76,7 @@ describe("--fixtures: an invalid file names the record and the rule", () => {
   const example = fs.readFileSync(EXAMPLE, "utf8");
   const parse = (text: string, file = "fx.yaml") => {
     try {
-      parseFixtures(text, file, contract, model, policy);
+      parseFixtures(text, file, contract, model, policy, yamlFixtures.read);
       return "loaded";
     } catch (e) {
       return (e as Error).message;

@@ -3,12 +3,14 @@
 // createSimulation's in-process fetch, through the same typed controls (mockControls). Each answer is written down
 // as status, headers and body, with what differs by nature generalised (ids, times, the base URL, the server's
 // hop-by-hop headers); the two transcripts must be equal, step by step. On one seed, the records both create are
-// equal with their ids and secrets, whatever order each touched its workspaces in.
+// equal with their ids and secrets, whatever order each touched its workspaces in. The browser bundle, as built
+// (its compact contract: decision MC11), runs the same scenario.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGateway, type Gateway } from "../../../../src/mock/homes/node/gateway.js";
 import { mockControls, type MockControls } from "../../../../src/mock/core/controls/controls-api.js";
 import { createSimulation, type Simulation } from "../../../../src/mock/homes/node/simulation.js";
 import { contract, readSse } from "../../../helpers/mock.js";
+import { builtBrowserSimulation } from "../../../helpers/browser-build.js";
 
 type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
 interface Target {
@@ -66,6 +68,8 @@ async function scenario(t: Target): Promise<Array<[string, unknown]>> {
   const created = (await (await step("create", "/v1/analyses", create)).json()) as { id: string };
   await step("idempotent replay", "/v1/analyses", create);
   await step("422 on a bad body", "/v1/analyses", { method: "POST", headers: PRO, body: JSON.stringify({ media_type: "audio" }) });
+  // An `x-status` rule answers 400 with the rule's description (rule-status.ts): prose the browser's compact contract keeps.
+  await step("400 of an x-status rule", "/v1/analyses", { method: "POST", headers: PRO, body: JSON.stringify({ ...MEDIA, features: ["signals"] }) });
   await step("list", "/v1/analyses?limit=3", { headers: PRO });
   await step("filter", "/v1/analyses?status=queued&limit=5", { headers: PRO });
   await step("queued", `/v1/analyses/${created.id}`, { headers: PRO });
@@ -132,6 +136,7 @@ describe("parity: the gateway and createSimulation's fetch", () => {
       "create 202",
       "idempotent replay 202",
       "422 on a bad body 422",
+      "400 of an x-status rule 400",
       "list 200",
       "filter 200",
       "queued 200",
@@ -149,6 +154,20 @@ describe("parity: the gateway and createSimulation's fetch", () => {
     expect(answer("idempotent replay").headers["idempotent-replayed"]).toBe("true");
     expect((answer("event stream").body as string[]).at(-1)).toMatch(/^completed /);
     expect(answer("completed after the clock").body).toContain('"status":"completed"');
+    expect(answer("400 of an x-status rule").body).toContain("`signals` needs `use_case_id`");
+  });
+
+  it("the browser bundle as built (its compact contract, its chunks) answers the scenario alike", { timeout: 120_000 }, async () => {
+    const built = await builtBrowserSimulation();
+    const browser = built.createSimulation();
+    try {
+      const inBrowser = await scenario({ base: browser.baseUrl, fetch: browser.fetch, controls: mockControls(browser.baseUrl, browser.fetch) });
+      for (let i = 0; i < server.length; i++) expect(inBrowser[i], server[i]![0]).toEqual(server[i]);
+      expect(inBrowser).toHaveLength(server.length);
+    } finally {
+      await browser.close();
+      await built.dispose();
+    }
   });
 });
 
