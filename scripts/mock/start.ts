@@ -32,7 +32,7 @@ import {
 import { RedisSetupError } from "../../src/mock/engines/redis/redis.js";
 import { StateDatabaseError } from "../../src/mock/engines/postgres/migrate.js";
 import { runMigrate } from "./migrate.js";
-import { jsonLog } from "../../src/mock/homes/node/json-log.js";
+import { jsonLog } from "../../src/mock/homes/node/observability/json-log.js";
 import { consoleSink, redact as redactUrl } from "../../src/mock/core/pipeline/log.js";
 import { refuseMockSettings } from "../../src/mock/proxy/upstream.js";
 import { envOnlyHelp, LIMIT_SETTINGS, readSettings, SettingsError, SETTINGS, type Values } from "../../src/mock/homes/node/settings.js";

@@ -1,5 +1,5 @@
 // Round trips an engine makes to its server (a PostgreSQL query, a Redis command) and how many failed: plain
-// counters the node home's /metrics reads (homes/node/metrics.ts). No metrics library here: an engine only counts.
+// counters the node home's /metrics reads (homes/node/observability/metrics.ts). No metrics library here: an engine only counts.
 
 export class RoundTrips {
   calls = 0;

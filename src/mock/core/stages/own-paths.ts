@@ -43,7 +43,7 @@ export const ownPaths: StageFactory = (s) => {
 
 /** The answer to /openapi.yaml: made once, from the bytes, or from the loader on the first request (then kept). */
 function yamlAnswer(source: ContractBytes): () => Reply | Promise<Reply> {
-  const answer = (body: Buffer): Reply => ({ status: 200, headers: { "Content-Type": "application/yaml; charset=utf-8", "Cache-Control": "no-cache" }, body });
+  const answer = (body: Reply["body"]): Reply => ({ status: 200, headers: { "Content-Type": "application/yaml; charset=utf-8", "Cache-Control": "no-cache" }, body });
   if (typeof source !== "function") {
     const reply = answer(source);
     return () => reply;

@@ -32,7 +32,7 @@ import { refusePublicSecret } from "./secret.js";
 import { Proxy } from "../../proxy/proxy.js";
 import { refuseMockSettings } from "../../proxy/upstream.js";
 import type { Webhooks } from "../../core/events/webhooks.js";
-import { GatewayMetrics } from "./metrics.js";
+import { GatewayMetrics } from "./observability/metrics.js";
 
 export { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES } from "../../core/http/body.js";
 export { DEFAULT_HEADERS_TIMEOUT_MS, DEFAULT_REQUEST_TIMEOUT_MS } from "./http-server.js";

@@ -1,10 +1,10 @@
-// GET /metrics (homes/node/metrics.ts) on a replica on the real engines, over real HTTP: requests counted by the
+// GET /metrics (homes/node/observability/metrics.ts) on a replica on the real engines, over real HTTP: requests counted by the
 // contract's operationId and status, their latency histogram, PostgreSQL and Redis round trips, and Redis's errors
 // once Redis is gone.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../../../scripts/lib/engines.js";
-import { call as callWith } from "../../../helpers/mock.js";
-import { keysFile, startReplicas, type Replica } from "../../../../scripts/lib/replicas.js";
+import { missing, missingPostgres, startPostgres, startRedis, type Engine } from "../../../../../scripts/lib/engines.js";
+import { call as callWith } from "../../../../helpers/mock.js";
+import { keysFile, startReplicas, type Replica } from "../../../../../scripts/lib/replicas.js";
 
 const skip = missingPostgres() ?? missing("redis");
 const A = { key: "pk_test_metrics", workspace_id: "ws_Metrics0001", plan: "pro" };

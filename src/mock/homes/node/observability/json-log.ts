@@ -3,7 +3,7 @@
 // operation, status, ms, workspace and request id, already redacted); every other line (webhooks, state, violations)
 // is its text as `msg`. `replica` (MOCK_REPLICA) names the process in every entry, so a sandbox's replicas can be told apart.
 import pino from "pino";
-import type { LogSink, RequestLog } from "../../core/pipeline/log.js";
+import type { LogSink, RequestLog } from "../../../core/pipeline/log.js";
 
 export interface JsonLog {
   line: LogSink;

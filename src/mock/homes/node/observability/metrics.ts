@@ -4,9 +4,9 @@
 // in PostgreSQL and not yet made (the outbox's depth), and the open event streams.
 import type http from "node:http";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { RoundTrips } from "../../engines/round-trips.js";
-import type { Served } from "../../core/pipeline/serve.js";
-import type { Services } from "../../core/pipeline/services.js";
+import type { RoundTrips } from "../../../engines/round-trips.js";
+import type { Served } from "../../../core/pipeline/serve.js";
+import type { Services } from "../../../core/pipeline/services.js";
 
 export const METRICS_PATH = "/metrics";
 

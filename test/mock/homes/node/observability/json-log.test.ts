@@ -3,8 +3,8 @@
 // A real gateway process; its stdout parsed line by line.
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ROOT } from "../../../../scripts/lib/paths.js";
-import { startReplica, type Replica } from "../../../../scripts/lib/replicas.js";
+import { ROOT } from "../../../../../scripts/lib/paths.js";
+import { startReplica, type Replica } from "../../../../../scripts/lib/replicas.js";
 
 describe("--log-format json", () => {
   let r: Replica;
