@@ -45,7 +45,7 @@ export interface StoreOptions {
   scenarioOf?: DriverOptions["scenarioOf"];
   /** Signs the links to the mock's own files (file-links.ts); a random key when not given. */
   links?: FileLinks;
-  /** The random part of the ids it mints: a seed's stream per workspace; Math.random when not given. */
+  /** The random part of the ids it mints: a seed's stream per workspace; WebCrypto when not given. */
   random?: RandomStreams;
 }
 
