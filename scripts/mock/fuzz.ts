@@ -32,6 +32,7 @@ try {
   console.log(`fuzz: ${r.runs} requests passed in ${(r.ms / 1000).toFixed(1)} s (seed ${r.seed})`);
   console.log(`  kinds: ${fmt(r.byKind)}`);
   console.log(`  statuses: ${fmt(r.byStatus)}`);
+  console.log(`  5xx by kind: ${fmt(r.serverErrors) || "none"}`);
   console.log(`  ms waiting for answers, per kind: ${fmt(Object.fromEntries(Object.entries(r.msByKind).map(([k, v]) => [k, Math.round(v)])))}`);
 } catch (e) {
   if (!(e instanceof FuzzFailure)) throw e;

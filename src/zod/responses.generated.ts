@@ -16,7 +16,7 @@ export const RESPONSES: Readonly<Record<string, readonly [operationId: string, b
   "GET /v1/analyses/{analysis_id}/alerts": ["listAnalysisAlerts", { "200": S.AlertList, "400": S.Error, "401": S.Error, "403": S.Error, "404": S.Error, "422": S.ValidationError, "429": S.RateLimitError, "500": S.Error }],
   "POST /v1/analysis/stream-upload": ["createStreamUpload", { "202": S.Analysis, "400": S.Error, "401": S.Error, "403": S.Error, "409": S.Error, "422": S.ValidationError, "429": S.RateLimitError, "500": S.Error }],
   "GET /v1/analysis/{id}/stream": ["streamAnalysisEvents", { "400": S.Error, "401": S.Error, "403": S.Error, "404": S.Error, "422": S.ValidationError, "429": S.RateLimitError, "500": S.Error }],
-  "GET /v1/stream": ["connectLiveStream", { "400": S.Error, "401": S.Error, "403": S.Error, "422": S.ValidationError, "426": S.Error, "429": S.RateLimitError, "500": S.Error }],
+  "GET /v1/stream": ["connectLiveStream", { "400": S.Error, "401": S.Error, "403": S.Error, "422": S.ValidationError, "426": S.Error, "429": S.RateLimitError, "500": S.Error, "503": S.Error }],
   "GET /ws/analyses/{analysis_id}": ["connectAnalysisEvents", { "400": S.Error, "401": S.Error, "403": S.Error, "404": S.Error, "422": S.ValidationError, "426": S.Error, "429": S.RateLimitError, "500": S.Error }],
   "GET /v1/speakers": ["listSpeakers", { "200": S.SpeakerList, "400": S.Error, "401": S.Error, "403": S.Error, "422": S.ValidationError, "429": S.RateLimitError, "500": S.Error }],
   "POST /v1/speakers": ["createSpeaker", { "201": S.Speaker, "400": S.Error, "401": S.Error, "403": S.Error, "409": S.Error, "422": S.ValidationError, "429": S.RateLimitError, "500": S.Error }],

@@ -64,6 +64,17 @@ function relay(s: Services, p: Proxy, ctx: RequestContext): void {
     relayResponse(p, c, ures, res);
   });
   upstream.on("error", (e: NodeJS.ErrnoException) => fail(p.failure(timedOut, e)));
+  // An interim answer (1xx) the request did not ask for, or an upgrade it did not request (101 to a plain GET):
+  // node:http would wait on for a final answer that may never come, so the client gets 502 at once (issue 47).
+  const unasked = (why: string) => {
+    upstream.destroy();
+    fail(p.invalidAnswer(why));
+  };
+  upstream.on("information", (info) => unasked(interimWhy(info.statusCode, false)));
+  upstream.on("upgrade", (ures, usocket) => {
+    usocket.destroy();
+    unasked(interimWhy(ures.statusCode ?? 101, false));
+  });
   res.on("close", () => {
     if (res.writableEnded) return;
     c.clientGone = true;
@@ -71,8 +82,17 @@ function relay(s: Services, p: Proxy, ctx: RequestContext): void {
   });
 }
 
+/**
+ * Why an interim (1xx) answer cannot be sent on: the proxy relays final answers only, and a 101 only to a request
+ * that asked to upgrade (`upgrading`). 100 Continue is not asked for either: the proxy forwards no `Expect`.
+ */
+export function interimWhy(status: number, upgrading: boolean): string {
+  if (status === 101) return upgrading ? "101 without a WebSocket upgrade" : "101 Switching Protocols, an upgrade the request had not asked for";
+  return `status ${status}, an interim answer the request had not asked for (the proxy relays final answers only)`;
+}
+
 /** What is wrong with the upstream's status line, or null when it can be sent on as it is. */
-function invalidStatusLine(ures: http.IncomingMessage): string | null {
+export function invalidStatusLine(ures: http.IncomingMessage): string | null {
   const status = ures.statusCode ?? 0;
   if (!Number.isInteger(status) || status < 100 || status > 599) return `status ${JSON.stringify(String(status).padStart(3, "0"))} is not 100-599`;
   // RFC 9112's reason-phrase: HTAB, SP, visible ASCII and obs-text; anything else (a control byte) is refused.

@@ -2,7 +2,8 @@
 // 101 is passed back with the upstream's headers, and from then on the two sockets are piped together, so every
 // frame crosses unchanged in both directions (no WebSocket library in between re-frames, masks or merges
 // anything). A refused upgrade (401, 426, …) is passed back as it came, and the connection closes. The judge sees
-// the handshake: the 101's status and headers, or the refusal; frames are not judged (decision X4).
+// the handshake: the 101's status and headers, or the refusal; frames are not judged (decision X4). An invalid
+// status line or an interim answer other than the 101 is 502 with a violation (decision X14).
 import type http from "node:http";
 import type { Duplex } from "node:stream";
 import { writeRaw } from "../core/http/respond.js";
@@ -10,6 +11,7 @@ import type { RequestContext } from "../core/pipeline/context.js";
 import type { Services } from "../core/pipeline/services.js";
 import { TAKEN, type Stage } from "../core/pipeline/stage.js";
 import { BodyCopy } from "./body-copy.js";
+import { interimWhy, invalidStatusLine } from "./forward.js";
 import { forwardedRequestHeaders, forwardedResponseHeaders, withRequestId } from "./headers.js";
 import { responseKeep, type Observed } from "./judge.js";
 import type { Proxy } from "./proxy.js";
@@ -22,7 +24,22 @@ export function tunnel(s: Services, p: Proxy): Stage {
     let timedOut = false;
     upstream.setTimeout(p.timeoutMs, () => ((timedOut = true), upstream.destroy()));
     socket.on("close", () => upstream.destroy());
+    // An answer that cannot be sent on (an invalid status line, an interim 1xx other than the 101): 502 and a
+    // violation, as for a plain request (forward.ts), never raw bytes passed through nor a client left waiting.
+    let answered = false;
+    const invalid = (why: string) => {
+      answered = true;
+      upstream.destroy();
+      if (socket.destroyed) return;
+      const failure = p.invalidAnswer(why);
+      writeRaw(socket, failure.reply, s.head, ctx.idHead);
+      s.logRequest(ctx, failure.status);
+      p.judge.judge({ ...observed, transport: failure });
+    };
+    upstream.on("information", (info) => invalid(interimWhy(info.statusCode, true)));
     upstream.on("upgrade", (ures, usocket, uhead) => {
+      const bad = invalidStatusLine(ures);
+      if (bad) return usocket.destroy(), invalid(bad);
       usocket.setTimeout(0);
       socket.write(statusLine(ures) + headerLines(forwardedResponseHeaders(ures.rawHeaders, ["connection"])));
       if (uhead.length) socket.write(uhead);
@@ -36,9 +53,13 @@ export function tunnel(s: Services, p: Proxy): Stage {
       s.logRequest(ctx, 101);
       p.judge.judge({ ...observed, response: { status: ures.statusCode ?? 101, raw: ures.rawHeaders, body: null } });
     });
-    upstream.on("response", (ures) => refused(s, p, ctx, observed, ures, socket));
+    upstream.on("response", (ures) => {
+      const bad = invalidStatusLine(ures);
+      if (bad) return ures.resume(), invalid(bad);
+      refused(s, p, ctx, observed, ures, socket);
+    });
     upstream.on("error", (e: NodeJS.ErrnoException) => {
-      if (socket.destroyed) return;
+      if (socket.destroyed || answered) return;
       const failure = p.failure(timedOut, e);
       writeRaw(socket, failure.reply, s.head, ctx.idHead);
       s.logRequest(ctx, failure.status);

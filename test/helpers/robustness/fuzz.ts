@@ -35,6 +35,8 @@ export interface FuzzReport {
   byStatus: Record<string, number>;
   /** Time spent waiting for the answers, per kind of case. */
   msByKind: Record<string, number>;
+  /** The 5xx answers (each one asked for with `Prefer: code=`, or the run fails), by status and kind of case. */
+  serverErrors: Record<string, number>;
 }
 
 export const FUZZ_JWT_SECRET = "fuzz-jwt-secret-0123456789abcdef";
@@ -107,6 +109,7 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
   const byKind: Record<string, number> = {};
   const byStatus: Record<string, number> = {};
   const msByKind: Record<string, number> = {};
+  const serverErrors: Record<string, number> = {};
   try {
     await g.gateway.ready;
     const now = clock.now();
@@ -147,6 +150,10 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
         byKind[kind] = (byKind[kind] ?? 0) + 1;
         msByKind[kind] = (msByKind[kind] ?? 0) + performance.now() - t0;
         if (res) byStatus[res.status] = (byStatus[res.status] ?? 0) + 1;
+        if (res && res.status >= 500) {
+          const k = `${res.status} ${kind}${c.preferCode === res.status ? " (asked with Prefer)" : ""}`;
+          serverErrors[k] = (serverErrors[k] ?? 0) + 1;
+        }
         const problems = checkAnswer(oracle, c, res);
         recent.push(`${describeCase(c).slice(0, 400)} → ${res?.status ?? "no answer"}`);
         if (recent.length > 6) recent.shift();
@@ -173,7 +180,7 @@ export async function fuzzGateway(o: FuzzOptions): Promise<FuzzReport> {
     const health = await rawRequest(base, { method: "GET", path: "/health" }, agent);
     if (health.status !== 200 || !g.gateway.server.listening) throw new FuzzFailure(`after the run /health answered ${health.status}`);
     if (internalErrors.length) throw new FuzzFailure(`the gateway logged ${internalErrors.length} internal error(s) (seed ${o.seed}):\n${internalErrors.slice(0, 5).join("\n")}`);
-    return { seed: o.seed, runs: details.numRuns, ms: performance.now() - started, byKind, byStatus, msByKind };
+    return { seed: o.seed, runs: details.numRuns, ms: performance.now() - started, byKind, byStatus, msByKind, serverErrors };
   } finally {
     agent.destroy();
     await g.close();

@@ -83,7 +83,7 @@ export class KeyStore implements MockState {
   private startedAt: string;
 
   private readonly clock: TimeSource;
-  /** The random part of new keys' ids and secrets (a seeded simulation's), else Math.random and WebCrypto. */
+  /** The random part of new keys' ids and secrets (a seeded simulation's), else WebCrypto. */
   private readonly random: RandomStreams | undefined;
   private readonly onChange: () => void;
   /** The policy's plans: a restored key must be on one of them. */

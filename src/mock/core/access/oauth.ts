@@ -65,7 +65,7 @@ export interface OAuthOptions {
   onChange?: () => void;
   /** Told each credential revoked (`jti:<id>` of an access token, `grant:<id>`): its open streams end (revocation.ts). */
   onRevoke?: (name: CredentialName) => void;
-  /** The random part of grant ids and refresh tokens (a seeded simulation's), else Math.random and WebCrypto. */
+  /** The random part of grant ids and refresh tokens (a seeded simulation's), else WebCrypto. */
   random?: RandomStreams;
 }
 

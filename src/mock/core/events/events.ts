@@ -5,7 +5,7 @@
 //   - the stateless mock (`--stateless`), whose SSE stream and WebSockets play a fixed script (EventScripts).
 import { sleep } from "../util/sleep.js";
 import type { Contract, Json } from "../contract/contract-build.js";
-import type { Random } from "../util/ids.js";
+import { randomChars, type Random } from "../util/ids.js";
 
 export interface StreamEvent {
   event: string;
@@ -43,16 +43,16 @@ export function replaceKey(node: Json, key: string, value: string): Json {
 const RANDOM_CHARS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
 /**
- * A prefixed id with a ULID-like 26-character suffix (`anl_01…`): `now`'s time, then 16 random characters. With
- * `random` (a seeded simulation's) all 26 are drawn from it, so the same seed mints the same ids whatever the time.
+ * A prefixed id with a ULID-like 26-character suffix (`anl_01…`): `now`'s time, then 16 random characters from
+ * WebCrypto. With `random` (a seeded simulation's) all 26 are drawn from it, so the same seed mints the same ids
+ * whatever the time.
  */
 export function newId(prefix: string, now: number, random?: Random): string {
   let time = "";
   if (random) for (let i = 0; i < 10; i++) time += RANDOM_CHARS[Math.floor(random() * 32)];
   else for (let t = now, i = 0; i < 10; i++, t = Math.floor(t / 32)) time = RANDOM_CHARS[t % 32] + time;
-  let rand = "";
-  for (let i = 0; i < 16; i++) rand += RANDOM_CHARS[Math.floor((random ?? Math.random)() * 32)];
-  return `${prefix}_${time}${rand}`;
+  // Unseeded, from WebCrypto (ids.ts randomChars; 32 divides 256, so no byte is drawn again); seeded, the stream's.
+  return `${prefix}_${time}${randomChars(RANDOM_CHARS, 16, random)}`;
 }
 
 /**

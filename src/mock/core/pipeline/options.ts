@@ -92,8 +92,7 @@ export interface GatewayOptions {
   limits?: Partial<Limits>;
   /**
    * The seed of the ids minted and the secrets made (`createSimulation({ seed })`, `--seed`): one stream per
-   * workspace (ids.ts SeededStreams), so they do not depend on the order workspaces are used; unset, Math.random
-   * and WebCrypto.
+   * workspace (ids.ts SeededStreams), so they do not depend on the order workspaces are used; unset, WebCrypto.
    */
   seed?: string | number;
 }

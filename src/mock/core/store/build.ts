@@ -100,7 +100,7 @@ export interface NewRecord {
   now: number;
   /** The create operation's example: the value of last resort for required properties nobody set. */
   template: Json;
-  /** The random part of its id (the store's: a seeded simulation's generator, else Math.random). */
+  /** The random part of its id (the store's: a seeded simulation's generator, else WebCrypto). */
   random?: Random;
 }
 

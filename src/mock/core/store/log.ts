@@ -36,6 +36,8 @@ export class EventLog {
   private shown = 0;
   /** The end has been published: followers stop. */
   private ended = false;
+  /** The log that took over this one's followers after a failed commit (`adopt`): unsubscribing reaches it too. */
+  private successor: EventLog | undefined;
 
   constructor(
     readonly resourceId: string,
@@ -124,7 +126,40 @@ export class EventLog {
       return () => {};
     }
     this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return () => {
+      for (let log: EventLog | undefined = this; log; log = log.successor) log.listeners.delete(listener);
+    };
+  }
+
+  /** Whether a stream follows this log now. */
+  get followed(): boolean {
+    return this.listeners.size > 0;
+  }
+
+  /**
+   * This log, read back from the database after a failed commit (store.ts `rollback`), takes over the followers of
+   * `old`, the copy that left memory: they are told what this log holds after the last event they were shown (the
+   * ids of a log rebuilt from stored records are the ones it had), then what it appends, and its end. A follower
+   * of a copy nobody reads again would be told nothing more (issue 47).
+   */
+  adopt(old: EventLog): void {
+    const listeners = [...old.listeners];
+    old.listeners.clear();
+    old.successor = this;
+    const lastShown = old.events[old.shown - 1]?.id;
+    const missed = lastShown !== undefined && this.seqOf.has(lastShown) ? this.after(lastShown) : [];
+    for (const l of listeners) {
+      for (const e of missed) l(e);
+      if (this.ended) l(null);
+      else this.listeners.add(l);
+    }
+  }
+
+  /** The resource is gone with a failed commit (its create was not written): its followers end. */
+  abandon(): void {
+    const listeners = [...this.listeners];
+    this.listeners.clear();
+    for (const l of listeners) l(null);
   }
 
   snapshot(): Json {

@@ -45,7 +45,7 @@ export interface StoreOptions {
   scenarioOf?: DriverOptions["scenarioOf"];
   /** Signs the links to the mock's own files (file-links.ts); a random key when not given. */
   links?: FileLinks;
-  /** The random part of the ids it mints: a seed's stream per workspace; Math.random when not given. */
+  /** The random part of the ids it mints: a seed's stream per workspace; WebCrypto when not given. */
   random?: RandomStreams;
 }
 
@@ -242,12 +242,42 @@ export class Store implements MockState {
   rollback(): void {
     const k = this.kept;
     if (!k) return;
-    for (const ws of this.unwritten(k)) if (this.workspaces.get(ws.id) === ws) this.forget(ws.id);
+    const followed: Array<{ workspaceId: string; log: EventLog }> = [];
+    for (const ws of this.unwritten(k)) {
+      if (this.workspaces.get(ws.id) !== ws) continue;
+      followed.push(...this.followedLogs(ws));
+      this.forget(ws.id);
+    }
     k.journal.changed.clear();
     k.journal.removed.length = 0;
     k.touched.clear();
     k.writing.clear();
     if (this.lastUsed && !this.workspaces.has(this.lastUsed)) this.lastUsed = null;
+    this.handOver(followed);
+  }
+
+  /** The event logs of `ws` that open streams follow. */
+  private followedLogs(ws: WorkspaceData): Array<{ workspaceId: string; log: EventLog }> {
+    if (!this.streamed) return [];
+    return [...ws.table(this.streamed.coll).all()].flatMap((rec) => (rec.log?.followed ? [{ workspaceId: ws.id, log: rec.log }] : []));
+  }
+
+  /**
+   * The streams that followed a log of a workspace put back by `rollback` follow the log read back from the
+   * database from now on (log.ts `adopt`): they show what is committed next, and end when it ends (issue 47).
+   * A resource the database does not hold (its create was not written) ends its streams.
+   */
+  private handOver(followed: Array<{ workspaceId: string; log: EventLog }>): void {
+    for (const { workspaceId, log } of followed) {
+      let fresh: EventLog | undefined;
+      try {
+        fresh = this.eventLog(workspaceId, log.resourceId);
+      } catch {
+        fresh = undefined; // not readable now: the streams end, and their clients reconnect with Last-Event-ID
+      }
+      if (fresh) fresh.adopt(log);
+      else log.abandon();
+    }
   }
 
   private fromDatabase(id: string): WorkspaceData {

@@ -6,7 +6,7 @@ const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /**
  * Where the random part of the ids the mock mints, and of the secrets it makes, comes from: a number in [0, 1).
- * Unset (no `seed`) the ids draw from Math.random and the secrets from WebCrypto; with a seed, each workspace's
+ * Unset (no `seed`) ids and secrets draw from WebCrypto; with a seed, each workspace's
  * from its own seeded stream (RandomStreams), so the same seed mints the same ids.
  */
 export type Random = () => number;

@@ -9,6 +9,7 @@ import { contentTypeOf, followAnalysisLog, runAnalysisEvents, runLiveSession, ty
 import type { RequestContext } from "../../../core/pipeline/context.js";
 import type { Services } from "../../../core/pipeline/services.js";
 import type { EventLog, StreamEvent } from "../../../core/store/log.js";
+import type { LiveScript } from "../../../core/events/events.js";
 import { liveSession } from "../../../core/store/live.js";
 import { TAKEN, type StageFactory } from "../../../core/pipeline/stage.js";
 import { writeRaw } from "../../../core/http/respond.js";
@@ -48,17 +49,41 @@ export const webSocket: StageFactory = (s) => {
     // and given back when the socket closes, whether the handshake succeeded or not.
     const release = s.slots.take(ctx.principal!.workspaceId, ctx.req.socket.remoteAddress ?? "");
     socket.once("close", release);
-    wss.handleUpgrade(ctx.req, socket, head, (ws) => {
-      s.logRequest(ctx, 101);
-      s.live.sockets.add(ws);
-      ws.on("error", () => {}); // e.g. a frame over maxPayload: ws itself closes with 1009
-      // Held under its credential (revocation.ts): revoking it ends the session with `error` and close 1008.
-      const forget = s.openStreams.hold(ctx.principal!.revocable ?? [], play(s, ctx, ws, analysisId, log));
-      ws.on("close", () => (s.live.sockets.delete(ws), forget()));
-    });
+    const script = analysisId === undefined ? liveScript(s, ctx) : undefined;
+    const upgrade = () =>
+      wss.handleUpgrade(ctx.req, socket, head, (ws) => {
+        s.logRequest(ctx, 101);
+        s.live.sockets.add(ws);
+        ws.on("error", () => {}); // e.g. a frame over maxPayload: ws itself closes with 1009
+        // Held under its credential (revocation.ts): revoking it ends the session with `error` and close 1008.
+        const forget = s.openStreams.hold(ctx.principal!.revocable ?? [], play(s, ctx, ws, analysisId, log, script));
+        ws.on("close", () => (s.live.sockets.delete(ws), forget()));
+      });
+    if (!script || s.settings.stateless) {
+      upgrade();
+      return TAKEN;
+    }
+    // The session's analysis is written before `session.started` announces it (decision DB14): the upgrade waits
+    // for its commit, and a commit that fails (a full disk) refuses the session with 503; memory is put back, so
+    // the analysis was never there.
+    s.states.commitThen(
+      () => {
+        if (socket.destroyed) return void script.error("The client left before the session started.");
+        upgrade();
+      },
+      (e) => {
+        s.sink?.(`${new Date(s.clock.now()).toISOString()} live session refused: its analysis could not be written: ${e.message}`);
+        writeRaw(socket, ctx.json(503, { detail: NOT_WRITTEN }, { "Retry-After": String(NOT_WRITTEN_RETRY_AFTER_SECONDS) }), s.head, ctx.idHead);
+        s.logRequest(ctx, 503);
+      },
+    );
     return TAKEN;
   };
 };
+
+/** The `detail` of a live session refused because its analysis could not be written (a full disk). */
+export const NOT_WRITTEN = "The session could not start: its analysis could not be stored. Retry with exponential backoff.";
+const NOT_WRITTEN_RETRY_AFTER_SECONDS = 1;
 
 /**
  * ws checks the handshake (RFC 6455 §4.2.1: Upgrade, Sec-WebSocket-Key, Sec-WebSocket-Version, the subprotocol
@@ -71,7 +96,16 @@ function handshakeRefused(ctx: RequestContext, error: Error): Reply {
   return ctx.json(400, { detail: `Not a valid WebSocket handshake: ${error.message}.` }, version);
 }
 
-function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: string | undefined, log: EventLog | undefined): Revoke {
+/** A live session's script: with the store, its analysis is created now (stored and logged); stateless, a fixed one. */
+function liveScript(s: Services, ctx: RequestContext): LiveScript {
+  const workspaceId = ctx.principal!.workspaceId;
+  const q = ctx.query;
+  const mediaType = q.get("media_type") ?? "audio";
+  const opts = { mediaType, contentType: contentTypeOf(q.get("encoding") ?? "pcm_s16le", mediaType) };
+  return s.settings.stateless ? s.scripts.liveSession(newId("anl", s.clock.now()), workspaceId, opts) : liveSession(s.store, workspaceId, ctx.route, q, opts);
+}
+
+function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: string | undefined, log: EventLog | undefined, script: LiveScript | undefined): Revoke {
   const workspaceId = ctx.principal!.workspaceId;
   const q = ctx.query;
   const lastEventId = q.get("last_event_id");
@@ -81,8 +115,5 @@ function play(s: Services, ctx: RequestContext, ws: WebSocket, analysisId: strin
     const events = s.scripts.analysisEvents(analysisId, workspaceId);
     return runAnalysisEvents(ws, events, lastEventId, s.settings.streamIntervalMs, `evt_${eventStem(analysisId)}${String(events.length + 1).padStart(4, "0")}`);
   }
-  const mediaType = q.get("media_type") ?? "audio";
-  const opts = { mediaType, contentType: contentTypeOf(q.get("encoding") ?? "pcm_s16le", mediaType) };
-  const script = s.settings.stateless ? s.scripts.liveSession(newId("anl", s.clock.now()), workspaceId, opts) : liveSession(s.store, workspaceId, ctx.route, q, opts);
-  return runLiveSession(ws, { script, intervalMs: s.settings.streamIntervalMs, idleTimeoutMs: s.settings.wsIdleTimeoutMs });
+  return runLiveSession(ws, { script: script!, intervalMs: s.settings.streamIntervalMs, idleTimeoutMs: s.settings.wsIdleTimeoutMs });
 }
