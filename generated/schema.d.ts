@@ -2042,7 +2042,7 @@ export interface components {
         /** @description Health and performance of one agent over a window, computed from the runs created in it. Read-only. */
         AgentHealth: {
             /**
-             * @description Id of the agent this agent health belongs to.
+             * @description Id of the agent these figures describe.
              * @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R
              */
             agent_id: string;
@@ -2121,7 +2121,7 @@ export interface components {
         };
         /** @description One page of agent health entries. */
         AgentHealthList: {
-            /** @description The agent health items of this page, in the list's order. */
+            /** @description The agents' health figures on this page, in the list's order. */
             data: components["schemas"]["AgentHealth"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2638,7 +2638,7 @@ export interface components {
         };
         /** @description One page of the speaker labels of an analysis. */
         AnalysisSpeakerList: {
-            /** @description The analysis speaker items of this page, in the list's order. */
+            /** @description The speakers of the analysis on this page, in the list's order. */
             data: components["schemas"]["AnalysisSpeaker"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2975,7 +2975,7 @@ export interface components {
         };
         /** @description One page of API keys. */
         ApiKeyList: {
-            /** @description The API key items of this page, in the list's order. */
+            /** @description The API keys on this page, in the list's order. */
             data: components["schemas"]["ApiKey"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -3657,7 +3657,7 @@ export interface components {
             uptime_seconds: number;
             /**
              * Format: date-time
-             * @description When this gateway health was checked (RFC 3339, UTC).
+             * @description When the gateway answered this check (RFC 3339, UTC).
              * @example 2026-11-23T12:00:04Z
              */
             checked_at: string;
@@ -5590,7 +5590,7 @@ export interface components {
         /** @description The workspace's usage against its limits, now and in the current billing period. */
         Usage: {
             /**
-             * @description Id of the workspace this usage belongs to.
+             * @description Id of the workspace whose usage this is.
              * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
              */
             workspace_id: string;
@@ -6401,7 +6401,7 @@ export interface components {
         };
         /** @description One page of workspace members. */
         WorkspaceMemberList: {
-            /** @description The workspace member items of this page, in the list's order. */
+            /** @description The members on this page, in the list's order. */
             data: components["schemas"]["WorkspaceMember"][];
             /**
              * @description Cursor of the next page, or null on the last page.

@@ -253,7 +253,7 @@ class AgentHealth(Model):
 
     @property
     def agent_id(self) -> str:
-        """Id of the agent this agent health belongs to."""
+        """Id of the agent these figures describe."""
         v: str = self._data["agent_id"]
         return v
 
@@ -335,7 +335,7 @@ class AgentHealthList(Model):
 
     @property
     def data(self) -> List[AgentHealth]:
-        """The agent health items of this page, in the list's order."""
+        """The agents' health figures on this page, in the list's order."""
         v: List[AgentHealth] = _cv3(self._data["data"])
         return v
 
@@ -1043,7 +1043,7 @@ class AnalysisSpeakerList(Model):
 
     @property
     def data(self) -> List[AnalysisSpeaker]:
-        """The analysis speaker items of this page, in the list's order."""
+        """The speakers of the analysis on this page, in the list's order."""
         v: List[AnalysisSpeaker] = _cv8(self._data["data"])
         return v
 
@@ -1587,7 +1587,7 @@ class ApiKeyList(Model):
 
     @property
     def data(self) -> List[ApiKey]:
-        """The API key items of this page, in the list's order."""
+        """The API keys on this page, in the list's order."""
         v: List[ApiKey] = _cv9(self._data["data"])
         return v
 
@@ -2494,7 +2494,7 @@ class GatewayHealth(Model):
 
     @property
     def checked_at(self) -> str:
-        """When this gateway health was checked (RFC 3339, UTC)."""
+        """When the gateway answered this check (RFC 3339, UTC)."""
         v: str = self._data["checked_at"]
         return v
 
@@ -4968,7 +4968,7 @@ class Usage(Model):
 
     @property
     def workspace_id(self) -> str:
-        """Id of the workspace this usage belongs to."""
+        """Id of the workspace whose usage this is."""
         v: str = self._data["workspace_id"]
         return v
 
@@ -6064,7 +6064,7 @@ class WorkspaceMemberList(Model):
 
     @property
     def data(self) -> List[WorkspaceMember]:
-        """The workspace member items of this page, in the list's order."""
+        """The members on this page, in the list's order."""
         v: List[WorkspaceMember] = _cv56(self._data["data"])
         return v
 
@@ -6246,7 +6246,7 @@ class AgentHealthParamLastError(TypedDict):
 
 class AgentHealthParam(TypedDict):
     """Health and performance of one agent over a window, computed from the runs created in it. Read-only."""
-    # Id of the agent this agent health belongs to.
+    # Id of the agent these figures describe.
     agent_id: str
     # The agent's current name.
     name: str
@@ -6274,7 +6274,7 @@ class AgentHealthParam(TypedDict):
 
 class AgentHealthListParam(TypedDict):
     """One page of agent health entries."""
-    # The agent health items of this page, in the list's order.
+    # The agents' health figures on this page, in the list's order.
     data: List[AgentHealthParam]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -6559,7 +6559,7 @@ class AnalysisSpeakerParam(TypedDict):
 
 class AnalysisSpeakerListParam(TypedDict):
     """One page of the speaker labels of an analysis."""
-    # The analysis speaker items of this page, in the list's order.
+    # The speakers of the analysis on this page, in the list's order.
     data: List[AnalysisSpeakerParam]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -6856,7 +6856,7 @@ class ApiKeyCreateParam(_ApiKeyCreateParamRequired, total=False):
 
 class ApiKeyListParam(TypedDict):
     """One page of API keys."""
-    # The API key items of this page, in the list's order.
+    # The API keys on this page, in the list's order.
     data: List[ApiKeyParam]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -7251,7 +7251,7 @@ class _GatewayHealthParamRequired(TypedDict):
     service: Literal["gateway"]
     # Seconds since the gateway process started.
     uptime_seconds: int
-    # When this gateway health was checked (RFC 3339, UTC).
+    # When the gateway answered this check (RFC 3339, UTC).
     checked_at: str
 
 
@@ -8309,7 +8309,7 @@ class UsageCategoryParam(TypedDict):
 
 class UsageParam(TypedDict):
     """The workspace's usage against its limits, now and in the current billing period."""
-    # Id of the workspace this usage belongs to.
+    # Id of the workspace whose usage this is.
     workspace_id: str
     plan: BillingPlanName
     # When the current minute window resets; the instant of the `X-RateLimit-Reset` header.
@@ -8754,7 +8754,7 @@ class WorkspaceMemberCreateParam(TypedDict):
 
 class WorkspaceMemberListParam(TypedDict):
     """One page of workspace members."""
-    # The workspace member items of this page, in the list's order.
+    # The members on this page, in the list's order.
     data: List[WorkspaceMemberParam]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
