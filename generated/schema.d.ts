@@ -2042,7 +2042,7 @@ export interface components {
         /** @description Health and performance of one agent over a window, computed from the runs created in it. Read-only. */
         AgentHealth: {
             /**
-             * @description Id of the agent this agent health belongs to.
+             * @description Id of the agent these figures describe.
              * @example agt_01HZXA3C5E7G9J1K3M5N7P9Q2R
              */
             agent_id: string;
@@ -2121,7 +2121,7 @@ export interface components {
         };
         /** @description One page of agent health entries. */
         AgentHealthList: {
-            /** @description The agent health items of this page, in the list's order. */
+            /** @description The agents' health figures on this page, in the list's order. */
             data: components["schemas"]["AgentHealth"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2638,7 +2638,7 @@ export interface components {
         };
         /** @description One page of the speaker labels of an analysis. */
         AnalysisSpeakerList: {
-            /** @description The analysis speaker items of this page, in the list's order. */
+            /** @description The speakers of the analysis on this page, in the list's order. */
             data: components["schemas"]["AnalysisSpeaker"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -2975,7 +2975,7 @@ export interface components {
         };
         /** @description One page of API keys. */
         ApiKeyList: {
-            /** @description The API key items of this page, in the list's order. */
+            /** @description The API keys on this page, in the list's order. */
             data: components["schemas"]["ApiKey"][];
             /**
              * @description Cursor of the next page, or null on the last page.
@@ -3507,6 +3507,7 @@ export interface components {
          *     (a repeated purpose answers 400).
          */
         ConsentUpdate: {
+            /** @description The consent decisions to record, one per purpose. */
             consents?: components["schemas"]["ConsentChange"][];
         };
         /**
@@ -3656,7 +3657,7 @@ export interface components {
             uptime_seconds: number;
             /**
              * Format: date-time
-             * @description When this gateway health was checked (RFC 3339, UTC).
+             * @description When the gateway answered this check (RFC 3339, UTC).
              * @example 2026-11-23T12:00:04Z
              */
             checked_at: string;
@@ -3749,13 +3750,20 @@ export interface components {
              * @example https://billing.analysis.invalid/invoices/inv_01HZX9M3N5P7Q9R1S3T5V7W9X1.pdf?expires=1795010400&sig=3f9a1c
              */
             pdf_url: string | null;
+            /** @description What the invoice charges for, one line per item. */
             lines: components["schemas"]["InvoiceLine"][];
         };
         /** @description One line of an invoice. `amount_cents` is `quantity` times `unit_amount_cents`; credits and discounts are negative. */
         InvoiceLine: {
-            /** @example Pro plan, November 2026 */
+            /**
+             * @description What this line charges for, as printed on the invoice.
+             * @example Pro plan, November 2026
+             */
             description: string;
-            /** @example 1 */
+            /**
+             * @description How many units this line charges for.
+             * @example 1
+             */
             quantity: number;
             /**
              * @description Price of one unit, in the minor unit of the invoice's currency.
@@ -3846,7 +3854,7 @@ export interface components {
         /** @description Exchanges an authorization code for tokens. PKCE with `S256` is required, so `code_verifier` is too. */
         OAuthAuthorizationCodeGrant: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Selects the authorization-code grant: exchanges a `code` from the authorize step for tokens. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             grant_type: "authorization_code";
@@ -3880,7 +3888,7 @@ export interface components {
         /** @description Gets an access token for the client itself, not on behalf of a user. No refresh token is issued. */
         OAuthClientCredentialsGrant: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Selects the client-credentials grant: the client authenticates as itself, with no user. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             grant_type: "client_credentials";
@@ -3898,7 +3906,7 @@ export interface components {
         /** @description Exchanges a refresh token for a new access token and a new refresh token; the old refresh token stops working. */
         OAuthRefreshTokenGrant: {
             /**
-             * @description discriminator enum property added by openapi-typescript
+             * @description Selects the refresh-token grant: exchanges a `refresh_token` for a new access token. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             grant_type: "refresh_token";
@@ -4153,7 +4161,10 @@ export interface components {
         };
         /** @description The current privacy policy. */
         PrivacyPolicy: {
-            /** @example 2026-11-01 */
+            /**
+             * @description Identifies this version of the privacy policy (its effective date).
+             * @example 2026-11-01
+             */
             version: string;
             /**
              * Format: date-time
@@ -4564,7 +4575,10 @@ export interface components {
              *     ]
              */
             analysis_ids: string[];
-            /** @example Which customers said they might not renew, and why? */
+            /**
+             * @description The question, in plain language, about the analyses in scope.
+             * @example Which customers said they might not renew, and why?
+             */
             question: string;
             /**
              * @description Conversation to continue; its earlier messages give the assistant context, and `analysis_ids` are added to it.
@@ -4774,6 +4788,7 @@ export interface components {
              * @example 2026-11-23T12:00:04Z
              */
             checked_at: string;
+            /** @description Each component of the service, with its own status. */
             components: components["schemas"]["ServiceHealthComponent"][];
         };
         /** @description Health of one dependency of the backend. */
@@ -5426,11 +5441,14 @@ export interface components {
         };
         /** @description The caller's acceptance of a version of the terms of service. Accepting the same version again returns the first acceptance unchanged. */
         TosAcceptance: {
-            /** @example 2026-11-01 */
+            /**
+             * @description The version of the terms of service that was accepted (its effective date).
+             * @example 2026-11-01
+             */
             version: string;
             /**
              * Format: date-time
-             * @description When this tos acceptance was accepted (RFC 3339, UTC).
+             * @description When the terms were accepted (RFC 3339, UTC).
              * @example 2026-11-23T09:15:02Z
              */
             accepted_at: string;
@@ -5572,7 +5590,7 @@ export interface components {
         /** @description The workspace's usage against its limits, now and in the current billing period. */
         Usage: {
             /**
-             * @description Id of the workspace this usage belongs to.
+             * @description Id of the workspace whose usage this is.
              * @example ws_01HZX2K8D4F6G8H1J3K5M7N9P1
              */
             workspace_id: string;
@@ -6194,7 +6212,10 @@ export interface components {
              * @example false
              */
             enabled?: boolean;
-            /** @example Paused during the CRM migration. */
+            /**
+             * @description A note on what the webhook is for, for the people who manage it.
+             * @example Paused during the CRM migration.
+             */
             description?: string | null;
         };
         /** @description A newly created webhook with its signing secret. The secret is shown in this response once and never again; store it now. */
@@ -6351,6 +6372,7 @@ export interface components {
             workspace_id: string;
             /**
              * Format: email
+             * @description The email address that identifies the member in this workspace.
              * @example priya.raman@northwind.example
              */
             email: string;
@@ -6371,6 +6393,7 @@ export interface components {
         WorkspaceMemberCreate: {
             /**
              * Format: email
+             * @description The user's email address; an address with no account yet gets an invitation there.
              * @example tomas.novak@northwind.example
              */
             email: string;
@@ -6378,7 +6401,7 @@ export interface components {
         };
         /** @description One page of workspace members. */
         WorkspaceMemberList: {
-            /** @description The workspace member items of this page, in the list's order. */
+            /** @description The members on this page, in the list's order. */
             data: components["schemas"]["WorkspaceMember"][];
             /**
              * @description Cursor of the next page, or null on the last page.

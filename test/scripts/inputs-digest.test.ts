@@ -5,7 +5,7 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inputsDigest, RECORD, staleness } from "../../scripts/contract/inputs-digest.js";
+import { generatorSources, inputsDigest, RECORD, staleness } from "../../scripts/contract/inputs-digest.js";
 import { GENERATED, SPEC_ROOT } from "../../scripts/lib/paths.js";
 import { runScript } from "./breaking/fixtures.js";
 
@@ -43,6 +43,19 @@ describe("the inputs npm run generate records", () => {
     expect(await staleness(SPEC_ROOT, out, ["openapi.yaml"])).toEqual([expect.stringMatching(/openapi\.yaml is not the file `npm run generate` wrote/)]);
     await fs.rm(path.join(out, RECORD));
     expect(await staleness(SPEC_ROOT, out)).toEqual([expect.stringMatching(/inputs\.json is missing/)]);
+  }, 60_000);
+
+  it("the record lists the generator's sources as esbuild finds them; a check hashes that list (one the list lost is stale)", async () => {
+    const record = JSON.parse(await fs.readFile(path.join(GENERATED, RECORD), "utf8"));
+    expect(record.generator).toEqual(await generatorSources());
+    expect(record.generator.files).toContain("scripts/contract/generate.ts");
+    const out = path.join(dir, "generated-list");
+    await fs.mkdir(out, { recursive: true });
+    await fs.copyFile(path.join(GENERATED, "openapi.yaml"), path.join(out, "openapi.yaml"));
+    await fs.writeFile(path.join(out, RECORD), JSON.stringify(record));
+    expect(await staleness(SPEC_ROOT, out, ["openapi.yaml"])).toEqual([]);
+    await fs.writeFile(path.join(out, RECORD), JSON.stringify({ ...record, generator: { ...record.generator, files: record.generator.files.slice(1) } }));
+    expect(await staleness(SPEC_ROOT, out, ["openapi.yaml"])).toEqual([expect.stringMatching(/changed since `npm run generate` last ran/)]);
   }, 60_000);
 
   it("check:generated and check:breaking pass on the committed tree", async () => {

@@ -253,7 +253,7 @@ class AgentHealth(Model):
 
     @property
     def agent_id(self) -> str:
-        """Id of the agent this agent health belongs to."""
+        """Id of the agent these figures describe."""
         v: str = self._data["agent_id"]
         return v
 
@@ -335,7 +335,7 @@ class AgentHealthList(Model):
 
     @property
     def data(self) -> List[AgentHealth]:
-        """The agent health items of this page, in the list's order."""
+        """The agents' health figures on this page, in the list's order."""
         v: List[AgentHealth] = _cv3(self._data["data"])
         return v
 
@@ -1043,7 +1043,7 @@ class AnalysisSpeakerList(Model):
 
     @property
     def data(self) -> List[AnalysisSpeaker]:
-        """The analysis speaker items of this page, in the list's order."""
+        """The speakers of the analysis on this page, in the list's order."""
         v: List[AnalysisSpeaker] = _cv8(self._data["data"])
         return v
 
@@ -1587,7 +1587,7 @@ class ApiKeyList(Model):
 
     @property
     def data(self) -> List[ApiKey]:
-        """The API key items of this page, in the list's order."""
+        """The API keys on this page, in the list's order."""
         v: List[ApiKey] = _cv9(self._data["data"])
         return v
 
@@ -2286,6 +2286,7 @@ class ConsentUpdate(Model):
 
     @property
     def consents(self) -> Optional[List[ConsentChange]]:
+        """The consent decisions to record, one per purpose."""
         v: Optional[List[ConsentChange]] = _cv16(self._data.get("consents"))
         return v
 
@@ -2493,7 +2494,7 @@ class GatewayHealth(Model):
 
     @property
     def checked_at(self) -> str:
-        """When this gateway health was checked (RFC 3339, UTC)."""
+        """When the gateway answered this check (RFC 3339, UTC)."""
         v: str = self._data["checked_at"]
         return v
 
@@ -2589,6 +2590,7 @@ class Invoice(Model):
 
     @property
     def lines(self) -> List[InvoiceLine]:
+        """What the invoice charges for, one line per item."""
         v: List[InvoiceLine] = _cv19(self._data["lines"])
         return v
 
@@ -2600,11 +2602,13 @@ class InvoiceLine(Model):
 
     @property
     def description(self) -> str:
+        """What this line charges for, as printed on the invoice."""
         v: str = self._data["description"]
         return v
 
     @property
     def quantity(self) -> int:
+        """How many units this line charges for."""
         v: int = self._data["quantity"]
         return v
 
@@ -2736,6 +2740,7 @@ class OAuthAuthorizationCodeGrant(Model):
 
     @property
     def grant_type(self) -> Literal["authorization_code"]:
+        """Selects the authorization-code grant: exchanges a `code` from the authorize step for tokens."""
         v: Literal["authorization_code"] = self._data["grant_type"]
         return v
 
@@ -2777,6 +2782,7 @@ class OAuthClientCredentialsGrant(Model):
 
     @property
     def grant_type(self) -> Literal["client_credentials"]:
+        """Selects the client-credentials grant: the client authenticates as itself, with no user."""
         v: Literal["client_credentials"] = self._data["grant_type"]
         return v
 
@@ -2800,6 +2806,7 @@ class OAuthRefreshTokenGrant(Model):
 
     @property
     def grant_type(self) -> Literal["refresh_token"]:
+        """Selects the refresh-token grant: exchanges a `refresh_token` for a new access token."""
         v: Literal["refresh_token"] = self._data["grant_type"]
         return v
 
@@ -3152,6 +3159,7 @@ class PrivacyPolicy(Model):
 
     @property
     def version(self) -> str:
+        """Identifies this version of the privacy policy (its effective date)."""
         v: str = self._data["version"]
         return v
 
@@ -3665,6 +3673,7 @@ class ResultsChatQuestion(Model):
 
     @property
     def question(self) -> str:
+        """The question, in plain language, about the analyses in scope."""
         v: str = self._data["question"]
         return v
 
@@ -3948,6 +3957,7 @@ class ServiceHealth(Model):
 
     @property
     def components(self) -> List[ServiceHealthComponent]:
+        """Each component of the service, with its own status."""
         v: List[ServiceHealthComponent] = _cv35(self._data["components"])
         return v
 
@@ -4761,12 +4771,13 @@ class TosAcceptance(Model):
 
     @property
     def version(self) -> str:
+        """The version of the terms of service that was accepted (its effective date)."""
         v: str = self._data["version"]
         return v
 
     @property
     def accepted_at(self) -> str:
-        """When this tos acceptance was accepted (RFC 3339, UTC)."""
+        """When the terms were accepted (RFC 3339, UTC)."""
         v: str = self._data["accepted_at"]
         return v
 
@@ -4957,7 +4968,7 @@ class Usage(Model):
 
     @property
     def workspace_id(self) -> str:
-        """Id of the workspace this usage belongs to."""
+        """Id of the workspace whose usage this is."""
         v: str = self._data["workspace_id"]
         return v
 
@@ -5807,6 +5818,7 @@ class WebhookUpdate(Model):
 
     @property
     def description(self) -> Optional[Optional[str]]:
+        """A note on what the webhook is for, for the people who manage it."""
         v: Optional[Optional[str]] = self._data.get("description")
         return v
 
@@ -6006,6 +6018,7 @@ class WorkspaceMember(Model):
 
     @property
     def email(self) -> str:
+        """The email address that identifies the member in this workspace."""
         v: str = self._data["email"]
         return v
 
@@ -6034,6 +6047,7 @@ class WorkspaceMemberCreate(Model):
 
     @property
     def email(self) -> str:
+        """The user's email address; an address with no account yet gets an invitation there."""
         v: str = self._data["email"]
         return v
 
@@ -6050,7 +6064,7 @@ class WorkspaceMemberList(Model):
 
     @property
     def data(self) -> List[WorkspaceMember]:
-        """The workspace member items of this page, in the list's order."""
+        """The members on this page, in the list's order."""
         v: List[WorkspaceMember] = _cv56(self._data["data"])
         return v
 
@@ -6232,7 +6246,7 @@ class AgentHealthParamLastError(TypedDict):
 
 class AgentHealthParam(TypedDict):
     """Health and performance of one agent over a window, computed from the runs created in it. Read-only."""
-    # Id of the agent this agent health belongs to.
+    # Id of the agent these figures describe.
     agent_id: str
     # The agent's current name.
     name: str
@@ -6260,7 +6274,7 @@ class AgentHealthParam(TypedDict):
 
 class AgentHealthListParam(TypedDict):
     """One page of agent health entries."""
-    # The agent health items of this page, in the list's order.
+    # The agents' health figures on this page, in the list's order.
     data: List[AgentHealthParam]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -6545,7 +6559,7 @@ class AnalysisSpeakerParam(TypedDict):
 
 class AnalysisSpeakerListParam(TypedDict):
     """One page of the speaker labels of an analysis."""
-    # The analysis speaker items of this page, in the list's order.
+    # The speakers of the analysis on this page, in the list's order.
     data: List[AnalysisSpeakerParam]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -6842,7 +6856,7 @@ class ApiKeyCreateParam(_ApiKeyCreateParamRequired, total=False):
 
 class ApiKeyListParam(TypedDict):
     """One page of API keys."""
-    # The API key items of this page, in the list's order.
+    # The API keys on this page, in the list's order.
     data: List[ApiKeyParam]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]
@@ -7134,6 +7148,7 @@ class ConsentUpdateParam(TypedDict, total=False):
     """Decisions to record. Purposes not listed keep their current decision; each purpose may appear once
     (a repeated purpose answers 400).
     """
+    # The consent decisions to record, one per purpose.
     consents: List[ConsentChangeParam]
 
 
@@ -7236,7 +7251,7 @@ class _GatewayHealthParamRequired(TypedDict):
     service: Literal["gateway"]
     # Seconds since the gateway process started.
     uptime_seconds: int
-    # When this gateway health was checked (RFC 3339, UTC).
+    # When the gateway answered this check (RFC 3339, UTC).
     checked_at: str
 
 
@@ -7253,7 +7268,9 @@ class GatewayHealthParam(_GatewayHealthParamRequired, total=False):
 
 class InvoiceLineParam(TypedDict):
     """One line of an invoice. `amount_cents` is `quantity` times `unit_amount_cents`; credits and discounts are negative."""
+    # What this line charges for, as printed on the invoice.
     description: str
+    # How many units this line charges for.
     quantity: int
     # Price of one unit, in the minor unit of the invoice's currency.
     unit_amount_cents: int
@@ -7290,6 +7307,7 @@ class InvoiceParam(TypedDict):
     due_at: Optional[str]
     # Download link of the invoice PDF, valid for one hour after the response; null while `draft`.
     pdf_url: Optional[str]
+    # What the invoice charges for, one line per item.
     lines: List[InvoiceLineParam]
 
 
@@ -7338,6 +7356,7 @@ class MessageListParam(TypedDict):
 
 
 class _OAuthAuthorizationCodeGrantParamRequired(TypedDict):
+    # Selects the authorization-code grant: exchanges a `code` from the authorize step for tokens.
     grant_type: Literal["authorization_code"]
     # The authorization code from the redirect. Single use; valid for 10 minutes.
     code: str
@@ -7356,6 +7375,7 @@ class OAuthAuthorizationCodeGrantParam(_OAuthAuthorizationCodeGrantParamRequired
 
 
 class _OAuthClientCredentialsGrantParamRequired(TypedDict):
+    # Selects the client-credentials grant: the client authenticates as itself, with no user.
     grant_type: Literal["client_credentials"]
     # Identifier of the OAuth client; must belong to the app whose credentials authenticate the request.
     client_id: str
@@ -7368,6 +7388,7 @@ class OAuthClientCredentialsGrantParam(_OAuthClientCredentialsGrantParamRequired
 
 
 class _OAuthRefreshTokenGrantParamRequired(TypedDict):
+    # Selects the refresh-token grant: exchanges a `refresh_token` for a new access token.
     grant_type: Literal["refresh_token"]
     # The latest refresh token issued to this client. Single use.
     refresh_token: str
@@ -7559,6 +7580,7 @@ class PrivacyExportListParam(TypedDict):
 
 class PrivacyPolicyParam(TypedDict):
     """The current privacy policy."""
+    # Identifies this version of the privacy policy (its effective date).
     version: str
     # When this version took effect.
     effective_at: str
@@ -7772,6 +7794,7 @@ class ResultsChatAnswerParam(TypedDict):
 class _ResultsChatQuestionParamRequired(TypedDict):
     # Analyses to answer from, each `completed`; an analysis that is not yet completed answers 409.
     analysis_ids: List[str]
+    # The question, in plain language, about the analyses in scope.
     question: str
 
 
@@ -7917,6 +7940,7 @@ class ServiceHealthParam(TypedDict):
     version: str
     # When the components were probed.
     checked_at: str
+    # Each component of the service, with its own status.
     components: List[ServiceHealthComponentParam]
 
 
@@ -8224,8 +8248,9 @@ class TextAnalysisCreateParam(_TextAnalysisCreateParamRequired, total=False):
 
 class TosAcceptanceParam(TypedDict):
     """The caller's acceptance of a version of the terms of service. Accepting the same version again returns the first acceptance unchanged."""
+    # The version of the terms of service that was accepted (its effective date).
     version: str
-    # When this tos acceptance was accepted (RFC 3339, UTC).
+    # When the terms were accepted (RFC 3339, UTC).
     accepted_at: str
     # The user who accepted. With an API key, the user who created the key.
     user_id: str
@@ -8284,7 +8309,7 @@ class UsageCategoryParam(TypedDict):
 
 class UsageParam(TypedDict):
     """The workspace's usage against its limits, now and in the current billing period."""
-    # Id of the workspace this usage belongs to.
+    # Id of the workspace whose usage this is.
     workspace_id: str
     plan: BillingPlanName
     # When the current minute window resets; the instant of the `X-RateLimit-Reset` header.
@@ -8630,6 +8655,7 @@ class WebhookUpdateParam(TypedDict, total=False):
     event_types: List[WebhookEventType]
     # False pauses deliveries; events that occur meanwhile are not delivered later.
     enabled: bool
+    # A note on what the webhook is for, for the people who manage it.
     description: Optional[str]
 
 
@@ -8710,6 +8736,7 @@ class WorkspaceMemberParam(TypedDict):
     user_id: str
     # Id of the workspace this workspace member belongs to.
     workspace_id: str
+    # The email address that identifies the member in this workspace.
     email: str
     # The user's display name; null for an invited user who has not signed in yet.
     name: Optional[str]
@@ -8720,13 +8747,14 @@ class WorkspaceMemberParam(TypedDict):
 
 class WorkspaceMemberCreateParam(TypedDict):
     """Adds a user, by email address, with a role. An unknown address gets an invitation."""
+    # The user's email address; an address with no account yet gets an invitation there.
     email: str
     role: WorkspaceRole
 
 
 class WorkspaceMemberListParam(TypedDict):
     """One page of workspace members."""
-    # The workspace member items of this page, in the list's order.
+    # The members on this page, in the list's order.
     data: List[WorkspaceMemberParam]
     # Cursor of the next page, or null on the last page.
     next_cursor: Optional[str]

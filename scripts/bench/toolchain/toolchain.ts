@@ -5,7 +5,8 @@
 //   tsc       tsc --noEmit --extendedDiagnostics -p <copy>/…/consumer/tsconfig.json
 //   gate      npm run check:breaking -- --spec <copy>/spec/openapi.yaml --head <copy>/generated/openapi.yaml
 //             (×1 only: the unchanged contract against the repository's release baseline, its staleness told by
-//             the copy's generated/inputs.json, without generating again)
+//             the copy's generated/inputs.json, without generating again), twice: its cache off (the first run on
+//             these bytes) and with its cache holding them (every later run on an unchanged contract)
 // The consumer (consumer/consumer.ts, ten operations) is checked the way a package consumer checks it: against
 // the client's emitted declarations (built once here) and the copy's generated/schema.d.ts, with skipLibCheck.
 // A second copy of it with bare openapi-fetch in place of createClient gives the type-cost ratio.
@@ -41,8 +42,10 @@ export interface ScaleRun {
   generateMs: number;
   lintMs: number;
   tsc: TscDiagnostics;
-  /** npm run check:breaking on the unchanged contract (×1 only). */
+  /** npm run check:breaking on the unchanged contract (×1 only), its cache off: the first run on these bytes. */
   gateMs?: number;
+  /** The same with its cache (diff-cache.ts) holding these bytes already: any later run on an unchanged contract. */
+  gateWarmMs?: number;
   /** The bare openapi-fetch consumer: every ×1 run, the first run of a grown copy. */
   tscBare: TscDiagnostics | null;
 }
@@ -54,6 +57,9 @@ export interface Toolchain {
   /** generated/ equals what generate makes of spec/ now (so `npm start --no-generate` serves the current contract). */
   generatedFresh: boolean;
 }
+
+/** The tsc figures of a `gateOnly` run, which checks no consumer. */
+const NO_TSC: TscDiagnostics = { ms: NaN, instantiations: NaN, types: NaN, checkSeconds: NaN, memoryKb: NaN };
 
 function parseDiagnostics(out: string, ms: number): TscDiagnostics {
   const num = (label: string) => {
@@ -96,7 +102,11 @@ function sameFiles(a: string, b: string, names: string[]): boolean {
   });
 }
 
-export async function toolchain(o: { factors: number[]; rounds: number; scaledRounds: number; say: (s: string) => void }): Promise<Toolchain> {
+/**
+ * `gateOnly` (the bench's `gate` section): ×1 only, generate, lint and the gate, no tsc. The gate runs twice a
+ * round: with CHECK_BREAKING_CACHE=off (cold), and with a cache in the scratch folder primed before the rounds (warm).
+ */
+export async function toolchain(o: { factors: number[]; rounds: number; scaledRounds: number; say: (s: string) => void; gateOnly?: boolean }): Promise<Toolchain> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "avt-bench-toolchain-"));
   try {
     // The client's declarations, as the package ships them (dist/*.d.ts); they do not depend on the contract's size.
@@ -108,6 +118,10 @@ export async function toolchain(o: { factors: number[]; rounds: number; scaledRo
       copies.set(f, { dir, ...prepareCopy(dir, f, declarations) });
     }
     let generatedFresh = false;
+    const gateArgs = (dir: string) => ["run", "--silent", "check:breaking", "--", "--spec", `${dir}/spec/openapi.yaml`, "--head", `${dir}/generated/openapi.yaml`];
+    const gateEnv = (cache: string) => ({ env: { ...NPM_ENV, CHECK_BREAKING_CACHE: cache } });
+    const warmCache = path.join(scratch, "gate-cache");
+    let primed = false;
     const runs = new Map<number, ScaleRun[]>(o.factors.map((f) => [f, []]));
     // Round by round, each scale in turn; ×1 gets `rounds` runs, the grown copies `scaledRounds` (they take most
     // of the time). The bare openapi-fetch consumer is checked in every ×1 run and once per grown copy: its
@@ -119,15 +133,17 @@ export async function toolchain(o: { factors: number[]; rounds: number; scaledRo
         const gen = await timed(NPM, ["run", "--silent", "generate", "--", `--root=${dir}/spec/openapi.yaml`, `--out=${dir}/generated`], { env: NPM_ENV });
         if (f === 1 && round === 0) generatedFresh = sameFiles(path.join(dir, "generated"), path.join(ROOT, "generated"), ["openapi.json", "openapi.yaml", "schema.d.ts"]);
         const lint = await timed(NPM, ["run", "--silent", "lint", "--", `${dir}/spec/openapi.yaml`], { env: NPM_ENV });
-        const gate = f === 1 ? await timed(NPM, ["run", "--silent", "check:breaking", "--", "--spec", `${dir}/spec/openapi.yaml`, "--head", `${dir}/generated/openapi.yaml`], { env: NPM_ENV }) : null;
+        if (f === 1 && !primed) primed = !!(await timed(NPM, gateArgs(dir), gateEnv(warmCache)));
+        const gate = f === 1 ? await timed(NPM, gateArgs(dir), gateEnv("off")) : null;
+        const warm = f === 1 ? await timed(NPM, gateArgs(dir), gateEnv(warmCache)) : null;
         const consumerDir = path.join(dir, CONSUMER_DIR);
-        const tsc = await tscRun(path.join(consumerDir, "tsconfig.json"));
-        const tscBare = f === 1 || round === 0 ? await tscRun(path.join(consumerDir, "tsconfig.bare.json")) : null;
+        const tsc = o.gateOnly ? NO_TSC : await tscRun(path.join(consumerDir, "tsconfig.json"));
+        const tscBare = !o.gateOnly && (f === 1 || round === 0) ? await tscRun(path.join(consumerDir, "tsconfig.bare.json")) : null;
         o.say(
-          `  round ${round + 1} ×${String(f).padEnd(2)} (${operations} ops)  generate ${(gen.ms / 1000).toFixed(1)} s  lint ${(lint.ms / 1000).toFixed(1)} s  ${gate ? `gate ${(gate.ms / 1000).toFixed(1)} s  ` : ""}` +
-            `tsc ${(tsc.ms / 1000).toFixed(1)} s (${tsc.instantiations} instantiations${tscBare ? `; bare openapi-fetch ${tscBare.instantiations}` : ""})`,
+          `  round ${round + 1} ×${String(f).padEnd(2)} (${operations} ops)  generate ${(gen.ms / 1000).toFixed(1)} s  lint ${(lint.ms / 1000).toFixed(1)} s  ${gate && warm ? `gate ${(gate.ms / 1000).toFixed(1)} s (cached ${(warm.ms / 1000).toFixed(1)} s)  ` : ""}` +
+            (o.gateOnly ? "" : `tsc ${(tsc.ms / 1000).toFixed(1)} s (${tsc.instantiations} instantiations${tscBare ? `; bare openapi-fetch ${tscBare.instantiations}` : ""})`),
         );
-        runs.get(f)!.push({ generateMs: gen.ms, lintMs: lint.ms, tsc, tscBare, ...(gate ? { gateMs: gate.ms } : {}) });
+        runs.get(f)!.push({ generateMs: gen.ms, lintMs: lint.ms, tsc, tscBare, ...(gate && warm ? { gateMs: gate.ms, gateWarmMs: warm.ms } : {}) });
       }
     }
     return {

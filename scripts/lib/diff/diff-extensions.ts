@@ -8,7 +8,7 @@
 // `$ref`s by many operations), so the report says whom it breaks, not one of them.
 import type { Json } from "../contract.js";
 import type { Bundle, Change, Impact } from "./diff-types.js";
-import { HTTP_METHODS, splitPointer, toPointer } from "./diff-pointer.js";
+import { deref, HTTP_METHODS, splitPointer, toPointer } from "./diff-pointer.js";
 
 type Segs = Array<string | number>;
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object" && !Array.isArray(v);
@@ -30,13 +30,57 @@ function* nodes(v: unknown, segs: Segs = []): Generator<[Segs, Record<string, un
   }
 }
 
+/**
+ * Calls `visit` for every object node both documents have, walking them side by side (`segs` is where the node lives
+ * in the head). An item of a `parameters` list is matched by its place and name (`in` + `name`, through a `$ref`
+ * too), not by its position, as oasdiff matches them: a reordered list is no change, a renamed parameter is
+ * another parameter (decision VG16). Subtrees under `skip` keys are not entered.
+ */
+function walkBoth(base: Json, head: Json, skip: Set<string>, visit: (segs: Segs, b: Record<string, unknown>, h: Record<string, unknown>) => void): void {
+  const identity = (doc: Json, v: unknown, i: number) => {
+    const p = deref(doc, v);
+    return p && typeof p.name === "string" && typeof p.in === "string" ? `${p.in}:${p.name}` : `#${i}`;
+  };
+  const walk = (b: unknown, h: unknown, segs: Segs): void => {
+    if (b === h) return;
+    if (Array.isArray(b) && Array.isArray(h)) {
+      if (segs[segs.length - 1] === "parameters") {
+        const inHead = new Map(h.map((x, i) => [identity(head, x, i), i]));
+        b.forEach((x, i) => {
+          const j = inHead.get(identity(base, x, i));
+          if (j !== undefined) walk(x, h[j], [...segs, j]);
+        });
+      } else for (let i = 0; i < Math.min(b.length, h.length); i++) walk(b[i], h[i], [...segs, i]);
+    } else if (isObject(b) && isObject(h)) {
+      visit(segs, b, h);
+      for (const k of Object.keys(b)) if (k in h && !skip.has(k)) walk(b[k], h[k], [...segs, k]);
+    }
+  };
+  walk(base, head, []);
+}
+
 /** Operation labels (`operationId (GET /path)`) that reach each component, through `$ref`s, transitively. */
 export function reachers(doc: Json): (segs: Segs) => string[] {
+  let r = reached.get(doc);
+  if (!r) reached.set(doc, (r = reachersOf(doc)));
+  return r;
+}
+const reached = new WeakMap<object, (segs: Segs) => string[]>();
+
+const components = new Map<string, string>();
+/** `#/components/schemas/A/properties/b` → `components/schemas/A` (memoized: a bundle repeats its `$ref`s thousands of times). */
+function componentOf(ref: string): string {
+  let c = components.get(ref);
+  if (c === undefined) components.set(ref, (c = splitPointer(ref).slice(0, 3).join("/")));
+  return c;
+}
+
+function reachersOf(doc: Json): (segs: Segs) => string[] {
   const refsOf = new Map<string, Set<string>>(); // component pointer -> components it refers to
   const opRefs = new Map<string, Set<string>>(); // operation label -> components it refers to directly
   const refsIn = (v: unknown) => {
     const out = new Set<string>();
-    for (const [, n] of nodes(v)) if (typeof n.$ref === "string" && n.$ref.startsWith("#/components/")) out.add(splitPointer(n.$ref).slice(0, 3).join("/"));
+    for (const [, n] of nodes(v)) if (typeof n.$ref === "string" && n.$ref.startsWith("#/components/")) out.add(componentOf(n.$ref));
     return out;
   };
   for (const [kind, map] of Object.entries<Json>(doc.components ?? {})) for (const [name, v] of Object.entries(map ?? {})) refsOf.set(`components/${kind}/${name}`, refsIn(v));
@@ -205,22 +249,19 @@ function compareKeyword(name: string, b: unknown, h: unknown, segs: Segs): Found
   return [{ ...f, impact: "minor", kind: "modified", message: `The field is no longer \`${name}\`: it is now part of ${side} too.` }];
 }
 
+/** Not entered: their changes are judged as a whole by their own rules, and examples are no contract. */
+const FELT_SKIP = new Set(["x-lifecycle", "x-rate-limit-policy", "examples", "example"]);
+
 /** Every changed client-felt extension and keyword, with the operations that reach it. */
 export function clientFeltChanges(base: Bundle, head: Bundle): Change[] {
   const found: Found[] = [];
-  const headNodes = new Map<string, Record<string, unknown>>();
-  for (const [segs, n] of nodes(head.doc)) headNodes.set(toPointer(segs), n);
-  const visit = (segs: Segs, b: Record<string, unknown> | undefined, h: Record<string, unknown> | undefined) => {
-    if (!b || !h) return; // a removed or added node is redocly's to report
+  // Reported where the node lives in the head (a parameter may have moved in its list); a removed or added node is
+  // redocly's to report.
+  walkBoth(base.doc, head.doc, FELT_SKIP, (segs, b, h) => {
     for (const name of CLIENT_EXTENSIONS) if (!same(b[name], h[name])) found.push(...compareExtension(name, b[name], h[name], segs));
     const isSchema = segs.includes("schemas") || segs.includes("schema") || segs.includes("properties");
     if (isSchema) for (const k of FELT_KEYWORDS) if (!same(b[k], h[k])) found.push(...compareKeyword(k, b[k], h[k], segs));
-  };
-  for (const [segs, b] of nodes(base.doc)) {
-    if (segs.includes("x-lifecycle") || segs.includes("x-rate-limit-policy") || segs.includes("examples") || segs.includes("example")) continue;
-    const p = toPointer(segs);
-    visit(segs, b, headNodes.get(p));
-  }
+  });
   const reachB = reachers(base.doc);
   const reachH = reachers(head.doc);
   return found.map((f) => {

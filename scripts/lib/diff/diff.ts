@@ -9,13 +9,15 @@ import fs from "node:fs/promises";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { cached, packageVersion, sha256 } from "./diff-cache.js";
 import type { Json } from "../contract.js";
 import { contractRules } from "./diff-rules.js";
 import { judge, loadPolicy, unusedEntries } from "./diff-policy.js";
 import { clientFeltChanges, feltSupersedes, reachers } from "./diff-extensions.js";
 import { reviewedNarrowings } from "./diff-narrowing.js";
 import { applySunsets } from "./diff-sunset.js";
+import { splitRenamedParameters } from "./diff-parameters.js";
 import { describePointer, HTTP_METHODS, resolvePointer, splitPointer } from "./diff-pointer.js";
 import type { Bundle, Change, Comparison, Impact, RedoclyChange } from "./diff-types.js";
 import { GENERATED, ROOT } from "../paths.js";
@@ -40,34 +42,23 @@ export const rel = (file: string) => (path.isAbsolute(file) && !path.relative(RO
 
 /**
  * Reads a bundle. JSON is parsed with JSON.parse; YAML with `yaml`'s document API so the own rules can give
- * line numbers (the generated YAML is ~0.5 MB: ~1 s, which runs while redocly diff works in its own process).
+ * line numbers (the generated YAML is ~0.6 MB: ~1 s, which runs while redocly diff works in its own process). The
+ * parsed document and the line of every node are kept by the file's hash (diff-cache.ts): the baseline changes
+ * only at a release, and an unchanged bundle is read again in milliseconds.
  */
 export async function loadBundle(file: string, label: string): Promise<Bundle> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await fs.readFile(file, "utf8");
+    bytes = await fs.readFile(file);
   } catch {
     throw new DiffError(`${label} not found: ${rel(file)}`);
   }
-  let doc: Json;
-  let locate: Bundle["locate"] = (pointer) => ({ file: rel(file), pointer });
-  if (/\.json$/i.test(file)) {
-    try {
-      doc = JSON.parse(text);
-    } catch (e) {
-      throw new DiffError(`${label} ${rel(file)} is not valid JSON: ${(e as Error).message}`);
-    }
-  } else {
-    const lineCounter = new LineCounter();
-    const parsed = parseDocument(text, { lineCounter, uniqueKeys: false });
-    if (parsed.errors.length) throw new DiffError(`${label} ${rel(file)} is not valid YAML: ${parsed.errors[0]!.message}`);
-    doc = parsed.toJS({ maxAliasCount: -1 });
-    locate = (pointer) => {
-      const node = parsed.getIn(splitPointer(pointer), true) as { range?: [number, number, number] } | undefined;
-      const pos = node?.range ? lineCounter.linePos(node.range[0]) : undefined;
-      return { file: rel(file), pointer, ...(pos && { line: pos.line, col: pos.col }) };
-    };
-  }
+  const json = /\.json$/i.test(file);
+  const { doc, lines } = json ? { doc: parseJson(bytes.toString("utf8"), file, label), lines: undefined } : await cached("bundle", [sha256(bytes), await packageVersion("yaml")], async () => parseYaml(bytes.toString("utf8"), file, label));
+  const locate: Bundle["locate"] = (pointer) => {
+    const pos = lines?.[pointer];
+    return { file: rel(file), pointer, ...(pos && { line: pos[0], col: pos[1] }) };
+  };
   const version = doc?.info?.version;
   if (!doc || typeof doc.openapi !== "string" || typeof version !== "string") {
     throw new DiffError(`${label} ${rel(file)} is not an OpenAPI bundle with info.version (at #/info/version)`);
@@ -75,8 +66,59 @@ export async function loadBundle(file: string, label: string): Promise<Bundle> {
   return { file, version, doc, locate };
 }
 
+function parseJson(text: string, file: string, label: string): Json {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new DiffError(`${label} ${rel(file)} is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** A YAML bundle's document, and the line and column where each node's value starts, by JSON pointer. */
+function parseYaml(text: string, file: string, label: string): { doc: Json; lines: Record<string, [number, number]> } {
+  const lineCounter = new LineCounter();
+  const parsed = parseDocument(text, { lineCounter, uniqueKeys: false });
+  if (parsed.errors.length) throw new DiffError(`${label} ${rel(file)} is not valid YAML: ${parsed.errors[0]!.message}`);
+  const lines: Record<string, [number, number]> = {};
+  const walk = (node: unknown, pointer: string): void => {
+    const range = (node as { range?: [number, number, number] } | null)?.range;
+    if (range) {
+      const pos = lineCounter.linePos(range[0]);
+      lines[pointer] = [pos.line, pos.col];
+    }
+    if (isMap(node)) for (const pair of node.items) walk(pair.value, `${pointer}/${String(isScalar(pair.key) ? pair.key.value : pair.key).replaceAll("~", "~0").replaceAll("/", "~1")}`);
+    else if (isSeq(node)) node.items.forEach((item, i) => walk(item, `${pointer}/${i}`));
+  };
+  walk(parsed.contents, "#");
+  return { doc: parsed.toJS({ maxAliasCount: -1 }), lines };
+}
+
+/**
+ * `redocly diff`'s report on two bundles, kept by the hash of both files' bytes, its config and the CLI's version
+ * (diff-cache.ts). The files' names in it are kept as `$base`/`$head`, so the same bytes elsewhere (a copy) hit too.
+ */
 async function redoclyDiff(baseFile: string, headFile: string): Promise<RedoclyChange[]> {
-  // The report path is made without awaiting, so the CLI starts before the caller parses the bundles itself.
+  const [baseBytes, headBytes, config] = await Promise.all([fs.readFile(baseFile), fs.readFile(headFile), fs.readFile(DIFF_CONFIG)]);
+  const key = [sha256(baseBytes), sha256(headBytes), sha256(config), await packageVersion("@redocly/cli")];
+  const kept = await cached("redocly-diff", key, async () => (await runRedoclyDiff(baseFile, headFile)).map(renameFiles({ [path.resolve(baseFile)]: "$base", [path.resolve(headFile)]: "$head" })));
+  return kept.map(renameFiles({ $base: rel(baseFile), $head: rel(headFile) }));
+}
+
+/** A change with its sides' `file` renamed (redocly writes them relative to the working directory, ROOT). */
+function renameFiles(names: Record<string, string>): (c: RedoclyChange) => RedoclyChange {
+  const name = (f: string) => names[f] ?? names[path.resolve(ROOT, f)] ?? f;
+  return (c) => ({
+    ...c,
+    ...(c.base && { base: { ...c.base, file: name(c.base.file) } }),
+    ...(c.revision && { revision: { ...c.revision, file: name(c.revision.file) } }),
+    verdicts: c.verdicts.map((v) => {
+      const loc = (v as { location?: { file: string } }).location;
+      return loc ? { ...v, location: { ...loc, file: name(loc.file) } } : v;
+    }),
+  });
+}
+
+async function runRedoclyDiff(baseFile: string, headFile: string): Promise<RedoclyChange[]> {
   const out = path.join(os.tmpdir(), `redocly-diff-${randomUUID()}.json`);
   try {
     // --fail-on=none: the verdict is ours (after our own rules); the exit code then only means "could not diff".
@@ -189,7 +231,7 @@ function fromRedocly(c: RedoclyChange, head: Json, base: Json): Change {
     kind: c.kind,
     pointer: c.path,
     ...(c.property !== undefined && { property: c.property }),
-    where: describePointer(c.path, [head, base]),
+    where: describePointer(c.path, c.kind === "removed" ? [base, head] : [head, base]),
     message: messageOf(c, head, base),
     ...(c.base?.value !== undefined && { before: c.base.value }),
     ...(c.revision?.value !== undefined && { after: c.revision.value }),
@@ -233,12 +275,13 @@ export async function compare(opts: { base?: string; head?: string; today?: stri
   for (const [file, what] of [[baseFile, "baseline"], [headFile, "current bundle"]] as const) {
     if (!(await fs.stat(file).catch(() => null))?.isFile()) throw new DiffError(`${what} not found: ${rel(file)}${hints[file] ?? ""}`);
   }
-  const [raw, base, head, policy] = await Promise.all([
+  const [redoclyRaw, base, head, policy] = await Promise.all([
     redoclyDiff(baseFile, headFile),
     loadBundle(baseFile, "baseline"),
     loadBundle(headFile, "current bundle"),
     loadPolicy(),
   ]);
+  const raw = splitRenamedParameters(redoclyRaw, base.doc, head.doc);
   const own = contractRules(base, head);
   const rerated = reviewedNarrowings(base, raw);
   const changes = applySunsets(judge([

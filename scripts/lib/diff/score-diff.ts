@@ -50,18 +50,22 @@ export function undescribed(doc: Json, op: Json): string[] {
   const deref = (n: Json): Json => (typeof n?.$ref === "string" && n.$ref.startsWith("#/") ? n.$ref.slice(2).split("/").reduce((o: Json, k: string) => o?.[k.replaceAll("~1", "/").replaceAll("~0", "~")], doc) : n);
   const names = new Set<string>();
   const seen = new Set<Json>();
-  const walk = (raw: Json, owner: string, depth: number): void => {
+  // `declared`: the properties the enclosing schema names itself; a variant that only constrains them again
+  // (`media_url: {}`, `text: false`) adds no field to describe.
+  const walk = (raw: Json, owner: string, depth: number, declared: Set<string> = new Set()): void => {
     const schema = deref(raw);
     if (!schema || typeof schema !== "object" || seen.has(schema) || depth > 8) return;
     seen.add(schema);
     const name = typeof raw?.$ref === "string" ? raw.$ref.split("/").pop() : owner;
     for (const [prop, sub] of Object.entries<Json>(schema.properties ?? {})) {
+      if (declared.has(prop)) continue;
       const s = deref(sub);
       if (!sub?.description && !s?.description) names.add(`${name}.${prop}`);
       walk(sub, `${name}.${prop}`, depth + 1);
     }
     for (const key of ["items", "additionalProperties"]) if (schema[key] && typeof schema[key] === "object") walk(schema[key], name, depth + 1);
-    for (const key of ["oneOf", "anyOf", "allOf"]) for (const s of schema[key] ?? []) walk(s, name, depth + 1);
+    const own = new Set([...declared, ...Object.keys(schema.properties ?? {})]);
+    for (const key of ["oneOf", "anyOf", "allOf"]) for (const s of schema[key] ?? []) walk(s, name, depth + 1, own);
   };
   for (const p of op.parameters ?? []) {
     const param = deref(p);
