@@ -59,8 +59,12 @@ function bodySites(ctx: RoundtripContext, schema: Json, own: unknown, path: stri
   return out;
 }
 
-/** Query parameters with the boundary values their schema takes, and header parameters with control bytes. */
-function paramSites(ctx: RoundtripContext, op: Operation, raw: boolean): Site[] {
+/**
+ * Query parameters with the boundary values their schema takes, and header parameters with control bytes; the
+ * request-id header every operation takes (the root's `x-request-id`) only when `requestId` (once a run: the same
+ * header code serves every operation).
+ */
+function paramSites(ctx: RoundtripContext, op: Operation, raw: boolean, requestId: boolean): Site[] {
   const out: Site[] = [];
   for (const p of op.parameters.filter((x) => x.in === "query" && x.name !== "cursor")) {
     const s = ctx.view.contract.deref(p.schema);
@@ -69,7 +73,7 @@ function paramSites(ctx: RoundtripContext, op: Operation, raw: boolean): Site[] 
     if (values.length) out.push({ key: `query.${p.name}`, location: "query", name: [p.name], values });
   }
   if (!raw) return out;
-  const headers = [...op.parameters.filter((x) => x.in === "header").map((x) => x.name as string), ctx.view.requestId.header];
+  const headers = [...op.parameters.filter((x) => x.in === "header").map((x) => x.name as string), ...(requestId ? [ctx.view.requestId.header] : [])];
   for (const h of new Set(headers.map((x) => x.toLowerCase()))) {
     out.push({ key: `header.${h}`, location: "header", name: [h], values: CONTROL_BYTES.map((b) => ({ kind: "control-byte", value: `verify${b}1` })) });
   }
@@ -126,18 +130,22 @@ function replayed(ctx: RoundtripContext, op: Operation, base: Parts, sites: Site
 /** The budget left, shared by every operation of a run. */
 interface Budget {
   left: number;
+  /** The request-id header's control bytes are still to be tried (once a run). */
+  requestId: boolean;
 }
 
 /** The places of an operation's example that take boundary values. */
-function sitesOf(ctx: RoundtripContext, op: Operation, base: Parts): Site[] {
+function sitesOf(ctx: RoundtripContext, op: Operation, base: Parts, requestId: boolean): Site[] {
   const raw = !ctx.session.o.send.fetch || !!ctx.session.o.send.raw;
   const json = base.body && isJsonMediaType(base.body.mediaType) && base.body.value && typeof base.body.value === "object" && !Array.isArray(base.body.value);
-  return [...(json ? bodySites(ctx, base.body!.media.schema, base.body!.value) : []), ...paramSites(ctx, op, raw)];
+  return [...(json ? bodySites(ctx, base.body!.media.schema, base.body!.value) : []), ...paramSites(ctx, op, raw, requestId)];
 }
 
 /** One operation's inputs: `examples` first, `random` generated ones, and the shrinking of a failure. */
 async function inputsOf(ctx: RoundtripContext, op: Operation, base: Parts, examples: Mutation[], budget: Budget, random: number, seed: number): Promise<void> {
-  const sites = sitesOf(ctx, op, base);
+  const sites = sitesOf(ctx, op, base, budget.requestId);
+  // The kinds' requests already set every parameter at each of its values: a random mix only where a body has fields to mix.
+  if (!sites.some((s) => s.location === "body")) random = 0;
   const arbitrary = fc.record(Object.fromEntries(sites.map((s) => [s.key, fc.option(fc.nat(s.values.length - 1), { nil: undefined })])), { requiredKeys: [] }) as fc.Arbitrary<Mutation>;
   let target: string | null = null;
   let failing: { sent: Sent & { kind: "answered" }; label: string; changed: number } | null = null;
@@ -174,7 +182,7 @@ async function inputsOf(ctx: RoundtripContext, op: Operation, base: Parts, examp
  * `random`: generated combinations per operation beyond the examples of each kind.
  */
 export async function boundaryInputs(ctx: RoundtripContext, operations: Operation[], o: { budget: number; random: number; seed: number }): Promise<void> {
-  const budget: Budget = { left: o.budget };
+  const budget: Budget = { left: o.budget, requestId: true };
   let skipped = 0;
   for (const op of operations) {
     if (!eligible(ctx, op)) continue;
@@ -185,7 +193,7 @@ export async function boundaryInputs(ctx: RoundtripContext, operations: Operatio
     const examples = ctx.builder.examples(op);
     if (!examples[0]) continue;
     // A replay (--replay) sends only the labels it names: the kinds' examples and single changes are what it can name.
-    const sites = sitesOf(ctx, op, examples[0]);
+    const sites = sitesOf(ctx, op, examples[0], budget.requestId);
     const mutations = ctx.only ? replayed(ctx, op, examples[0], sites) : examplesOf(sites);
     if (!mutations.length) continue;
     const filled = ctx.prereqs && op.method !== "get" ? await firstFilled(ctx, op, examples) : { parts: examples[0] };
@@ -195,6 +203,7 @@ export async function boundaryInputs(ctx: RoundtripContext, operations: Operatio
     }
     const base = ctx.parents && op.template.includes("{") ? await ctx.parents.withParents(op, filled.parts) : filled.parts;
     await inputsOf(ctx, op, base, mutations, budget, ctx.only ? 0 : o.random, o.seed);
+    if (sites.some((s) => s.key === `header.${ctx.view.requestId.header.toLowerCase()}`)) budget.requestId = false;
   }
   if (skipped) ctx.report.notices.push(`boundary inputs of ${skipped} operation(s) not sent: --input-budget ${o.budget} used up`);
 }
