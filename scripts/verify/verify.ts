@@ -1,5 +1,5 @@
 // `npm run verify -- --target URL --api-key KEY`: checks a live implementation of the API against the contract
-// (src/verify/). Prints a summary table; writes the JSON report and JUnit XML on request. Exit 0 without
+// (src/verify/). Prints a summary table; writes the JSON report, JUnit XML and an HTTP Archive (HAR) on request. Exit 0 without
 // violations, 1 with any, 2 for a usage error (bad option, unreachable target, refused credentials).
 import fs from "node:fs";
 import path from "node:path";
@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { ContractLoadError, loadContract } from "../../src/mock/homes/node/contract-files.js";
 import { DEFAULTS, junitXml, summaryTable, verify, VerifyUsageError, type Report } from "../../src/verify/index.js";
 import { redactReport } from "../../src/verify/report.js";
+import { HarRecorder } from "../../src/verify/session/har.js";
 import { readReplay, replaySummary, verdicts, type ReplayPlan } from "../../src/verify/session/replay.js";
 
 export const HELP = `npm run verify -- --target URL (--api-key KEY | --token JWT) [options]
@@ -37,8 +38,12 @@ schemas, headers and rate-limit policy.
                         (default ${DEFAULTS.negativeBudget}; 0: none); those on writes need --allow-writes
   --report FILE.json    Write the JSON report
   --junit FILE.xml      Write JUnit XML (one test case per operation × check)
+  --har FILE.har        Write every request and response of the run as an HTTP Archive (HAR 1.2), credentials
+                        redacted
   --replay REPORT.json  Send again only the cases that showed violations in that report (its target and
                         options, unless given here), and say which are fixed; exit 0 when all are
+  --input-budget N      Boundary, unicode and control-byte requests (a failure shrunk to a minimal request)
+                        sent at most, shrinking included (default ${DEFAULTS.inputBudget}; 0: none)
   --generated N         Generated requests per operation (default ${DEFAULTS.generated})
   --seed N              Seed of the generated requests (default 1)
   --rps N               Requests per second at most (default ${DEFAULTS.rps})
@@ -78,6 +83,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         ref: { type: "string", multiple: true },
         report: { type: "string" },
         junit: { type: "string" },
+        har: { type: "string" },
+        "input-budget": { type: "string" },
         replay: { type: "string" },
         generated: { type: "string" },
         seed: { type: "string" },
@@ -99,6 +106,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   }
   let report: Report;
   let plan: ReplayPlan | null = null;
+  let har: HarRecorder | null = null;
   try {
     plan = args.replay ? readReplay(args.replay) : null;
     const earlier = plan?.report.options ?? {};
@@ -108,7 +116,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     const token = args.token ?? io.env.VERIFY_TOKEN;
     const apiKeyB = args["api-key-b"] ?? io.env.VERIFY_API_KEY_B;
     let done = 0;
+    if (args.har) har = new HarRecorder();
     report = await verify({
+      ...(har ? { har } : {}),
+      ...(args["input-budget"] !== undefined ? { inputBudget: count(args["input-budget"], "--input-budget", DEFAULTS.inputBudget, 0) } : {}),
       target,
       ...(plan ? { only: plan.only } : {}),
       ...(apiKey ? { apiKey } : {}),
@@ -141,6 +152,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   const secrets = [args["api-key"], args["api-key-b"], args.token, io.env.VERIFY_API_KEY, io.env.VERIFY_API_KEY_B, io.env.VERIFY_TOKEN].filter((x): x is string => !!x);
   if (args.report) write(args.report, redactReport(JSON.stringify(report, null, 2) + "\n", secrets));
   if (args.junit) write(args.junit, redactReport(junitXml(report), secrets));
+  if (har && args.har) write(args.har, redactReport(JSON.stringify(har.toJSON(), null, 2) + "\n", secrets));
   if (plan) {
     const list = verdicts(plan.report, report);
     io.out(replaySummary(list) + "\n");

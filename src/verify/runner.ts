@@ -23,6 +23,8 @@ import type { RoundtripContext } from "./probes/probe-context.js";
 import { AnonymousBudget, byPriority, isAnonymous } from "./probes/anonymous.js";
 import { MALFORMED_KINDS, malformedRequests, malformedTarget } from "./probes/malformed.js";
 import { negativeValues } from "./probes/negatives.js";
+import { boundaryInputs } from "./probes/inputs.js";
+import type { HarRecorder } from "./session/har.js";
 import { Prerequisites } from "./probes/prerequisites.js";
 import { foundTenancy } from "./probes/tenancy.js";
 import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes/probes.js";
@@ -59,6 +61,10 @@ export interface VerifyOptions {
   anonymousBudget?: number;
   /** Negative values per field (negatives.ts): cases sent at most (default 200); 0 sends none. */
   negativeBudget?: number;
+  /** Boundary, unicode and control-byte requests (inputs.ts), shrinking included, sent at most (default 60); 0 sends none. */
+  inputBudget?: number;
+  /** Every exchange is added to this HTTP Archive (`--har`). */
+  har?: HarRecorder;
   /** Generated requests per operation (default 2). */
   generated?: number;
   seed?: number;
@@ -75,7 +81,7 @@ export interface VerifyOptions {
   only?: Array<{ operationId: string; case: string }>;
 }
 
-export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300, negativeBudget: 200 } as const;
+export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300, negativeBudget: 200, inputBudget: 60 } as const;
 
 /** What every stage of a run shares: the options, the contract's view, the session, the report, the selection. */
 interface Run extends RoundtripContext {
@@ -129,6 +135,7 @@ function setUp(o: VerifyOptions): Run {
     maxRequests: o.maxRequests ?? DEFAULTS.maxRequests,
     send: { ...DEFAULT_SEND_OPTIONS, ...o.send },
     ...(o.onExchange ? { onExchange: o.onExchange } : {}),
+    ...(o.har ? { har: o.har } : {}),
   });
   const scheduler = new Scheduler(clock, (o.maxWaitSeconds ?? DEFAULTS.maxWaitSeconds) * 1000);
   const bucket = (c: RequestCase) => (c.operation.public ? "public" : `${isAnonymous(c) ? "anonymous" : "caller"}:${c.operation.category.name}`);
@@ -195,7 +202,7 @@ async function finish(run: Run): Promise<Report> {
     contract: { title: String(contract.doc.info?.title ?? ""), version: String(contract.doc.info?.version ?? "") },
     started_at: new Date(run.started).toISOString(),
     duration_ms: Date.now() - run.started,
-    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, limit_scale: o.limitScale ?? 1, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, generated: o.generated ?? DEFAULTS.generated, seed: o.seed ?? 1 },
+    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, limit_scale: o.limitScale ?? 1, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, input_budget: o.inputBudget ?? DEFAULTS.inputBudget, generated: o.generated ?? DEFAULTS.generated, seed: o.seed ?? 1 },
   });
 }
 
@@ -235,6 +242,7 @@ async function rulesOfTheContract(run: Run): Promise<void> {
     await referenceProbes(run, operations, machines);
   }
   report.negatives = await negativeValues(run, operations, run.o.negativeBudget ?? DEFAULTS.negativeBudget);
+  await boundaryInputs(run, operations, { budget: run.o.inputBudget ?? DEFAULTS.inputBudget, random: 1, seed: run.o.seed ?? 1 });
 }
 
 /** Why tenancy cannot be checked with these options, or null when it can. */

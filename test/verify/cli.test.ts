@@ -11,7 +11,10 @@ import { main } from "../../scripts/verify/verify.js";
 import { redactReport } from "../../src/verify/report.js";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import type { Report } from "../../src/verify/index.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { startDefectiveServer } from "./fixtures/defective-server.js";
+import { HAR_1_2_SCHEMA } from "./fixtures/har-schema.js";
 import { BUSINESS_KEY, useMock } from "./helpers.js";
 
 const mock = useMock();
@@ -160,7 +163,7 @@ describe("npm run verify", () => {
   it("--help lists every option and exits 0", async () => {
     const r = await inProcess(["--help"]);
     expect(r.code).toBe(0);
-    for (const o of ["--target", "--api-key", "--token", "--operations", "--allow-writes", "--stateful", "--report", "--junit", "--rps", "--max-requests", "--max-wait"]) expect(r.out).toContain(o);
+    for (const o of ["--target", "--api-key", "--token", "--operations", "--allow-writes", "--stateful", "--report", "--junit", "--har", "--input-budget", "--rps", "--max-requests", "--max-wait"]) expect(r.out).toContain(o);
   });
 });
 
@@ -178,6 +181,36 @@ describe("verify's report files (issue 47)", () => {
       expect(text).not.toContain(BUSINESS_KEY);
       expect(text).not.toMatch(/pk_(live|test)_(?!\[redacted\])[0-9A-Za-z]{4}/);
     }
+  });
+
+  it("--har writes every exchange as HAR 1.2, 0600, credentials redacted as in the JSON report (issue 46)", async () => {
+    const har = path.join(dir, "run.har");
+    const json = path.join(dir, "run.json");
+    const r = await inProcess(["--target", mock.g.url, "--api-key", BUSINESS_KEY, "--operations", "createApiKey,listApiKeys,createSpeaker", "--allow-writes", "--rps", "1000", "--har", har, "--report", json]);
+    expect(r.code, r.err).toBe(0);
+    expect((fs.statSync(har).mode & 0o777).toString(8)).toBe("600");
+    const text = fs.readFileSync(har, "utf8");
+    const doc = JSON.parse(text);
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats.default(ajv);
+    const valid = ajv.validate(HAR_1_2_SCHEMA, doc);
+    expect(ajv.errors ?? [], JSON.stringify(ajv.errors?.slice(0, 3))).toEqual([]);
+    expect(valid).toBe(true);
+    const report = JSON.parse(fs.readFileSync(json, "utf8")) as Report;
+    // Every request the report counts is an entry, in the order sent.
+    expect(doc.log.entries).toHaveLength(report.requests);
+    const starts = doc.log.entries.map((e: { startedDateTime: string }) => Date.parse(e.startedDateTime));
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    // The credential: its header redacted, nowhere in clear; a created key's secret redacted in the answer's body.
+    expect(text).not.toContain(BUSINESS_KEY);
+    expect(text).not.toMatch(/pk_(live|test)_(?!\[redacted\])[0-9A-Za-z]{4}/);
+    const keyed = doc.log.entries.flatMap((e: { request: { headers: Array<{ name: string; value: string }> } }) => e.request.headers.filter((h) => h.name === "x-api-key"));
+    expect(keyed.length).toBeGreaterThan(0);
+    expect(new Set(keyed.map((h: { value: string }) => h.value))).toEqual(new Set(["[redacted]"]));
+    const created = doc.log.entries.find((e: { request: { method: string; url: string }; response: { status: number } }) => e.request.method === "POST" && e.request.url.endsWith("/v1/keys") && e.response.status === 201);
+    expect(created.response.content.text).toMatch(/"secret":\s*"\[redacted\]"/);
+    // The raw requests (a control byte in a header value) are entries too.
+    expect(doc.log.entries.some((e: { request: { headers: Array<{ value: string }> } }) => e.request.headers.some((h) => h.value.includes("\x01")))).toBe(true);
   });
 
   it("redactReport hides credentials in headers, bodies and curl lines", () => {

@@ -23,18 +23,19 @@ import { rateLimitSemantics } from "./rate-limit-semantics.js";
 import { requestIdEchoed, responseHeaders } from "./response-headers.js";
 import { responseSchema } from "./response-schema.js";
 import { retryAfter } from "./retry-after.js";
-import { statusDeclared } from "./status-declared.js";
+import { notAServerError, statusDeclared } from "./status-declared.js";
 import { tenancy } from "./tenancy.js";
 import { tokenQueryRejected } from "./token-query-rejected.js";
 import { validInputAccepted } from "./valid-input-accepted.js";
 
 /** The rules that judge the answer to a malformed request (malformed.ts): its status, error body, headers and CORS. */
-export const MALFORMED_RULES = new Set(["status-declared", "content-type-declared", "response-schema", "response-headers", "rate-limit-headers", "retry-after", "error-body", "malformed-request-refused"]);
+export const MALFORMED_RULES = new Set(["status-declared", "not-a-server-error", "content-type-declared", "response-schema", "response-headers", "rate-limit-headers", "retry-after", "error-body", "malformed-request-refused"]);
 
 /** Every check, fresh (stateful ones start empty). */
 export function createChecks(view: ContractView): Check[] {
   return [
     statusDeclared(view),
+    notAServerError(),
     contentTypeDeclared(view),
     responseSchema(view),
     responseHeaders(view),

@@ -40,6 +40,8 @@ export interface RequestCase {
   probe?: Probe;
   /** A page of a walk through a list, for the pagination oracle. */
   page?: PageStep;
+  /** Sent over a raw socket as written (a control byte in a header value, which no fetch sends): probes/inputs.ts. */
+  raw?: boolean;
 }
 
 export interface Parts {

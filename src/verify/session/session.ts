@@ -4,7 +4,8 @@
 // (runner.ts).
 import type { RequestCase } from "../requests/cases.js";
 import { randomBytes } from "node:crypto";
-import { checkExchange, MALFORMED_RULES } from "../checks/index.js";
+import { checkExchange, MALFORMED_RULES, type CheckResult } from "../checks/index.js";
+import type { HarRecorder } from "./har.js";
 import { rawReproduction, sendRaw } from "./raw-http.js";
 import { reproduction } from "./reproduce.js";
 import type { ContractView } from "../requests/contract-view.js";
@@ -14,7 +15,7 @@ import type { ReportBuilder } from "../report.js";
 import { runKey } from "./replay.js";
 import { tokenQueryParam } from "../requests/request-facts.js";
 import { VerifyUsageError, type Target } from "../target.js";
-import type { Check, Exchange, ExchangeRequest, MalformedStep, Operation, Probe, ScenarioStep } from "../types.js";
+import type { Check, Exchange, ExchangeRequest, ExchangeResponse, MalformedStep, Operation, Probe, ScenarioStep } from "../types.js";
 
 export interface Clock {
   now(): number;
@@ -37,7 +38,11 @@ export interface RawTag {
   secret?: [string, string];
 }
 
-export type Sent = { kind: "answered"; exchange: Exchange; retryAfterMs: number | null } | { kind: "skipped"; reason: string };
+/**
+ * An answered case. `results`: what the checks said. A held case (`exchange(c, scenario, { hold: true })`) is not
+ * recorded yet: `commit` records it (probes/inputs.ts keeps only the minimal failing request of a shrink).
+ */
+export type Sent = { kind: "answered"; exchange: Exchange; retryAfterMs: number | null; results?: CheckResult[]; commit?: () => void } | { kind: "skipped"; reason: string };
 
 export interface SessionOptions {
   view: ContractView;
@@ -52,6 +57,8 @@ export interface SessionOptions {
   send: SendOptions;
   /** Told each exchange, for progress output. */
   onExchange?: (line: string) => void;
+  /** Every exchange goes into this HTTP Archive too (`--har`). */
+  har?: HarRecorder;
 }
 
 export class Session {
@@ -62,8 +69,11 @@ export class Session {
 
   constructor(readonly o: SessionOptions) {}
 
-  /** Sends one case (or one round-trip step), checks and records it. */
-  async exchange(c: RequestCase, scenario?: ScenarioStep): Promise<Sent> {
+  /**
+   * Sends one case (or one round-trip step), checks and records it; with `hold`, records it only when the caller
+   * says (`commit`). A case marked `raw` goes over a socket as written (header values no fetch sends).
+   */
+  async exchange(c: RequestCase, scenario?: ScenarioStep, o: { hold?: boolean } = {}): Promise<Sent> {
     const { report } = this.o;
     if (report.requests >= this.o.maxRequests) return { kind: "skipped", reason: `the request budget (--max-requests ${this.o.maxRequests}) is used up` };
     await this.pace();
@@ -72,8 +82,13 @@ export class Session {
     const at = { case: c.label };
     report.requests++;
     let response;
+    const started = this.o.clock.now();
+    const t0 = performance.now();
     try {
-      response = await send(request, this.o.send);
+      const raw = c.raw ? await this.sendRawCase(request) : await send(request, this.o.send);
+      this.o.har?.add(request, raw, started, performance.now() - t0, this.o.credential.secret, c.label);
+      if (!raw) return { kind: "skipped", reason: "the connection was closed without an answer" };
+      response = raw;
     } catch (e) {
       if (!(e instanceof TransportError)) throw e;
       if (!this.reachable) throw new VerifyUsageError(`cannot reach ${this.o.target.base}: ${e.message}`);
@@ -82,18 +97,38 @@ export class Session {
     }
     this.reachable = true;
     const tags = { ...(scenario ? { scenario } : {}), ...(c.probe ? { probe: c.probe } : {}), ...(c.page ? { page: c.page } : {}) };
-    const { exchange, results } = await checkExchange(this.o.view, this.o.checks, { operation: c.operation, request, response, ...tags });
-    if (c.credentials === "header" && !c.secret) {
+    // A raw case's header breaks HTTP itself: it is judged as a malformed request is (a 400 from the parser is right).
+    const checks = c.raw ? this.o.checks.filter((x) => MALFORMED_RULES.has(x.name)) : this.o.checks;
+    const { exchange, results } = await checkExchange(this.o.view, checks, { operation: c.operation, request, response, ...tags });
+    // A raw case is answered by the HTTP parser, before any route: its answer says nothing of the operation's.
+    if (c.credentials === "header" && !c.secret && !c.raw) {
       this.guardCredentials(exchange);
       const made = !!scenario?.id && ["read", "update", "read-updated", "delete"].includes(scenario.step);
       if (response.status !== 429) report.answered(c.operation, response.status, response.body, made);
     }
     const redacted = results.map((r) => ({ ...r, violations: r.violations.map((m) => this.redact(m)) }));
-    const reproduce = (rule: string) => reproduction(this.o.view, this.o.checks, exchange, rule, this.secrets(c));
-    report.record(c.operation, shown, response.status, redacted, { ...at, reproduce });
-    for (const r of results) report.ran?.add(runKey(c.operation.operationId, c.label, r.rule, request.method, request.url));
+    const reproduce = (rule: string) => {
+      const r = reproduction(this.o.view, this.o.checks, exchange, rule, this.secrets(c));
+      return c.raw ? { ...r, curl: rawReproduction(new URL(this.o.target.base), rawText(request), this.secrets(c)) } : r;
+    };
+    const commit = () => {
+      report.record(c.operation, shown, response.status, redacted, { ...at, reproduce });
+      for (const r of results) report.ran?.add(runKey(c.operation.operationId, c.label, r.rule, request.method, request.url));
+    };
+    if (!o.hold) commit();
     this.o.onExchange?.(`${response.status} ${shown}`);
-    return { kind: "answered", exchange, retryAfterMs: response.status === 429 ? retryAfterMs(exchange, this.o.view.retryAfterHeader) : null };
+    return { kind: "answered", exchange, retryAfterMs: response.status === 429 ? retryAfterMs(exchange, this.o.view.retryAfterHeader) : null, results, ...(o.hold ? { commit } : {}) };
+  }
+
+  /** A request as bytes on a fresh connection (raw-http.ts); null when it was closed without an answer. */
+  private async sendRawCase(request: ExchangeRequest): Promise<ExchangeResponse | null> {
+    const sender = this.o.send.raw ?? (this.o.send.fetch ? null : sendRaw);
+    if (!sender) throw new TransportError("a raw request cannot go through an injected fetch");
+    try {
+      return await sender(new URL(this.o.target.base), Buffer.from(rawText(request), "latin1"), this.o.send.timeoutMs);
+    } catch (e) {
+      throw new TransportError((e as Error).message);
+    }
   }
 
   /**
@@ -116,9 +151,10 @@ export class Session {
       report.record(op, `GET ${path} (${label})`, 0, [{ rule: "transport", violations: [`no answer: ${(e as Error).message}`] }], { case: label });
       return { kind: "skipped", reason: `no answer: ${(e as Error).message}` };
     }
-    if (!response) return { kind: "skipped", reason: "the connection was closed without an answer (RFC 9112 allows it: nothing to judge)" };
     const headers = Object.fromEntries(text.split("\r\n").slice(1).filter((l) => l.includes(":")).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]));
     const request: ExchangeRequest = { method: "GET", url: base.origin + target, headers, body: null };
+    this.o.har?.add(request, response, this.o.clock.now(), 0, this.o.credential.secret, label);
+    if (!response) return { kind: "skipped", reason: "the connection was closed without an answer (RFC 9112 allows it: nothing to judge)" };
     const checks = this.o.checks.filter((c) => (tag.malformed ? MALFORMED_RULES.has(c.name) : c.name === "tenancy"));
     const { exchange, results } = await checkExchange(this.o.view, checks, { operation: op, request, response, ...(tag.malformed ? { malformed: tag.malformed } : {}), ...(tag.probe ? { probe: tag.probe } : {}) });
     const shown = `GET ${path} (${label})`;
@@ -205,4 +241,16 @@ function retryAfterMs(e: Exchange, header: string): number {
     /* no usable body */
   }
   return 60_000;
+}
+
+/**
+ * A request as HTTP/1.1 text, header values as they are (a control byte included): what `raw` cases send. The body
+ * goes as latin1 of its UTF-8 bytes, so the bytes on the wire are the body's own.
+ */
+export function rawText(r: ExchangeRequest): string {
+  const u = new URL(r.url);
+  const lines = [`${r.method} ${u.pathname}${u.search} HTTP/1.1`, `host: ${u.host}`, "connection: close"];
+  for (const [k, v] of Object.entries(r.headers)) lines.push(`${k}: ${v}`);
+  if (r.body) lines.push(`content-length: ${r.body.length}`);
+  return lines.join("\r\n") + "\r\n\r\n" + (r.body ? Buffer.from(r.body).toString("latin1") : "");
 }
