@@ -27,7 +27,7 @@ const LIMIT_SCALE = "10000";
 const WARM_TIMEOUT_MS = 60_000;
 export const STATE_TARGETS = ["sqlite", "pg1", "pg3"] as const;
 /** Statements the replicas send on timers whatever the load: /health's ping, the outbox's claim, a lease's renewal. */
-const BACKGROUND = [/^SELECT \$1$|^SELECT 1$/, /UPDATE outbox SET claimed_until/, /UPDATE leases SET expires_at/, /pg_stat_statements/];
+const BACKGROUND = [/^SELECT \$1$|^SELECT 1$/, /UPDATE outbox SET claimed_until/, /UPDATE leases SET expires_at/, /AS parts_version FROM versions/, /pg_stat_statements/];
 /** The parts a request's CPU is split into. */
 const PARTS = ["replicas", "postgres", "redis", "haproxy"] as const;
 type Part = (typeof PARTS)[number];

@@ -344,6 +344,7 @@ export async function main(inv: Invocation = FROM_REPOSITORY): Promise<void> {
       latencyMs,
       stateless,
       stateFile,
+      ownership: args.ownership,
       redisUrl: redis,
       limits,
       allowLoopbackWebhooks: args.allowLoopbackWebhooks,
