@@ -1,7 +1,8 @@
 // The sandbox section's state part (`npm run bench -- --only=sandbox`, docs/sandbox.md "Measurements"): creates
 // (POST /v1/boards) and stored GETs (GET /v1/analyses/{id} of the seeded analysis) against
 //   sqlite      one gateway process, `--state FILE` (SQLite), no Redis: the single process a sandbox starts as
-//   pg1, pg3    HAProxy (round-robin) in front of 1 or 3 replicas, each `--state postgres://… --redis redis://…`
+//   pg1, pg3    HAProxy (round-robin) in front of 1 or 3 replicas, each `--state postgres://… --redis redis://…
+//               --ownership` (SB26: a workspace's requests answered by its owner, forwarded there by the others)
 // every replica as `npm start` runs it (scripts/lib/replicas.ts), the same keys file in each: WORKSPACES keys, one
 // workspace each, rotated request by request (autocannon's `requests`), so that one workspace's lock and one key's
 // limit do not decide the figure, with `--limit-scale` raising every plan's limits out of the way.
@@ -214,7 +215,8 @@ async function startSetups(redis: Engine, say: (s: string) => void): Promise<Sta
     stats = new pg.Client({ connectionString: db.url });
     await stats.connect();
     await stats.query("CREATE EXTENSION pg_stat_statements");
-    const onPg = [...common, "--state", db.url, "--redis", redis.url];
+    // Workspace ownership (SB26): the design meant to scale; without the flag, every replica holds every workspace.
+    const onPg = [...common, "--state", db.url, "--redis", redis.url, "--ownership"];
     replicas.push(await startReplica(onPg)); // the first migrates the empty database
     replicas.push(...(await Promise.all([0, 1].map(() => startReplica(onPg)))));
     const [sqlite, r1, r2, r3] = replicas as [Replica, Replica, Replica, Replica];
