@@ -14,8 +14,9 @@ import { DependencyUnavailable } from "../state/shared-state.js";
 const SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export const syncParts: StageFactory = (s) =>
-  function syncParts() {
-    return s.shared?.syncParts()?.then(() => undefined, unavailable);
+  function syncParts(ctx) {
+    const key = ctx.req.headers[s.auth.header];
+    return s.shared?.syncParts(typeof key === "string" ? key : undefined)?.then(() => undefined, unavailable);
   };
 
 export const syncWorkspace: StageFactory = (s) =>

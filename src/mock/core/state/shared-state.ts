@@ -4,9 +4,11 @@
 export interface SharedState {
   /**
    * Before authentication: reads the version of the parts every workspace shares (keys, webhooks, OAuth grants)
-   * and reads them again when another replica changed them. Undefined when nothing is to be waited for.
+   * and reads them again when another replica changed them. Undefined when nothing is to be waited for. With ownership
+   * (SB26) the version is polled instead, and `apiKey`, the request's X-API-Key when this replica does not know it
+   * (made through another replica since the last poll, or no key at all), reads the parts again at once.
    */
-  syncParts(): Promise<void> | undefined;
+  syncParts(apiKey?: string): Promise<void> | undefined;
   /**
    * Once the workspace is known: a read reads the workspace's version and reads it again when stale; a write
    * (`writing`) takes the workspace's lock first, held until its change is committed or `ended` calls back. With

@@ -283,10 +283,12 @@ export class PgState implements SharedState {
 
   // ---- reading -------------------------------------------------------------------------------------------------
 
-  syncParts(): Promise<void> | undefined {
+  syncParts(apiKey?: string): Promise<void> | undefined {
     if (this.leases) {
-      // Ownership: no statement per request; the parts are read again once the timer saw them move (SB26).
-      if (!this.partsMoved) return undefined;
+      // Ownership: no statement per request; the parts are read again once the timer saw them move, or at once for
+      // an API key this replica does not know (made through another replica since the last poll, SB26).
+      const keys = this.registry.get("keys") as { get(secret: string): unknown } | undefined;
+      if (!this.partsMoved && !(apiKey && keys && keys.get(apiKey) === undefined)) return undefined;
       this.partsMoved = false;
       return this.reach(() => this.loadParts());
     }

@@ -81,9 +81,7 @@ describe.skipIf(skip !== null).each(MODES)(skip ?? "state shared by replicas on 
     }
   }, 30_000);
 
-  // Not with ownership (SB26, a known gap): the parts (keys, webhooks, faults) are polled every 200 ms there, not read
-  // by every request, so a key made on one replica authenticates on another within 200 ms, not at once.
-  it.skipIf(mode === "ownership")("an API key created through one replica authenticates through the others at once", async () => {
+  it("an API key created through one replica authenticates through the others at once", async () => {
     const made = await call(urls()[0]!, "POST", "/v1/keys", { key: A.key, body: { name: "made on A", environment: "test" } });
     expect(made.status).toBe(201);
     const secret = made.body.key ?? made.body.secret;
