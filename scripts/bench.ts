@@ -445,21 +445,34 @@ function sandboxRows(s: SandboxBench): string[][] {
   ];
 }
 
+/** Issue 44's targets for the state shared by replicas. */
+const SANDBOX_GOALS = { cpuOverSqlite: 2, threeOverOne: 1.3, createStatements: 4, readStatements: 0 };
+
 function sandboxStateRows(s: SandboxStateBench): string[][] {
   const m = s.median;
+  const stmts = (r: keyof SandboxStateBench["median"]) => (m[r].statementsPerRequest === null ? "" : ` · ${m[r].statementsPerRequest!.toFixed(1)} statements/req`);
   const line = (r: keyof SandboxStateBench["median"]) =>
-    `${int(m[r].rps)} req/s · p99 ${m[r].p99.toFixed(2)} ms${m[r].totalCpuUsPerRequest === null ? "" : ` · ${m[r].totalCpuUsPerRequest!.toFixed(0)} µs CPU/req`}`;
-  const ratio = (op: "create" | "read", n: 1 | 2) => {
-    const q = s.ratios[op];
-    const cpu = n === 1 ? q.pg1CpuOverSqlite : q.pg2CpuOverSqlite;
-    return `${x2(n === 1 ? q.pg1OverSqlite : q.pg2OverSqlite)}${cpu === null ? "" : ` · CPU ${x2(cpu)}`}${n === 2 ? ` · ÷ 1 replica ${x2(q.pg2OverPg1)}` : ""}`;
-  };
+    `${int(m[r].rps)} req/s · p99 ${m[r].p99.toFixed(2)} ms${m[r].totalCpuUsPerRequest === null ? "" : ` · ${m[r].totalCpuUsPerRequest!.toFixed(0)} µs CPU/req`}${stmts(r)}`;
+  const goal = (x: number | null, limit: number) => (x === null ? "not measured (no /proc)" : `≤ ${limit}×: ${check(x <= limit)}`);
   const what = { create: `POST /v1/boards over ${s.workspaces} workspaces`, read: "stored GET" };
-  return (["create", "read"] as const).flatMap((op) => [
-    [`Sandbox state: ${what[op]}, one process with --state FILE (SQLite)`, line(`sqlite:${op}`), "", ""],
-    [`Sandbox state: ${what[op]}, HAProxy → 1 replica on PostgreSQL + Redis ÷ SQLite`, line(`pg1:${op}`), ratio(op, 1), "reported"],
-    [`Sandbox state: ${what[op]}, HAProxy → 2 replicas on PostgreSQL + Redis ÷ SQLite (2 cores shared)`, line(`pg2:${op}`), ratio(op, 2), op === "read" ? `non-2xx: ${s.non2xx} ${check(s.non2xx === 0)}` : "reported"],
-  ]);
+  const rows = (["create", "read"] as const).flatMap((op) => {
+    const q = s.ratios[op];
+    const cpu = (x: number | null) => (x === null ? "" : ` · CPU ${x2(x)}`);
+    const limit = op === "create" ? SANDBOX_GOALS.createStatements : SANDBOX_GOALS.readStatements;
+    const statements = m[`pg1:${op}`].statementsPerRequest;
+    return [
+      [`Sandbox state: ${what[op]}, one process with --state FILE (SQLite)`, line(`sqlite:${op}`), "", ""],
+      [`Sandbox state: ${what[op]}, HAProxy → 1 replica on PostgreSQL + Redis ÷ SQLite (CPU summed over every process)`, line(`pg1:${op}`), `${x2(q.pg1OverSqlite)}${cpu(q.pg1CpuOverSqlite)}`, `CPU ${goal(q.pg1CpuOverSqlite, SANDBOX_GOALS.cpuOverSqlite)}`],
+      [`Sandbox state: ${what[op]}, HAProxy round-robin → 3 replicas ÷ 1 replica (2 cores shared)`, line(`pg3:${op}`), `${x2(q.pg3OverPg1)}${cpu(q.pg3CpuOverPg1)} · ÷ SQLite${cpu(q.pg3CpuOverSqlite)}`, `CPU ${goal(q.pg3CpuOverPg1, SANDBOX_GOALS.threeOverOne)}`],
+      [`Sandbox state: PostgreSQL statements per ${op === "create" ? "create" : "stored GET"} (pg_stat_statements, timers left out)`, statements === null ? "" : statements.toFixed(1), "", statements === null ? "not measured" : `≤ ${limit}: ${check(statements <= limit)}`],
+    ];
+  });
+  for (const p of s.projection) {
+    const parts = Object.entries(p.rpsByPart).map(([k, v]) => `${k} ${Number.isFinite(v) ? int(v) : "∞"}`).join(" · ");
+    rows.push([`Sandbox state: ${p.op === "create" ? "creates" : "stored GETs"}/s projected to ${p.machines} machines of ${p.coresPerMachine} cores (replicas on all; PostgreSQL, Redis, HAProxy one each), from 3 replicas' CPU per request`, `${int(p.rps)} req/s`, parts, `bottleneck: ${p.bottleneck}`]);
+  }
+  rows.push(["Sandbox state: non-2xx answers", "", "", `non-2xx: ${s.non2xx} ${check(s.non2xx === 0)}`]);
+  return rows;
 }
 
 async function main(): Promise<void> {

@@ -179,6 +179,8 @@ ${inv.token} [options]   Mint a bearer JWT the mock accepts (${inv.token} --help
   --state <file>    Keep created keys, webhooks, tokens and resources in this SQLite database across restarts
                     and crashes (env MOCK_STATE_FILE; a JSON state file is migrated); POST /__mock/reset empties it.
                     A postgres://… URL keeps it in PostgreSQL, shared by every replica on it (docs/sandbox.md)
+  --ownership       With --state postgres://…: each workspace owned by one replica under a lease, the others
+                    forwarding its requests there (env MOCK_OWNERSHIP=1; every replica of a set, or none)
   --redis <url>     Count rate limits in this Redis, shared with every replica on it (env MOCK_REDIS_URL);
                     a shared sandbox as replicas: docs/sandbox.md
   --allow-loopback-webhooks
@@ -348,6 +350,7 @@ export async function main(inv: Invocation = FROM_REPOSITORY): Promise<void> {
       latencyMs,
       stateless,
       stateFile,
+      ownership: args.ownership,
       redisUrl: redis,
       limits,
       allowLoopbackWebhooks: args.allowLoopbackWebhooks,

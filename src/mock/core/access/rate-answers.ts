@@ -49,11 +49,13 @@ export const DEPENDENCY_RETRY_AFTER_SECONDS = 2;
  * nothing was counted or changed, so the client retries after `Retry-After` (decision SB2). Any other error is
  * thrown on, to the server's 500.
  */
+const WHAT = { redis: "its Redis", postgres: "its database", replica: "the replica that owns this workspace" } as const;
+
 export function unavailable(e: unknown): Reply {
   if (!(e instanceof DependencyUnavailable)) throw e;
   return json(
     503,
-    { detail: `The sandbox cannot reach its ${e.dependency === "redis" ? "Redis" : "database"} right now; retry shortly.`, error: "dependency_unavailable" },
+    { detail: `The sandbox cannot reach ${WHAT[e.dependency]} right now; retry shortly.`, error: "dependency_unavailable" },
     { "Retry-After": String(DEPENDENCY_RETRY_AFTER_SECONDS), "Cache-Control": "no-store" },
   );
 }

@@ -65,6 +65,11 @@ export interface GatewayOptions {
    */
   stateFile?: string | null;
   /**
+   * With a postgres:// state: each workspace owned by one replica under a lease, other replicas forwarding its
+   * requests there (--ownership, MOCK_OWNERSHIP; decision SB29), rather than every replica holding every workspace.
+   */
+  ownership?: boolean;
+  /**
    * Redis shared by the replicas of a sandbox (--redis, MOCK_REDIS_URL; redis.ts): the rate-limit counters live
    * there, so a key's limit holds across every replica (decision SB1). Default: none, counted in this process.
    */

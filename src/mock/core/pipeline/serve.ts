@@ -12,7 +12,8 @@ import { CapReached, CAPACITY_RETRY_AFTER_SECONDS } from "../access/limits.js";
 import { redact } from "./log.js";
 import type { Services } from "./services.js";
 import { runStages, TAKEN, type Outcome, type Stage } from "./stage.js";
-import { countAnonymousHere } from "../access/rate-answers.js";
+import { countAnonymousHere, unavailable } from "../access/rate-answers.js";
+import { DependencyUnavailable } from "../state/shared-state.js";
 
 /** The context of each request being served, by its response (what node:http knows of a connection's request). */
 // A symbol-keyed property of the response rather than a WeakMap: a WeakMap entry per request is an ephemeron
@@ -72,6 +73,8 @@ function failed(s: Services, ctx: RequestContext, e: Error): void {
   const { req, res } = ctx;
   // A cap met deep in a responder (limits.ts): its own answer, never a 500.
   if (e instanceof CapReached && !res!.headersSent) return answer(s, ctx, capReply(ctx, e));
+  // A commit the database (or, with ownership, the lease: SB29) refused for want of it: the contract's 503, not a 500.
+  if (e instanceof DependencyUnavailable && !res!.headersSent) return answer(s, ctx, unavailable(e));
   // A client that went away mid-request is no internal error: its request line (499) records it.
   if (req.destroyed && !req.complete) return;
   s.sink?.(`${new Date(s.clock.now()).toISOString()} internal error on ${req.method} ${redact(req.url ?? "")}: ${redact(e.stack ?? e.message)}`);

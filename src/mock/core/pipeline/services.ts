@@ -19,6 +19,7 @@ import { checkLatency } from "./latency.js";
 import { RateLimiter, type Limiter } from "../access/limiter.js";
 import { systemClock, type Clock } from "../clock/clock.js";
 import type { SharedState } from "../state/shared-state.js";
+import type { Reply } from "../http/reply.js";
 import { consoleSink, formatRequestLine, redact, type LogSink, type RequestLogEntry } from "./log.js";
 import { ContractExamples } from "../contract/examples.js";
 import type { Platform } from "./platform.js";
@@ -55,6 +56,12 @@ export interface Services {
   readonly feeds: EventFeeds;
   /** The state shared with other replicas (`--state postgres://…`, state-pg.ts), set before the pipeline is built; null otherwise. */
   shared: SharedState | null;
+  /**
+   * Sends a request to the replica at `owner` that owns workspace `ws` and pipes its answer back (TAKEN), with
+   * ownership (SB29): the Node home's (homes/node/forward.ts), answering a Reply or TAKEN (a symbol here: stage.ts
+   * imports this file); rejects with DependencyUnavailable when it cannot.
+   */
+  forward?: (ctx: RequestContext, ws: string, owner: string) => Promise<Reply | symbol | undefined>;
   readonly validator: RequestValidator;
   /** The contract's examples, as Prism would serve them; Prism itself for what they do not settle. */
   readonly examples: ContractExamples;

@@ -56,6 +56,11 @@ CREATE TABLE IF NOT EXISTS outbox (
   type TEXT NOT NULL, body TEXT NOT NULL, ver BIGINT NOT NULL, claimed_until TIMESTAMPTZ
 );
 `,
+  // 4: workspace leases (`--ownership`, SB29, leases.ts): one owner per workspace, `epoch` the fencing token.
+  `
+CREATE TABLE IF NOT EXISTS leases (ws TEXT PRIMARY KEY, owner TEXT NOT NULL, url TEXT NOT NULL, epoch BIGINT NOT NULL, expires_at TIMESTAMPTZ NOT NULL);
+CREATE INDEX IF NOT EXISTS leases_owner ON leases (owner);
+`,
 ];
 
 /** The schema version this mock reads and writes: every migration run. */

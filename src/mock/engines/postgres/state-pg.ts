@@ -20,6 +20,7 @@ import { DependencyUnavailable } from "../../core/state/shared-state.js";
 import { redact } from "../../core/pipeline/log.js";
 import { merge3 } from "./merge-json.js";
 import { Outbox, queueDelivery } from "./outbox.js";
+import { FENCE, fencedWrite, Leases } from "./leases.js";
 import { RoundTrips } from "../round-trips.js";
 import type { Webhooks } from "../../core/events/webhooks.js";
 import { checkSchema, pgCause, StateDatabaseError } from "./migrate.js";
@@ -54,7 +55,14 @@ export interface PgStateOptions {
   log?: (line: string) => void;
   /** Connections per replica (each write in flight holds one until its commit). */
   poolSize?: number;
+  /** Each workspace owned by one replica under a lease (`--ownership`, SB29, leases.ts), rather than held by all. */
+  ownership?: boolean;
 }
+
+/** How often an owner checks whether another replica changed the parts (keys, webhooks, faults), ms (SB29). */
+const PARTS_POLL_MS = 200;
+/** The parts' version as the timer reads it (its own text: pg_stat_statements tells it from a request's). */
+const PARTS_POLL = "SELECT v AS parts_version FROM versions WHERE scope = ''";
 
 /** Is `target` a PostgreSQL URL (rather than a SQLite file)? */
 export function isPostgresUrl(target: string): boolean {
@@ -122,7 +130,7 @@ class Lease {
 export class PgState implements SharedState {
   /** The version memory holds, per workspace and for the parts (PARTS). */
   private readonly known = new Map<string, number>();
-  private readonly leases = new Map<string, Lease>();
+  private readonly locks = new Map<string, Lease>();
   /** Workspaces being written without a lease (writeWorkspace): not read again meanwhile. */
   private readonly unlocked = new Set<string>();
   /** The tail of each workspace's in-process queue. */
@@ -148,6 +156,11 @@ export class PgState implements SharedState {
   outbox: Outbox | null = null;
   /** The queries this replica sent, and how many failed (/metrics). */
   readonly trips = new RoundTrips();
+  /** With ownership (SB29): the leases this replica holds and who holds the others; null: every replica holds all. */
+  leases: Leases | null = null;
+  /** With ownership: another replica changed the parts since this one read them (PARTS_POLL). */
+  private partsMoved = false;
+  private partsPoller: ReturnType<typeof setInterval> | null = null;
 
   private constructor(
     readonly pool: pg.Pool,
@@ -192,7 +205,8 @@ export class PgState implements SharedState {
     registry.onCommitAsync(() => state.commit());
     registry.onRollback(() => state.rollback());
     registry.onChange(() => registry.commitThen(() => {}, (e) => state.log(`state not written: ${e.message}`)));
-    if (store) {
+    if (opts.ownership) state.own();
+    else if (store) {
       store.stepGate = (ws, rec, step) => state.gate(ws, rec, step);
       store.stepBackupMs = BACKUP_STEPS * store.o.stepMs + BACKUP_MS;
     }
@@ -207,6 +221,25 @@ export class PgState implements SharedState {
       hooks.beforeClose = () => outbox.stop();
     }
     return state;
+  }
+
+  /**
+   * Ownership (SB29): leases, and the parts' version polled on a timer rather than read by every request. Lifecycle
+   * steps run as in one process (no gate: the owner alone holds the workspace), written by the fenced commit.
+   */
+  private own(): void {
+    this.leases = new Leases(this.pool, (ws) => this.stale(ws, "its lease was lost (another replica owns it now)"));
+    this.partsPoller = setInterval(() => void this.pollParts(), PARTS_POLL_MS);
+    this.partsPoller.unref();
+  }
+
+  private async pollParts(): Promise<void> {
+    try {
+      const r = await this.pool.query<{ parts_version: string }>(PARTS_POLL);
+      if (Number(r.rows[0]?.parts_version ?? 0) !== this.known.get(PARTS)) this.partsMoved = true;
+    } catch {
+      // the database is lost: /health says so, the next poll tries again
+    }
   }
 
   /** The schema's version checked; only an empty database is migrated here (migrate.ts, SB22). */
@@ -250,7 +283,15 @@ export class PgState implements SharedState {
 
   // ---- reading -------------------------------------------------------------------------------------------------
 
-  syncParts(): Promise<void> | undefined {
+  syncParts(apiKey?: string): Promise<void> | undefined {
+    if (this.leases) {
+      // Ownership: no statement per request; the parts are read again once the timer saw them move, or at once for
+      // an API key this replica does not know (made through another replica since the last poll, SB29).
+      const keys = this.registry.get("keys") as { get(secret: string): unknown } | undefined;
+      if (!this.partsMoved && !(apiKey && keys && keys.get(apiKey) === undefined)) return undefined;
+      this.partsMoved = false;
+      return this.reach(() => this.loadParts());
+    }
     return this.reach(async () => {
       const v = await versionOf(this.pool, PARTS);
       // Read again even when parts hold changes of this replica's not yet written: those are merged with what the
@@ -261,15 +302,44 @@ export class PgState implements SharedState {
     });
   }
 
-  syncWorkspace(id: string, writing: boolean, ended: (release: () => void) => void): Promise<void> | undefined {
+  syncWorkspace(id: string, writing: boolean, ended: (release: () => void) => void): Promise<void | string> | undefined {
+    if (this.leases) return this.owned(id);
     if (writing) {
-      return this.lock(id).then((lease) => ended(() => void lease.end().catch(() => {})));
+      return this.lock(id).then((lease) => void ended(() => void lease.end().catch(() => {})));
     }
     if (this.busy(id)) return undefined; // this replica holds its lock or is writing it: memory is the newest
     let pending = this.reading.get(id);
     if (!pending) {
       pending = this.reach(() => this.refresh(id)).finally(() => this.reading.delete(id));
       this.reading.set(id, pending);
+    }
+    return pending;
+  }
+
+  /**
+   * Ownership (SB29): nothing while this replica owns workspace `id` and holds it as of its lease's epoch (no
+   * statement); else the lease taken if free and the workspace read whole (two statements, once per owner), or the
+   * owner's URL to forward to.
+   */
+  private owned(id: string): Promise<void | string> | undefined {
+    const leases = this.leases!;
+    const epoch = leases.epoch(id);
+    if (epoch !== null && this.known.get(id) === epoch && this.store?.loaded(id)) return undefined;
+    let pending = this.reading.get(id) as Promise<void | string> | undefined;
+    if (!pending) {
+      pending = this.reach(async () => {
+        const h = await leases.holder(id);
+        if (!h.mine) return h.url;
+        if (this.known.get(id) === h.epoch && this.store?.loaded(id)) return undefined;
+        const rows = await changesSince(this.pool, id, -1);
+        if (rows.epoch > this.epoch) {
+          this.forgetAll(rows.epoch);
+          await this.loadParts();
+        }
+        this.load(id, h.epoch, rows);
+        return undefined;
+      }).finally(() => this.reading.delete(id));
+      this.reading.set(id, pending as Promise<void>);
     }
     return pending;
   }
@@ -316,7 +386,7 @@ export class PgState implements SharedState {
    * writing it, and has it loaded (a reset seen meanwhile dropped it: read again).
    */
   private busy(id: string): boolean {
-    const lease = this.leases.get(id);
+    const lease = this.locks.get(id);
     return ((lease !== undefined && lease.epoch === this.epoch) || this.unlocked.has(id)) && this.store?.loaded(id) !== undefined;
   }
 
@@ -457,8 +527,8 @@ export class PgState implements SharedState {
         // read by the statement that waited for the lock would predate the commit that held it.
         await lockScope(client, id);
         await this.catchUp(client, id, () => false);
-        const lease = new Lease(client, this.epoch, unlock, () => this.leases.get(id) === lease && this.leases.delete(id));
-        this.leases.set(id, lease);
+        const lease = new Lease(client, this.epoch, unlock, () => this.locks.get(id) === lease && this.locks.delete(id));
+        this.locks.set(id, lease);
         return lease;
       });
     } catch (e) {
@@ -530,7 +600,8 @@ export class PgState implements SharedState {
 
   /** Writes a workspace's rows in its lock's transaction (committed; the lease joins `ended`) or in a new one. */
   private async writeWorkspace(id: string, statements: readonly Statement[], ended: Lease[], epoch: number): Promise<void> {
-    const lease = this.leases.get(id);
+    if (this.leases) return this.writeOwned(id, statements);
+    const lease = this.locks.get(id);
     if (lease?.open) {
       ended.push(lease);
       // A reset landed since the lock was taken (it takes no workspace's lock): what this lease changed was made on
@@ -567,6 +638,32 @@ export class PgState implements SharedState {
     }
     if (written) return;
     this.stale(id, "a change made without its lock was not written (another replica holds or changed it)");
+  }
+
+  /**
+   * Ownership (SB29): the workspace's writes fenced by the epoch memory was read under, in one statement when they
+   * can share one (fencedWrite), else in a transaction that checks the lease first. Nothing written: the lease was
+   * lost, the workspace leaves memory and the commit fails (the request that made the change is not answered as done).
+   */
+  private async writeOwned(id: string, statements: readonly Statement[]): Promise<void> {
+    const leases = this.leases!;
+    const epoch = this.known.get(id);
+    let ok = false;
+    if (epoch !== undefined) {
+      const one = fencedWrite(id, leases.id, epoch, statements, epoch);
+      if (one) ok = (await this.pool.query<{ ok: number }>(one[0], one[1])).rows[0]?.ok === 1;
+      else {
+        ok = (await this.transaction(id, async (c) => {
+          if (!(await c.query(FENCE, [id, leases.id, epoch])).rowCount) return false;
+          await run(c, statements, epoch);
+          return true;
+        }, null)) !== false;
+      }
+    }
+    if (ok) return;
+    leases.drop(id);
+    this.stale(id, "a change was not written: this replica no longer owns it");
+    throw new DependencyUnavailable("replica", new Error(`workspace ${id} is owned by another replica now`));
   }
 
   /** Workspace `id`'s change was not written: it leaves memory, read again on next use. */
@@ -654,12 +751,12 @@ export class PgState implements SharedState {
    * Runs `fn` in a transaction holding `scope`'s lock. With `wait` false the lock is only tried: when another
    * session holds it, nothing runs and the answer is false.
    */
-  private async transaction<T>(scope: string, fn: (c: pg.PoolClient) => Promise<T>, wait = true): Promise<T | false> {
+  private async transaction<T>(scope: string, fn: (c: pg.PoolClient) => Promise<T>, wait: boolean | null = true): Promise<T | false> {
     const c = await this.pool.connect();
     try {
       await c.query("BEGIN");
       if (wait) await lockScope(c, scope);
-      else if (!(await tryLockScope(c, scope))) {
+      else if (wait === false && !(await tryLockScope(c, scope))) {
         await c.query("ROLLBACK");
         c.release();
         return false;
@@ -715,7 +812,9 @@ export class PgState implements SharedState {
 
   async close(): Promise<void> {
     clearInterval(this.pinger);
+    if (this.partsPoller) clearInterval(this.partsPoller);
     await this.outbox?.stop();
+    await this.leases?.release();
     await this.pool.end().catch(() => {});
   }
 }

@@ -25,6 +25,7 @@ import { freshIdHead } from "../../core/pipeline/request-id.js";
 import { buildServices, type Services } from "../../core/pipeline/services.js";
 import { StateDb } from "../../engines/sqlite/state-db.js";
 import { isPostgresUrl, PgState } from "../../engines/postgres/state-pg.js";
+import { forwardRequest } from "./forward.js";
 import type { StateRegistry } from "../../core/state/state-registry.js";
 import type { GatewayOptions } from "../../core/pipeline/options.js";
 import { refusePublicSecret } from "./secret.js";
@@ -131,6 +132,8 @@ export async function createGateway(opts: GatewayOptions = {}): Promise<Gateway>
       const address = server.address();
       if (address && typeof address === "object") s.webhooks.ownPorts.add(address.port);
       s.store.baseUrl = gateway.url;
+      // With ownership (SB29) other replicas forward this one's workspaces' requests to the address it listens on.
+      if (pgState?.leases) pgState.leases.url = gateway.url;
       if (opts.warm) void s.validator.warmInBackground();
       return gateway.url;
     },
@@ -161,8 +164,10 @@ async function openStateDb(s: Services, opts: GatewayOptions): Promise<{ close()
   // Fault rules are shared by replicas (SB18; one process keeps them in memory only, RM19): a part of their state.
   s.states.register(s.faults);
   s.faults.onChange = () => s.states.changed();
-  const shared = await PgState.open(opts.stateFile, s.states, { contract: s.contract, log });
+  const shared = await PgState.open(opts.stateFile, s.states, { contract: s.contract, log, ownership: opts.ownership === true });
   s.shared = shared;
+  const leases = shared.leases;
+  if (leases) s.forward = (ctx, ws, owner) => forwardRequest(ctx, owner, () => leases.forget(ws));
   return shared;
 }
 

@@ -79,6 +79,7 @@ export const SETTINGS = {
     help: "Delay every answer under /v1, /aria and /ws",
   } satisfies Setting<Latency | null>,
   stateFile: text({ flag: "state", env: "MOCK_STATE_FILE", help: "SQLite file keeping the state across restarts, or postgres://… shared by replicas" }),
+  ownership: flag({ flag: "ownership", env: "MOCK_OWNERSHIP", help: "With --state postgres://: each workspace owned by one replica (a lease), the others forwarding to it" }),
   redis: {
     flag: "redis",
     env: "MOCK_REDIS_URL",

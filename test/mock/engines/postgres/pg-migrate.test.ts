@@ -82,12 +82,12 @@ describe.skipIf(skip !== null)(skip ?? "migrations once, on PostgreSQL", () => {
 
   it("a database on an older schema refuses a replica, naming both versions; `migrate` brings it up once", async () => {
     await client.query("UPDATE meta SET value = '1' WHERE key = 'version'");
-    await expect(startReplica(["--state", db.url, "--keys", keys])).rejects.toThrow(/State database \(--state postgres:\/\/…\): postgres:\/\/[^\n]*the database's schema is version 1 and this mock needs version 3: migrate it once with `avt-mock migrate --state URL`/);
+    await expect(startReplica(["--state", db.url, "--keys", keys])).rejects.toThrow(/State database \(--state postgres:\/\/…\): postgres:\/\/[^\n]*the database's schema is version 1 and this mock needs version 4: migrate it once with `avt-mock migrate --state URL`/);
     const first = migrateCommand(db.url);
     expect(first, first.out).toMatchObject({ status: 0 });
-    expect(first.out).toContain("schema migrated from version 1 to 3");
+    expect(first.out).toContain("schema migrated from version 1 to 4");
     const again = migrateCommand(db.url);
-    expect(again.out).toContain("the schema is already version 3; nothing to do");
+    expect(again.out).toContain("the schema is already version 4; nothing to do");
     replicas.push(await startReplica(["--state", db.url, "--keys", keys]));
     expect((await call(replicas.at(-1)!.url, "GET", "/v1/boards", { key: A.key })).status).toBe(200);
   }, 120_000);
@@ -95,12 +95,12 @@ describe.skipIf(skip !== null)(skip ?? "migrations once, on PostgreSQL", () => {
   it("a database on a newer schema refuses a replica and the migration, naming both versions", async () => {
     await client.query("UPDATE meta SET value = '7' WHERE key = 'version'");
     try {
-      await expect(startReplica(["--state", db.url, "--keys", keys])).rejects.toThrow(/the database's schema is version 7, newer than this mock's version 3/);
+      await expect(startReplica(["--state", db.url, "--keys", keys])).rejects.toThrow(/the database's schema is version 7, newer than this mock's version 4/);
       const m = migrateCommand(db.url);
       expect(m.status).toBe(1);
-      expect(m.out).toContain("the database's schema is version 7, newer than this mock's version 3");
+      expect(m.out).toContain("the database's schema is version 7, newer than this mock's version 4");
     } finally {
-      await client.query("UPDATE meta SET value = '3' WHERE key = 'version'");
+      await client.query("UPDATE meta SET value = '4' WHERE key = 'version'");
     }
   }, 120_000);
 });

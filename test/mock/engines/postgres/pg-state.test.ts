@@ -1,7 +1,8 @@
 // State shared by replicas on PostgreSQL (decisions SB5-SB7, SB9): 3 gateway processes with `--state postgres://…`
 // on one real PostgreSQL (Debian's, started by the test on loopback), over real HTTP: a write through one is read
 // through the others at once, one Idempotency-Key over the replicas makes one resource, workspaces stay apart, a
-// key made on one replica authenticates on another, and a replica that loses the database answers 503 and recovers.
+// key made on one replica authenticates on another, and a replica that loses the database answers 503 and recovers;
+// each with every replica holding every workspace, and with workspace ownership (`--ownership`, SB29).
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { missingPostgres, startPostgres, type Engine } from "../../../../scripts/lib/engines.js";
@@ -12,7 +13,13 @@ const skip = missingPostgres();
 const A = { key: "pk_test_pg_alpha", workspace_id: "ws_PgAlpha0001", plan: "pro" };
 const B = { key: "pk_test_pg_bravo", workspace_id: "ws_PgBravo0001", plan: "pro" };
 
-describe.skipIf(skip !== null)(skip ?? "state shared by replicas on PostgreSQL", () => {
+/** Both designs: every replica holding every workspace (SB5–SB21), and workspace ownership (`--ownership`, SB29). */
+const MODES: ReadonlyArray<[string, string[]]> = [
+  ["replicated", []],
+  ["ownership", ["--ownership"]],
+];
+
+describe.skipIf(skip !== null).each(MODES)(skip ?? "state shared by replicas on PostgreSQL (%s)", (mode, flags) => {
   let db: Engine;
   const replicas: Replica[] = [];
   const urls = () => replicas.map((r) => r.url);
@@ -20,8 +27,8 @@ describe.skipIf(skip !== null)(skip ?? "state shared by replicas on PostgreSQL",
   beforeAll(async () => {
     db = await startPostgres();
     const keys = keysFile([A, B]);
-    replicas.push(await startReplica(["--state", db.url, "--keys", keys]));
-    replicas.push(...(await Promise.all([1, 2].map(() => startReplica(["--state", db.url, "--keys", keys])))));
+    replicas.push(await startReplica(["--state", db.url, "--keys", keys, ...flags]));
+    replicas.push(...(await Promise.all([1, 2].map(() => startReplica(["--state", db.url, "--keys", keys, ...flags])))));
   }, 120_000);
 
   afterAll(async () => {
@@ -82,7 +89,7 @@ describe.skipIf(skip !== null)(skip ?? "state shared by replicas on PostgreSQL",
     for (const url of urls().slice(1)) expect((await call(url, "GET", "/v1/boards?limit=1", { key: secret })).status).toBe(200);
   }, 30_000);
 
-  it("the rows are in PostgreSQL: records, and a version per workspace bumped by each commit", async () => {
+  it.skipIf(mode === "ownership")("the rows are in PostgreSQL: records, and a version per workspace bumped by each commit", async () => {
     const client = new pg.Client(db.url);
     await client.connect();
     try {
@@ -100,7 +107,8 @@ describe.skipIf(skip !== null)(skip ?? "state shared by replicas on PostgreSQL",
     expect(ok.body.dependencies).toEqual({ postgres: "ok" });
     await db.pause();
     try {
-      const down = await call(urls()[0]!, "GET", "/v1/boards?limit=1", { key: A.key });
+      // With ownership the owner answers a read from memory without the database (SB29): a write needs it.
+      const down = mode === "ownership" ? await call(urls()[0]!, "POST", "/v1/boards", { key: A.key, body: { name: "no database", widgets: [] } }) : await call(urls()[0]!, "GET", "/v1/boards?limit=1", { key: A.key });
       expect(down.status).toBe(503);
       expect(down.body.error).toBe("dependency_unavailable");
       expect(down.headers.get("Retry-After")).toBe("2");
