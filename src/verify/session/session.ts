@@ -4,7 +4,7 @@
 // (runner.ts).
 import type { RequestCase } from "../requests/cases.js";
 import { randomBytes } from "node:crypto";
-import { checkExchange, MALFORMED_RULES } from "../checks/index.js";
+import { checkExchange, MALFORMED_RULES, UNSUPPORTED_METHOD_RULES } from "../checks/index.js";
 import { rawReproduction, sendRaw } from "./raw-http.js";
 import { reproduction } from "./reproduce.js";
 import type { ContractView } from "../requests/contract-view.js";
@@ -82,14 +82,17 @@ export class Session {
     }
     this.reachable = true;
     const tags = { ...(scenario ? { scenario } : {}), ...(c.probe ? { probe: c.probe } : {}), ...(c.page ? { page: c.page } : {}) };
-    const { exchange, results } = await checkExchange(this.o.view, this.o.checks, { operation: c.operation, request, response, ...tags });
-    if (c.credentials === "header" && !c.secret) {
+    // A method no operation of the path declares is not the operation's request: only the rules of any answer judge it.
+    const unsupported = c.probe?.kind === "unsupported-method";
+    const checks = unsupported ? this.o.checks.filter((x) => UNSUPPORTED_METHOD_RULES.has(x.name)) : this.o.checks;
+    const { exchange, results } = await checkExchange(this.o.view, checks, { operation: c.operation, request, response, ...tags });
+    if (c.credentials === "header" && !c.secret && !unsupported) {
       this.guardCredentials(exchange);
       const made = !!scenario?.id && ["read", "update", "read-updated", "delete"].includes(scenario.step);
       if (response.status !== 429) report.answered(c.operation, response.status, response.body, made);
     }
     const redacted = results.map((r) => ({ ...r, violations: r.violations.map((m) => this.redact(m)) }));
-    const reproduce = (rule: string) => reproduction(this.o.view, this.o.checks, exchange, rule, this.secrets(c));
+    const reproduce = (rule: string) => reproduction(this.o.view, checks, exchange, rule, this.secrets(c));
     report.record(c.operation, shown, response.status, redacted, { ...at, reproduce });
     for (const r of results) report.ran?.add(runKey(c.operation.operationId, c.label, r.rule, request.method, request.url));
     this.o.onExchange?.(`${response.status} ${shown}`);
