@@ -14,8 +14,8 @@ import { answeredJson, caseOf, createCandidates, sendCase, succeeded, type Round
 import { useAfterDelete } from "./after-delete.js";
 import type { Operation } from "../types.js";
 
-/** How often and how long a moving resource is read: every half second, at most 40 reads (20 s of processing). */
-export const SAMPLING = { intervalMs: 500, reads: 40 } as const;
+/** How often and how long a moving resource is read: every second, at most 40 reads (40 s of processing). */
+export const SAMPLING = { intervalMs: 1000, reads: 40 } as const;
 
 export const SAMPLE_LABEL = "lifecycle sample";
 
