@@ -34,6 +34,8 @@ schemas, headers and rate-limit policy.
   --limit-scale N       The target's rate limits are N times the contract's (a mock started with --limit-scale N)
   --anonymous-budget N  Requests without a workspace (no credentials, ?token=, unknown keys) sent per rate-limit
                         category (default: one window of the smallest plan's limit, so the run never waits for it)
+  --rate-limit-budget N Requests spent driving each rate-limit category's 429, with the credential and without
+                        (default ${DEFAULTS.rateLimitBudget}; 0: none); a bucket further away is reported "not reached"
   --negative-budget N   Negative values per field (one per constraint of each field) sent at most
                         (default ${DEFAULTS.negativeBudget}; 0: none); those on writes need --allow-writes
   --report FILE.json    Write the JSON report
@@ -79,6 +81,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         "follow-links": { type: "boolean" },
         "negative-budget": { type: "string" },
         "anonymous-budget": { type: "string" },
+        "rate-limit-budget": { type: "string" },
         "limit-scale": { type: "string" },
         ref: { type: "string", multiple: true },
         report: { type: "string" },
@@ -133,6 +136,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       limitScale: count(args["limit-scale"] ?? numeric(earlier.limit_scale), "--limit-scale", 1, 1),
       ...(args["anonymous-budget"] !== undefined ? { anonymousBudget: count(args["anonymous-budget"], "--anonymous-budget", 0, 0) } : {}),
       negativeBudget: count(args["negative-budget"] ?? numeric(earlier.negative_budget), "--negative-budget", DEFAULTS.negativeBudget, 0),
+      rateLimitBudget: count(args["rate-limit-budget"] ?? numeric(earlier.rate_limit_budget), "--rate-limit-budget", DEFAULTS.rateLimitBudget, 0),
       contract: loadContract(),
       generated: count(args.generated ?? numeric(earlier.generated), "--generated", DEFAULTS.generated, 0),
       seed: count(args.seed ?? numeric(earlier.seed), "--seed", 1, 0),

@@ -365,7 +365,7 @@ export function stateFields(m: Machine, state: string): StateField[] {
 }
 
 /** Can a resource in state `from` get to state `to` through the transitions? */
-function reaches(m: Machine, from: string, to: string): boolean {
+export function reaches(m: Machine, from: string, to: string): boolean {
   const seen = new Set([from]);
   const next = edges(m);
   for (let grew = true; grew; ) {

@@ -51,10 +51,24 @@ export interface Report {
   coverage: CoverageRow[];
   /** The negative values per field (negatives.ts): one per field and constraint, with the status answered. */
   negatives: NegativeResult[];
+  /** Each rate-limit category's 429, with the run's credential and without: reached, or not and why (decision Y53). */
+  rate_limits: RateLimitRow[];
   /** With --replay: the (operation, case, rule, request shape) judged, each once (replay.ts runKey). */
   ran?: string[];
   /** Things the run could not do or had to tell (credentials in a URL refused, budgets used up, …). */
   notices: string[];
+}
+
+/** One rate-limit bucket's 429, driven to on purpose (probes/limits.ts, decision Y53). */
+export interface RateLimitRow {
+  category: string;
+  /** `caller`: with the run's credential; `anonymous`: without credentials. */
+  bucket: "caller" | "anonymous";
+  reached: boolean;
+  /** Requests the probe sent to the bucket. */
+  requests: number;
+  /** Why it was not reached; null when it was. */
+  reason: string | null;
 }
 
 export type CoverageCategory = "checked" | "not-selected" | "not-implemented" | "skipped" | "out-of-scope";
@@ -97,6 +111,7 @@ export class ReportBuilder {
   readonly tenancyResources = new Set<string>();
   private readonly answers = new Map<string, Answers>();
   negatives: NegativeResult[] = [];
+  rateLimits: RateLimitRow[] = [];
   /** Set for a replay run: what was judged (replay.ts runKey). */
   ran: Set<string> | null = null;
   /** Why tenancy was not checked (no second key), or null. */
@@ -217,7 +232,7 @@ export class ReportBuilder {
     const tenancy = { checked: resources.length > 0, resources, note: resources.length ? null : (this.tenancyNote ?? "no resource was created or found to try the second key on") };
     const violations = [...this.violations.values()].filter((v) => !missing.has(v.operationId));
     const groups = groupViolations(violations).map((g) => ({ ...g, first: violations.indexOf(g.first) }));
-    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, coverage, negatives: this.negatives, operations, checks, violations, groups, notices: this.notices, ...(this.ran ? { ran: [...this.ran] } : {}) };
+    return { ...meta, requests: this.requests, waited_ms: Math.round(this.waitedMs), tenancy, coverage, negatives: this.negatives, rate_limits: this.rateLimits, operations, checks, violations, groups, notices: this.notices, ...(this.ran ? { ran: [...this.ran] } : {}) };
   }
 }
 
@@ -237,7 +252,7 @@ export function summaryTable(report: Report): string {
   const tenancy = report.tenancy.checked ? `tenancy: checked with a second workspace's key on ${report.tenancy.resources.join(", ")}` : `! tenancy NOT checked: ${report.tenancy.note}`;
   const out = [tenancy, "", line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)];
   out.push("", `${report.requests} requests, ${report.checks.reduce((n, c) => n + c.run, 0)} checks, ${report.violations.length} distinct violation(s) of ${groupViolations(report.violations).length} cause(s) in ${(report.duration_ms / 1000).toFixed(1)} s (${(report.waited_ms / 1000).toFixed(1)} s waiting for rate limits).`);
-  out.push(...coverageLines(report), ...negativeLines(report));
+  out.push(...coverageLines(report), ...rateLimitLines(report), ...negativeLines(report));
   out.push(...violationsByOperation(report));
   for (const n of report.notices) out.push(`  ! ${n}`);
   return out.join("\n");
@@ -248,6 +263,15 @@ function coverageLines(report: Report): string[] {
   const count = (c: CoverageCategory) => report.coverage.filter((r) => r.category === c).length;
   const out = [`coverage: ${count("checked")} checked, ${count("not-implemented")} not implemented, ${count("skipped")} skipped, ${count("not-selected")} not selected, ${count("out-of-scope")} the gateway's own (of ${report.coverage.length} operations)`];
   for (const r of report.coverage.filter((x) => x.category === "not-implemented" || x.category === "skipped")) out.push(`  ${r.category === "skipped" ? "-" : "∅"} ${r.category} ${r.operationId}  ${r.method} ${r.path}: ${r.reason}`);
+  return out;
+}
+
+/** Each bucket's 429: reached (✓), or not reached (-) and why. */
+function rateLimitLines(report: Report): string[] {
+  const rows = report.rate_limits ?? [];
+  if (!rows.length) return [];
+  const out = [`rate limits: ${rows.filter((r) => r.reached).length} of ${rows.length} buckets' 429 reached (each category, with the run's credential and without)`];
+  for (const r of rows) out.push(r.reached ? `  ✓ ${r.category} (${r.bucket}): 429 reached after ${r.requests} request(s)` : `  - ${r.category} (${r.bucket}): not reached: ${r.reason}`);
   return out;
 }
 

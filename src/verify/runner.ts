@@ -4,11 +4,12 @@
 //                      selected, the session, scheduler and report made
 //   firstPass          every operation's cases (cases.ts), the anonymous ones within their budget (anonymous.ts),
 //                      sent bucket by bucket around rate limits (schedule.ts), each exchange checked (checks/)
-//   rulesOfTheContract malformed requests (malformed.ts), Idempotency-Key requests, list walks (pages.ts), the
+//   rulesOfTheContract malformed requests (malformed.ts), undeclared methods (methods.ts), Idempotency-Key requests, list walks (pages.ts), the
 //                      lifecycle, revoked-key and reference cases (probes.ts), negative values per field
 //   roundTrips         with --stateful, CRUD round trips (crud.ts) with tenancy (tenancy.ts)
 //   foundTenancy       with --api-key-b, the resources found in lists (tenancy.ts)
-//   finish             what was made for references deleted, the report built (report.ts)
+//   finish             what was made for references deleted, each rate-limit bucket driven to its 429 (limits.ts),
+//                      the report built (report.ts)
 //
 // Safe by default: only reads, and requests without credentials (refused before any effect), unless allowWrites.
 import { loadContract, withLimitScale, type Contract } from "../mock/homes/node/contract-files.js";
@@ -25,6 +26,9 @@ import { MALFORMED_KINDS, malformedRequests, malformedTarget } from "./probes/ma
 import { negativeValues } from "./probes/negatives.js";
 import { boundaryInputs } from "./probes/inputs.js";
 import type { HarRecorder } from "./session/har.js";
+import { lifecycleSampling } from "./probes/sampling.js";
+import { unsupportedMethods } from "./probes/methods.js";
+import { DEFAULT_RATE_LIMIT_BUDGET, rateLimitProbes } from "./probes/limits.js";
 import { Prerequisites } from "./probes/prerequisites.js";
 import { foundTenancy } from "./probes/tenancy.js";
 import { lifecycleProbes, lifecyclesOf, referenceProbes, revokedKeyProbe } from "./probes/probes.js";
@@ -72,6 +76,8 @@ export interface VerifyOptions {
   rps?: number | null;
   /** Requests in all at most (default 2000). */
   maxRequests?: number;
+  /** Requests a run may spend driving each rate-limit bucket (category × with or without credentials) to its 429 (limits.ts); default 40, 0 sends none. */
+  rateLimitBudget?: number;
   /** Seconds the run may spend waiting for rate limits in all (default 300). */
   maxWaitSeconds?: number;
   send?: Partial<SendOptions>;
@@ -81,7 +87,7 @@ export interface VerifyOptions {
   only?: Array<{ operationId: string; case: string }>;
 }
 
-export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300, negativeBudget: 200, inputBudget: 60 } as const;
+export const DEFAULTS = { generated: 2, rps: 5, maxRequests: 2000, maxWaitSeconds: 300, negativeBudget: 200, inputBudget: 60, rateLimitBudget: DEFAULT_RATE_LIMIT_BUDGET } as const;
 
 /** What every stage of a run shares: the options, the contract's view, the session, the report, the selection. */
 interface Run extends RoundtripContext {
@@ -192,17 +198,22 @@ async function roundTrips(run: Run): Promise<void> {
   }
 }
 
-/** What was made to be referenced goes last, after every case that needed it; then the report. */
+/**
+ * What was made to be referenced goes last, after every case that needed it; then each rate-limit bucket is driven
+ * to its 429 (limits.ts: nothing the run needs is left to limit); then the report.
+ */
 async function finish(run: Run): Promise<Report> {
   const { o, report, contract } = run;
   await run.made.cleanUp();
+  const budget = o.rateLimitBudget ?? DEFAULTS.rateLimitBudget;
+  if (!run.only) report.rateLimits = await rateLimitProbes(run, contract.policy, run.operations, budget);
   report.waitedMs = run.scheduler.waitedMs;
   return report.build({
     target: run.target.base,
     contract: { title: String(contract.doc.info?.title ?? ""), version: String(contract.doc.info?.version ?? "") },
     started_at: new Date(run.started).toISOString(),
     duration_ms: Date.now() - run.started,
-    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, limit_scale: o.limitScale ?? 1, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, input_budget: o.inputBudget ?? DEFAULTS.inputBudget, generated: o.generated ?? DEFAULTS.generated, seed: o.seed ?? 1 },
+    options: { operations: o.operations ?? null, allow_writes: o.allowWrites === true, stateful: o.stateful === true, follow_links: o.followLinks === true, limit_scale: o.limitScale ?? 1, negative_budget: o.negativeBudget ?? DEFAULTS.negativeBudget, input_budget: o.inputBudget ?? DEFAULTS.inputBudget, rate_limit_budget: o.rateLimitBudget ?? DEFAULTS.rateLimitBudget, generated: o.generated ?? DEFAULTS.generated, seed: o.seed ?? 1 },
   });
 }
 
@@ -220,13 +231,15 @@ async function probeIdempotency(operations: Operation[], ctx: RoundtripContext):
 }
 
 /**
- * The cases made from the contract's rules: the malformed requests (malformed.ts), the Idempotency-Key requests
+ * The cases made from the contract's rules: the malformed requests (malformed.ts), the methods no operation of a
+ * path declares (methods.ts), the Idempotency-Key requests
  * (--allow-writes), every list's page walk, the lifecycle, revoked-key and reference cases (probes.ts) and the
  * negative values per field (negatives.ts).
  */
 async function rulesOfTheContract(run: Run): Promise<void> {
   const { operations, report } = run;
   await malformedRequests(run, operations);
+  await unsupportedMethods(run, operations);
   if (run.allowWrites) await probeIdempotency(operations, run);
   for (const op of listOperations(run, operations)) {
     const stopped = await walkPages(run, op);
@@ -237,6 +250,7 @@ async function rulesOfTheContract(run: Run): Promise<void> {
   const machines = lifecyclesOf(run);
   await lifecycleProbes(run, operations, machines);
   if (run.allowWrites) {
+    await lifecycleSampling(run, operations, machines);
     const stopped = await revokedKeyProbe(run, run.selected);
     if (stopped) report.notices.push(`the revoked-key case was not sent: ${stopped}`);
     await referenceProbes(run, operations, machines);

@@ -59,7 +59,7 @@ export interface ScenarioStep {
  * `x-lifecycle`): what it tries and the status the contract promises for it.
  */
 export interface Probe {
-  kind: "unknown-key" | "revoked-key" | "unknown-reference" | "wrong-state-reference" | "illegal-transition" | "other-tenant" | "other-tenant-list" | "negative-value";
+  kind: "unknown-key" | "revoked-key" | "unknown-reference" | "wrong-state-reference" | "illegal-transition" | "other-tenant" | "other-tenant-list" | "negative-value" | "unsupported-method";
   /** The status the contract promises, e.g. 401, 400, 409. */
   expect: number;
   /** Why, in words: the rule of the contract that says so. */
@@ -70,6 +70,8 @@ export interface Probe {
   field?: string;
   /** `other-tenant`, `other-tenant-list`: the id of the first key's resource that the second key must not see. */
   id?: string;
+  /** `unsupported-method`: the methods the contract declares on the path, upper case. */
+  allow?: string[];
 }
 
 /** One page of a walk through a list (pagination.ts): which walk, which page, the `limit` asked for. */

@@ -1,9 +1,14 @@
-// Shared set-up of the verifier tests: one mock gateway per file on a free loopback port with a manual clock, and
-// a verify() that waits by moving that clock (a Retry-After of 40 s costs no real time), unpaced.
+// Shared set-up of the verifier tests: one mock gateway per file on a free loopback port with a simulated clock held
+// paused, and a verify() that waits by moving that clock (a Retry-After of 40 s costs no real time), unpaced. Moving
+// it runs what falls due on the mock meanwhile (a lifecycle's processing steps), as real time would for a real
+// backend while the verifier sleeps: a created analysis is queued, then processing, then completed as the run's
+// clock moves (the x-lifecycle sampling, probes/sampling.ts).
 import { afterAll, beforeAll, beforeEach } from "vitest";
 import { verify, type Report, type VerifyOptions } from "../../src/verify/index.js";
 import type { GatewayOptions } from "../../src/mock/index.js";
-import { contract, ManualClock, startGateway, type TestGateway } from "../helpers/mock.js";
+import { SimulatedClock } from "../../src/mock/core/clock/simulated.js";
+import { systemClock } from "../../src/mock/core/clock/clock.js";
+import { contract, startGateway, T0, type TestClock, type TestGateway } from "../helpers/mock.js";
 
 import { BUSINESS_KEY } from "./fixtures/keys.js";
 
@@ -11,7 +16,7 @@ export { BUSINESS_KEY, LIMITED_KEY } from "./fixtures/keys.js";
 
 export interface MockHandle {
   g: TestGateway;
-  clock: ManualClock;
+  clock: TestClock;
   /** Sleeps done by the verifier, in ms, in order. */
   sleeps: number[];
   run(target: string, o?: Partial<VerifyOptions>): Promise<Report>;
@@ -23,7 +28,7 @@ const DAY = 86_400_000;
 export function useMock(gatewayOptions: Omit<GatewayOptions, "clock"> = {}): MockHandle {
   const h = { sleeps: [] as number[] } as MockHandle;
   beforeAll(async () => {
-    h.clock = new ManualClock();
+    h.clock = new SimulatedClock(systemClock, { frozenAt: T0 });
     // Webhooks registered by the run (example URLs on example.com) are never called: no traffic leaves the host.
     h.g = await startGateway({ clock: h.clock, webhookDelayMs: 1_000_000_000, ...gatewayOptions });
     await h.g.gateway.ready;

@@ -27,11 +27,12 @@ describe("verify against the mock gateway", () => {
       else expect(o.skipped.length, o.operationId).toBeGreaterThan(0);
     }
     const ran = Object.fromEntries(report.checks.map((c) => [c.rule, c.run]));
-    const writesOnly = ["crud-roundtrip", "tenancy", "malformed-json-rejected", "references-enforced", "idempotency-honoured"];
+    const writesOnly = ["crud-roundtrip", "tenancy", "malformed-json-rejected", "references-enforced", "idempotency-honoured", "use-after-delete"];
     for (const rule of Object.keys(ran).filter((r) => !writesOnly.includes(r))) expect(ran[rule], rule).toBeGreaterThan(0);
     expect(ran["malformed-json-rejected"]).toBe(0); // a malformed body is a write: not sent
     expect(ran["references-enforced"]).toBe(0); // its cases are creates: not sent
     expect(ran["idempotency-honoured"]).toBe(0); // its requests are writes: not sent
+    expect(ran["use-after-delete"]).toBe(0); // nothing is deleted
   }, 300_000);
 
   it("--allow-writes: every case of every operation sent, no violation, every check but the round trip ran", async () => {
@@ -79,13 +80,15 @@ describe("verify against the mock gateway started --stateless (examples only)", 
   it("--allow-writes: every operation; only the rules that need kept state are broken (pages, references, lifecycles, filters)", async () => {
     const report = await stateless.run(stateless.g.url, { allowWrites: true });
     // The examples-only mock answers every page with the same example (has_more: true, the same cursor: PY14)
-    // and keeps no resources to look references or states up in: departures of its own, by design.
-    expect(rules(report), listed(report)).toEqual(["lifecycle-enforced", "list-filters", "pagination", "references-enforced"]);
+    // and keeps no resources to look references or states up in: departures of its own, by design. Its create answers
+    // the example's id, queued, after a read of that id said completed (lifecycle-observed, decision Y52), and what it
+    // deleted still reads 200 (use-after-delete, Y55).
+    expect(rules(report), listed(report)).toEqual(["lifecycle-enforced", "lifecycle-observed", "list-filters", "pagination", "references-enforced", "use-after-delete"]);
     expect(report.operations.map((o) => o.operationId).sort()).toEqual(operationIds);
   }, 300_000);
 
   it("--stateful finds the departures a stateless mock must have (a deleted resource still reads 200)", async () => {
     const report = await stateless.run(stateless.g.url, { allowWrites: true, stateful: true, operations: "createBoard,getBoard,updateBoard,deleteBoard" });
-    expect(report.violations.map((v) => v.rule)).toContain("crud-roundtrip");
+    expect(report.violations.map((v) => v.rule)).toContain("use-after-delete");
   });
 });

@@ -24,6 +24,7 @@ function sampleReport(message: string): Report {
     tenancy: { checked: false, resources: [], note: "no key of a second workspace" },
     coverage: [{ operationId: "listAnalyses", method: "GET", path: "/v1/analyses", category: "checked", reason: null }],
     negatives: [],
+    rate_limits: [],
     operations: [
       { operationId: "listAnalyses", method: "GET", path: "/v1/analyses", requests: 3, checks: { "status-declared": { run: 3, violations: 0 }, "response-schema": { run: 3, violations: 1 } }, skipped: [{ case: "token-query", reason: "a credential in a URL needs TLS or loopback (spec §5 rule 7)" }] },
     ],

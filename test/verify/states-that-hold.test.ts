@@ -6,7 +6,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
-import type { ManualClock } from "../helpers/mock.js";
+import type { TestClock } from "../helpers/mock.js";
 import { listed, useMock } from "./helpers.js";
 
 const mock = useMock();
@@ -26,7 +26,7 @@ function namedAnalyses(body: Buffer): unknown {
  * processing) lets an hour pass on the mock's clock before it is forwarded: the analysis completes while the request
  * travels, as it may on a real service when the run waits out a rate limit. Such reports are recorded.
  */
-async function analysesFinishOnTheWay(upstream: string, clock: ManualClock) {
+async function analysesFinishOnTheWay(upstream: string, clock: TestClock) {
   const moving: string[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];

@@ -12,6 +12,7 @@ import { idempotencyHonoured } from "./idempotency-honoured.js";
 import { invalidInputRejected } from "./invalid-input-rejected.js";
 import { listFilters } from "./list-filters.js";
 import { lifecycleEnforced } from "./lifecycle-enforced.js";
+import { lifecycleObserved } from "../probe-checks/lifecycle-observed.js";
 import { pagination } from "./pagination.js";
 import { referencesEnforced } from "./references-enforced.js";
 import { wrongCredentials } from "./wrong-credentials.js";
@@ -26,10 +27,15 @@ import { retryAfter } from "./retry-after.js";
 import { notAServerError, statusDeclared } from "./status-declared.js";
 import { tenancy } from "./tenancy.js";
 import { tokenQueryRejected } from "./token-query-rejected.js";
+import { unsupportedMethod } from "../probe-checks/unsupported-method.js";
+import { useAfterDelete } from "../probe-checks/use-after-delete.js";
 import { validInputAccepted } from "./valid-input-accepted.js";
 
 /** The rules that judge the answer to a malformed request (malformed.ts): its status, error body, headers and CORS. */
 export const MALFORMED_RULES = new Set(["status-declared", "not-a-server-error", "content-type-declared", "response-schema", "response-headers", "rate-limit-headers", "retry-after", "error-body", "malformed-request-refused"]);
+
+/** The rules that judge the answer to a method no operation of the path declares (methods.ts): 405 with Allow, and what every answer of the API keeps. */
+export const UNSUPPORTED_METHOD_RULES = new Set(["unsupported-method", "rate-limit-headers", "retry-after", "error-body"]);
 
 /** Every check, fresh (stateful ones start empty). */
 export function createChecks(view: ContractView): Check[] {
@@ -55,7 +61,10 @@ export function createChecks(view: ContractView): Check[] {
     pagination(),
     referencesEnforced(),
     lifecycleEnforced(),
+    lifecycleObserved(view),
+    unsupportedMethod(),
     crudRoundtrip(),
+    useAfterDelete(view),
     tenancy(),
     listFilters(view),
     idempotencyHonoured(view),

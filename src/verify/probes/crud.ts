@@ -1,4 +1,5 @@
-// Stateful round trips (--stateful): create → read → update → read → delete → read, per resource group, each step
+// Stateful round trips (--stateful): create → read → update → read → delete → read (then the update again:
+// after-delete.ts), per resource group, each step
 // judged by crud-roundtrip.ts and by every other check. Groups follow the contract's OpenAPI `links` from each
 // create's success response (the same links third-party tools follow); a create without them falls back to the
 // path templates: a collection `P` with POST (create) and an item `P/{id}` with GET (read), and PATCH or PUT
@@ -11,6 +12,8 @@ import type { Job } from "../session/schedule.js";
 import type { Sent } from "../session/session.js";
 import { createCandidates, type RoundtripContext } from "./probe-context.js";
 import { crossTenant } from "./tenancy.js";
+import { softDeleteField } from "../requests/soft-delete.js";
+import { useAfterDelete } from "./after-delete.js";
 import type { Operation, ScenarioStep } from "../types.js";
 
 export interface CrudGroup {
@@ -91,15 +94,6 @@ function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** `revokeApiKey` → `revoked_at`, when the resource read has such a property. */
-function softDeleteField(view: ContractView, remove: Operation, read: Operation): string | null {
-  const verb = /^[a-z]+/.exec(remove.operationId)?.[0];
-  if (!verb) return null;
-  const field = `${verb.replace(/e$/, "")}ed_at`;
-  const schema = view.contract.deref<Json>(view.declared(read, read.successCode)?.content["application/json"]?.schema);
-  return schema?.properties?.[field] ? field : null;
-}
-
 export type { RoundtripContext } from "./probe-context.js";
 
 /** Runs one group's round trip; returns why it stopped early, or null when every step was sent. */
@@ -158,6 +152,7 @@ export async function roundtrip(g: CrudGroup, ctx: RoundtripContext): Promise<st
   const removed = await step(g.remove, at(g.remove), { ...base, step: "delete", id });
   if (!answered2xx(removed)) return stopped ?? "the delete did not succeed";
   await step(g.read, at(g.read), { ...base, step: "read-deleted", id });
+  if (!g.softDeleteField) await useAfterDelete(ctx, g, (op) => at(op), { readDone: true });
   return stopped;
 }
 

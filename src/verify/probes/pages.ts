@@ -10,7 +10,7 @@ import type { Operation, PageStep } from "../types.js";
 
 /** Items per page the walk asks for: small, so a short list still spans pages. */
 export const WALK_LIMIT = 2;
-/** Pages a walk reads at most; a list still saying `has_more: true` after them is reported as endless. */
+/** Pages a walk reads at most; a list still saying `has_more: true` after them is longer than the walk (a notice). */
 export const WALK_MAX_PAGES = 25;
 /** A well-formed cursor no list gives out (base64url JSON naming nothing). */
 export const FOREIGN_CURSOR = Buffer.from(JSON.stringify({ verify: "a cursor this list never gave out" })).toString("base64url");
@@ -46,6 +46,7 @@ export async function walkPages(ctx: RoundtripContext, op: Operation): Promise<s
       if (body.has_more === false) ended = true;
       // A cursor given back unchanged would loop for ever: the check has said so, the walk stops.
       if (body.has_more !== true || typeof body.next_cursor !== "string" || body.next_cursor === cursor) break;
+      if (page === WALK_MAX_PAGES) stopped = `has_more was still true after ${WALK_MAX_PAGES} pages of ${limit}: the list is longer than a walk reads (not judged as endless while its pages move on)`;
       cursor = body.next_cursor;
     }
   }

@@ -4,7 +4,7 @@
 // (runner.ts).
 import type { RequestCase } from "../requests/cases.js";
 import { randomBytes } from "node:crypto";
-import { checkExchange, MALFORMED_RULES, type CheckResult } from "../checks/index.js";
+import { checkExchange, MALFORMED_RULES, UNSUPPORTED_METHOD_RULES, type CheckResult } from "../checks/index.js";
 import type { HarRecorder } from "./har.js";
 import { rawReproduction, sendRaw } from "./raw-http.js";
 import { reproduction } from "./reproduce.js";
@@ -98,17 +98,19 @@ export class Session {
     this.reachable = true;
     const tags = { ...(scenario ? { scenario } : {}), ...(c.probe ? { probe: c.probe } : {}), ...(c.page ? { page: c.page } : {}) };
     // A raw case's header breaks HTTP itself: it is judged as a malformed request is (a 400 from the parser is right).
-    const checks = c.raw ? this.o.checks.filter((x) => MALFORMED_RULES.has(x.name)) : this.o.checks;
+    // A method no operation of the path declares is not the operation's request: only the rules of any answer judge it.
+    const unsupported = c.probe?.kind === "unsupported-method";
+    const checks = c.raw ? this.o.checks.filter((x) => MALFORMED_RULES.has(x.name)) : unsupported ? this.o.checks.filter((x) => UNSUPPORTED_METHOD_RULES.has(x.name)) : this.o.checks;
     const { exchange, results } = await checkExchange(this.o.view, checks, { operation: c.operation, request, response, ...tags });
     // A raw case is answered by the HTTP parser, before any route: its answer says nothing of the operation's.
-    if (c.credentials === "header" && !c.secret && !c.raw) {
+    if (c.credentials === "header" && !c.secret && !c.raw && !unsupported) {
       this.guardCredentials(exchange);
       const made = !!scenario?.id && ["read", "update", "read-updated", "delete"].includes(scenario.step);
       if (response.status !== 429) report.answered(c.operation, response.status, response.body, made);
     }
     const redacted = results.map((r) => ({ ...r, violations: r.violations.map((m) => this.redact(m)) }));
     const reproduce = (rule: string) => {
-      const r = reproduction(this.o.view, this.o.checks, exchange, rule, this.secrets(c));
+      const r = reproduction(this.o.view, checks, exchange, rule, this.secrets(c));
       return c.raw ? { ...r, curl: rawReproduction(new URL(this.o.target.base), rawText(request), this.secrets(c)) } : r;
     };
     const commit = () => {
