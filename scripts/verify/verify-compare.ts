@@ -3,13 +3,15 @@
 // met by the run test/verify/defects.test.ts makes for it; the table says which rules the run reported (found:
 // the expected ones; false alarms: any other), its requests and its time. Then the same proxy without a defect,
 // over every operation, read-only and with --allow-writes: what it reports there is a false alarm. The clock is
-// the mock's manual one, so waiting out a rate limit costs no real time. `--write` puts the table into
+// the mock's simulated one, paused and moved by the run's sleeps, so waiting out a rate limit costs no real time. `--write` puts the table into
 // bench/verify-compare.md between its markers; without it the table is printed.
 import fs from "node:fs";
 import path from "node:path";
 import { REPO_ROOT } from "../../src/mock/homes/node/contract-files.js";
 import { verify, type Report, type VerifyOptions } from "../../src/verify/index.js";
-import { contract, ManualClock, startGateway } from "../../test/helpers/mock.js";
+import { systemClock } from "../../src/mock/core/clock/clock.js";
+import { SimulatedClock } from "../../src/mock/core/clock/simulated.js";
+import { contract, startGateway, T0 } from "../../test/helpers/mock.js";
 import { CASES, DEFECT_CLASS } from "../../test/verify/fixtures/defect-cases.js";
 import { startDefectiveServer, type Defect } from "../../test/verify/fixtures/defective-server.js";
 import { BUSINESS_KEY, OTHER_WORKSPACE_KEY } from "../../test/verify/fixtures/keys.js";
@@ -34,7 +36,8 @@ interface Row {
 }
 
 async function measure(defect: Defect | null, options: Partial<VerifyOptions>, expected: string[], expectedMissing: string[] = []): Promise<Row> {
-  const clock = new ManualClock();
+  // Paused, and moved by the run's sleeps, as test/verify/helpers.ts does: the mock's lifecycle steps run as it moves.
+  const clock = new SimulatedClock(systemClock, { frozenAt: T0 });
   const g = await startGateway({ clock, webhookDelayMs: 1_000_000_000 });
   await g.gateway.ready;
   const proxy = await startDefectiveServer({ upstream: g.url, defect, key: BUSINESS_KEY });
