@@ -99,6 +99,23 @@ async function jsonTwin(file: string, bytes: Buffer): Promise<string | undefined
   return outputs?.[path.basename(file)] === sha256(bytes) && outputs[twinName] === sha256(twin) ? twin.toString("utf8") : undefined;
 }
 
+/**
+ * Writes a YAML bundle's JSON twin (`<name>.json`, its document) and the record that vouches for both beside it,
+ * for a bundle no generation wrote (the release baseline): `npm run release` calls it after writing the baseline.
+ */
+export async function writeJsonTwin(file: string): Promise<string> {
+  const bytes = await fs.readFile(file);
+  const twin = `${JSON.stringify(parseYamlDoc(bytes.toString("utf8"), file, "bundle"))}\n`;
+  const twinFile = file.replace(/\.ya?ml$/i, ".json");
+  const record = {
+    note: "Written by `npm run release`: the hashes of the released bundle and of its JSON twin (one document); read by check:breaking to skip parsing the YAML.",
+    outputs: { [path.basename(file)]: sha256(bytes), [path.basename(twinFile)]: sha256(twin) },
+  };
+  await fs.writeFile(twinFile, twin);
+  await fs.writeFile(path.join(path.dirname(file), GENERATION_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+  return twinFile;
+}
+
 function parseYamlDoc(text: string, file: string, label: string): Json {
   const parsed = parseDocument(text, { uniqueKeys: false });
   if (parsed.errors.length) throw new DiffError(`${label} ${rel(file)} is not valid YAML: ${parsed.errors[0]!.message}`);

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { loadBundle } from "../../../../scripts/lib/diff/diff.js";
+import { release } from "../../../../scripts/contract/release.js";
 import { GENERATED } from "../../../../scripts/lib/paths.js";
 import { scratchDir } from "../../breaking/fixtures.js";
 
@@ -54,5 +55,24 @@ describe("a YAML bundle's JSON twin", () => {
     const bundle = await loadBundle(yamlFile(), "current bundle");
     expect(bundle.doc.info.title).toMatch(/!$/);
     expect(bundle.locate("#/info/title").line).toBeGreaterThan(1);
+  });
+
+  it("is written by `npm run release` beside the baseline, and is then what the gate reads", { timeout: 60_000 }, async () => {
+    const out = path.join(dir, "released");
+    const r = await release({ initial: true, head: path.join(GENERATED, "openapi.yaml"), dir: out, date: "2026-11-28" });
+    expect(r.problems).toEqual([]);
+    const baseline = path.join(out, "openapi.yaml");
+    const record = JSON.parse(await fs.readFile(path.join(out, "inputs.json"), "utf8"));
+    expect(record.outputs["openapi.yaml"]).toBe(sha(await fs.readFile(baseline)));
+    expect(record.outputs["openapi.json"]).toBe(sha(await fs.readFile(path.join(out, "openapi.json"))));
+    const yamlDoc = parse(await fs.readFile(baseline, "utf8"), { maxAliasCount: -1, uniqueKeys: false });
+    expect((await loadBundle(baseline, "baseline")).doc).toEqual(yamlDoc);
+  });
+
+  it("of the committed baseline is vouched for by its record (else the gate parses the YAML: right, but slower)", async () => {
+    const released = path.join(GENERATED, "released");
+    const record = JSON.parse(await fs.readFile(path.join(released, "inputs.json"), "utf8"));
+    expect(record.outputs["openapi.yaml"]).toBe(sha(await fs.readFile(path.join(released, "openapi.yaml"))));
+    expect(record.outputs["openapi.json"]).toBe(sha(await fs.readFile(path.join(released, "openapi.json"))));
   });
 });
