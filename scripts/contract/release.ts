@@ -1,5 +1,6 @@
 // `npm run release`: records the current bundle (generated/openapi.yaml) as the released contract, the baseline
-// that `npm run check:breaking` compares with, and adds its release notes to generated/released/CHANGELOG.md.
+// that `npm run check:breaking` compares with, and adds its release notes to generated/released/CHANGELOG.md. Beside
+// the baseline it writes its JSON twin and a record of both hashes (openapi.json, inputs.json; decision VG19).
 //
 //   npm run release                 compare with the last release; refuse breaking changes and a dishonest
 //                                   info.version (additions: minor bump, fixes/docs: patch bump); then write
