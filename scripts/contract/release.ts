@@ -1,5 +1,6 @@
 // `npm run release`: records the current bundle (generated/openapi.yaml) as the released contract, the baseline
-// that `npm run check:breaking` compares with, and adds its release notes to generated/released/CHANGELOG.md.
+// that `npm run check:breaking` compares with, and adds its release notes to generated/released/CHANGELOG.md. Beside
+// the baseline it writes its JSON twin and a record of both hashes (openapi.json, inputs.json; decision VG19).
 //
 //   npm run release                 compare with the last release; refuse breaking changes and a dishonest
 //                                   info.version (additions: minor bump, fixes/docs: patch bump); then write
@@ -12,7 +13,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { compare, DiffError, gateProblems, HEAD, loadBundle, rel, RELEASED_DIR } from "../lib/diff/diff.js";
+import { compare, DiffError, gateProblems, HEAD, loadBundle, rel, RELEASED_DIR, writeJsonTwin } from "../lib/diff/diff.js";
 import type { Bundle } from "../lib/diff/diff-types.js";
 import { HTTP_METHODS } from "../lib/diff/diff-pointer.js";
 import { markdown, textReport } from "../lib/diff/diff-report.js";
@@ -106,6 +107,8 @@ export async function release(opts: ReleaseOptions = {}): Promise<ReleaseResult>
     [baseFile, releasedText(await fs.readFile(headFile, "utf8"), head.version)],
     [changelogFile, prepend(withoutSame, section)],
   ]);
+  // Its JSON twin, so the gate reads the baseline without parsing YAML (decision VG19).
+  await writeJsonTwin(baseFile);
   return { released: true, version: head.version, report, problems: [] };
 }
 
@@ -118,7 +121,7 @@ if (process.argv[1]?.endsWith("release.ts")) {
     console.log(r.report);
     if (r.released) {
       const dir = rel(path.resolve(values.dir ?? RELEASED_DIR));
-      console.log(`\nreleased ${r.version}: ${dir}/openapi.yaml and ${dir}/CHANGELOG.md`);
+      console.log(`\nreleased ${r.version}: ${dir}/openapi.yaml (with its twin openapi.json and inputs.json) and ${dir}/CHANGELOG.md`);
       console.log(`next: commit them with the change, then tag the commit: git tag contract-v${r.version}`);
     } else {
       console.error(`\nrelease refused; nothing was written.`);

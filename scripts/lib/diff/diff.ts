@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { cached, packageVersion, sha256 } from "./diff-cache.js";
+import { type Locator, yamlLocator } from "./yaml-lines.js";
 import type { Json } from "../contract.js";
 import { contractRules } from "./diff-rules.js";
 import { judge, loadPolicy, unusedEntries } from "./diff-policy.js";
@@ -41,10 +42,11 @@ export class DiffError extends Error {}
 export const rel = (file: string) => (path.isAbsolute(file) && !path.relative(ROOT, file).startsWith("..") ? path.relative(ROOT, file) : file);
 
 /**
- * Reads a bundle. JSON is parsed with JSON.parse; YAML with `yaml`'s document API so the own rules can give
- * line numbers (the generated YAML is ~0.6 MB: ~1 s, which runs while redocly diff works in its own process). The
- * parsed document and the line of every node are kept by the file's hash (diff-cache.ts): the baseline changes
- * only at a release, and an unchanged bundle is read again in milliseconds.
+ * Reads a bundle. JSON is parsed with JSON.parse. A YAML bundle is read from its JSON twin when the generation
+ * record beside it (inputs.json) lists both files with their current bytes: one generation wrote both from one
+ * document (decision VG19); otherwise with `yaml` (~0.5 s for the ~0.6 MB bundle), kept by the file's hash
+ * (diff-cache.ts). A node's line is found on demand (yaml-lines.ts), with a full `yaml` parse only when that
+ * cannot follow a pointer.
  */
 export async function loadBundle(file: string, label: string): Promise<Bundle> {
   let bytes: Buffer;
@@ -54,9 +56,18 @@ export async function loadBundle(file: string, label: string): Promise<Bundle> {
     throw new DiffError(`${label} not found: ${rel(file)}`);
   }
   const json = /\.json$/i.test(file);
-  const { doc, lines } = json ? { doc: parseJson(bytes.toString("utf8"), file, label), lines: undefined } : await cached("bundle", [sha256(bytes), await packageVersion("yaml")], async () => parseYaml(bytes.toString("utf8"), file, label));
+  const text = bytes.toString("utf8");
+  const twin = json ? undefined : await jsonTwin(file, bytes);
+  const doc = json ? parseJson(text, file, label) : twin !== undefined ? parseJson(twin, file, label) : await cached("bundle", [sha256(bytes), await packageVersion("yaml")], async () => parseYamlDoc(text, file, label));
+  let locator: Locator | undefined;
+  let full: Record<string, [number, number]> | undefined;
+  const lineOf = (pointer: string): [number, number] | undefined => {
+    if (json) return undefined;
+    locator ??= yamlLocator(text);
+    return locator(pointer) ?? (full ??= parseYaml(text, file, label).lines)[pointer];
+  };
   const locate: Bundle["locate"] = (pointer) => {
-    const pos = lines?.[pointer];
+    const pos = lineOf(pointer);
     return { file: rel(file), pointer, ...(pos && { line: pos[0], col: pos[1] }) };
   };
   const version = doc?.info?.version;
@@ -64,6 +75,51 @@ export async function loadBundle(file: string, label: string): Promise<Bundle> {
     throw new DiffError(`${label} ${rel(file)} is not an OpenAPI bundle with info.version (at #/info/version)`);
   }
   return { file, version, doc, locate };
+}
+
+/** The generation record `npm run generate` writes beside its outputs (scripts/contract/inputs-digest.ts). */
+const GENERATION_RECORD = "inputs.json";
+
+/**
+ * The text of `<name>.json` beside a YAML bundle, when the generation record there lists both files with today's
+ * bytes (so one generation wrote both, from one document); else undefined.
+ */
+async function jsonTwin(file: string, bytes: Buffer): Promise<string | undefined> {
+  const dir = path.dirname(file);
+  const twinName = path.basename(file).replace(/\.ya?ml$/i, ".json");
+  if (twinName === path.basename(file)) return undefined;
+  const [record, twin] = await Promise.all([fs.readFile(path.join(dir, GENERATION_RECORD), "utf8").catch(() => undefined), fs.readFile(path.join(dir, twinName)).catch(() => undefined)]);
+  if (!record || !twin) return undefined;
+  let outputs: Record<string, string> | undefined;
+  try {
+    outputs = (JSON.parse(record) as { outputs?: Record<string, string> }).outputs;
+  } catch {
+    return undefined;
+  }
+  return outputs?.[path.basename(file)] === sha256(bytes) && outputs[twinName] === sha256(twin) ? twin.toString("utf8") : undefined;
+}
+
+/**
+ * Writes a YAML bundle's JSON twin (`<name>.json`, its document) and the record that vouches for both beside it,
+ * for a bundle no generation wrote (the release baseline): `npm run release` calls it after writing the baseline.
+ */
+export async function writeJsonTwin(file: string): Promise<string> {
+  const bytes = await fs.readFile(file);
+  const twin = `${JSON.stringify(parseYamlDoc(bytes.toString("utf8"), file, "bundle"))}\n`;
+  const twinFile = file.replace(/\.ya?ml$/i, ".json");
+  const record = {
+    note: "Written by `npm run release`: the hashes of the released bundle and of its JSON twin (one document); read by check:breaking to skip parsing the YAML.",
+    outputs: { [path.basename(file)]: sha256(bytes), [path.basename(twinFile)]: sha256(twin) },
+  };
+  await fs.writeFile(twinFile, twin);
+  await fs.writeFile(path.join(path.dirname(file), GENERATION_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+  return twinFile;
+}
+
+function parseYamlDoc(text: string, file: string, label: string): Json {
+  const parsed = parseDocument(text, { uniqueKeys: false });
+  if (parsed.errors.length) throw new DiffError(`${label} ${rel(file)} is not valid YAML: ${parsed.errors[0]!.message}`);
+  return parsed.toJS({ maxAliasCount: -1 });
 }
 
 function parseJson(text: string, file: string, label: string): Json {
@@ -275,12 +331,16 @@ export async function compare(opts: { base?: string; head?: string; today?: stri
   for (const [file, what] of [[baseFile, "baseline"], [headFile, "current bundle"]] as const) {
     if (!(await fs.stat(file).catch(() => null))?.isFile()) throw new DiffError(`${what} not found: ${rel(file)}${hints[file] ?? ""}`);
   }
+  // Byte-identical bundles are one document: every rule, redocly's and ours, reports only where the two sides differ,
+  // so there is nothing to diff (decision VG19). Different bytes, even one, take the whole path.
+  const identical = (await fs.readFile(baseFile)).equals(await fs.readFile(headFile));
   const [redoclyRaw, base, head, policy] = await Promise.all([
-    redoclyDiff(baseFile, headFile),
+    identical ? [] : redoclyDiff(baseFile, headFile),
     loadBundle(baseFile, "baseline"),
     loadBundle(headFile, "current bundle"),
     loadPolicy(),
   ]);
+  if (identical) return { base, head, changes: [], impact: undefined, redocly: [], unusedAccepted: unusedEntries([], policy) };
   const raw = splitRenamedParameters(redoclyRaw, base.doc, head.doc);
   const own = contractRules(base, head);
   const rerated = reviewedNarrowings(base, raw);
