@@ -7,10 +7,10 @@ import http from "node:http";
 import type { RequestContext } from "../../core/pipeline/context.js";
 import { TAKEN, type Outcome } from "../../core/pipeline/stage.js";
 import { DependencyUnavailable } from "../../core/state/shared-state.js";
+import { forwardedRequestHeaders, forwardedResponseHeaders, withRequestId } from "../../proxy/headers.js";
 
 /** Set on a forwarded request: its receiver never forwards it again. */
 export const FORWARDED = "x-avt-forwarded";
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "upgrade", "te", "trailer"]);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
 function refuse(why: string): Promise<Outcome> {
@@ -23,19 +23,14 @@ export function forwardRequest(ctx: RequestContext, owner: string, gone: () => v
   if (!res) return refuse("a WebSocket of a workspace another replica owns is not forwarded");
   if (ctx.req.headers[FORWARDED]) return refuse(`forwarded here, but ${owner} owns the workspace now`);
   const u = new URL(owner);
-  const headers: string[] = [];
-  const raw = ctx.req.rawHeaders;
-  const idName = ctx.idHead[0]?.toLowerCase();
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!.toLowerCase();
-    if (!HOP_BY_HOP.has(name) && name !== idName) headers.push(raw[i]!, raw[i + 1]!);
-  }
-  headers.push(FORWARDED, "1", ...ctx.idHead);
+  // The proxy's header rules (proxy/headers.ts: hop-by-hop fields and what Connection names dropped both ways), with
+  // the client's own Host kept (URLs the owner writes into answers name the address the client used) and the
+  // request id this replica answers with.
+  const headers = withRequestId(forwardedRequestHeaders(ctx.req.rawHeaders, ctx.req.headers.host ?? u.host, false), ctx.idHead);
+  headers.push(FORWARDED, "1");
   return new Promise<Outcome>((resolve, reject) => {
     const out = http.request({ host: u.hostname, port: u.port, method: ctx.method, path: ctx.url, headers, agent }, (up) => {
-      const back: string[] = [];
-      for (let i = 0; i < up.rawHeaders.length; i += 2) if (!HOP_BY_HOP.has(up.rawHeaders[i]!.toLowerCase())) back.push(up.rawHeaders[i]!, up.rawHeaders[i + 1]!);
-      res.writeHead(up.statusCode ?? 502, back);
+      res.writeHead(up.statusCode ?? 502, forwardedResponseHeaders(up.rawHeaders));
       res.flushHeaders();
       up.pipe(res);
       res.once("close", () => up.destroy());
