@@ -127,6 +127,9 @@ class Lease {
   }
 }
 
+/** The least time between two reads of the parts that requests asked for (partsRead). */
+const PARTS_READ_GAP_MS = 100;
+
 export class PgState implements SharedState {
   /** The version memory holds, per workspace and for the parts (PARTS). */
   private readonly known = new Map<string, number>();
@@ -160,6 +163,9 @@ export class PgState implements SharedState {
   leases: Leases | null = null;
   /** With ownership: another replica changed the parts since this one read them (PARTS_POLL). */
   private partsMoved = false;
+  /** partsRead's next read, shared by every request waiting for it, and when the last one began (real time). */
+  private nextPartsRead: Promise<void> | null = null;
+  private lastPartsRead = 0;
   private partsPoller: ReturnType<typeof setInterval> | null = null;
 
   private constructor(
@@ -290,7 +296,7 @@ export class PgState implements SharedState {
       const keys = this.registry.get("keys") as { get(secret: string): unknown } | undefined;
       if (!this.partsMoved && !(apiKey && keys && keys.get(apiKey) === undefined)) return undefined;
       this.partsMoved = false;
-      return this.reach(() => this.loadParts());
+      return this.partsRead();
     }
     return this.reach(async () => {
       const v = await versionOf(this.pool, PARTS);
@@ -413,6 +419,23 @@ export class PgState implements SharedState {
    * commit of this replica's that landed meanwhile is dropped: restored, it would take back what that commit wrote
    * (SB16: a webhook registered here vanished, and the next merge wrote its deletion); the next request reads again.
    */
+  /**
+   * The parts read again for requests that need it (ownership): requests arriving together share one read, and reads
+   * start at most every PARTS_READ_GAP_MS. So traffic with unknown API keys (a typo, a scan) costs the database at most
+   * ten reads a second, not one per request, and every such request still waits for a read that began after it came.
+   */
+  private partsRead(): Promise<void> {
+    if (this.nextPartsRead) return this.nextPartsRead;
+    const wait = Math.max(0, this.lastPartsRead + PARTS_READ_GAP_MS - Date.now());
+    const read = new Promise<void>((resolve) => setTimeout(resolve, wait)).then(() => {
+      this.nextPartsRead = null;
+      this.lastPartsRead = Date.now();
+      return this.reach(() => this.loadParts());
+    });
+    this.nextPartsRead = read;
+    return read;
+  }
+
   private async loadParts(c: Queryable = this.pool): Promise<void> {
     const r = await c.query<{ k: number; name: string; key: string; value: string }>(PARTS_READ);
     const v = Number(r.rows.find((x) => x.k === 0)?.value ?? 0);

@@ -80,4 +80,15 @@ describe.skipIf(skip !== null)(skip ?? "statements per request, on PostgreSQL", 
     const rows = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM records WHERE ws = $1 AND value LIKE '%\"b-%'", [A.workspace_id]);
     expect(rows.rows[0]!.n).toBe(N);
   }, 120_000);
+
+  it("requests with unknown API keys share their reads of the keys: 40 at once cost the database one or two", async () => {
+    await client.query("SELECT pg_stat_statements_reset()");
+    const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => call(replicas[0]!.url, "GET", "/v1/boards", { key: `pk_test_unknown_${i}_${Date.now()}` })));
+    expect(answers.map((a) => a.status)).toEqual(Array(40).fill(401));
+    const partsReads = total((await statements(client)).filter((x) => /FROM parts\b/.test(x.query) && /FROM versions WHERE scope/.test(x.query)));
+    // One read began for the first and the rest waited for it, or for the one after (reads start at most every
+    // 100 ms); one read per request before (40).
+    expect(partsReads).toBeGreaterThanOrEqual(1);
+    expect(partsReads).toBeLessThanOrEqual(2);
+  }, 60_000);
 });
