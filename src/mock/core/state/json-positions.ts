@@ -1,6 +1,8 @@
 // Where a value sits in a JSON text: the offset of the value at a path, so an error names the line and column of
 // what is wrong (json-file.ts). JSON.parse gives values, not where they are; yaml's parser knows positions but is
-// ~30 KiB gzip in the browser simulation (decision MC11), so the text is scanned here: one pass over the members
+// ~30 KiB gzip in the browser simulation (decision MC11), and jsonc-parser, which would do it, cannot be bundled
+// for Node by esbuild (its main is a UMD build whose requires esbuild leaves unresolved; its ESM build has no module
+// marker Node honours): so the text is scanned here: one pass over the members
 // on the way to the path, strings skipped with their escapes. The text must be valid JSON (it was parsed first).
 const WS = new Set([0x20, 0x0a, 0x0d, 0x09]);
 
